@@ -1,0 +1,23 @@
+//! The task data model of avrlab: what a benchmark task is, how it is stored on disk (`task.toml`,
+//! format version 1), how benchmarks are found and loaded, and the unified diffs that carry
+//! reference fixes and candidate patches.
+//!
+//! This crate reads files but never spawns a process: checking a task out of git lives in
+//! `avrlab-exec`.
+
+mod benchmark;
+mod checkout;
+mod patch;
+mod policy;
+mod task;
+mod test_name;
+
+pub use benchmark::{Benchmark, BenchmarkError, demo_benchmark_dir};
+pub use checkout::{CheckoutError, copy_project, materialize_folder_task};
+pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
+pub use policy::{EditPolicy, PolicyViolation};
+pub use task::{
+    BuildSpec, BuildSystem, Localization, Oracle, ProjectSource, RegressionTests, StateSpec, Task,
+    TaskError, TaskKind, FORMAT_VERSION,
+};
+pub use test_name::{TestName, TestNameError};

@@ -1,0 +1,419 @@
+//! The `Task` model and its on-disk form, `task.toml` (see `docs/task-format.md`).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::patch::{Patch, PatchError};
+use crate::policy::EditPolicy;
+use crate::test_name::{TestName, TestNameError};
+
+/// The `format_version` this build of avrlab reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What a benchmark task asks of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskKind {
+    /// Repair a vulnerable method.
+    Repair,
+    /// Write new code that must also be secure (SusVibes style).
+    Feature,
+}
+
+/// Where the project's source comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProjectSource {
+    /// A folder shipped with the task (absolute after loading).
+    Folder(PathBuf),
+    /// A git repository at a commit, found in a mirror directory or cloned.
+    Git { url: String, commit: String },
+}
+
+/// The build systems avrlab can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildSystem {
+    /// Apache Maven.
+    Maven,
+}
+
+/// How the project is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildSpec {
+    pub system: BuildSystem,
+    /// The major Java version the project needs.
+    pub jdk: u32,
+    /// The module, relative to the project root, that holds the oracle tests.
+    pub module: PathBuf,
+    /// Extra build-tool flags.
+    pub extra_args: Vec<String>,
+}
+
+/// How to reach the task state from the project source.
+#[derive(Debug, Clone, Default)]
+pub struct StateSpec {
+    /// Diffs applied in order.
+    pub apply: Vec<Patch>,
+    /// Diffs reverse-applied in order, after `apply`.
+    pub revert: Vec<Patch>,
+}
+
+/// Which tests guard against regressions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegressionTests {
+    /// Every test of the module except the PoV tests.
+    AllOthers,
+    /// These tests or classes.
+    Listed(Vec<TestName>),
+}
+
+/// The tests that decide a candidate's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Oracle {
+    /// Proof-of-vulnerability tests: fail on the vulnerable state, pass once fixed.
+    pub pov_tests: Vec<TestName>,
+    pub regression_tests: RegressionTests,
+}
+
+/// Where the vulnerability is: one entry per method that the reference fix changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Localization {
+    /// Path relative to the project root.
+    pub file: String,
+    pub method: String,
+    /// 1-based inclusive line range of the method in the vulnerable file.
+    pub method_lines: (u32, u32),
+    /// 1-based inclusive line ranges the fix replaces; `(n, n - 1)` is an insertion before line n.
+    pub hunks: Vec<(u32, u32)>,
+}
+
+/// One benchmark task, loaded and checked.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: String,
+    pub kind: TaskKind,
+    pub cve: Option<String>,
+    pub cwe: Vec<u32>,
+    pub description: String,
+    pub project: ProjectSource,
+    pub build: BuildSpec,
+    pub state: StateSpec,
+    pub oracle: Oracle,
+    pub localization: Vec<Localization>,
+    pub reference: Option<Patch>,
+    pub policy: EditPolicy,
+    /// The folder that holds `task.toml`.
+    pub dir: PathBuf,
+}
+
+/// Why a `task.toml` could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    /// The file could not be read.
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The TOML is malformed or does not follow the schema.
+    #[error("{path}: {message}")]
+    Schema { path: PathBuf, message: String },
+    /// The file declares a format version this build does not read.
+    #[error("{path}: format_version {found} is not supported (this avrlab reads {FORMAT_VERSION})")]
+    Version { path: PathBuf, found: u32 },
+    /// A value is out of its allowed range or inconsistent with another.
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    /// A test name in the oracle is malformed.
+    #[error("{path}: bad test name")]
+    TestName {
+        path: PathBuf,
+        #[source]
+        source: TestNameError,
+    },
+    /// A diff that the task names is missing or malformed.
+    #[error("{path}: cannot read the diff {diff}")]
+    Diff {
+        path: PathBuf,
+        diff: PathBuf,
+        #[source]
+        source: PatchError,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskFile {
+    format_version: u32,
+    id: String,
+    kind: TaskKind,
+    cve: Option<String>,
+    cwe: Vec<u32>,
+    #[serde(default)]
+    description: String,
+    project: ProjectFile,
+    build: BuildFile,
+    #[serde(default)]
+    state: StateFile,
+    oracle: OracleFile,
+    #[serde(default)]
+    localization: Vec<LocalizationFile>,
+    reference: Option<ReferenceFile>,
+    #[serde(default)]
+    policy: PolicyFile,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectFile {
+    path: Option<PathBuf>,
+    git: Option<String>,
+    commit: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuildFile {
+    system: BuildSystem,
+    jdk: u32,
+    #[serde(default = "default_module")]
+    module: PathBuf,
+    #[serde(default)]
+    maven_args: Vec<String>,
+}
+
+fn default_module() -> PathBuf {
+    PathBuf::from(".")
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct StateFile {
+    #[serde(default)]
+    apply: Vec<PathBuf>,
+    #[serde(default)]
+    revert: Vec<PathBuf>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OracleFile {
+    pov_tests: Vec<String>,
+    regression_tests: RegressionFile,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RegressionFile {
+    Keyword(String),
+    Listed(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LocalizationFile {
+    file: String,
+    method: String,
+    method_lines: [u32; 2],
+    #[serde(default)]
+    hunks: Vec<[u32; 2]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReferenceFile {
+    patch: PathBuf,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    editable: Option<Vec<String>>,
+}
+
+fn is_task_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+}
+
+impl Task {
+    /// Loads and checks the `task.toml` at `path`.
+    pub fn load(path: &Path) -> Result<Self, TaskError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| TaskError::Read { path: path.to_owned(), source })?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::from_toml(&text, path, &dir)
+    }
+
+    /// Reads a task from `task.toml` text; `path` names it in errors and `dir` resolves its paths.
+    pub fn from_toml(text: &str, path: &Path, dir: &Path) -> Result<Self, TaskError> {
+        let invalid =
+            |message: String| TaskError::Invalid { path: path.to_owned(), message };
+        // Check the version before the schema, so that a newer file gets the version message
+        // rather than a confusing complaint about a field this build does not know.
+        let table: toml::Table = toml::from_str(text)
+            .map_err(|e| TaskError::Schema { path: path.to_owned(), message: one_line(&e, text) })?;
+        match table.get("format_version").and_then(toml::Value::as_integer) {
+            Some(v) if v == i64::from(FORMAT_VERSION) => {}
+            Some(v) => {
+                return Err(TaskError::Version {
+                    path: path.to_owned(),
+                    found: u32::try_from(v).unwrap_or(u32::MAX),
+                });
+            }
+            None => return Err(invalid("missing integer key `format_version`".into())),
+        }
+        let file: TaskFile = toml::from_str(text)
+            .map_err(|e| TaskError::Schema { path: path.to_owned(), message: one_line(&e, text) })?;
+        debug_assert_eq!(file.format_version, FORMAT_VERSION);
+
+        if !is_task_id(&file.id) {
+            return Err(invalid(format!(
+                "task id `{}` must match [a-z0-9][a-z0-9._-]*",
+                file.id
+            )));
+        }
+        if file.cwe.is_empty() {
+            return Err(invalid("`cwe` must list at least one CWE id".into()));
+        }
+
+        let project = match (file.project.path, file.project.git, file.project.commit) {
+            (Some(folder), None, None) => {
+                let folder = dir.join(folder);
+                if !folder.is_dir() {
+                    return Err(invalid(format!(
+                        "project folder {} does not exist",
+                        folder.display()
+                    )));
+                }
+                ProjectSource::Folder(folder)
+            }
+            (None, Some(url), Some(commit)) => {
+                if commit.len() < 7 || !commit.chars().all(|c| c.is_ascii_hexdigit()) {
+                    return Err(invalid(format!("project.commit `{commit}` is not a commit hash")));
+                }
+                ProjectSource::Git { url, commit }
+            }
+            _ => {
+                return Err(invalid(
+                    "[project] needs either `path`, or both `git` and `commit`".into(),
+                ));
+            }
+        };
+
+        if !(7..=25).contains(&file.build.jdk) {
+            return Err(invalid(format!("build.jdk {} is not a Java version", file.build.jdk)));
+        }
+        let build = BuildSpec {
+            system: file.build.system,
+            jdk: file.build.jdk,
+            module: file.build.module,
+            extra_args: file.build.maven_args,
+        };
+
+        let read_diff = |rel: &Path| {
+            Patch::read(&dir.join(rel)).map_err(|source| TaskError::Diff {
+                path: path.to_owned(),
+                diff: rel.to_owned(),
+                source,
+            })
+        };
+        let state = StateSpec {
+            apply: file.state.apply.iter().map(|p| read_diff(p)).collect::<Result<_, _>>()?,
+            revert: file.state.revert.iter().map(|p| read_diff(p)).collect::<Result<_, _>>()?,
+        };
+        let reference = file.reference.map(|r| read_diff(&r.patch)).transpose()?;
+
+        let test_name_error = |source| TaskError::TestName { path: path.to_owned(), source };
+        if file.oracle.pov_tests.is_empty() {
+            return Err(invalid("oracle.pov_tests must name at least one test".into()));
+        }
+        let pov_tests = file
+            .oracle
+            .pov_tests
+            .iter()
+            .map(|t| TestName::parse_method(t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(test_name_error)?;
+        let regression_tests = match file.oracle.regression_tests {
+            RegressionFile::Keyword(k) if k == "all-others" => RegressionTests::AllOthers,
+            RegressionFile::Keyword(k) => {
+                return Err(invalid(format!(
+                    "oracle.regression_tests is `{k}`; write \"all-others\" or a list of tests"
+                )));
+            }
+            RegressionFile::Listed(list) => RegressionTests::Listed(
+                list.iter()
+                    .map(|t| TestName::parse(t))
+                    .collect::<Result<_, _>>()
+                    .map_err(test_name_error)?,
+            ),
+        };
+
+        let mut localization = Vec::new();
+        for loc in file.localization {
+            let [start, end] = loc.method_lines;
+            if start == 0 || end < start {
+                return Err(invalid(format!(
+                    "localization of {}: method_lines [{start}, {end}] is not a line range",
+                    loc.method
+                )));
+            }
+            for [a, b] in &loc.hunks {
+                let (a, b) = (*a, *b);
+                if a < start || b > end || b + 1 < a {
+                    return Err(invalid(format!(
+                        "localization of {}: hunk [{a}, {b}] lies outside method_lines [{start}, {end}]",
+                        loc.method
+                    )));
+                }
+            }
+            localization.push(Localization {
+                file: loc.file,
+                method: loc.method,
+                method_lines: (start, end),
+                hunks: loc.hunks.into_iter().map(|[a, b]| (a, b)).collect(),
+            });
+        }
+
+        let policy = EditPolicy::new(file.policy.editable.as_deref())
+            .map_err(|e| invalid(format!("policy.editable: {e}")))?;
+
+        let task = Task {
+            id: file.id,
+            kind: file.kind,
+            cve: file.cve,
+            cwe: file.cwe,
+            description: file.description.trim().to_owned(),
+            project,
+            build,
+            state,
+            oracle: Oracle { pov_tests, regression_tests },
+            localization,
+            reference,
+            policy,
+            dir: dir.to_owned(),
+        };
+        if let Some(reference) = &task.reference {
+            task.policy.check(reference).map_err(|v| {
+                invalid(format!("the reference fix breaks the edit policy: {v}"))
+            })?;
+        }
+        Ok(task)
+    }
+}
+
+/// TOML errors span several lines with a caret diagram; users get one line.
+fn one_line(error: &toml::de::Error, text: &str) -> String {
+    let message = error.message().trim();
+    match error.span() {
+        Some(span) => {
+            let line = text.get(..span.start).map_or(0, |before| before.matches('\n').count()) + 1;
+            format!("line {line}: {message}")
+        }
+        None => message.to_owned(),
+    }
+}
