@@ -41,9 +41,9 @@ pub enum BenchmarkError {
 
 /// The folder of the built-in demo benchmark: `$AVRLAB_DEMO_DIR`, else the one in this source tree.
 pub fn demo_benchmark_dir() -> PathBuf {
-    std::env::var_os("AVRLAB_DEMO_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/demo")
-    })
+    std::env::var_os("AVRLAB_DEMO_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/demo"))
 }
 
 impl Benchmark {
@@ -56,9 +56,10 @@ impl Benchmark {
             if !dir.is_dir() {
                 return Err(BenchmarkError::NotFound(name_or_path.to_owned()));
             }
-            let name = dir
-                .file_name()
-                .map_or_else(|| name_or_path.to_owned(), |n| n.to_string_lossy().into_owned());
+            let name = dir.file_name().map_or_else(
+                || name_or_path.to_owned(),
+                |n| n.to_string_lossy().into_owned(),
+            );
             (name, dir)
         };
         Self::load(name, &dir)
@@ -66,7 +67,10 @@ impl Benchmark {
 
     /// Loads every `<dir>/<task>/task.toml`.
     pub fn load(name: String, dir: &Path) -> Result<Self, BenchmarkError> {
-        let io = |source| BenchmarkError::Io { path: dir.to_owned(), source };
+        let io = |source| BenchmarkError::Io {
+            path: dir.to_owned(),
+            source,
+        };
         let dir = dir.canonicalize().map_err(io)?;
         let mut tasks = Vec::new();
         for entry in std::fs::read_dir(&dir).map_err(io)? {
@@ -87,9 +91,12 @@ impl Benchmark {
 
     /// The task with this id.
     pub fn task(&self, id: &str) -> Result<&Task, BenchmarkError> {
-        self.tasks.iter().find(|t| t.id == id).ok_or_else(|| BenchmarkError::UnknownTask {
-            benchmark: self.name.clone(),
-            task: id.to_owned(),
-        })
+        self.tasks
+            .iter()
+            .find(|t| t.id == id)
+            .ok_or_else(|| BenchmarkError::UnknownTask {
+                benchmark: self.name.clone(),
+                task: id.to_owned(),
+            })
     }
 }

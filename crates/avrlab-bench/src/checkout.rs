@@ -35,13 +35,23 @@ pub enum CheckoutError {
 /// Copies a project tree, skipping build output (`target/`, `build/`, `.git/`) and refusing
 /// symbolic links that leave the tree.
 pub fn copy_project(from: &Path, to: &Path) -> Result<(), CheckoutError> {
-    let copy_err = |source| CheckoutError::Copy { from: from.to_owned(), to: to.to_owned(), source };
-    let walker = walkdir::WalkDir::new(from).follow_links(false).into_iter().filter_entry(|e| {
-        e.depth() == 0 || !matches!(e.file_name().to_str(), Some("target" | "build" | ".git"))
-    });
+    let copy_err = |source| CheckoutError::Copy {
+        from: from.to_owned(),
+        to: to.to_owned(),
+        source,
+    };
+    let walker = walkdir::WalkDir::new(from)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || !matches!(e.file_name().to_str(), Some("target" | "build" | ".git"))
+        });
     for entry in walker {
         let entry = entry.map_err(|e| copy_err(e.into()))?;
-        let rel = entry.path().strip_prefix(from).expect("walkdir yields paths under its root");
+        let rel = entry
+            .path()
+            .strip_prefix(from)
+            .expect("walkdir yields paths under its root");
         let dest = to.join(rel);
         let kind = entry.file_type();
         if kind.is_dir() {
@@ -65,7 +75,10 @@ pub fn copy_project(from: &Path, to: &Path) -> Result<(), CheckoutError> {
 impl Task {
     /// Applies `state.apply` then reverse-applies `state.revert` in a checked-out project.
     pub fn reach_state(&self, root: &Path) -> Result<(), CheckoutError> {
-        let state_err = |source| CheckoutError::State { task: self.id.clone(), source };
+        let state_err = |source| CheckoutError::State {
+            task: self.id.clone(),
+            source,
+        };
         for patch in &self.state.apply {
             patch.apply_to_dir(root).map_err(state_err)?;
         }
@@ -81,7 +94,11 @@ pub fn materialize_folder_task(task: &Task, dest: &Path) -> Result<(), CheckoutE
     let ProjectSource::Folder(source) = &task.project else {
         return Err(CheckoutError::NotAFolder(task.id.clone()));
     };
-    if dest.exists() && std::fs::read_dir(dest).map(|mut d| d.next().is_some()).unwrap_or(true) {
+    if dest.exists()
+        && std::fs::read_dir(dest)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
         return Err(CheckoutError::DestinationExists(dest.to_owned()));
     }
     copy_project(source, dest)?;

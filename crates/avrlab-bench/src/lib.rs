@@ -17,7 +17,7 @@ pub use checkout::{CheckoutError, copy_project, materialize_folder_task};
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
-    BuildSpec, BuildSystem, Localization, Oracle, ProjectSource, RegressionTests, StateSpec, Task,
-    TaskError, TaskKind, FORMAT_VERSION,
+    BuildSpec, BuildSystem, FORMAT_VERSION, Localization, Oracle, ProjectSource, RegressionTests,
+    StateSpec, Task, TaskError, TaskKind,
 };
 pub use test_name::{TestName, TestNameError};

@@ -56,7 +56,11 @@ pub enum PatchError {
     Empty,
     /// A hunk's context or removed lines are not in the file.
     #[error("{path}: hunk {hunk} (at line {line}) does not match the file")]
-    HunkMismatch { path: String, hunk: usize, line: u32 },
+    HunkMismatch {
+        path: String,
+        hunk: usize,
+        line: u32,
+    },
     /// The file to change is missing (or, for a creation, already there).
     #[error("{path}: {message}")]
     File { path: String, message: String },
@@ -74,7 +78,8 @@ impl Patch {
         let mut files = Vec::new();
         let mut i = 0;
         while i < lines.len() {
-            if !(lines[i].starts_with("--- ") && lines.get(i + 1).is_some_and(|l| l.starts_with("+++ ")))
+            if !(lines[i].starts_with("--- ")
+                && lines.get(i + 1).is_some_and(|l| l.starts_with("+++ ")))
             {
                 i += 1;
                 continue;
@@ -107,7 +112,13 @@ impl Patch {
                     });
                 }
             };
-            files.push(FileDiff { old_path, new_path, created, deleted, hunks });
+            files.push(FileDiff {
+                old_path,
+                new_path,
+                created,
+                deleted,
+                hunks,
+            });
         }
         if files.is_empty() {
             return Err(PatchError::Empty);
@@ -195,7 +206,10 @@ fn header_path(raw: &str) -> Option<String> {
     if path == "/dev/null" {
         return None;
     }
-    let path = path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path);
+    let path = path
+        .strip_prefix("a/")
+        .or_else(|| path.strip_prefix("b/"))
+        .unwrap_or(path);
     Some(path.to_owned())
 }
 
@@ -218,9 +232,13 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), PatchError> {
         .and_then(|rest| rest.split_once(" @@"))
         .map(|(ranges, _)| ranges)
         .ok_or_else(|| malformed(at, "bad hunk header"))?;
-    let (old, new) = inner.split_once(" +").ok_or_else(|| malformed(at, "bad hunk header"))?;
-    let (old_start, mut old_left) = parse_range(old).ok_or_else(|| malformed(at, "bad old range"))?;
-    let (new_start, mut new_left) = parse_range(new).ok_or_else(|| malformed(at, "bad new range"))?;
+    let (old, new) = inner
+        .split_once(" +")
+        .ok_or_else(|| malformed(at, "bad hunk header"))?;
+    let (old_start, mut old_left) =
+        parse_range(old).ok_or_else(|| malformed(at, "bad old range"))?;
+    let (new_start, mut new_left) =
+        parse_range(new).ok_or_else(|| malformed(at, "bad new range"))?;
     let mut body = Vec::new();
     let mut i = at + 1;
     while old_left > 0 || new_left > 0 {
@@ -252,7 +270,14 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), PatchError> {
     while lines.get(i).is_some_and(|l| l.starts_with('\\')) {
         i += 1;
     }
-    Ok((Hunk { old_start, new_start, lines: body }, i))
+    Ok((
+        Hunk {
+            old_start,
+            new_start,
+            lines: body,
+        },
+        i,
+    ))
 }
 
 /// Applies one file's hunks to its text. Line endings of the result follow the input's last line.
@@ -280,15 +305,18 @@ pub fn apply_to_text(file: &FileDiff, text: &str) -> Result<String, PatchError> 
             })
             .collect();
         // A hunk with an empty old side names the line after which it inserts.
-        let stated = if old.is_empty() { hunk.old_start as i64 } else { hunk.old_start as i64 - 1 };
+        let stated = if old.is_empty() {
+            hunk.old_start as i64
+        } else {
+            hunk.old_start as i64 - 1
+        };
         let expected = (stated + shift).clamp(0, lines.len() as i64) as usize;
-        let position = find_block(&lines, &old, expected, floor).ok_or_else(|| {
-            PatchError::HunkMismatch {
+        let position =
+            find_block(&lines, &old, expected, floor).ok_or_else(|| PatchError::HunkMismatch {
                 path: file.old_path.clone(),
                 hunk: index + 1,
                 line: hunk.old_start,
-            }
-        })?;
+            })?;
         let added = new.len();
         lines.splice(position..position + old.len(), new);
         shift += added as i64 - old.len() as i64 + position as i64 - expected as i64;
@@ -306,9 +334,10 @@ fn find_block(lines: &[String], block: &[&str], expected: usize, floor: usize) -
     let fits = |at: usize| {
         at >= floor
             && at + block.len() <= lines.len()
-            && block.iter().zip(&lines[at..]).all(|(want, have)| {
-                want.trim_end_matches('\r') == have.trim_end_matches('\r')
-            })
+            && block
+                .iter()
+                .zip(&lines[at..])
+                .all(|(want, have)| want.trim_end_matches('\r') == have.trim_end_matches('\r'))
     };
     let max = lines.len().saturating_sub(block.len());
     (0..=lines.len()).find_map(|distance| {
@@ -320,13 +349,33 @@ fn find_block(lines: &[String], block: &[&str], expected: usize, floor: usize) -
 impl fmt::Display for Patch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for file in &self.files {
-            let old = if file.created { "/dev/null".to_owned() } else { format!("a/{}", file.old_path) };
-            let new = if file.deleted { "/dev/null".to_owned() } else { format!("b/{}", file.new_path) };
+            let old = if file.created {
+                "/dev/null".to_owned()
+            } else {
+                format!("a/{}", file.old_path)
+            };
+            let new = if file.deleted {
+                "/dev/null".to_owned()
+            } else {
+                format!("b/{}", file.new_path)
+            };
             writeln!(f, "--- {old}\n+++ {new}")?;
             for hunk in &file.hunks {
-                let old_len = hunk.lines.iter().filter(|l| !matches!(l, HunkLine::Add(_))).count();
-                let new_len = hunk.lines.iter().filter(|l| !matches!(l, HunkLine::Remove(_))).count();
-                writeln!(f, "@@ -{},{old_len} +{},{new_len} @@", hunk.old_start, hunk.new_start)?;
+                let old_len = hunk
+                    .lines
+                    .iter()
+                    .filter(|l| !matches!(l, HunkLine::Add(_)))
+                    .count();
+                let new_len = hunk
+                    .lines
+                    .iter()
+                    .filter(|l| !matches!(l, HunkLine::Remove(_)))
+                    .count();
+                writeln!(
+                    f,
+                    "@@ -{},{old_len} +{},{new_len} @@",
+                    hunk.old_start, hunk.new_start
+                )?;
                 for line in &hunk.lines {
                     match line {
                         HunkLine::Context(s) => writeln!(f, " {s}")?,
@@ -347,8 +396,10 @@ mod tests {
     const BEFORE: &str = "a\nb\nc\nd\ne\nf\n";
 
     fn diff(body: &str) -> Patch {
-        Patch::parse(&format!("diff --git a/x b/x\nindex 1..2\n--- a/src/X.java\n+++ b/src/X.java\n{body}"))
-            .unwrap()
+        Patch::parse(&format!(
+            "diff --git a/x b/x\nindex 1..2\n--- a/src/X.java\n+++ b/src/X.java\n{body}"
+        ))
+        .unwrap()
     }
 
     #[test]
@@ -365,7 +416,10 @@ mod tests {
     fn finds_hunks_that_moved() {
         let patch = diff("@@ -2,2 +2,2 @@\n b\n-c\n+C\n");
         let moved = format!("x\ny\n{BEFORE}");
-        assert_eq!(apply_to_text(&patch.files[0], &moved).unwrap(), "x\ny\na\nb\nC\nd\ne\nf\n");
+        assert_eq!(
+            apply_to_text(&patch.files[0], &moved).unwrap(),
+            "x\ny\na\nb\nC\nd\ne\nf\n"
+        );
     }
 
     #[test]
@@ -379,7 +433,10 @@ mod tests {
 
     #[test]
     fn rejects_malformed_diffs() {
-        assert!(matches!(Patch::parse("just prose\n"), Err(PatchError::Empty)));
+        assert!(matches!(
+            Patch::parse("just prose\n"),
+            Err(PatchError::Empty)
+        ));
         assert!(Patch::parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n").is_err());
         assert!(Patch::parse("--- a/x\n+++ b/x\n@@ bogus @@\n").is_err());
     }
@@ -393,6 +450,9 @@ mod tests {
     #[test]
     fn tolerates_stripped_empty_context_lines() {
         let patch = Patch::parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n\n-c\n+C\n").unwrap();
-        assert_eq!(apply_to_text(&patch.files[0], "a\n\nc\n").unwrap(), "a\n\nC\n");
+        assert_eq!(
+            apply_to_text(&patch.files[0], "a\n\nc\n").unwrap(),
+            "a\n\nC\n"
+        );
     }
 }

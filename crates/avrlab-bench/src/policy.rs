@@ -39,14 +39,19 @@ impl EditPolicy {
         for pattern in &patterns {
             builder.add(Glob::new(pattern)?);
         }
-        Ok(Self { editable: builder.build()?, patterns })
+        Ok(Self {
+            editable: builder.build()?,
+            patterns,
+        })
     }
 
     /// Checks one project-relative path.
     pub fn check_path(&self, path: &str) -> Result<(), PolicyViolation> {
         let escapes = path.starts_with('/')
             || path.contains('\\')
-            || path.split('/').any(|part| part == ".." || part.is_empty() && path.len() > 1);
+            || path
+                .split('/')
+                .any(|part| part == ".." || part.is_empty() && path.len() > 1);
         if escapes || path.is_empty() {
             return Err(PolicyViolation::OutsideProject(path.to_owned()));
         }
@@ -54,7 +59,10 @@ impl EditPolicy {
             return Err(PolicyViolation::Protected(path.to_owned()));
         }
         if !self.editable.is_match(path) {
-            return Err(PolicyViolation::NotEditable(path.to_owned(), self.patterns.join(", ")));
+            return Err(PolicyViolation::NotEditable(
+                path.to_owned(),
+                self.patterns.join(", "),
+            ));
         }
         Ok(())
     }
@@ -73,7 +81,9 @@ fn is_protected(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let parts: Vec<&str> = path.split('/').collect();
     parts.windows(2).any(|w| w == ["src", "test"])
-        || parts.iter().any(|p| matches!(*p, ".mvn" | ".gradle" | "target" | "build" | ".git"))
+        || parts
+            .iter()
+            .any(|p| matches!(*p, ".mvn" | ".gradle" | "target" | "build" | ".git"))
         || matches!(name, "pom.xml" | "build.xml" | "mvnw" | "gradlew")
         || name.starts_with("build.gradle")
         || name.starts_with("settings.gradle")
@@ -112,8 +122,16 @@ mod tests {
     #[test]
     fn a_policy_cannot_open_test_files() {
         let policy = EditPolicy::new(Some(&["**".to_owned()])).unwrap();
-        assert!(policy.check_path("src/main/resources/app.properties").is_ok());
+        assert!(
+            policy
+                .check_path("src/main/resources/app.properties")
+                .is_ok()
+        );
         assert!(policy.check_path("src/test/java/a/BTest.java").is_err());
-        assert!(policy.check_path("module/src/test/java/a/BTest.java").is_err());
+        assert!(
+            policy
+                .check_path("module/src/test/java/a/BTest.java")
+                .is_err()
+        );
     }
 }

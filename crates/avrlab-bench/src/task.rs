@@ -236,27 +236,37 @@ struct PolicyFile {
 fn is_task_id(id: &str) -> bool {
     let mut chars = id.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+        && chars
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
 }
 
 impl Task {
     /// Loads and checks the `task.toml` at `path`.
     pub fn load(path: &Path) -> Result<Self, TaskError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| TaskError::Read { path: path.to_owned(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| TaskError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::from_toml(&text, path, &dir)
     }
 
     /// Reads a task from `task.toml` text; `path` names it in errors and `dir` resolves its paths.
     pub fn from_toml(text: &str, path: &Path, dir: &Path) -> Result<Self, TaskError> {
-        let invalid =
-            |message: String| TaskError::Invalid { path: path.to_owned(), message };
+        let invalid = |message: String| TaskError::Invalid {
+            path: path.to_owned(),
+            message,
+        };
         // Check the version before the schema, so that a newer file gets the version message
         // rather than a confusing complaint about a field this build does not know.
-        let table: toml::Table = toml::from_str(text)
-            .map_err(|e| TaskError::Schema { path: path.to_owned(), message: one_line(&e, text) })?;
-        match table.get("format_version").and_then(toml::Value::as_integer) {
+        let table: toml::Table = toml::from_str(text).map_err(|e| TaskError::Schema {
+            path: path.to_owned(),
+            message: one_line(&e, text),
+        })?;
+        match table
+            .get("format_version")
+            .and_then(toml::Value::as_integer)
+        {
             Some(v) if v == i64::from(FORMAT_VERSION) => {}
             Some(v) => {
                 return Err(TaskError::Version {
@@ -266,8 +276,10 @@ impl Task {
             }
             None => return Err(invalid("missing integer key `format_version`".into())),
         }
-        let file: TaskFile = toml::from_str(text)
-            .map_err(|e| TaskError::Schema { path: path.to_owned(), message: one_line(&e, text) })?;
+        let file: TaskFile = toml::from_str(text).map_err(|e| TaskError::Schema {
+            path: path.to_owned(),
+            message: one_line(&e, text),
+        })?;
         debug_assert_eq!(file.format_version, FORMAT_VERSION);
 
         if !is_task_id(&file.id) {
@@ -293,7 +305,9 @@ impl Task {
             }
             (None, Some(url), Some(commit)) => {
                 if commit.len() < 7 || !commit.chars().all(|c| c.is_ascii_hexdigit()) {
-                    return Err(invalid(format!("project.commit `{commit}` is not a commit hash")));
+                    return Err(invalid(format!(
+                        "project.commit `{commit}` is not a commit hash"
+                    )));
                 }
                 ProjectSource::Git { url, commit }
             }
@@ -305,7 +319,10 @@ impl Task {
         };
 
         if !(7..=25).contains(&file.build.jdk) {
-            return Err(invalid(format!("build.jdk {} is not a Java version", file.build.jdk)));
+            return Err(invalid(format!(
+                "build.jdk {} is not a Java version",
+                file.build.jdk
+            )));
         }
         let build = BuildSpec {
             system: file.build.system,
@@ -322,14 +339,29 @@ impl Task {
             })
         };
         let state = StateSpec {
-            apply: file.state.apply.iter().map(|p| read_diff(p)).collect::<Result<_, _>>()?,
-            revert: file.state.revert.iter().map(|p| read_diff(p)).collect::<Result<_, _>>()?,
+            apply: file
+                .state
+                .apply
+                .iter()
+                .map(|p| read_diff(p))
+                .collect::<Result<_, _>>()?,
+            revert: file
+                .state
+                .revert
+                .iter()
+                .map(|p| read_diff(p))
+                .collect::<Result<_, _>>()?,
         };
         let reference = file.reference.map(|r| read_diff(&r.patch)).transpose()?;
 
-        let test_name_error = |source| TaskError::TestName { path: path.to_owned(), source };
+        let test_name_error = |source| TaskError::TestName {
+            path: path.to_owned(),
+            source,
+        };
         if file.oracle.pov_tests.is_empty() {
-            return Err(invalid("oracle.pov_tests must name at least one test".into()));
+            return Err(invalid(
+                "oracle.pov_tests must name at least one test".into(),
+            ));
         }
         let pov_tests = file
             .oracle
@@ -391,16 +423,19 @@ impl Task {
             project,
             build,
             state,
-            oracle: Oracle { pov_tests, regression_tests },
+            oracle: Oracle {
+                pov_tests,
+                regression_tests,
+            },
             localization,
             reference,
             policy,
             dir: dir.to_owned(),
         };
         if let Some(reference) = &task.reference {
-            task.policy.check(reference).map_err(|v| {
-                invalid(format!("the reference fix breaks the edit policy: {v}"))
-            })?;
+            task.policy
+                .check(reference)
+                .map_err(|v| invalid(format!("the reference fix breaks the edit policy: {v}")))?;
         }
         Ok(task)
     }
@@ -411,7 +446,10 @@ fn one_line(error: &toml::de::Error, text: &str) -> String {
     let message = error.message().trim();
     match error.span() {
         Some(span) => {
-            let line = text.get(..span.start).map_or(0, |before| before.matches('\n').count()) + 1;
+            let line = text
+                .get(..span.start)
+                .map_or(0, |before| before.matches('\n').count())
+                + 1;
             format!("line {line}: {message}")
         }
         None => message.to_owned(),

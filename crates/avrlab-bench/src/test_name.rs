@@ -44,7 +44,10 @@ impl TestName {
         {
             return Err(malformed());
         }
-        Ok(Self { class: class.to_owned(), method: method.map(str::to_owned) })
+        Ok(Self {
+            class: class.to_owned(),
+            method: method.map(str::to_owned),
+        })
     }
 
     /// Reads a name that must include a method.

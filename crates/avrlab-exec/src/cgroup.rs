@@ -1,0 +1,179 @@
+//! Per-command control groups: a memory and a process limit for a whole process tree, and a
+//! reliable way to kill every process in it. Both cgroup v2 and the v1 hierarchies are detected at
+//! run time (some machines still mount v1); where neither can be written, commands run without
+//! them and the log says so.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::sandbox::Limits;
+
+const ROOT: &str = "/sys/fs/cgroup";
+
+/// The cgroup directories one command runs in.
+#[derive(Debug)]
+pub(crate) struct Cgroup {
+    dirs: Vec<PathBuf>,
+    /// `cgroup.procs` of each directory, ready for the child to join between fork and exec.
+    procs: Vec<CString>,
+    /// What is enforced, for the log.
+    pub(crate) description: String,
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+fn unique_name() -> String {
+    format!(
+        "avrlab-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+impl Cgroup {
+    /// Creates the cgroup(s) for one command, or explains why none could be made.
+    pub(crate) fn create(limits: &Limits) -> Result<Self, String> {
+        let root = Path::new(ROOT);
+        let name = unique_name();
+        if root.join("cgroup.controllers").is_file() {
+            let dir = root.join(&name);
+            let setup = || -> std::io::Result<()> {
+                std::fs::create_dir(&dir)?;
+                std::fs::write(dir.join("memory.max"), limits.memory_bytes.to_string())?;
+                std::fs::write(dir.join("pids.max"), limits.processes.to_string())?;
+                Ok(())
+            };
+            return match setup() {
+                Ok(()) => Ok(Self::new(
+                    vec![dir],
+                    format!(
+                        "cgroup v2: memory {} MiB, {} processes",
+                        limits.memory_bytes >> 20,
+                        limits.processes
+                    ),
+                )),
+                Err(e) => {
+                    let _ = std::fs::remove_dir(&dir);
+                    Err(format!("cgroup v2 not writable ({e})"))
+                }
+            };
+        }
+        let (memory, pids) = (root.join("memory"), root.join("pids"));
+        if !memory.is_dir() || !pids.is_dir() {
+            return Err("no cgroup memory and pids controllers mounted".into());
+        }
+        let dirs = vec![memory.join(&name), pids.join(&name)];
+        let setup = || -> std::io::Result<()> {
+            for dir in &dirs {
+                std::fs::create_dir(dir)?;
+            }
+            std::fs::write(
+                dirs[0].join("memory.limit_in_bytes"),
+                limits.memory_bytes.to_string(),
+            )?;
+            std::fs::write(dirs[1].join("pids.max"), limits.processes.to_string())?;
+            Ok(())
+        };
+        match setup() {
+            Ok(()) => Ok(Self::new(
+                dirs,
+                format!(
+                    "cgroup v1: memory {} MiB, {} processes",
+                    limits.memory_bytes >> 20,
+                    limits.processes
+                ),
+            )),
+            Err(e) => {
+                for dir in &dirs {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                Err(format!("cgroup v1 not writable ({e})"))
+            }
+        }
+    }
+
+    fn new(dirs: Vec<PathBuf>, description: String) -> Self {
+        let procs = dirs
+            .iter()
+            .map(|d| {
+                CString::new(d.join("cgroup.procs").into_os_string().into_encoded_bytes())
+                    .expect("cgroup paths have no NUL byte")
+            })
+            .collect();
+        Self {
+            dirs,
+            procs,
+            description,
+        }
+    }
+
+    /// Moves the calling process into the cgroup. Runs between fork and exec, so it uses only
+    /// async-signal-safe calls (open, write, close) on paths prepared beforehand.
+    pub(crate) fn join_current_process(&self) -> std::io::Result<()> {
+        for path in &self.procs {
+            // SAFETY: `path` is a valid NUL-terminated string that outlives these calls; the
+            // calls are async-signal-safe, as required between fork and exec.
+            unsafe {
+                let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if written != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn pids(&self) -> Vec<i32> {
+        self.dirs
+            .iter()
+            .filter_map(|d| std::fs::read_to_string(d.join("cgroup.procs")).ok())
+            .flat_map(|text| {
+                text.lines()
+                    .filter_map(|l| l.trim().parse().ok())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Kills every process in the cgroup, repeating until it is empty (a process may fork while
+    /// its siblings are being killed).
+    pub(crate) fn kill_all(&self) {
+        for _ in 0..200 {
+            let pids = self.pids();
+            if pids.is_empty() {
+                return;
+            }
+            for pid in pids {
+                // SAFETY: kill has no memory-safety preconditions.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Whether no process is left in the cgroup.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pids().is_empty()
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        self.kill_all();
+        for dir in &self.dirs {
+            // An emptied cgroup can take a moment to be released by the kernel.
+            for _ in 0..50 {
+                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Everything in avrlab that starts a process goes through this crate: the bubblewrap sandbox and
+//! its resource limits, timeouts that kill whole process trees, output caps, JDK discovery, the
+//! Maven driver, Surefire report parsing, and git checkouts.
+
+mod cgroup;
+mod git;
+mod jdk;
+mod maven;
+mod process;
+mod sandbox;
+mod surefire;
+
+pub use git::{GitError, checkout_git_project};
+pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks};
+pub use maven::{
+    CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, compiler_diagnostics,
+};
+pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
+pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
+pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};

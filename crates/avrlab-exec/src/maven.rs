@@ -1,0 +1,383 @@
+//! The Maven driver: a one-time dependency warm-up with network, then offline, sandboxed compiles
+//! and test runs whose results come from Surefire's XML reports.
+//!
+//! During a test run the project folder is mounted read-only: compiled classes, test sources and
+//! build files cannot be changed by the code under test. Only a fresh reports folder (outside the
+//! workspace, bound into it) and Surefire's scratch folder are writable.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use avrlab_bench::{BuildSpec, TestName};
+use sha2::{Digest, Sha256};
+
+use crate::jdk::{Jdk, JdkError, find_jdk};
+use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
+use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
+use crate::surefire::{ReportError, TestCaseResult, read_reports};
+
+/// How every Maven command of a run is made.
+#[derive(Debug, Clone)]
+pub struct MavenSettings {
+    /// The `mvn` launcher.
+    pub mvn: PathBuf,
+    /// The local repository shared by all workers; read-only inside the sandbox.
+    pub repository: PathBuf,
+    pub sandbox: SandboxKind,
+    /// Limits of one compile or one test run.
+    pub limits: Limits,
+}
+
+/// Why Maven could not be driven (infrastructure, never a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum MavenError {
+    /// `mvn` is not installed.
+    #[error(
+        "Maven (mvn) is not installed: install the package `maven` (apt-get install maven) or set $AVRLAB_MVN"
+    )]
+    Missing,
+    /// No fitting JDK.
+    #[error(transparent)]
+    Jdk(#[from] JdkError),
+    /// A process could not be run.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    /// Resolving the project's dependencies failed.
+    #[error("resolving the dependencies of {project} failed (is Maven Central reachable?): {tail}")]
+    WarmUp { project: PathBuf, tail: String },
+    /// A file operation around a run failed.
+    #[error("cannot prepare {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A report written by the run cannot be read.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+/// Which tests a run executes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TestSelection {
+    /// Exactly these tests or classes.
+    Only(Vec<TestName>),
+    /// Every test of the module except these.
+    AllExcept(Vec<TestName>),
+}
+
+impl TestSelection {
+    /// The value of Surefire's `-Dtest`.
+    fn surefire_filter(&self) -> String {
+        match self {
+            Self::Only(tests) => tests
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            Self::AllExcept(tests) => tests
+                .iter()
+                .map(|t| format!("!{t}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+}
+
+/// The result of `mvn test-compile`.
+#[derive(Debug, Clone)]
+pub struct CompileResult {
+    pub exit: ExitKind,
+    /// `file:[line,col] message` lines from the compiler.
+    pub diagnostics: Vec<String>,
+    pub log: String,
+    pub wall: Duration,
+    pub enforcement: String,
+}
+
+/// The result of one Surefire run.
+#[derive(Debug, Clone)]
+pub struct TestRun {
+    pub exit: ExitKind,
+    /// Every test case found in the run's reports.
+    pub cases: Vec<TestCaseResult>,
+    pub log: String,
+    pub wall: Duration,
+    pub enforcement: String,
+    /// No process of the run was left behind.
+    pub tree_gone: bool,
+}
+
+/// Maven for one task: its JDK, module and extra flags.
+#[derive(Debug, Clone)]
+pub struct Maven {
+    settings: MavenSettings,
+    jdk: Jdk,
+    module: PathBuf,
+    extra_args: Vec<String>,
+}
+
+impl MavenSettings {
+    /// Finds `mvn` ($AVRLAB_MVN, else PATH).
+    pub fn locate_mvn() -> Result<PathBuf, MavenError> {
+        match std::env::var_os("AVRLAB_MVN") {
+            Some(path) => Ok(PathBuf::from(path)),
+            None => find_on_path("mvn").ok_or(MavenError::Missing),
+        }
+    }
+}
+
+/// Compiler error lines in a Maven log: `[ERROR] /ws/src/…/A.java:[12,5] cannot find symbol`.
+/// These are shown to users; the verdict itself rests on the exit status.
+pub fn compiler_diagnostics(log: &str, workspace: &Path) -> Vec<String> {
+    let prefix = format!("{}/", workspace.display());
+    log.lines()
+        .filter_map(|l| l.strip_prefix("[ERROR] "))
+        .filter(|l| l.contains(".java:["))
+        .map(|l| l.replace(&prefix, ""))
+        .collect()
+}
+
+impl Maven {
+    /// Maven for a task's build: finds the JDK it needs.
+    pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
+        let jdk = find_jdk(build.jdk)?;
+        Ok(Self {
+            settings,
+            jdk,
+            module: build.module.clone(),
+            extra_args: build.extra_args.clone(),
+        })
+    }
+
+    /// The JDK this task builds with.
+    pub fn jdk(&self) -> &Jdk {
+        &self.jdk
+    }
+
+    fn spec(
+        &self,
+        dir: &Path,
+        args: Vec<String>,
+        policy: SandboxPolicy,
+        limits: Limits,
+    ) -> RunSpec {
+        let home = match self.settings.sandbox {
+            SandboxKind::Bubblewrap => "/tmp".to_owned(),
+            SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
+        };
+        let mut all = vec![
+            "-B".to_owned(),
+            "-ntp".to_owned(),
+            format!("-Dmaven.repo.local={}", self.settings.repository.display()),
+        ];
+        all.extend(self.extra_args.iter().cloned());
+        all.extend(args);
+        RunSpec {
+            program: self.settings.mvn.clone(),
+            args: all,
+            cwd: dir.join(&self.module),
+            env: vec![
+                (
+                    "PATH".into(),
+                    format!(
+                        "{}/bin:/usr/local/bin:/usr/bin:/bin",
+                        self.jdk.home.display()
+                    ),
+                ),
+                (
+                    "JAVA_HOME".into(),
+                    self.jdk.home.to_string_lossy().into_owned(),
+                ),
+                ("HOME".into(), home),
+                ("LANG".into(), "C.UTF-8".into()),
+                // Maven itself runs briefly: a small heap and the C1 compiler start it fastest.
+                (
+                    "MAVEN_OPTS".into(),
+                    "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC".into(),
+                ),
+            ],
+            sandbox: self.settings.sandbox,
+            policy,
+            limits,
+        }
+    }
+
+    /// A fingerprint of the build files, so a warm repository is not warmed again.
+    fn build_fingerprint(&self, project: &Path) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(self.jdk.major.to_le_bytes());
+        let mut poms: Vec<PathBuf> = walk_poms(project);
+        poms.sort();
+        for pom in poms {
+            hasher.update(
+                pom.strip_prefix(project)
+                    .unwrap_or(&pom)
+                    .to_string_lossy()
+                    .as_bytes(),
+            );
+            hasher.update(std::fs::read(&pom).unwrap_or_default());
+        }
+        hex::encode(&hasher.finalize()[..12])
+    }
+
+    /// Resolves every dependency and plug-in the project needs into the shared repository, by
+    /// building it and running its own tests once, sandboxed but with network. Runs on a copy of
+    /// the unmodified task state, never on a candidate, and only when the build files changed.
+    pub fn warm_up(&self, project_copy: &Path) -> Result<bool, MavenError> {
+        let marker_dir = self.settings.repository.join(".avrlab-warm");
+        let marker = marker_dir.join(self.build_fingerprint(project_copy));
+        if marker.is_file() {
+            return Ok(false);
+        }
+        let io = |path: &Path, source| MavenError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
+        let policy = SandboxPolicy {
+            mounts: vec![
+                Mount::ReadWrite(self.settings.repository.clone()),
+                Mount::ReadWrite(project_copy.to_owned()),
+            ],
+            network: true,
+        };
+        let args = [
+            "test",
+            "-Dmaven.test.failure.ignore=true",
+            "-DfailIfNoTests=false",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let limits = Limits {
+            wall: Duration::from_secs(1800),
+            ..self.settings.limits
+        };
+        let result = run(&self.spec(project_copy, args, policy, limits))?;
+        if !result.exit.success() {
+            return Err(MavenError::WarmUp {
+                project: project_copy.to_owned(),
+                tail: last_error_line(&result),
+            });
+        }
+        std::fs::write(&marker, "").map_err(|e| io(&marker, e))?;
+        Ok(true)
+    }
+
+    /// `mvn test-compile`, offline, in the sandbox, with the workspace writable.
+    pub fn compile(&self, workspace: &Path) -> Result<CompileResult, MavenError> {
+        let policy = SandboxPolicy {
+            mounts: vec![
+                Mount::ReadOnly(self.settings.repository.clone()),
+                Mount::ReadWrite(workspace.to_owned()),
+            ],
+            network: false,
+        };
+        let args = vec!["-o".to_owned(), "test-compile".to_owned()];
+        let result = run(&self.spec(workspace, args, policy, self.settings.limits))?;
+        let log = combined_log(&result);
+        Ok(CompileResult {
+            exit: result.exit,
+            diagnostics: compiler_diagnostics(&log, workspace),
+            log,
+            wall: result.wall,
+            enforcement: result.enforcement,
+        })
+    }
+
+    /// Runs the selected tests with Surefire, offline, in the sandbox, with the workspace
+    /// read-only. `reports` must be a fresh, empty folder outside the workspace.
+    pub fn test(
+        &self,
+        workspace: &Path,
+        selection: &TestSelection,
+        reports: &Path,
+    ) -> Result<TestRun, MavenError> {
+        let io = |path: &Path, source| MavenError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let target = workspace.join(&self.module).join("target");
+        let (report_mount, scratch) = (target.join("surefire-reports"), target.join("surefire"));
+        for dir in [&report_mount, &scratch, &reports.to_path_buf()] {
+            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        }
+        let policy = SandboxPolicy {
+            mounts: vec![
+                Mount::ReadOnly(self.settings.repository.clone()),
+                Mount::ReadOnly(workspace.to_owned()),
+                Mount::BindAt {
+                    source: reports.to_owned(),
+                    target: report_mount.clone(),
+                },
+                Mount::Tmpfs(scratch),
+            ],
+            network: false,
+        };
+        let args = vec![
+            "-o".to_owned(),
+            "surefire:test".to_owned(),
+            format!("-Dtest={}", selection.surefire_filter()),
+            "-Dsurefire.failIfNoSpecifiedTests=false".to_owned(),
+            "-DtrimStackTrace=false".to_owned(),
+        ];
+        // Unsandboxed there are no mounts: Surefire writes into the workspace, emptied first.
+        let written = match self.settings.sandbox {
+            SandboxKind::Bubblewrap => reports.to_owned(),
+            SandboxKind::None => {
+                std::fs::remove_dir_all(&report_mount).map_err(|e| io(&report_mount, e))?;
+                report_mount
+            }
+        };
+        let result = run(&self.spec(workspace, args, policy, self.settings.limits))?;
+        // A killed run's reports are partial; none of them is trusted.
+        let cases = if matches!(result.exit, ExitKind::Code(_)) {
+            read_reports(&written)?
+        } else {
+            Vec::new()
+        };
+        Ok(TestRun {
+            exit: result.exit,
+            cases,
+            log: combined_log(&result),
+            wall: result.wall,
+            enforcement: result.enforcement,
+            tree_gone: result.tree_gone,
+        })
+    }
+}
+
+fn walk_poms(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() && !matches!(name.to_str(), Some("target" | "src" | ".git")) {
+            found.extend(walk_poms(&path));
+        } else if name == "pom.xml" {
+            found.push(path);
+        }
+    }
+    found
+}
+
+fn combined_log(result: &ProcessResult) -> String {
+    let mut log = result.stdout.text();
+    let stderr = result.stderr.text();
+    if !stderr.trim().is_empty() {
+        log.push_str("\n--- stderr ---\n");
+        log.push_str(&stderr);
+    }
+    log
+}
+
+fn last_error_line(result: &ProcessResult) -> String {
+    let log = combined_log(result);
+    log.lines()
+        .find(|l| l.starts_with("[ERROR]") && l.len() > 8)
+        .unwrap_or_else(|| log.lines().last().unwrap_or("no output"))
+        .to_owned()
+}

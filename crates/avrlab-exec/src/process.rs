@@ -1,0 +1,291 @@
+//! Running one command under limits: sandboxed or not, with its output captured up to a cap, and
+//! its whole process tree killed when it runs too long or prints too much.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::cgroup::Cgroup;
+use crate::sandbox::{Limits, SandboxError, SandboxKind, SandboxPolicy, bwrap_args, find_on_path};
+
+/// Bytes kept from the start and from the end of each stream.
+const HEAD_BYTES: usize = 16 << 10;
+const TAIL_BYTES: usize = 64 << 10;
+
+/// A command to run.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: PathBuf,
+    /// The whole environment: the host's is never inherited, so nothing leaks in by accident.
+    pub env: Vec<(String, String)>,
+    pub sandbox: SandboxKind,
+    pub policy: SandboxPolicy,
+    pub limits: Limits,
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it (e.g. SIGXCPU for its CPU limit, SIGKILL from the cgroup's memory limit).
+    Signal(i32),
+    /// It ran past its wall-clock limit and was killed with its whole tree.
+    TimedOut,
+    /// It printed more than its output limit and was killed with its whole tree.
+    OutputLimit,
+}
+
+impl ExitKind {
+    /// Exited with code 0.
+    pub fn success(self) -> bool {
+        self == Self::Code(0)
+    }
+}
+
+/// One output stream, capped: its start and its end, and how much was dropped between.
+#[derive(Debug, Clone, Default)]
+pub struct CapturedOutput {
+    pub head: Vec<u8>,
+    pub tail: Vec<u8>,
+    pub total_bytes: u64,
+}
+
+impl CapturedOutput {
+    /// The kept text, with a marker where bytes were dropped.
+    pub fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let dropped = self.total_bytes - (self.head.len() + self.tail.len()) as u64;
+        if dropped > 0 {
+            text.push_str(&format!("\n[… {dropped} bytes omitted …]\n"));
+        }
+        text.push_str(&String::from_utf8_lossy(&self.tail));
+        text
+    }
+}
+
+/// What a finished command left.
+#[derive(Debug, Clone)]
+pub struct ProcessResult {
+    pub exit: ExitKind,
+    pub stdout: CapturedOutput,
+    pub stderr: CapturedOutput,
+    pub wall: Duration,
+    /// Which limits were enforced and how, for the stored log.
+    pub enforcement: String,
+    /// No process of the tree was left once the command returned.
+    pub tree_gone: bool,
+}
+
+/// The command could not be run at all (an infrastructure failure, never a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    /// The sandbox is not available.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The program could not be started.
+    #[error("cannot start {program}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Waiting for the program failed.
+    #[error("lost track of {program}")]
+    Wait {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn reader(
+    mut stream: impl Read + Send + 'static,
+    counter: Arc<AtomicU64>,
+) -> JoinHandle<CapturedOutput> {
+    std::thread::spawn(move || {
+        let mut out = CapturedOutput::default();
+        let mut tail = std::collections::VecDeque::with_capacity(TAIL_BYTES);
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = match stream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            counter.fetch_add(n as u64, Ordering::Relaxed);
+            out.total_bytes += n as u64;
+            let mut chunk = &buf[..n];
+            if out.head.len() < HEAD_BYTES {
+                let take = chunk.len().min(HEAD_BYTES - out.head.len());
+                out.head.extend_from_slice(&chunk[..take]);
+                chunk = &chunk[take..];
+            }
+            tail.extend(chunk);
+            while tail.len() > TAIL_BYTES {
+                tail.pop_front();
+            }
+        }
+        out.tail = tail.into();
+        out
+    })
+}
+
+fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
+    };
+    // SAFETY: setrlimit reads a valid, initialized struct; it is async-signal-safe.
+    if unsafe { libc::setrlimit(resource, &limit) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Runs a command to its end, its limits, or its timeout.
+pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
+    let (program, args) = match spec.sandbox {
+        SandboxKind::Bubblewrap => {
+            let bwrap = find_on_path("bwrap").ok_or(SandboxError::Missing)?;
+            let mut args = bwrap_args(&spec.policy, &spec.cwd);
+            args.push(spec.program.to_string_lossy().into_owned());
+            args.extend(spec.args.iter().cloned());
+            (bwrap, args)
+        }
+        SandboxKind::None => (spec.program.clone(), spec.args.clone()),
+    };
+    let cgroup = Cgroup::create(&spec.limits);
+    let enforcement = format!(
+        "sandbox: {}; wall {} s, cpu {} s per process, output {} MiB, files {} MiB; {}",
+        match spec.sandbox {
+            SandboxKind::Bubblewrap => "bubblewrap (no network, read-only root, private /tmp)",
+            SandboxKind::None => "NONE (--sandbox none)",
+        },
+        spec.limits.wall.as_secs(),
+        spec.limits.cpu.as_secs(),
+        spec.limits.output_bytes >> 20,
+        spec.limits.file_size_bytes >> 20,
+        match &cgroup {
+            Ok(c) => c.description.clone(),
+            Err(why) => format!("memory and process limits NOT enforced: {why}"),
+        },
+    );
+    let cgroup = cgroup.ok().map(Arc::new);
+
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "this crate is the home of process spawning"
+    )]
+    let mut command = std::process::Command::new(&program);
+    command
+        .args(&args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so that the whole tree can be signalled at once.
+        .process_group(0);
+    let limits = spec.limits;
+    let joined = cgroup.clone();
+    // SAFETY: the closure only calls async-signal-safe functions (setrlimit, open, write, close)
+    // on data prepared before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            set_rlimit(libc::RLIMIT_CPU, limits.cpu.as_secs().max(1))?;
+            set_rlimit(libc::RLIMIT_FSIZE, limits.file_size_bytes)?;
+            set_rlimit(libc::RLIMIT_CORE, 0)?;
+            if let Some(cgroup) = &joined {
+                cgroup.join_current_process()?;
+            }
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
+        program: program.to_string_lossy().into_owned(),
+        source,
+    })?;
+    let printed = Arc::new(AtomicU64::new(0));
+    let stdout = reader(
+        child.stdout.take().expect("stdout is piped"),
+        printed.clone(),
+    );
+    let stderr = reader(
+        child.stderr.take().expect("stderr is piped"),
+        printed.clone(),
+    );
+
+    let wait_error = |source| ProcessError::Wait {
+        program: program.to_string_lossy().into_owned(),
+        source,
+    };
+    let exit = loop {
+        if let Some(status) = child.try_wait().map_err(wait_error)? {
+            break match (
+                status.code(),
+                std::os::unix::process::ExitStatusExt::signal(&status),
+            ) {
+                (Some(code), _) => ExitKind::Code(code),
+                (None, Some(signal)) => ExitKind::Signal(signal),
+                (None, None) => ExitKind::Signal(0),
+            };
+        }
+        if started.elapsed() >= spec.limits.wall {
+            kill_tree(&mut child, cgroup.as_deref());
+            break ExitKind::TimedOut;
+        }
+        if printed.load(Ordering::Relaxed) > spec.limits.output_bytes {
+            kill_tree(&mut child, cgroup.as_deref());
+            break ExitKind::OutputLimit;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let wall = started.elapsed();
+    // Whatever the command left running (a daemon, a forked JVM) goes with it.
+    kill_tree(&mut child, cgroup.as_deref());
+    let tree_gone = cgroup.as_deref().is_none_or(Cgroup::is_empty);
+    let stdout = join_reader(stdout);
+    let stderr = join_reader(stderr);
+    Ok(ProcessResult {
+        exit,
+        stdout,
+        stderr,
+        wall,
+        enforcement,
+        tree_gone,
+    })
+}
+
+fn kill_tree(child: &mut Child, cgroup: Option<&Cgroup>) {
+    let group = child.id() as i32;
+    // SAFETY: kill has no memory-safety preconditions; a negative pid names the process group.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    if let Some(cgroup) = cgroup {
+        cgroup.kill_all();
+    }
+    let _ = child.wait();
+}
+
+/// A reader ends when every writer of its pipe is gone; a process that escaped the kill could keep
+/// it open, so give up after a while rather than hang.
+fn join_reader(handle: JoinHandle<CapturedOutput>) -> CapturedOutput {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !handle.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if handle.is_finished() {
+        handle.join().unwrap_or_default()
+    } else {
+        CapturedOutput::default()
+    }
+}

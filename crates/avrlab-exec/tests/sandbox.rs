@@ -1,0 +1,141 @@
+//! The sandbox contains what it runs: no network, no writes outside the workspace, and no process
+//! left behind after a timeout.
+
+use std::path::Path;
+use std::time::Duration;
+
+use avrlab_exec::{
+    ExitKind, Limits, Mount, RunSpec, SandboxKind, SandboxPolicy, check_sandbox, run,
+};
+
+fn shell(script: &str, cwd: &Path, sandbox: SandboxKind, wall: Duration) -> RunSpec {
+    RunSpec {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), script.into()],
+        cwd: cwd.to_owned(),
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        sandbox,
+        policy: SandboxPolicy {
+            mounts: vec![Mount::ReadWrite(cwd.to_owned())],
+            network: false,
+        },
+        limits: Limits {
+            wall,
+            ..Limits::default()
+        },
+    }
+}
+
+fn process_with_marker_exists(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).contains(marker))
+            .unwrap_or(false)
+    })
+}
+
+#[test]
+fn a_timed_out_tree_is_killed_whole() {
+    for sandbox in [SandboxKind::Bubblewrap, SandboxKind::None] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = format!("avrlab-loop-marker-{}", std::process::id());
+        // A child that forks more looping children, each with the marker in its command line.
+        let script = format!(
+            "for i in 1 2 3; do sh -c 'while :; do :; done; echo {marker}' & done; sleep 1000 # {marker}"
+        );
+        let result = run(&shell(
+            &script,
+            dir.path(),
+            sandbox,
+            Duration::from_millis(800),
+        ))
+        .unwrap();
+        assert_eq!(result.exit, ExitKind::TimedOut, "{sandbox:?}");
+        assert!(result.wall < Duration::from_secs(5), "{:?}", result.wall);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !process_with_marker_exists(&marker),
+            "{sandbox:?} left a process behind"
+        );
+        assert!(result.tree_gone);
+    }
+}
+
+#[test]
+fn the_sandbox_blocks_network_and_writes_outside_the_workspace() {
+    check_sandbox(SandboxKind::Bubblewrap).expect("bubblewrap must be installed for the tests");
+    let dir = tempfile::tempdir().unwrap();
+    let outside = std::env::temp_dir().join(format!("avrlab-outside-{}", std::process::id()));
+    let home_file = format!("/var/tmp/avrlab-escape-test-{}", std::process::id());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "echo inside > ok.txt; echo x > {home_file} || echo WRITE-DENIED; \
+         (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo NET-OPEN || echo NET-DENIED; \
+         echo x > {} || echo TMP-PRIVATE",
+        outside.display()
+    );
+    let spec = RunSpec {
+        program: "/bin/bash".into(),
+        args: vec!["-c".into(), script],
+        ..shell(
+            "",
+            dir.path(),
+            SandboxKind::Bubblewrap,
+            Duration::from_secs(20),
+        )
+    };
+    let result = run(&spec).unwrap();
+    let out = result.stdout.text();
+    assert!(result.exit.success(), "{out} {}", result.stderr.text());
+    assert!(out.contains("WRITE-DENIED"), "{out}");
+    assert!(out.contains("NET-DENIED"), "{out}");
+    assert!(
+        dir.path().join("ok.txt").is_file(),
+        "the workspace is writable"
+    );
+    assert!(
+        !Path::new(&home_file).exists(),
+        "a write escaped the sandbox"
+    );
+    assert!(
+        !outside.exists(),
+        "/tmp inside the sandbox is the host's /tmp"
+    );
+    assert!(listener.accept().is_err(), "a connection reached the host");
+    assert!(result.enforcement.contains("bubblewrap"));
+}
+
+#[test]
+fn output_past_the_cap_kills_the_command_and_keeps_head_and_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = shell(
+        "yes avrlab-output",
+        dir.path(),
+        SandboxKind::None,
+        Duration::from_secs(20),
+    );
+    spec.limits.output_bytes = 4 << 20;
+    let result = run(&spec).unwrap();
+    assert_eq!(result.exit, ExitKind::OutputLimit);
+    let text = result.stdout.text();
+    assert!(text.starts_with("avrlab-output\n"));
+    assert!(text.contains("bytes omitted"));
+    assert!(text.len() < 200 << 10);
+}
+
+#[test]
+fn exit_codes_and_both_streams_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(&shell(
+        "echo out; echo err >&2; exit 3",
+        dir.path(),
+        SandboxKind::Bubblewrap,
+        Duration::from_secs(20),
+    ))
+    .unwrap();
+    assert_eq!(result.exit, ExitKind::Code(3));
+    assert_eq!(result.stdout.text(), "out\n");
+    assert_eq!(result.stderr.text(), "err\n");
+}

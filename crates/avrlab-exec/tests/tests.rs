@@ -1,0 +1,3 @@
+//! Integration tests of the sandbox and process control, with real processes.
+
+mod sandbox;
