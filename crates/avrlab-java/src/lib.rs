@@ -1,0 +1,25 @@
+//! Java source model for avrlab: parsing, location, identifier tables and text edits, all without I/O.
+//!
+//! - [`parse`] turns source text into a [`JavaSource`]: the text, its tree-sitter tree and the list of
+//!   [`SyntaxError`]s. Parsing never fails; a file with errors still has a tree.
+//! - [`methods`], [`find_method`] and [`enclosing_method`] locate methods and constructors with exact
+//!   1-based inclusive line ranges ([`LineRange`]) that include annotations and modifiers.
+//! - [`DeclarationTable`] records what a set of project files declares (classes, methods, fields) so
+//!   that a caller can tell project identifiers from JDK or library ones; [`is_reserved_word`] knows
+//!   Java's keywords and literals.
+//! - [`apply_edits`] applies non-overlapping byte-range [`TextEdit`]s back to front, keeping everything
+//!   outside the edited ranges (comments, formatting) byte for byte, and returns a [`LineMap`] from old
+//!   to new lines.
+
+mod edit;
+mod locate;
+mod parse;
+mod symbols;
+
+pub use edit::{EditError, EditedText, LineMap, TextEdit, apply_edits};
+pub use locate::{
+    LineRange, LocateError, MethodLocation, MethodQuery, enclosing_method, find_method, methods,
+};
+pub use parse::{JavaSource, SyntaxError, parse};
+pub use symbols::{DeclKind, Declaration, DeclarationTable, identifiers, is_reserved_word};
+pub use tree_sitter::{Node, Tree};

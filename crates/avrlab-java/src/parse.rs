@@ -1,0 +1,155 @@
+//! Parsing Java text with tree-sitter-java; the result always has a tree and lists its syntax errors.
+
+use tree_sitter::{Node, Parser, Tree};
+
+/// One syntax error: where tree-sitter had to skip or invent a token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// 1-based line of the error's start.
+    pub line: usize,
+    /// 1-based column (in bytes) of the error's start.
+    pub column: usize,
+    /// Byte offset of the error's start.
+    pub byte: usize,
+    /// What went wrong, e.g. `unexpected "}"` or `missing ";"`.
+    pub message: String,
+}
+
+/// A parsed Java compilation unit: the text, its tree and its syntax errors.
+#[derive(Debug, Clone)]
+pub struct JavaSource {
+    text: String,
+    tree: Tree,
+    errors: Vec<SyntaxError>,
+    line_starts: Vec<usize>,
+}
+
+/// Parses Java source text. Never fails: a file with syntax errors yields a tree with error nodes and a
+/// non-empty [`JavaSource::errors`].
+pub fn parse(text: &str) -> JavaSource {
+    let mut parser = Parser::new();
+    // The grammar is compiled into this crate, so a version mismatch is a build bug, not an input error.
+    parser
+        .set_language(&tree_sitter_java::LANGUAGE.into())
+        .expect("tree-sitter-java grammar matches the tree-sitter runtime");
+    let tree = parser
+        .parse(text, None)
+        .expect("parsing without a timeout or cancellation always yields a tree");
+    let mut line_starts = vec![0];
+    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    let mut source = JavaSource {
+        text: text.to_owned(),
+        tree,
+        errors: Vec::new(),
+        line_starts,
+    };
+    let mut errors = Vec::new();
+    collect_errors(source.tree.root_node(), &source, &mut errors);
+    source.errors = errors;
+    source
+}
+
+fn collect_errors(node: Node<'_>, source: &JavaSource, out: &mut Vec<SyntaxError>) {
+    if !node.has_error() {
+        return;
+    }
+    if node.is_missing() || node.is_error() {
+        let pos = node.start_position();
+        let message = if node.is_missing() {
+            format!("missing {:?}", node.kind())
+        } else {
+            let snippet: String = source.node_text(node).chars().take(30).collect();
+            format!("unexpected {snippet:?}")
+        };
+        out.push(SyntaxError {
+            line: pos.row + 1,
+            column: pos.column + 1,
+            byte: node.start_byte(),
+            message,
+        });
+        if node.is_error() {
+            return;
+        }
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        collect_errors(child, source, out);
+    }
+}
+
+impl JavaSource {
+    /// The source text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The tree-sitter tree.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// The root (`program`) node.
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The syntax errors, in source order; empty for a well-formed file.
+    pub fn errors(&self) -> &[SyntaxError] {
+        &self.errors
+    }
+
+    /// The text a node spans.
+    pub fn node_text(&self, node: Node<'_>) -> &str {
+        &self.text[node.byte_range()]
+    }
+
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> usize {
+        if self.text.ends_with('\n') {
+            self.line_starts.len() - 1
+        } else {
+            self.line_starts.len()
+        }
+    }
+
+    /// The 1-based line holding a byte offset.
+    pub fn line_of_byte(&self, byte: usize) -> usize {
+        self.line_starts.partition_point(|&start| start <= byte)
+    }
+
+    /// Byte offset where a 1-based line starts (the text length for a line past the end).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// Byte offset just past a 1-based line's newline (the text length for the last line).
+    pub fn line_end(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// The leading whitespace of a 1-based line.
+    pub fn indentation_of_line(&self, line: usize) -> &str {
+        let start = self.line_start(line);
+        let rest = &self.text[start..self.line_end(line)];
+        let len = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        &rest[..len]
+    }
+
+    /// 1-based first and last line of a node (the last line is the one holding its last byte).
+    pub fn node_lines(&self, node: Node<'_>) -> (usize, usize) {
+        let start = node.start_position().row + 1;
+        let end_pos = node.end_position();
+        let end = if end_pos.column == 0 && end_pos.row > node.start_position().row {
+            end_pos.row
+        } else {
+            end_pos.row + 1
+        };
+        (start, end)
+    }
+}

@@ -1,0 +1,822 @@
+//! The task-level pipeline: inputs, variants, the per-rule report, and [`transform_task`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
+
+use avrlab_java::{
+    DeclarationTable, JavaSource, LineRange, MethodQuery, TextEdit, apply_edits, find_method,
+    identifiers, methods, parse,
+};
+
+use crate::diff::{changed_hunks, line_correspondence, unified_diff};
+use crate::rename::{self, RenameKind, RenameMap, RenameScope};
+use crate::scope::resolve;
+use crate::structure::{RuleCtx, Site, find_sites, temp_placeholder};
+
+/// One rewrite rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// Identifier renaming with WordNet synonyms.
+    Rename,
+    /// `if (c) A else B` → `if (!c) B else A`.
+    IfFlip,
+    /// `for` → `while`.
+    ForToWhile,
+    /// `while` → `for`.
+    WhileToFor,
+    /// A ternary assignment/return → if-else.
+    TernaryToIf,
+    /// An if-else of two assignments/returns → ternary.
+    IfToTernary,
+    /// `switch` → if / else-if chain.
+    SwitchToIf,
+    /// If / else-if chain comparing one variable → `switch`.
+    IfToSwitch,
+    /// `a.b().c()` → a temporary for `a.b()`.
+    CallChainSplit,
+    /// A temporary used once as a receiver → inline call chain.
+    CallChainMerge,
+    /// An argument → a temporary declared before the call.
+    ArgumentExtract,
+    /// A temporary used once as an argument → the argument expression.
+    ArgumentInline,
+    /// Swap adjacent independent statements.
+    StatementReorder,
+}
+
+impl Rule {
+    /// Every structure rule, in the order `structure` and `both` try them (rarer rewrites first, so
+    /// that they win when sites overlap).
+    pub const STRUCTURE: [Rule; 12] = [
+        Rule::SwitchToIf,
+        Rule::IfToSwitch,
+        Rule::ForToWhile,
+        Rule::WhileToFor,
+        Rule::TernaryToIf,
+        Rule::IfToTernary,
+        Rule::CallChainSplit,
+        Rule::CallChainMerge,
+        Rule::ArgumentExtract,
+        Rule::ArgumentInline,
+        Rule::IfFlip,
+        Rule::StatementReorder,
+    ];
+
+    /// The kebab-case name (`for-to-while`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Rename => "rename",
+            Rule::IfFlip => "if-flip",
+            Rule::ForToWhile => "for-to-while",
+            Rule::WhileToFor => "while-to-for",
+            Rule::TernaryToIf => "ternary-to-if",
+            Rule::IfToTernary => "if-to-ternary",
+            Rule::SwitchToIf => "switch-to-if",
+            Rule::IfToSwitch => "if-to-switch",
+            Rule::CallChainSplit => "call-chain-split",
+            Rule::CallChainMerge => "call-chain-merge",
+            Rule::ArgumentExtract => "argument-extract",
+            Rule::ArgumentInline => "argument-inline",
+            Rule::StatementReorder => "statement-reorder",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which rewrites to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Identifier renaming only.
+    Rename,
+    /// Every applicable structure rule.
+    Structure,
+    /// Structure rules, then renaming.
+    Both,
+    /// One rule.
+    Rule(Rule),
+}
+
+impl Variant {
+    fn structure_rules(self) -> Vec<Rule> {
+        match self {
+            Variant::Rename | Variant::Rule(Rule::Rename) => Vec::new(),
+            Variant::Structure | Variant::Both => Rule::STRUCTURE.to_vec(),
+            Variant::Rule(r) => vec![r],
+        }
+    }
+
+    fn renames(self) -> bool {
+        matches!(
+            self,
+            Variant::Rename | Variant::Both | Variant::Rule(Rule::Rename)
+        )
+    }
+}
+
+/// A variant name that is none of `rename`, `structure`, `both` or a rule's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parse variant `{0}`: expected rename, structure, both or a rule name")]
+pub struct UnknownVariant(pub String);
+
+impl FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "rename" => Ok(Variant::Rename),
+            "structure" => Ok(Variant::Structure),
+            "both" => Ok(Variant::Both),
+            _ => Rule::STRUCTURE
+                .iter()
+                .find(|r| r.name() == s)
+                .map(|r| Variant::Rule(*r))
+                .ok_or_else(|| UnknownVariant(s.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Variant::Rename => f.write_str("rename"),
+            Variant::Structure => f.write_str("structure"),
+            Variant::Both => f.write_str("both"),
+            Variant::Rule(r) => f.write_str(r.name()),
+        }
+    }
+}
+
+/// The buggy method and the lines the fix changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetMethod {
+    /// Project-relative path of the file.
+    pub file: String,
+    /// The method's name, if known (a check; the lines decide).
+    pub method: Option<String>,
+    /// The method's lines in the vulnerable file.
+    pub method_lines: LineRange,
+    /// Lines the fix replaces (`[n, n-1]`: insertion before `n`).
+    pub hunks: Vec<LineRange>,
+}
+
+/// Everything [`transform_task`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSources {
+    /// Every Java file of the project in the vulnerable state (tests too), by project-relative path.
+    pub files: BTreeMap<String, String>,
+    /// The method to transform.
+    pub target: TargetMethod,
+    /// The fixed version of each file the reference fix changes (may be empty: no reference).
+    pub fixed_files: BTreeMap<String, String>,
+    /// The Java version the project builds with (`var` is used only from 10 on).
+    pub java_version: u32,
+}
+
+/// The localization of the transformed task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Localization {
+    /// Project-relative path of the (possibly renamed) file.
+    pub file: String,
+    /// The (possibly renamed) method name.
+    pub method: String,
+    /// The method's lines in the transformed vulnerable file.
+    pub method_lines: LineRange,
+    /// The lines the translated reference fix replaces.
+    pub hunks: Vec<LineRange>,
+}
+
+/// What happened at one site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleOutcome {
+    /// The rewrite is in the output.
+    Applied {
+        /// What changed, e.g. ``Local `count` → `tally` ``.
+        detail: String,
+    },
+    /// The rule could apply here in form but not safely, or its result was dropped.
+    Declined {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One rule's outcome at one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleReport {
+    /// The rule.
+    pub rule: Rule,
+    /// The (original) file.
+    pub file: String,
+    /// 1-based line in the original vulnerable file.
+    pub line: usize,
+    /// Applied or declined, and why.
+    pub outcome: RuleOutcome,
+}
+
+impl RuleReport {
+    /// Whether the rewrite is in the output.
+    pub fn applied(&self) -> bool {
+        matches!(self.outcome, RuleOutcome::Applied { .. })
+    }
+}
+
+/// The transformed task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransformOutput {
+    /// Every project Java file after the transformation, by (possibly renamed) path.
+    pub files: BTreeMap<String, String>,
+    /// The fixed version of each file the reference changes, transformed alike, by new path.
+    pub fixed_files: BTreeMap<String, String>,
+    /// (old path, new path) for each file a class rename moved.
+    pub file_renames: Vec<(String, String)>,
+    /// Where the bug is in the transformed code.
+    pub localization: Localization,
+    /// The reference fix as a unified diff against the transformed files (empty without a fix).
+    pub reference_diff: String,
+    /// The renames; its `restore` translates text back to the original names.
+    pub rename_map: RenameMap,
+    /// One entry per considered site, applied or declined.
+    pub report: Vec<RuleReport>,
+}
+
+impl TransformOutput {
+    /// How many rewrites were applied.
+    pub fn applied_count(&self) -> usize {
+        self.report.iter().filter(|r| r.applied()).count()
+    }
+}
+
+/// Why a task cannot be transformed at all (declined rules are not errors: they are in the report).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransformError {
+    /// The target or a fixed file is not among the inputs.
+    #[error("transform task: file `{0}` is not among the project files")]
+    UnknownFile(String),
+    /// The target file or a fixed file has syntax errors, so no rewrite can be trusted.
+    #[error("transform task: `{file}` does not parse (line {line}, column {column}: {message})")]
+    Unparsable {
+        /// The file.
+        file: String,
+        /// 1-based line of the first error.
+        line: usize,
+        /// 1-based column of the first error.
+        column: usize,
+        /// The first error.
+        message: String,
+    },
+    /// The target method is not at the given lines.
+    #[error("transform task: cannot find the target method in `{file}`")]
+    MethodNotFound {
+        /// The file searched.
+        file: String,
+        /// What the locator said.
+        #[source]
+        source: avrlab_java::LocateError,
+    },
+}
+
+fn parse_clean(file: &str, text: &str) -> Result<JavaSource, TransformError> {
+    let src = parse(text);
+    match src.errors().first() {
+        Some(e) => Err(TransformError::Unparsable {
+            file: file.to_owned(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+        }),
+        None => Ok(src),
+    }
+}
+
+/// Transforms a task. See the crate documentation for the contract.
+pub fn transform_task(
+    input: &TaskSources,
+    variant: Variant,
+    seed: u64,
+) -> Result<TransformOutput, TransformError> {
+    let target_file = input.target.file.clone();
+    let target_text = input
+        .files
+        .get(&target_file)
+        .ok_or_else(|| TransformError::UnknownFile(target_file.clone()))?;
+    let target_src = parse_clean(&target_file, target_text)?;
+    for (path, text) in &input.fixed_files {
+        if !input.files.contains_key(path) {
+            return Err(TransformError::UnknownFile(path.clone()));
+        }
+        parse_clean(path, text)?;
+    }
+    let method = find_method(
+        &target_src,
+        MethodQuery {
+            name: input.target.method.as_deref(),
+            line: Some(input.target.method_lines.start),
+        },
+    )
+    .map_err(|source| TransformError::MethodNotFound {
+        file: target_file.clone(),
+        source,
+    })?;
+    let method_start = method.lines.start;
+    let original_name = method.name.clone();
+
+    let mut files = input.files.clone();
+    let mut fixed = input.fixed_files.clone();
+    let mut report = Vec::new();
+
+    // Declarations come from the project files that parse.
+    let mut decls = DeclarationTable::new();
+    let mut parsed: BTreeMap<String, JavaSource> = BTreeMap::new();
+    let mut unparsable: BTreeMap<String, String> = BTreeMap::new();
+    for (path, text) in &files {
+        let src = parse(text);
+        if src.errors().is_empty() {
+            decls.add_file(path, &src);
+            parsed.insert(path.clone(), src);
+        } else {
+            unparsable.insert(path.clone(), text.clone());
+        }
+    }
+
+    let rules = variant.structure_rules();
+    if !rules.is_empty() {
+        let mut used = all_identifiers(&parsed, &fixed);
+        let (new_vul, new_fix, rule_reports) = apply_structure(
+            StructureInput {
+                file: &target_file,
+                vul: &files[&target_file],
+                fixed: fixed.get(&target_file).map(String::as_str),
+                method_start,
+                java_version: input.java_version,
+                decls: &decls,
+            },
+            &rules,
+            &mut used,
+        );
+        report.extend(rule_reports);
+        files.insert(target_file.clone(), new_vul);
+        if let Some(f) = new_fix {
+            fixed.insert(target_file.clone(), f);
+        }
+        parsed.insert(target_file.clone(), parse(&files[&target_file]));
+    }
+
+    let mut rename_map = RenameMap::default();
+    let mut file_renames = Vec::new();
+    if variant.renames() {
+        let (map, notes, new_files, new_fixed) = apply_rename(
+            &parsed,
+            &unparsable,
+            &decls,
+            &fixed,
+            &target_file,
+            method_start,
+            seed,
+        );
+        for (line, detail, applied) in notes {
+            report.push(RuleReport {
+                rule: Rule::Rename,
+                file: target_file.clone(),
+                line,
+                outcome: if applied {
+                    RuleOutcome::Applied { detail }
+                } else {
+                    RuleOutcome::Declined { reason: detail }
+                },
+            });
+        }
+        if let Some((new_files, new_fixed)) = new_files.zip(new_fixed) {
+            files = new_files;
+            fixed = new_fixed;
+            rename_map = map;
+            // A renamed top-level type moves its file.
+            for e in rename_map
+                .entries
+                .iter()
+                .filter(|e| e.kind == RenameKind::Type)
+            {
+                let suffix = format!("{}.java", e.original);
+                let moved: Vec<String> = files
+                    .keys()
+                    .filter(|p| p.rsplit('/').next() == Some(suffix.as_str()))
+                    .cloned()
+                    .collect();
+                for old in moved {
+                    let new = format!("{}{}.java", &old[..old.len() - suffix.len()], e.renamed);
+                    if let Some(t) = files.remove(&old) {
+                        files.insert(new.clone(), t);
+                    }
+                    if let Some(t) = fixed.remove(&old) {
+                        fixed.insert(new.clone(), t);
+                    }
+                    file_renames.push((old, new));
+                }
+            }
+        } else if !map.is_empty() {
+            report.push(RuleReport {
+                rule: Rule::Rename,
+                file: target_file.clone(),
+                line: method_start,
+                outcome: RuleOutcome::Declined {
+                    reason: "renaming produced a file that does not parse; dropped".to_owned(),
+                },
+            });
+        }
+    }
+
+    let new_target = file_renames
+        .iter()
+        .find(|(old, _)| *old == target_file)
+        .map_or(target_file.clone(), |(_, new)| new.clone());
+    let final_src = parse(&files[&new_target]);
+    let method_now = methods(&final_src)
+        .into_iter()
+        .find(|m| m.lines.start == method_start)
+        .expect("rewrites keep the target method's first line");
+    let hunks = match fixed.get(&new_target) {
+        Some(f) => changed_hunks(&files[&new_target], f)
+            .into_iter()
+            .filter(|h| method_now.lines.touches(*h) || method_now.lines.contains(*h))
+            .collect(),
+        None => {
+            let corr = line_correspondence(target_text, &files[&new_target]);
+            let map = |l: usize| corr.get(l.wrapping_sub(1)).copied().flatten();
+            input
+                .target
+                .hunks
+                .iter()
+                .map(|h| {
+                    if h.is_insertion() {
+                        let s = map(h.start).unwrap_or(h.start);
+                        LineRange::new(s, s - 1)
+                    } else {
+                        LineRange::new(map(h.start).unwrap_or(h.start), map(h.end).unwrap_or(h.end))
+                    }
+                })
+                .collect()
+        }
+    };
+    let mut reference_diff = String::new();
+    for (path, text) in &fixed {
+        reference_diff.push_str(&unified_diff(path, path, &files[path], text));
+    }
+    let _ = original_name;
+    Ok(TransformOutput {
+        localization: Localization {
+            file: new_target,
+            method: method_now.name,
+            method_lines: method_now.lines,
+            hunks,
+        },
+        files,
+        fixed_files: fixed,
+        file_renames,
+        reference_diff,
+        rename_map,
+        report,
+    })
+}
+
+fn all_identifiers(
+    parsed: &BTreeMap<String, JavaSource>,
+    fixed: &BTreeMap<String, String>,
+) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
+    for src in parsed.values() {
+        used.extend(identifiers(src));
+    }
+    for text in fixed.values() {
+        used.extend(identifiers(&parse(text)));
+    }
+    used
+}
+
+struct StructureInput<'a> {
+    file: &'a str,
+    vul: &'a str,
+    fixed: Option<&'a str>,
+    method_start: usize,
+    java_version: u32,
+    decls: &'a DeclarationTable,
+}
+
+/// A site found in the vulnerable file with its twin in the fixed file (if there is a fixed file).
+struct Pair {
+    vul: Site,
+    fix: Option<Site>,
+}
+
+fn method_node_at<'a>(src: &'a JavaSource, start_line: usize) -> Option<avrlab_java::Node<'a>> {
+    methods(src)
+        .into_iter()
+        .find(|m| m.lines.start == start_line)
+        .and_then(|m| m.node(src))
+}
+
+fn apply_structure(
+    input: StructureInput<'_>,
+    rules: &[Rule],
+    used: &mut BTreeSet<String>,
+) -> (String, Option<String>, Vec<RuleReport>) {
+    let mut reports = Vec::new();
+    let vul_src = parse(input.vul);
+    let fix_src = input.fixed.map(parse);
+    let corr = input.fixed.map(|f| line_correspondence(input.vul, f));
+    let map_line = |l: usize| -> Option<usize> {
+        corr.as_ref()
+            .map_or(Some(l), |c| c.get(l.wrapping_sub(1)).copied().flatten())
+    };
+    let Some(vul_method) = method_node_at(&vul_src, input.method_start) else {
+        return (
+            input.vul.to_owned(),
+            input.fixed.map(str::to_owned),
+            reports,
+        );
+    };
+    let fix_method = fix_src.as_ref().and_then(|src| {
+        let line = map_line(input.method_start)?;
+        method_node_at(src, line)
+    });
+    let vul_res = resolve(&vul_src);
+    let fix_res = fix_src.as_ref().map(resolve);
+    let vul_ctx = RuleCtx {
+        src: &vul_src,
+        method: vul_method,
+        java_version: input.java_version,
+        decls: input.decls,
+        res: &vul_res,
+    };
+    let fix_ctx =
+        fix_src
+            .as_ref()
+            .zip(fix_method)
+            .zip(fix_res.as_ref())
+            .map(|((src, method), res)| RuleCtx {
+                src,
+                method,
+                java_version: input.java_version,
+                decls: input.decls,
+                res,
+            });
+    let declined = |site: &Site, reason: String| RuleReport {
+        rule: site.rule,
+        file: input.file.to_owned(),
+        line: site.line,
+        outcome: RuleOutcome::Declined { reason },
+    };
+    let mut pairs = Vec::new();
+    for &rule in rules {
+        let vul_sites = find_sites(rule, &vul_ctx);
+        let fix_sites = fix_ctx.as_ref().map(|c| find_sites(rule, c));
+        for site in vul_sites {
+            if let Err(reason) = &site.outcome {
+                reports.push(declined(&site, reason.clone()));
+                continue;
+            }
+            let twin = match (&fix_sites, input.fixed) {
+                (_, None) => None,
+                (None, Some(_)) => {
+                    reports.push(declined(&site, "the fixed method was not found".to_owned()));
+                    continue;
+                }
+                (Some(fs), Some(_)) => {
+                    let mapped: Option<Vec<_>> = site
+                        .anchors
+                        .iter()
+                        .map(|a| {
+                            map_line(a.line).map(|l| {
+                                let mut b = a.clone();
+                                b.line = l;
+                                b
+                            })
+                        })
+                        .collect();
+                    let found = mapped.and_then(|m| fs.iter().find(|f| f.anchors == m).cloned());
+                    match found {
+                        None => {
+                            reports.push(declined(
+                                &site,
+                                "the site overlaps the fix and has no twin in the fixed version"
+                                    .to_owned(),
+                            ));
+                            continue;
+                        }
+                        Some(f) if f.outcome.is_err() => {
+                            let why = f.outcome.clone().err().unwrap_or_default();
+                            reports.push(declined(
+                                &site,
+                                format!("declined in the fixed version: {why}"),
+                            ));
+                            continue;
+                        }
+                        Some(f) => Some(f),
+                    }
+                }
+            };
+            pairs.push(Pair {
+                vul: site,
+                fix: twin,
+            });
+        }
+    }
+    // Keep sites whose extents do not overlap (in both files), in rule order.
+    let mut chosen: Vec<Pair> = Vec::new();
+    for pair in pairs {
+        let overlaps =
+            |a: &Site, b: &Site| a.extent.start < b.extent.end && b.extent.start < a.extent.end;
+        let clash = chosen.iter().any(|c| {
+            overlaps(&c.vul, &pair.vul)
+                || matches!((&c.fix, &pair.fix), (Some(x), Some(y)) if overlaps(x, y))
+        });
+        if clash {
+            reports.push(declined(&pair.vul, "overlaps another rewrite".to_owned()));
+        } else {
+            chosen.push(pair);
+        }
+    }
+    // Name the temporaries: the same fresh name in both files.
+    for pair in &mut chosen {
+        let names: Vec<String> = pair
+            .vul
+            .temps
+            .iter()
+            .map(|hint| {
+                let name = fresh_name(hint, used);
+                used.insert(name.clone());
+                name
+            })
+            .collect();
+        for site in std::iter::once(&mut pair.vul).chain(pair.fix.as_mut()) {
+            if let Ok(edits) = &mut site.outcome {
+                for e in edits.iter_mut() {
+                    for (i, n) in names.iter().enumerate() {
+                        e.replacement = e.replacement.replace(&temp_placeholder(i), n);
+                    }
+                }
+            }
+        }
+    }
+    // Apply all at once; when the result does not parse, add sites one by one and keep those that do.
+    let edits_of = |sites: &[&Pair], fix: bool| -> Vec<TextEdit> {
+        sites
+            .iter()
+            .flat_map(|p| {
+                let s = if fix { p.fix.as_ref() } else { Some(&p.vul) };
+                s.and_then(|s| s.outcome.clone().ok()).unwrap_or_default()
+            })
+            .collect()
+    };
+    let attempt = |sites: &[&Pair]| -> Option<(String, Option<String>)> {
+        let v = apply_edits(input.vul, &edits_of(sites, false)).ok()?;
+        if !parse(&v.text).errors().is_empty() {
+            return None;
+        }
+        let f = match input.fixed {
+            Some(fixed) => {
+                let f = apply_edits(fixed, &edits_of(sites, true)).ok()?;
+                if !parse(&f.text).errors().is_empty() {
+                    return None;
+                }
+                Some(f.text)
+            }
+            None => None,
+        };
+        Some((v.text, f))
+    };
+    let all: Vec<&Pair> = chosen.iter().collect();
+    let (kept, result) = match attempt(&all) {
+        Some(r) => (all, r),
+        None => {
+            let mut kept: Vec<&Pair> = Vec::new();
+            let mut result = (input.vul.to_owned(), input.fixed.map(str::to_owned));
+            for p in &chosen {
+                let mut trial = kept.clone();
+                trial.push(p);
+                match attempt(&trial) {
+                    Some(r) => {
+                        kept = trial;
+                        result = r;
+                    }
+                    None => reports.push(declined(
+                        &p.vul,
+                        "the rewritten file did not re-parse; dropped".to_owned(),
+                    )),
+                }
+            }
+            (kept, result)
+        }
+    };
+    for p in kept {
+        reports.push(RuleReport {
+            rule: p.vul.rule,
+            file: input.file.to_owned(),
+            line: p.vul.line,
+            outcome: RuleOutcome::Applied {
+                detail: format!("{} at line {}", p.vul.rule, p.vul.line),
+            },
+        });
+    }
+    reports.sort_by_key(|r| (r.line, r.rule));
+    (result.0, result.1, reports)
+}
+
+/// `hint`, or `hint2`, `hint3`… — the first not in `used` and not reserved.
+fn fresh_name(hint: &str, used: &BTreeSet<String>) -> String {
+    let ok = |n: &str| !used.contains(n) && !avrlab_java::is_reserved_word(n);
+    if ok(hint) {
+        return hint.to_owned();
+    }
+    (2..)
+        .map(|i| format!("{hint}{i}"))
+        .find(|n| ok(n))
+        .expect("an unused numbered name exists")
+}
+
+type RenameResult = (
+    RenameMap,
+    Vec<(usize, String, bool)>,
+    Option<BTreeMap<String, String>>,
+    Option<BTreeMap<String, String>>,
+);
+
+fn apply_rename(
+    parsed: &BTreeMap<String, JavaSource>,
+    unparsable: &BTreeMap<String, String>,
+    decls: &DeclarationTable,
+    fixed: &BTreeMap<String, String>,
+    target_file: &str,
+    method_start: usize,
+    seed: u64,
+) -> RenameResult {
+    let target_src = &parsed[target_file];
+    let Some(method) = methods(target_src)
+        .into_iter()
+        .find(|m| m.lines.start == method_start)
+    else {
+        return (RenameMap::default(), Vec::new(), None, None);
+    };
+    let used = all_identifiers(parsed, fixed);
+    let paths: BTreeSet<String> = parsed.keys().chain(unparsable.keys()).cloned().collect();
+    let target_res = resolve(target_src);
+    let scope = RenameScope {
+        files: parsed,
+        unparsable,
+        decls,
+        target_file,
+        target_method: method.bytes.clone(),
+        used: &used,
+        paths: &paths,
+    };
+    let plan = rename::plan(&scope, &target_res, seed);
+    if plan.map.is_empty() {
+        return (plan.map, plan.notes, None, None);
+    }
+    let rename_file =
+        |path: &str, src: &JavaSource, target_range: Option<std::ops::Range<usize>>| {
+            let res = resolve(src);
+            let edits = rename::edits_for_file(&plan.map, src, &res, target_range);
+            let text = apply_edits(src.text(), &edits).ok()?.text;
+            let _ = path;
+            parse(&text).errors().is_empty().then_some(text)
+        };
+    let mut new_files = BTreeMap::new();
+    for (path, src) in parsed {
+        let range = (path == target_file).then(|| method.bytes.clone());
+        match rename_file(path, src, range) {
+            Some(t) => new_files.insert(path.clone(), t),
+            None => return (plan.map, plan.notes, None, None),
+        };
+    }
+    for (path, text) in unparsable {
+        new_files.insert(path.clone(), text.clone());
+    }
+    let corr = fixed
+        .get(target_file)
+        .map(|f| line_correspondence(target_src.text(), f));
+    let mut new_fixed = BTreeMap::new();
+    for (path, text) in fixed {
+        let src = parse(text);
+        let range = if path == target_file {
+            let line = corr
+                .as_ref()
+                .and_then(|c| c.get(method_start - 1).copied().flatten());
+            let m = methods(&src)
+                .into_iter()
+                .find(|m| Some(m.lines.start) == line || (line.is_none() && m.name == method.name));
+            m.map(|m| m.bytes)
+        } else {
+            None
+        };
+        match rename_file(path, &src, range) {
+            Some(t) => new_fixed.insert(path.clone(), t),
+            None => return (plan.map, plan.notes, None, None),
+        };
+    }
+    (plan.map, plan.notes, Some(new_files), Some(new_fixed))
+}
