@@ -1,0 +1,11 @@
+//! The results store: one SQLite file holding runs, their candidates, each candidate's verdict
+//! and per-test results. A verdict is written in one transaction as soon as it lands, so a run
+//! killed at any moment loses nothing already decided and can be resumed.
+
+mod schema;
+mod store;
+
+pub use store::{
+    CandidateRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store, StoreError, TestRow, VerdictRow,
+    VerdictSummary,
+};

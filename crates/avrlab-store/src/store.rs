@@ -1,0 +1,546 @@
+//! Opening the store and reading and writing its rows.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::schema::{CREATE, SCHEMA_VERSION};
+
+/// Why the store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file exists but is not a SQLite database.
+    #[error(
+        "{0} is not an avrlab results store (not a SQLite database): give another --store path"
+    )]
+    NotADatabase(PathBuf),
+    /// The file was written by a newer avrlab.
+    #[error(
+        "{path} has store schema {found}; this avrlab reads {SCHEMA_VERSION}: upgrade avrlab or use another --store"
+    )]
+    Version { path: PathBuf, found: i64 },
+    /// Its folder could not be created.
+    #[error("cannot create the folder of {path}")]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A run id was reused.
+    #[error("the store already has a run `{0}`: pass --resume to continue it, or another --run id")]
+    RunExists(String),
+    /// SQLite failed.
+    #[error("results store {path}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// A run to create.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub id: String,
+    pub benchmark: String,
+    pub mode: String,
+    /// A hash of everything that defines the run's candidates, so a resume can check its input.
+    pub input_hash: String,
+    /// The run's settings as JSON.
+    pub config: String,
+}
+
+/// A candidate to register with its run.
+#[derive(Debug, Clone)]
+pub struct NewCandidate {
+    pub id: String,
+    pub task: String,
+    pub label: String,
+    /// `unchanged`, `diff` or `replacement:<target>`.
+    pub kind: String,
+    pub content: String,
+}
+
+/// A stored candidate.
+pub type CandidateRow = NewCandidate;
+
+/// A stored run.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub id: String,
+    pub created_at: String,
+    pub benchmark: String,
+    pub mode: String,
+    pub input_hash: String,
+    pub config: String,
+    pub finished_at: Option<String>,
+}
+
+/// One phase of a verdict.
+#[derive(Debug, Clone)]
+pub struct PhaseRow {
+    pub phase: String,
+    pub wall_ms: u64,
+    pub exit: String,
+    pub enforcement: String,
+    pub log: String,
+}
+
+/// One test result of a verdict.
+#[derive(Debug, Clone)]
+pub struct TestRow {
+    pub phase: String,
+    pub class: String,
+    pub method: String,
+    pub status: String,
+    pub seconds: f64,
+    pub message: String,
+}
+
+/// A verdict with its evidence, written in one transaction.
+#[derive(Debug, Clone)]
+pub struct VerdictRow {
+    pub outcome: String,
+    pub reason: String,
+    pub wall_ms: u64,
+    pub diagnostics: Vec<String>,
+    pub phases: Vec<PhaseRow>,
+    pub tests: Vec<TestRow>,
+}
+
+/// A verdict as listed in summaries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictSummary {
+    pub candidate_id: String,
+    pub task: String,
+    pub label: String,
+    pub outcome: String,
+    pub reason: String,
+    pub wall_ms: u64,
+}
+
+/// The results store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it (and its folder) when missing.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::Folder {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.to_owned(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(sqlite)?;
+        let version: i64 = match conn.query_row("PRAGMA user_version", [], |r| r.get(0)) {
+            Ok(v) => v,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::NotADatabase =>
+            {
+                return Err(StoreError::NotADatabase(path.to_owned()));
+            }
+            Err(e) => return Err(sqlite(e)),
+        };
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Version {
+                path: path.to_owned(),
+                found: version,
+            });
+        }
+        // WAL keeps readers (reports) and the writer apart, and survives kill -9 without losing
+        // a committed verdict.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sqlite)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sqlite)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(sqlite)?;
+        conn.execute_batch(CREATE).map_err(sqlite)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(sqlite)?;
+        Ok(Self {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Creates a run with all its candidates, atomically.
+    pub fn create_run(
+        &mut self,
+        run: &NewRun,
+        candidates: &[NewCandidate],
+    ) -> Result<(), StoreError> {
+        if self.run(&run.id)?.is_some() {
+            return Err(StoreError::RunExists(run.id.clone()));
+        }
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        tx.execute(
+            "INSERT INTO runs (id, created_at, benchmark, mode, input_hash, config)
+             VALUES (?1, datetime('now'), ?2, ?3, ?4, ?5)",
+            params![run.id, run.benchmark, run.mode, run.input_hash, run.config],
+        )
+        .map_err(sqlite)?;
+        {
+            let mut insert = tx
+                .prepare("INSERT INTO candidates (run_id, id, seq, task, label, kind, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                .map_err(sqlite)?;
+            for (seq, c) in candidates.iter().enumerate() {
+                insert
+                    .execute(params![
+                        run.id, c.id, seq as i64, c.task, c.label, c.kind, c.content
+                    ])
+                    .map_err(sqlite)?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
+        Ok(RunInfo {
+            id: row.get(0)?,
+            created_at: row.get(1)?,
+            benchmark: row.get(2)?,
+            mode: row.get(3)?,
+            input_hash: row.get(4)?,
+            config: row.get(5)?,
+            finished_at: row.get(6)?,
+        })
+    }
+
+    /// The run with this id.
+    pub fn run(&self, id: &str) -> Result<Option<RunInfo>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at FROM runs WHERE id = ?1",
+                [id],
+                Self::run_from_row,
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// The newest run of this mode and benchmark that has not finished.
+    pub fn latest_unfinished_run(
+        &self,
+        mode: &str,
+        benchmark: &str,
+    ) -> Result<Option<RunInfo>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at FROM runs
+                 WHERE mode = ?1 AND benchmark = ?2 AND finished_at IS NULL ORDER BY rowid DESC LIMIT 1",
+                [mode, benchmark],
+                Self::run_from_row,
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Every run, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunInfo>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, created_at, benchmark, mode, input_hash, config, finished_at FROM runs ORDER BY rowid")
+            .map_err(self.err())?;
+        let rows = stmt.query_map([], Self::run_from_row).map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
+    /// The run's candidates in their original order.
+    pub fn candidates(&self, run_id: &str) -> Result<Vec<CandidateRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, task, label, kind, content FROM candidates WHERE run_id = ?1 ORDER BY seq")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([run_id], |r| {
+                Ok(NewCandidate {
+                    id: r.get(0)?,
+                    task: r.get(1)?,
+                    label: r.get(2)?,
+                    kind: r.get(3)?,
+                    content: r.get(4)?,
+                })
+            })
+            .map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
+    /// Ids of the run's candidates that already have a verdict.
+    pub fn decided(&self, run_id: &str) -> Result<HashSet<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT candidate_id FROM verdicts WHERE run_id = ?1")
+            .map_err(self.err())?;
+        let rows = stmt.query_map([run_id], |r| r.get(0)).map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
+    /// Writes one verdict and its evidence in a single transaction.
+    pub fn record_verdict(
+        &mut self,
+        run_id: &str,
+        candidate_id: &str,
+        verdict: &VerdictRow,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        tx.execute(
+            "INSERT INTO verdicts (run_id, candidate_id, outcome, reason, wall_ms, diagnostics, finished_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'))",
+            params![
+                run_id,
+                candidate_id,
+                verdict.outcome,
+                verdict.reason,
+                verdict.wall_ms as i64,
+                verdict.diagnostics.join("\n"),
+            ],
+        )
+        .map_err(sqlite)?;
+        {
+            let mut phase = tx
+                .prepare("INSERT INTO phases (run_id, candidate_id, phase, wall_ms, exit, enforcement, log) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                .map_err(sqlite)?;
+            for p in &verdict.phases {
+                phase
+                    .execute(params![
+                        run_id,
+                        candidate_id,
+                        p.phase,
+                        p.wall_ms as i64,
+                        p.exit,
+                        p.enforcement,
+                        p.log
+                    ])
+                    .map_err(sqlite)?;
+            }
+            let mut test = tx
+                .prepare("INSERT INTO test_results (run_id, candidate_id, phase, class, method, status, seconds, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+                .map_err(sqlite)?;
+            for t in &verdict.tests {
+                test.execute(params![
+                    run_id,
+                    candidate_id,
+                    t.phase,
+                    t.class,
+                    t.method,
+                    t.status,
+                    t.seconds,
+                    t.message
+                ])
+                .map_err(sqlite)?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    /// Marks a run finished.
+    pub fn finish_run(&mut self, run_id: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET finished_at = datetime('now') WHERE id = ?1",
+                [run_id],
+            )
+            .map(drop)
+            .map_err(self.err())
+    }
+
+    /// Every verdict of a run, in candidate order.
+    pub fn verdicts(&self, run_id: &str) -> Result<Vec<VerdictSummary>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT c.id, c.task, c.label, v.outcome, v.reason, v.wall_ms FROM verdicts v
+                 JOIN candidates c ON c.run_id = v.run_id AND c.id = v.candidate_id
+                 WHERE v.run_id = ?1 ORDER BY c.seq",
+            )
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([run_id], |r| {
+                Ok(VerdictSummary {
+                    candidate_id: r.get(0)?,
+                    task: r.get(1)?,
+                    label: r.get(2)?,
+                    outcome: r.get(3)?,
+                    reason: r.get(4)?,
+                    wall_ms: r.get::<_, i64>(5)? as u64,
+                })
+            })
+            .map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
+    /// The stored log of one phase of a candidate.
+    pub fn phase_log(
+        &self,
+        run_id: &str,
+        candidate_id: &str,
+        phase: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT log FROM phases WHERE run_id = ?1 AND candidate_id = ?2 AND phase = ?3",
+                [run_id, candidate_id, phase],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_run(id: &str) -> (NewRun, Vec<NewCandidate>) {
+        let run = NewRun {
+            id: id.into(),
+            benchmark: "demo".into(),
+            mode: "patches".into(),
+            input_hash: "h".into(),
+            config: "{}".into(),
+        };
+        let candidates = (0..3)
+            .map(|i| NewCandidate {
+                id: format!("c{i}"),
+                task: "t".into(),
+                label: format!("l{i}"),
+                kind: "diff".into(),
+                content: "--- a\n".into(),
+            })
+            .collect();
+        (run, candidates)
+    }
+
+    fn verdict(outcome: &str) -> VerdictRow {
+        VerdictRow {
+            outcome: outcome.into(),
+            reason: "r".into(),
+            wall_ms: 5,
+            diagnostics: vec![],
+            phases: vec![PhaseRow {
+                phase: "pov".into(),
+                wall_ms: 3,
+                exit: "exit 0".into(),
+                enforcement: "e".into(),
+                log: "LOG".into(),
+            }],
+            tests: vec![TestRow {
+                phase: "pov".into(),
+                class: "a.T".into(),
+                method: "m".into(),
+                status: "passed".into(),
+                seconds: 0.1,
+                message: String::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn verdicts_survive_reopening_and_are_listed_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/results.sqlite");
+        let (run, candidates) = sample_run("r1");
+        {
+            let mut store = Store::open(&path).unwrap();
+            store.create_run(&run, &candidates).unwrap();
+            store
+                .record_verdict("r1", "c1", &verdict("Plausible"))
+                .unwrap();
+            assert!(matches!(
+                store.create_run(&run, &candidates),
+                Err(StoreError::RunExists(_))
+            ));
+        }
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.decided("r1").unwrap(),
+            HashSet::from(["c1".to_owned()])
+        );
+        assert_eq!(
+            store
+                .latest_unfinished_run("patches", "demo")
+                .unwrap()
+                .unwrap()
+                .id,
+            "r1"
+        );
+        store
+            .record_verdict("r1", "c0", &verdict("PovFailing"))
+            .unwrap();
+        let listed: Vec<_> = store
+            .verdicts("r1")
+            .unwrap()
+            .into_iter()
+            .map(|v| v.candidate_id)
+            .collect();
+        assert_eq!(listed, ["c0", "c1"]);
+        assert_eq!(
+            store.phase_log("r1", "c1", "pov").unwrap().as_deref(),
+            Some("LOG")
+        );
+        // A verdict is written once.
+        assert!(
+            store
+                .record_verdict("r1", "c0", &verdict("Plausible"))
+                .is_err()
+        );
+        store.finish_run("r1").unwrap();
+        assert!(
+            store
+                .latest_unfinished_run("patches", "demo")
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_refused_clearly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        std::fs::write(
+            &path,
+            "these are my notes, not a database, and they are long enough",
+        )
+        .unwrap();
+        let err = Store::open(&path).unwrap_err();
+        assert!(matches!(err, StoreError::NotADatabase(_)), "{err:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "these are my notes, not a database, and they are long enough"
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! The validation oracle: given a task and a candidate, produce an [`Outcome`] with the evidence
+//! that justifies it (per-test results from Surefire's reports, compiler diagnostics, timings and
+//! log excerpts).
+//!
+//! The pipeline is apply → compile → PoV tests → regression tests; the first failing stage decides.
+//! Outcomes are data; `Err` is kept for infrastructure failures (no JDK, disk full).
+
+mod candidate;
+mod outcome;
+mod validator;
+mod verdict_rules;
+
+pub use candidate::{Candidate, CandidateError, ReplacementTarget, apply_candidate};
+pub use outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+pub use validator::{PreparedTask, ValidateError, Validator, ValidatorConfig};

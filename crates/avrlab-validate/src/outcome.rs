@@ -1,0 +1,120 @@
+//! Outcomes and the evidence stored with them.
+
+use std::fmt;
+use std::time::Duration;
+
+use avrlab_exec::TestStatus;
+
+/// What validating one candidate showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    /// The candidate does not apply, or touches files it may not change.
+    ApplyFailed,
+    /// The project does not compile with the candidate.
+    Uncompilable,
+    /// A proof-of-vulnerability test still fails: the vulnerability is not fixed.
+    PovFailing,
+    /// The PoV tests pass but a regression test fails.
+    RegressionBroken,
+    /// A build or test run outlived its limit and was killed.
+    Timeout,
+    /// Every oracle test passes.
+    Plausible,
+    /// The evidence does not support a verdict (no test ran, reports disagree with the build, a
+    /// test was skipped, the tree was killed for its output).
+    Indeterminate,
+}
+
+impl Outcome {
+    /// Every outcome, in report order.
+    pub const ALL: [Self; 7] = [
+        Self::Plausible,
+        Self::PovFailing,
+        Self::RegressionBroken,
+        Self::Uncompilable,
+        Self::ApplyFailed,
+        Self::Timeout,
+        Self::Indeterminate,
+    ];
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ApplyFailed => "ApplyFailed",
+            Self::Uncompilable => "Uncompilable",
+            Self::PovFailing => "PovFailing",
+            Self::RegressionBroken => "RegressionBroken",
+            Self::Timeout => "Timeout",
+            Self::Plausible => "Plausible",
+            Self::Indeterminate => "Indeterminate",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.as_str() == text)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A stage of validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Apply,
+    Compile,
+    Pov,
+    Regression,
+}
+
+impl Phase {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Apply => "apply",
+            Self::Compile => "compile",
+            Self::Pov => "pov",
+            Self::Regression => "regression",
+        }
+    }
+}
+
+/// One test's result within a phase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestRecord {
+    pub phase: Phase,
+    pub class: String,
+    pub method: String,
+    pub status: TestStatus,
+    pub seconds: f64,
+    pub message: String,
+}
+
+/// What one phase did.
+#[derive(Debug, Clone)]
+pub struct PhaseRecord {
+    pub phase: Phase,
+    pub wall: Duration,
+    /// How the phase's process ended, e.g. `exit 1`, `timed out`.
+    pub exit: String,
+    /// The end of its log (the whole log can be megabytes).
+    pub log_excerpt: String,
+    /// Which sandbox and limits applied.
+    pub enforcement: String,
+}
+
+/// An outcome and its evidence.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    /// One line on why: the failing test, the first compiler error, the inconsistency found.
+    pub reason: String,
+    pub tests: Vec<TestRecord>,
+    pub diagnostics: Vec<String>,
+    pub phases: Vec<PhaseRecord>,
+    pub wall: Duration,
+}

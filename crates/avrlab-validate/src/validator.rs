@@ -1,0 +1,309 @@
+//! The validation pipeline for one candidate in one workspace.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use avrlab_bench::{CheckoutError, ProjectSource, RegressionTests, Task, TestName, copy_project};
+use avrlab_exec::{ExitKind, GitError, Maven, MavenError, MavenSettings, TestRun, TestSelection};
+
+use crate::candidate::{Candidate, CandidateError, apply_candidate};
+use crate::outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+use crate::verdict_rules::{PhaseJudgement, judge_run};
+
+/// Bytes of each phase log kept with a verdict.
+const LOG_EXCERPT_BYTES: usize = 12 << 10;
+
+/// How validation runs.
+#[derive(Debug, Clone)]
+pub struct ValidatorConfig {
+    pub maven: MavenSettings,
+    /// Where pristine task states and per-worker workspaces live.
+    pub work_root: PathBuf,
+    /// A folder of bare git mirrors for git-based tasks.
+    pub mirrors: Option<PathBuf>,
+    /// Keep each candidate's workspace after its verdict (for debugging).
+    pub keep_workspaces: bool,
+}
+
+/// Validation could not be carried out (infrastructure, never the candidate's fault).
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    /// The task state could not be materialized.
+    #[error("cannot prepare task {task}")]
+    Checkout {
+        task: String,
+        #[source]
+        source: CheckoutError,
+    },
+    /// The task's git checkout failed.
+    #[error("cannot check out task {task}")]
+    Git {
+        task: String,
+        #[source]
+        source: GitError,
+    },
+    /// Maven could not be driven.
+    #[error("task {task}")]
+    Maven {
+        task: String,
+        #[source]
+        source: MavenError,
+    },
+    /// A workspace could not be made or cleaned.
+    #[error("cannot use the workspace {path}")]
+    Workspace {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A task ready for validation: its pristine state on disk and its Maven.
+#[derive(Debug)]
+pub struct PreparedTask {
+    pub task: Task,
+    pristine: PathBuf,
+    maven: Maven,
+}
+
+/// Validates candidates.
+#[derive(Debug, Clone)]
+pub struct Validator {
+    config: ValidatorConfig,
+}
+
+fn excerpt(log: &str) -> String {
+    if log.len() <= LOG_EXCERPT_BYTES {
+        return log.to_owned();
+    }
+    let mut start = log.len() - LOG_EXCERPT_BYTES;
+    while !log.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("[… {start} bytes omitted …]\n{}", &log[start..])
+}
+
+fn exit_text(exit: ExitKind) -> String {
+    match exit {
+        ExitKind::Code(c) => format!("exit {c}"),
+        ExitKind::Signal(s) => format!("signal {s}"),
+        ExitKind::TimedOut => "timed out (process tree killed)".into(),
+        ExitKind::OutputLimit => "output limit (process tree killed)".into(),
+    }
+}
+
+impl Validator {
+    pub fn new(config: ValidatorConfig) -> Self {
+        Self { config }
+    }
+
+    fn workspace_err(path: &Path) -> impl FnOnce(std::io::Error) -> ValidateError + '_ {
+        move |source| ValidateError::Workspace {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// Materializes the task state once and warms the dependency cache for its build.
+    pub fn prepare(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
+        let maven_err = |source| ValidateError::Maven {
+            task: task.id.clone(),
+            source,
+        };
+        let maven = Maven::for_build(self.config.maven.clone(), &task.build).map_err(maven_err)?;
+        let pristine = self.config.work_root.join("pristine").join(&task.id);
+        if pristine.exists() {
+            std::fs::remove_dir_all(&pristine).map_err(Self::workspace_err(&pristine))?;
+        }
+        std::fs::create_dir_all(&pristine).map_err(Self::workspace_err(&pristine))?;
+        let checkout_err = |source| ValidateError::Checkout {
+            task: task.id.clone(),
+            source,
+        };
+        match &task.project {
+            ProjectSource::Folder(folder) => {
+                copy_project(folder, &pristine).map_err(checkout_err)?
+            }
+            ProjectSource::Git { url, commit } => {
+                std::fs::remove_dir(&pristine).map_err(Self::workspace_err(&pristine))?;
+                avrlab_exec::checkout_git_project(
+                    url,
+                    commit,
+                    self.config.mirrors.as_deref(),
+                    &pristine,
+                )
+                .map_err(|source| ValidateError::Git {
+                    task: task.id.clone(),
+                    source,
+                })?;
+            }
+        }
+        task.reach_state(&pristine).map_err(checkout_err)?;
+        let warm = self.config.work_root.join("warm-up").join(&task.id);
+        if warm.exists() {
+            std::fs::remove_dir_all(&warm).map_err(Self::workspace_err(&warm))?;
+        }
+        copy_project(&pristine, &warm).map_err(checkout_err)?;
+        let warmed = maven.warm_up(&warm).map_err(maven_err);
+        let _ = std::fs::remove_dir_all(&warm);
+        warmed?;
+        Ok(PreparedTask {
+            task: task.clone(),
+            pristine,
+            maven,
+        })
+    }
+
+    /// Validates one candidate in the workspace named `slot` (one per worker).
+    pub fn validate(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+    ) -> Result<Verdict, ValidateError> {
+        let started = Instant::now();
+        let root = self.config.work_root.join("workspaces").join(slot);
+        let ws = root.join("project");
+        if root.exists() {
+            std::fs::remove_dir_all(&root).map_err(Self::workspace_err(&root))?;
+        }
+        std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
+        copy_project(&prepared.pristine, &ws).map_err(|source| ValidateError::Checkout {
+            task: prepared.task.id.clone(),
+            source,
+        })?;
+        let verdict = self.run_pipeline(prepared, candidate, &root, &ws, started);
+        if !self.config.keep_workspaces {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+        verdict
+    }
+
+    fn run_pipeline(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        root: &Path,
+        ws: &Path,
+        started: Instant,
+    ) -> Result<Verdict, ValidateError> {
+        let task = &prepared.task;
+        let maven_err = |source| ValidateError::Maven {
+            task: task.id.clone(),
+            source,
+        };
+        let mut verdict = Verdict {
+            outcome: Outcome::Indeterminate,
+            reason: String::new(),
+            tests: Vec::new(),
+            diagnostics: Vec::new(),
+            phases: Vec::new(),
+            wall: Duration::ZERO,
+        };
+        let finish = |mut verdict: Verdict, outcome, reason: String| {
+            verdict.outcome = outcome;
+            verdict.reason = reason;
+            verdict.wall = started.elapsed();
+            Ok(verdict)
+        };
+
+        match apply_candidate(task, candidate, ws) {
+            Ok(()) => {}
+            Err(CandidateError::Io(source)) => {
+                return Err(ValidateError::Workspace {
+                    path: ws.to_owned(),
+                    source,
+                });
+            }
+            Err(problem) => return finish(verdict, Outcome::ApplyFailed, problem.to_string()),
+        }
+
+        let compiled = prepared.maven.compile(ws).map_err(maven_err)?;
+        verdict.phases.push(PhaseRecord {
+            phase: Phase::Compile,
+            wall: compiled.wall,
+            exit: exit_text(compiled.exit),
+            log_excerpt: excerpt(&compiled.log),
+            enforcement: compiled.enforcement.clone(),
+        });
+        verdict.diagnostics = compiled.diagnostics.clone();
+        match compiled.exit {
+            ExitKind::Code(0) => {}
+            ExitKind::TimedOut => {
+                return finish(
+                    verdict,
+                    Outcome::Timeout,
+                    "compilation outlived its time limit".into(),
+                );
+            }
+            ExitKind::Code(_) => {
+                let first = compiled.diagnostics.first().cloned();
+                let reason = first.unwrap_or_else(|| "the build failed before the tests".into());
+                return finish(verdict, Outcome::Uncompilable, reason);
+            }
+            other => {
+                return finish(
+                    verdict,
+                    Outcome::Indeterminate,
+                    format!("compilation ended by {}", exit_text(other)),
+                );
+            }
+        }
+
+        let pov = &task.oracle.pov_tests;
+        let run = prepared
+            .maven
+            .test(
+                ws,
+                &TestSelection::Only(pov.clone()),
+                &root.join("reports-pov"),
+            )
+            .map_err(maven_err)?;
+        record(&mut verdict, Phase::Pov, &run);
+        if let PhaseJudgement::Decided(outcome, reason) =
+            judge_run(&run, pov, &[], Outcome::PovFailing)
+        {
+            return finish(verdict, outcome, reason);
+        }
+
+        let (selection, wanted, excluded): (TestSelection, &[TestName], &[TestName]) =
+            match &task.oracle.regression_tests {
+                RegressionTests::AllOthers => (TestSelection::AllExcept(pov.clone()), &[], pov),
+                RegressionTests::Listed(list) => (TestSelection::Only(list.clone()), list, pov),
+            };
+        let run = prepared
+            .maven
+            .test(ws, &selection, &root.join("reports-regression"))
+            .map_err(maven_err)?;
+        record(&mut verdict, Phase::Regression, &run);
+        if let PhaseJudgement::Decided(outcome, reason) =
+            judge_run(&run, wanted, excluded, Outcome::RegressionBroken)
+        {
+            return finish(verdict, outcome, reason);
+        }
+        let count = verdict.tests.len();
+        finish(
+            verdict,
+            Outcome::Plausible,
+            format!("all {count} oracle tests passed"),
+        )
+    }
+}
+
+fn record(verdict: &mut Verdict, phase: Phase, run: &TestRun) {
+    verdict.phases.push(PhaseRecord {
+        phase,
+        wall: run.wall,
+        exit: exit_text(run.exit),
+        log_excerpt: excerpt(&run.log),
+        enforcement: run.enforcement.clone(),
+    });
+    verdict.tests.extend(run.cases.iter().map(|c| TestRecord {
+        phase,
+        class: c.class.clone(),
+        method: c.method.clone(),
+        status: c.status,
+        seconds: c.seconds,
+        message: c.message.clone(),
+    }));
+}

@@ -1,0 +1,267 @@
+//! The rules that turn a test run into a decision. They trust nothing the code under test could
+//! have written: reports must name exactly the tests that were asked for, and agree with the
+//! build's own exit status (which the Maven process decides, not the forked test JVM's files).
+
+use avrlab_bench::TestName;
+use avrlab_exec::{ExitKind, TestCaseResult, TestRun, TestStatus};
+
+use crate::outcome::Outcome;
+
+/// What a test phase showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PhaseJudgement {
+    /// Every test passed; go on.
+    Passed,
+    /// The phase decides the verdict.
+    Decided(Outcome, String),
+}
+
+fn describe(case: &TestCaseResult) -> String {
+    let message = case.message.lines().next().unwrap_or("").trim();
+    let message: String = message.chars().take(200).collect();
+    format!(
+        "{}#{} {}: {message}",
+        case.class,
+        case.method,
+        case.status.as_str()
+    )
+}
+
+/// Judges a test run. `wanted` lists the tests that must appear (for "all others" runs, none in
+/// particular); `excluded` lists tests that must not appear; `failure` is the outcome when a test
+/// fails.
+pub(crate) fn judge_run(
+    run: &TestRun,
+    wanted: &[TestName],
+    excluded: &[TestName],
+    failure: Outcome,
+) -> PhaseJudgement {
+    let decided = |outcome, reason: String| PhaseJudgement::Decided(outcome, reason);
+    match run.exit {
+        ExitKind::TimedOut => {
+            return decided(
+                Outcome::Timeout,
+                "the test run outlived its time limit".into(),
+            );
+        }
+        ExitKind::OutputLimit => {
+            return decided(
+                Outcome::Indeterminate,
+                "the test run printed past its output limit".into(),
+            );
+        }
+        ExitKind::Signal(s) => {
+            return decided(
+                Outcome::Indeterminate,
+                format!("the test run was killed by signal {s}"),
+            );
+        }
+        ExitKind::Code(_) => {}
+    }
+    if run.cases.is_empty() {
+        return decided(Outcome::Indeterminate, "no test ran".into());
+    }
+    if let Some(stray) = run
+        .cases
+        .iter()
+        .find(|c| excluded.iter().any(|t| t.matches(&c.class, &c.method)))
+    {
+        return decided(
+            Outcome::Indeterminate,
+            format!(
+                "a report names {}#{}, which this run did not select",
+                stray.class, stray.method
+            ),
+        );
+    }
+    if !wanted.is_empty()
+        && let Some(stray) = run
+            .cases
+            .iter()
+            .find(|c| !wanted.iter().any(|t| t.matches(&c.class, &c.method)))
+    {
+        return decided(
+            Outcome::Indeterminate,
+            format!(
+                "a report names {}#{}, which this run did not select",
+                stray.class, stray.method
+            ),
+        );
+    }
+    for test in wanted {
+        if !run.cases.iter().any(|c| test.matches(&c.class, &c.method)) {
+            return decided(Outcome::Indeterminate, format!("{test} did not run"));
+        }
+    }
+    if let Some(failed) = run
+        .cases
+        .iter()
+        .find(|c| matches!(c.status, TestStatus::Failed | TestStatus::Errored))
+    {
+        return decided(failure, describe(failed));
+    }
+    if let Some(skipped) = run.cases.iter().find(|c| c.status == TestStatus::Skipped) {
+        return decided(
+            Outcome::Indeterminate,
+            format!("{} was skipped", describe(skipped)),
+        );
+    }
+    if !run.exit.success() {
+        return decided(
+            Outcome::Indeterminate,
+            format!(
+                "every report says passed but the build failed ({:?}): the reports are not trusted",
+                run.exit
+            ),
+        );
+    }
+    PhaseJudgement::Passed
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn case(class: &str, method: &str, status: TestStatus) -> TestCaseResult {
+        TestCaseResult {
+            class: class.into(),
+            method: method.into(),
+            status,
+            seconds: 0.1,
+            message: "boom\nat x".into(),
+        }
+    }
+
+    fn run(exit: ExitKind, cases: Vec<TestCaseResult>) -> TestRun {
+        TestRun {
+            exit,
+            cases,
+            log: String::new(),
+            wall: Duration::ZERO,
+            enforcement: String::new(),
+            tree_gone: true,
+        }
+    }
+
+    fn names(list: &[&str]) -> Vec<TestName> {
+        list.iter().map(|n| TestName::parse(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn decides_each_case() {
+        let pov = names(&["a.T#pov"]);
+        let cases: [(TestRun, Option<Outcome>); 9] = [
+            (
+                run(
+                    ExitKind::Code(0),
+                    vec![case("a.T", "pov", TestStatus::Passed)],
+                ),
+                None,
+            ),
+            (
+                run(
+                    ExitKind::Code(1),
+                    vec![case("a.T", "pov", TestStatus::Failed)],
+                ),
+                Some(Outcome::PovFailing),
+            ),
+            (
+                run(
+                    ExitKind::Code(1),
+                    vec![case("a.T", "pov", TestStatus::Errored)],
+                ),
+                Some(Outcome::PovFailing),
+            ),
+            (run(ExitKind::TimedOut, vec![]), Some(Outcome::Timeout)),
+            (run(ExitKind::Code(0), vec![]), Some(Outcome::Indeterminate)),
+            // A passing report while the build failed: a forged or partial report.
+            (
+                run(
+                    ExitKind::Code(1),
+                    vec![case("a.T", "pov", TestStatus::Passed)],
+                ),
+                Some(Outcome::Indeterminate),
+            ),
+            // A report for a test that was not selected.
+            (
+                run(
+                    ExitKind::Code(0),
+                    vec![
+                        case("a.T", "pov", TestStatus::Passed),
+                        case("a.U", "x", TestStatus::Passed),
+                    ],
+                ),
+                Some(Outcome::Indeterminate),
+            ),
+            (
+                run(
+                    ExitKind::Code(0),
+                    vec![case("a.T", "pov", TestStatus::Skipped)],
+                ),
+                Some(Outcome::Indeterminate),
+            ),
+            (
+                run(ExitKind::OutputLimit, vec![]),
+                Some(Outcome::Indeterminate),
+            ),
+        ];
+        for (index, (test_run, expected)) in cases.into_iter().enumerate() {
+            let judged = judge_run(&test_run, &pov, &[], Outcome::PovFailing);
+            let got = match judged {
+                PhaseJudgement::Passed => None,
+                PhaseJudgement::Decided(o, _) => Some(o),
+            };
+            assert_eq!(got, expected, "case {index}");
+        }
+    }
+
+    #[test]
+    fn a_selected_test_that_did_not_run_is_indeterminate() {
+        let wanted = names(&["a.T#pov", "a.T#pov2"]);
+        let judged = judge_run(
+            &run(
+                ExitKind::Code(0),
+                vec![case("a.T", "pov", TestStatus::Passed)],
+            ),
+            &wanted,
+            &[],
+            Outcome::PovFailing,
+        );
+        assert_eq!(
+            judged,
+            PhaseJudgement::Decided(Outcome::Indeterminate, "a.T#pov2 did not run".into())
+        );
+    }
+
+    #[test]
+    fn regression_runs_must_not_report_pov_tests() {
+        let pov = names(&["a.T#pov"]);
+        let cases = vec![
+            case("a.T", "pov", TestStatus::Passed),
+            case("a.T", "other", TestStatus::Passed),
+        ];
+        let judged = judge_run(
+            &run(ExitKind::Code(0), cases),
+            &[],
+            &pov,
+            Outcome::RegressionBroken,
+        );
+        assert!(matches!(
+            judged,
+            PhaseJudgement::Decided(Outcome::Indeterminate, _)
+        ));
+        let cases = vec![case("a.T", "other", TestStatus::Failed)];
+        let judged = judge_run(
+            &run(ExitKind::Code(1), cases),
+            &[],
+            &pov,
+            Outcome::RegressionBroken,
+        );
+        assert!(matches!(
+            judged,
+            PhaseJudgement::Decided(Outcome::RegressionBroken, _)
+        ));
+    }
+}
