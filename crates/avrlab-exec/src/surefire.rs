@@ -51,6 +51,12 @@ pub enum ReportError {
     Malformed { path: PathBuf, message: String },
 }
 
+/// JUnit 5 reports a method with its parameter types, `name(Path)`, and a parameterized
+/// invocation with its index, `name(String)[2]`; oracle tests are named by the bare method.
+fn method_name(reported: &str) -> &str {
+    reported.split(['(', '[']).next().unwrap_or(reported)
+}
+
 /// Reads every `TEST-*.xml` in a folder (none yields an empty list, never an error).
 pub fn read_reports(dir: &Path) -> Result<Vec<TestCaseResult>, ReportError> {
     let io = |path: &Path, source| ReportError::Io {
@@ -91,7 +97,7 @@ pub fn read_reports(dir: &Path) -> Result<Vec<TestCaseResult>, ReportError> {
                 };
                 cases.push(TestCaseResult {
                     class: case.classname.clone().unwrap_or_else(|| suite.name.clone()),
-                    method: case.original_name.clone(),
+                    method: method_name(&case.original_name).to_owned(),
                     status,
                     seconds: case.time,
                     message,
@@ -116,7 +122,7 @@ mod tests {
   <testcase name="three" classname="x.ATest" time="0">
     <error message="boom" type="java.lang.IllegalStateException">trace</error>
   </testcase>
-  <testcase name="four" classname="x.ATest" time="0"><skipped message="off"/></testcase>
+  <testcase name="four(Path)[1]" classname="x.ATest" time="0"><skipped message="off"/></testcase>
 </testsuite>"#;
 
     #[test]

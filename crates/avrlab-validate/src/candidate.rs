@@ -92,6 +92,39 @@ pub fn apply_candidate(
     }
 }
 
+/// Checks, without writing anything, that a candidate would apply to the task state in `root`.
+pub fn check_candidate(task: &Task, candidate: &Candidate, root: &Path) -> Result<(), CandidateError> {
+    match candidate {
+        Candidate::Unchanged => Ok(()),
+        Candidate::Diff(patch) => {
+            task.policy.check(patch)?;
+            for file in &patch.files {
+                let before = if file.created {
+                    String::new()
+                } else {
+                    std::fs::read_to_string(root.join(&file.old_path)).map_err(|e| {
+                        CandidateError::DoesNotApply(PatchError::File {
+                            path: file.old_path.clone(),
+                            message: format!("cannot read it ({e})"),
+                        })
+                    })?
+                };
+                avrlab_bench::apply_to_text(file, &before).map_err(CandidateError::DoesNotApply)?;
+            }
+            Ok(())
+        }
+        Candidate::Replacement { target, .. } => {
+            let exists = match *target {
+                ReplacementTarget::Method(m) => task.localization.get(m).is_some(),
+                ReplacementTarget::Hunk { method, hunk } => {
+                    task.localization.get(method).is_some_and(|l| l.hunks.get(hunk).is_some())
+                }
+            };
+            if exists { Ok(()) } else { Err(CandidateError::NoSuchTarget(format!("{target:?}"))) }
+        }
+    }
+}
+
 /// Replaces 1-based inclusive lines `[start, end]` (`end = start - 1`: insert before `start`).
 fn replace_lines(text: &str, (start, end): (u32, u32), replacement: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();

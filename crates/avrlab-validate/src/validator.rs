@@ -66,6 +66,13 @@ pub struct PreparedTask {
     maven: Maven,
 }
 
+impl PreparedTask {
+    /// The folder holding the task state that every workspace starts from.
+    pub fn pristine(&self) -> &Path {
+        &self.pristine
+    }
+}
+
 /// Validates candidates.
 #[derive(Debug, Clone)]
 pub struct Validator {

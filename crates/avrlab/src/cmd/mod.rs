@@ -1,0 +1,66 @@
+//! Subcommands, one module each, and the exit codes they map to.
+//!
+//! Exit codes: 0 done (whatever the candidates' outcomes: they are data); 1 infrastructure failed
+//! (no JDK, Maven, sandbox, disk); 2 bad input (arguments, task files, predictions files, store);
+//! 3 the benchmark's reference check failed.
+
+mod bench;
+mod options;
+mod throughput;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A failed command: its exit code and error.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    /// Bad input: exit code 2.
+    pub fn input(error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            code: 2,
+            error: error.into(),
+        }
+    }
+
+    /// Infrastructure failure: exit code 1.
+    pub fn infrastructure(error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            code: 1,
+            error: error.into(),
+        }
+    }
+}
+
+/// Execution-based evaluation of automated vulnerability repair on Java.
+#[derive(Debug, Parser)]
+#[command(name = "avrlab", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List, show and check out benchmark tasks.
+    Bench(bench::Args),
+    /// Validate candidates (or the benchmark's own reference fixes) by building and testing them.
+    Validate(validate::Args),
+    /// Measure validations per minute with 1 and with N workers.
+    Throughput(throughput::Args),
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        Command::Bench(args) => bench::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Throughput(args) => throughput::run(args),
+    }
+}

@@ -1,0 +1,77 @@
+//! `avrlab throughput`: candidate validations per minute on a benchmark's reference check, with 1
+//! worker and with N, in a scratch store, so users see what parallel validation buys.
+
+use std::process::ExitCode;
+
+use avrlab::engine::{RunRequest, execute};
+use avrlab::input::reference_candidates;
+use avrlab_store::Store;
+
+use super::Failure;
+use super::options::ValidationOptions;
+use super::validate::store_failure;
+use crate::progress::StderrProgress;
+
+/// Arguments of `avrlab throughput`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub options: ValidationOptions,
+    /// Worker counts to measure, e.g. 1,2.
+    #[arg(long = "measure-workers", value_delimiter = ',', default_value = "1,2")]
+    pub measure_workers: Vec<usize>,
+}
+
+#[expect(
+    clippy::print_stdout,
+    reason = "the measurement is the command's output"
+)]
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let benchmark = args.options.benchmark()?;
+    let scratch = tempfile_dir()?;
+    let mut rows = Vec::new();
+    for &workers in &args.measure_workers {
+        let mut options = args.options.clone();
+        options.workers = Some(workers);
+        let (config, _work) = options.engine(false)?;
+        let mut store = Store::open(&scratch.join(format!("throughput-{workers}.sqlite")))
+            .map_err(store_failure)?;
+        let planned = reference_candidates(&benchmark);
+        let count = planned.len();
+        let request = RunRequest {
+            mode: "reference",
+            benchmark: &benchmark,
+            planned,
+            run_id: None,
+            resume: false,
+            config_json: "{}".into(),
+        };
+        // Only the validation phase is timed: preparing tasks and warming the dependency cache
+        // happen once per run and would blur the comparison.
+        let report = execute(&mut store, request, &config, &StderrProgress::new())
+            .map_err(Failure::infrastructure)?;
+        let seconds = report.validation_wall.as_secs_f64();
+        rows.push((workers, count, seconds, count as f64 / seconds * 60.0));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!(
+        "{:>7}  {:>10}  {:>9}  {:>16}  {:>8}",
+        "workers", "candidates", "seconds", "validations/min", "speed-up"
+    );
+    let base = rows.first().map_or(1.0, |r| r.3);
+    for (workers, count, seconds, per_minute) in &rows {
+        println!(
+            "{workers:>7}  {count:>10}  {seconds:>9.1}  {per_minute:>16.1}  {:>7.2}x",
+            per_minute / base
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tempfile_dir() -> Result<std::path::PathBuf, Failure> {
+    let dir = std::env::temp_dir().join(format!("avrlab-throughput-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        Failure::infrastructure(anyhow::anyhow!("cannot create {}: {e}", dir.display()))
+    })?;
+    Ok(dir)
+}

@@ -1,0 +1,106 @@
+//! `avrlab validate`: the reference check of a benchmark, or a predictions file, to verdicts.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use avrlab::engine::{EngineError, RunRequest, execute};
+use avrlab::input::{read_patches_file, reference_candidates};
+use avrlab::summary::{render_text, summarize};
+use avrlab_store::{Store, StoreError};
+
+use super::Failure;
+use super::options::ValidationOptions;
+use crate::progress::StderrProgress;
+
+/// Arguments of `avrlab validate`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["reference", "patches"])))]
+pub struct Args {
+    #[command(flatten)]
+    pub options: ValidationOptions,
+    /// Validate every task's vulnerable state (must fail its PoV tests) and reference fix (must
+    /// be Plausible).
+    #[arg(long)]
+    pub reference: bool,
+    /// A predictions file: one JSON object a line with `task`, `candidate`, and `patch` (a
+    /// unified diff) or `replacement` (+ optional `target`: method[:N] | hunk[:M]:N).
+    #[arg(long)]
+    pub patches: Option<PathBuf>,
+    /// The results store.
+    #[arg(long, default_value = ".avrlab/results.sqlite")]
+    pub store: PathBuf,
+    /// The run id [default: <mode>-<benchmark>-<unix time>].
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Continue the run (--run, or the newest unfinished one of this mode and benchmark),
+    /// validating only candidates without a verdict.
+    #[arg(long)]
+    pub resume: bool,
+    /// Record candidates that do not apply as ApplyFailed instead of refusing the input.
+    #[arg(long)]
+    pub allow_apply_failures: bool,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub(super) fn store_failure(error: StoreError) -> Failure {
+    match error {
+        StoreError::NotADatabase(_) | StoreError::Version { .. } | StoreError::RunExists(_) => {
+            Failure::input(error)
+        }
+        other => Failure::infrastructure(other),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let benchmark = args.options.benchmark()?;
+    let (mode, planned) = match &args.patches {
+        Some(path) => (
+            "patches",
+            read_patches_file(path, &benchmark).map_err(Failure::input)?,
+        ),
+        None => ("reference", reference_candidates(&benchmark)),
+    };
+    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let (config, _work) = args.options.engine(args.allow_apply_failures)?;
+    let config_json = serde_json::json!({
+        "benchmark": args.options.benchmark,
+        "tasks": args.options.tasks,
+        "timeout_seconds": args.options.timeout,
+        "sandbox": format!("{:?}", args.options.sandbox),
+        "workers": config.workers,
+        "patches": args.patches,
+    })
+    .to_string();
+    let request = RunRequest {
+        mode,
+        benchmark: &benchmark,
+        planned,
+        run_id: args.run.clone(),
+        resume: args.resume,
+        config_json,
+    };
+    let progress = StderrProgress::new();
+    let report = execute(&mut store, request, &config, &progress).map_err(|e| match e {
+        EngineError::Store(e) => store_failure(e),
+        EngineError::Validate(_) => Failure::infrastructure(e),
+        other => Failure::input(other),
+    })?;
+    let summary = summarize(&store, &report, &benchmark.name, mode).map_err(store_failure)?;
+    #[expect(clippy::print_stdout, reason = "the command's result")]
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("summaries serialize")
+        );
+    } else {
+        print!("{}", render_text(&summary));
+    }
+    let failed_check = summary.reference_check.as_ref().is_some_and(|c| !c.passed);
+    Ok(if failed_check {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

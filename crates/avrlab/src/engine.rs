@@ -1,0 +1,357 @@
+//! Running a set of candidates to verdicts: prepare each task once, check every candidate
+//! applies, register the run, then validate on N workers (each in its own workspace) and write
+//! every verdict to the store the moment it lands. A run stopped at any point is resumed by
+//! validating only the candidates that have no verdict yet.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use avrlab_bench::{Benchmark, Task};
+use avrlab_store::{NewRun, PhaseRow, Store, StoreError, TestRow, VerdictRow};
+use avrlab_validate::{
+    PreparedTask, ValidateError, Validator, ValidatorConfig, Verdict, check_candidate,
+};
+
+use crate::input::{PlannedCandidate, input_hash, new_candidates, stored_form};
+
+/// How a run is carried out.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub validator: ValidatorConfig,
+    /// Parallel workers, each with its own workspace.
+    pub workers: usize,
+    /// Record candidates that do not apply as `ApplyFailed` instead of refusing the input.
+    pub allow_apply_failures: bool,
+}
+
+/// What to run.
+#[derive(Debug)]
+pub struct RunRequest<'a> {
+    /// `reference` or `patches`: runs of different modes are never resumed into each other.
+    pub mode: &'a str,
+    pub benchmark: &'a Benchmark,
+    pub planned: Vec<PlannedCandidate>,
+    /// The run id; a fresh one is made when absent.
+    pub run_id: Option<String>,
+    /// Continue the named run, or the newest unfinished run of this mode and benchmark.
+    pub resume: bool,
+    /// Extra settings to store with the run (JSON).
+    pub config_json: String,
+}
+
+/// Where a run ended.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub run_id: String,
+    pub candidates: usize,
+    /// Verdicts found in the store from an earlier, interrupted attempt.
+    pub already_decided: usize,
+    /// Candidates validated by this invocation.
+    pub validated: usize,
+    /// Candidates that shared the verdict of an identical candidate.
+    pub duplicates: usize,
+    pub wall: Duration,
+    /// The validation phase alone, without task preparation and dependency warm-up.
+    pub validation_wall: Duration,
+    pub workers: usize,
+}
+
+/// Why a run could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Validation infrastructure failed; the run stays resumable.
+    #[error(transparent)]
+    Validate(#[from] ValidateError),
+    /// `--resume` found nothing to resume.
+    #[error(
+        "no unfinished `{mode}` run of benchmark `{benchmark}` in {store}: start one without --resume"
+    )]
+    NothingToResume {
+        mode: String,
+        benchmark: String,
+        store: String,
+    },
+    /// The named run does not exist.
+    #[error("the store has no run `{0}`")]
+    UnknownRun(String),
+    /// The input differs from the run being resumed.
+    #[error(
+        "run `{0}` was started with other candidates or tasks; resume it with the same input, or start a new run"
+    )]
+    InputChanged(String),
+    /// Candidates that would not apply (refused unless `--allow-apply-failures`).
+    #[error(
+        "{origin}: the candidate for {task} does not apply: {message}{more}; nothing was run (pass --allow-apply-failures to record such candidates as ApplyFailed)"
+    )]
+    DoesNotApply {
+        origin: String,
+        task: String,
+        message: String,
+        more: String,
+    },
+}
+
+/// Receives progress as the run goes.
+pub trait Progress: Sync {
+    /// A line of status (preparation, warm-up).
+    fn message(&self, text: &str);
+    /// Validation starts: `total` candidates, `done` of them already decided.
+    fn start(&self, total: usize, done: usize);
+    /// A verdict was stored.
+    fn verdict(&self, candidate: &PlannedCandidate, verdict: &Verdict);
+    /// The run ended.
+    fn finish(&self);
+}
+
+fn verdict_row(verdict: &Verdict) -> VerdictRow {
+    VerdictRow {
+        outcome: verdict.outcome.as_str().into(),
+        reason: verdict.reason.clone(),
+        wall_ms: verdict.wall.as_millis() as u64,
+        diagnostics: verdict.diagnostics.clone(),
+        phases: verdict
+            .phases
+            .iter()
+            .map(|p| PhaseRow {
+                phase: p.phase.as_str().into(),
+                wall_ms: p.wall.as_millis() as u64,
+                exit: p.exit.clone(),
+                enforcement: p.enforcement.clone(),
+                log: p.log_excerpt.clone(),
+            })
+            .collect(),
+        tests: verdict
+            .tests
+            .iter()
+            .map(|t| TestRow {
+                phase: t.phase.as_str().into(),
+                class: t.class.clone(),
+                method: t.method.clone(),
+                status: t.status.as_str().into(),
+                seconds: t.seconds,
+                message: t.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The key under which identical candidates share one validation: the task and the candidate
+/// text with whitespace runs collapsed.
+fn duplicate_key(candidate: &PlannedCandidate) -> String {
+    let (kind, content) = stored_form(&candidate.candidate);
+    let normalized: Vec<&str> = content.split_whitespace().collect();
+    format!("{}\0{kind}\0{}", candidate.task, normalized.join(" "))
+}
+
+fn fresh_run_id(mode: &str, benchmark: &str) -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("{mode}-{benchmark}-{secs}")
+}
+
+/// Runs (or resumes) a run to its end.
+pub fn execute(
+    store: &mut Store,
+    request: RunRequest<'_>,
+    config: &EngineConfig,
+    progress: &dyn Progress,
+) -> Result<RunReport, EngineError> {
+    let started = Instant::now();
+    let benchmark = request.benchmark;
+    let task_ids: BTreeSet<&str> = request.planned.iter().map(|p| p.task.as_str()).collect();
+    let tasks: Vec<&Task> = task_ids
+        .iter()
+        .map(|id| {
+            benchmark
+                .task(id)
+                .expect("planned candidates name known tasks")
+        })
+        .collect();
+    let hash = input_hash(&request.planned, &tasks);
+
+    let (run_id, decided) = if request.resume {
+        let run = match &request.run_id {
+            Some(id) => store
+                .run(id)?
+                .ok_or_else(|| EngineError::UnknownRun(id.clone()))?,
+            None => store
+                .latest_unfinished_run(request.mode, &benchmark.name)?
+                .ok_or_else(|| EngineError::NothingToResume {
+                    mode: request.mode.into(),
+                    benchmark: benchmark.name.clone(),
+                    store: store.path().display().to_string(),
+                })?,
+        };
+        if run.input_hash != hash {
+            return Err(EngineError::InputChanged(run.id));
+        }
+        let decided = store.decided(&run.id)?;
+        (run.id, decided)
+    } else {
+        let id = request
+            .run_id
+            .clone()
+            .unwrap_or_else(|| fresh_run_id(request.mode, &benchmark.name));
+        if store.run(&id)?.is_some() {
+            return Err(StoreError::RunExists(id).into());
+        }
+        (id, Default::default())
+    };
+
+    let validator = Validator::new(config.validator.clone());
+    let mut prepared: HashMap<String, PreparedTask> = HashMap::new();
+    for task in &tasks {
+        progress.message(&format!(
+            "preparing {} (task state and Maven dependencies)",
+            task.id
+        ));
+        prepared.insert(task.id.clone(), validator.prepare(task)?);
+    }
+
+    if !config.allow_apply_failures {
+        let failures: Vec<(&PlannedCandidate, String)> = request
+            .planned
+            .iter()
+            .filter_map(|p| {
+                let ready = &prepared[&p.task];
+                check_candidate(&ready.task, &p.candidate, ready.pristine())
+                    .err()
+                    .map(|e| (p, e.to_string()))
+            })
+            .collect();
+        if let Some((first, message)) = failures.first() {
+            let more = match failures.len() {
+                1 => String::new(),
+                n => format!(" (and {} more candidates)", n - 1),
+            };
+            return Err(EngineError::DoesNotApply {
+                origin: first.origin.clone(),
+                task: first.task.clone(),
+                message: message.clone(),
+                more,
+            });
+        }
+    }
+
+    if !request.resume {
+        let run = NewRun {
+            id: run_id.clone(),
+            benchmark: benchmark.name.clone(),
+            mode: request.mode.into(),
+            input_hash: hash,
+            config: request.config_json.clone(),
+        };
+        store.create_run(&run, &new_candidates(&request.planned))?;
+    }
+
+    // Identical candidates are validated once: the first is the representative of its group.
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (index, candidate) in request.planned.iter().enumerate() {
+        if decided.contains(&candidate.id) {
+            continue;
+        }
+        let key = duplicate_key(candidate);
+        let members = groups.entry(key.clone()).or_default();
+        if members.is_empty() {
+            order.push(key);
+        }
+        members.push(index);
+    }
+    let work: Vec<Vec<usize>> = order
+        .into_iter()
+        .map(|k| groups.remove(&k).unwrap_or_default())
+        .collect();
+
+    progress.start(request.planned.len(), decided.len());
+    let validation_started = Instant::now();
+    let workers = config.workers.max(1).min(work.len().max(1));
+    let next = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let mut failure: Option<EngineError> = None;
+    let mut validated = 0;
+    let mut duplicates = 0;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel::<(usize, Result<Verdict, ValidateError>)>();
+        for worker in 0..workers {
+            let sender = sender.clone();
+            let (work, next, abort, validator, prepared, planned) = (
+                &work,
+                &next,
+                &abort,
+                &validator,
+                &prepared,
+                &request.planned,
+            );
+            scope.spawn(move || {
+                loop {
+                    let item = next.fetch_add(1, Ordering::SeqCst);
+                    if item >= work.len() || abort.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let candidate = &planned[work[item][0]];
+                    let result = validator.validate(
+                        &prepared[&candidate.task],
+                        &candidate.candidate,
+                        &format!("worker-{worker}"),
+                    );
+                    if sender.send((item, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for (item, result) in receiver {
+            let verdict = match result {
+                Ok(verdict) => verdict,
+                Err(error) => {
+                    abort.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(error.into());
+                    continue;
+                }
+            };
+            let members = &work[item];
+            let representative = &request.planned[members[0]];
+            for (position, &index) in members.iter().enumerate() {
+                let candidate = &request.planned[index];
+                let mut shared = verdict.clone();
+                if position > 0 {
+                    shared.reason = format!("same as {}: {}", representative.id, verdict.reason);
+                    duplicates += 1;
+                }
+                if let Err(error) =
+                    store.record_verdict(&run_id, &candidate.id, &verdict_row(&shared))
+                {
+                    abort.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(error.into());
+                    break;
+                }
+                progress.verdict(candidate, &shared);
+            }
+            validated += 1;
+        }
+    });
+    progress.finish();
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    store.finish_run(&run_id)?;
+    Ok(RunReport {
+        run_id,
+        candidates: request.planned.len(),
+        already_decided: decided.len(),
+        validated,
+        duplicates,
+        wall: started.elapsed(),
+        validation_wall: validation_started.elapsed(),
+        workers,
+    })
+}

@@ -1,0 +1,190 @@
+//! What a finished run printed: counts per outcome, one line per candidate, and for the reference
+//! check, whether every vulnerable state fails its PoV tests and every reference fix is plausible.
+//! Every number comes from the store's rows.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use avrlab_store::{Store, StoreError};
+use avrlab_validate::Outcome;
+use serde::Serialize;
+
+use crate::engine::RunReport;
+
+/// One verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerdictLine {
+    pub candidate: String,
+    pub task: String,
+    pub label: String,
+    pub outcome: String,
+    pub reason: String,
+    pub seconds: f64,
+}
+
+/// The benchmark self-check of a reference run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceCheck {
+    pub tasks: usize,
+    pub vulnerable_failing_pov: usize,
+    pub reference_plausible: usize,
+    /// Tasks whose vulnerable state or reference fix did not behave.
+    pub problems: Vec<String>,
+    pub passed: bool,
+}
+
+/// A run's summary, as printed or as `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub run_id: String,
+    pub benchmark: String,
+    pub mode: String,
+    pub store: String,
+    pub candidates: usize,
+    pub validated_now: usize,
+    pub already_decided: usize,
+    pub duplicates: usize,
+    pub wall_seconds: f64,
+    pub workers: usize,
+    pub outcomes: BTreeMap<String, usize>,
+    pub verdicts: Vec<VerdictLine>,
+    pub reference_check: Option<ReferenceCheck>,
+}
+
+/// Reads a run's verdicts back from the store and summarizes them.
+pub fn summarize(
+    store: &Store,
+    report: &RunReport,
+    benchmark: &str,
+    mode: &str,
+) -> Result<Summary, StoreError> {
+    let verdicts: Vec<VerdictLine> = store
+        .verdicts(&report.run_id)?
+        .into_iter()
+        .map(|v| VerdictLine {
+            candidate: v.candidate_id,
+            task: v.task,
+            label: v.label,
+            outcome: v.outcome,
+            reason: v.reason,
+            seconds: v.wall_ms as f64 / 1000.0,
+        })
+        .collect();
+    let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
+    for v in &verdicts {
+        *outcomes.entry(v.outcome.clone()).or_default() += 1;
+    }
+    let reference_check = (mode == "reference").then(|| reference_check(&verdicts));
+    Ok(Summary {
+        run_id: report.run_id.clone(),
+        benchmark: benchmark.into(),
+        mode: mode.into(),
+        store: store.path().display().to_string(),
+        candidates: report.candidates,
+        validated_now: report.validated,
+        already_decided: report.already_decided,
+        duplicates: report.duplicates,
+        wall_seconds: report.wall.as_secs_f64(),
+        workers: report.workers,
+        outcomes,
+        verdicts,
+        reference_check,
+    })
+}
+
+fn reference_check(verdicts: &[VerdictLine]) -> ReferenceCheck {
+    let mut tasks: BTreeMap<&str, (Option<&str>, Option<&str>)> = BTreeMap::new();
+    for v in verdicts {
+        let entry = tasks.entry(&v.task).or_default();
+        match v.label.as_str() {
+            "vulnerable" => entry.0 = Some(&v.outcome),
+            "reference" => entry.1 = Some(&v.outcome),
+            _ => {}
+        }
+    }
+    let pov = Outcome::PovFailing.as_str();
+    let plausible = Outcome::Plausible.as_str();
+    let mut problems = Vec::new();
+    for (task, (vulnerable, reference)) in &tasks {
+        if *vulnerable != Some(pov) {
+            problems.push(format!(
+                "{task}: vulnerable state is {}, not {pov}",
+                vulnerable.unwrap_or("missing")
+            ));
+        }
+        if *reference != Some(plausible) {
+            problems.push(format!(
+                "{task}: reference fix is {}, not {plausible}",
+                reference.unwrap_or("missing")
+            ));
+        }
+    }
+    ReferenceCheck {
+        tasks: tasks.len(),
+        vulnerable_failing_pov: tasks.values().filter(|(v, _)| *v == Some(pov)).count(),
+        reference_plausible: tasks
+            .values()
+            .filter(|(_, r)| *r == Some(plausible))
+            .count(),
+        passed: problems.is_empty(),
+        problems,
+    }
+}
+
+/// The summary as a terminal table.
+pub fn render_text(summary: &Summary) -> String {
+    let mut out = String::new();
+    let width = summary
+        .verdicts
+        .iter()
+        .map(|v| v.candidate.len())
+        .max()
+        .unwrap_or(9)
+        .max(9);
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<16}  {:>7}  reason",
+        "candidate", "outcome", "seconds"
+    );
+    for v in &summary.verdicts {
+        let reason: String = v.reason.chars().take(100).collect();
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<16}  {:>7.1}  {reason}",
+            v.candidate, v.outcome, v.seconds
+        );
+    }
+    let _ = writeln!(out);
+    let counts: Vec<String> = Outcome::ALL
+        .iter()
+        .filter_map(|o| summary.outcomes.get(o.as_str()).map(|n| format!("{o} {n}")))
+        .collect();
+    let _ = writeln!(
+        out,
+        "run {} ({} candidates; {} validated now, {} resumed from the store, {} duplicates) in {:.1} s with {} workers",
+        summary.run_id,
+        summary.candidates,
+        summary.validated_now,
+        summary.already_decided,
+        summary.duplicates,
+        summary.wall_seconds,
+        summary.workers
+    );
+    let _ = writeln!(out, "outcomes: {}", counts.join(", "));
+    if let Some(check) = &summary.reference_check {
+        let _ = writeln!(
+            out,
+            "reference check: {}/{} vulnerable states fail their PoV tests, {}/{} reference fixes are Plausible: {}",
+            check.vulnerable_failing_pov,
+            check.tasks,
+            check.reference_plausible,
+            check.tasks,
+            if check.passed { "PASSED" } else { "FAILED" }
+        );
+        for problem in &check.problems {
+            let _ = writeln!(out, "  {problem}");
+        }
+    }
+    let _ = writeln!(out, "stored in {}", summary.store);
+    out
+}
