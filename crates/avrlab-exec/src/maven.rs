@@ -121,7 +121,8 @@ impl MavenSettings {
     /// Finds `mvn` ($AVRLAB_MVN, else PATH).
     pub fn locate_mvn() -> Result<PathBuf, MavenError> {
         match std::env::var_os("AVRLAB_MVN") {
-            Some(path) => Ok(PathBuf::from(path)),
+            Some(path) if Path::new(&path).is_file() => Ok(PathBuf::from(path)),
+            Some(_) => Err(MavenError::Missing),
             None => find_on_path("mvn").ok_or(MavenError::Missing),
         }
     }

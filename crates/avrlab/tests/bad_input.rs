@@ -1,0 +1,257 @@
+//! Bad input gets one clear line on stderr, a non-zero exit, and nothing half-written.
+
+use std::path::Path;
+
+use crate::common::{avrlab, binary, patch_line, repo_root, text};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_dir(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A one-task benchmark copied from the demo, with its task.toml edited.
+fn edited_benchmark(root: &Path, edit: impl Fn(String) -> String) -> std::path::PathBuf {
+    let bench = root.join("bench");
+    let task = bench.join("demo-xxe-config");
+    copy_dir(&repo_root().join("benchmarks/demo/demo-xxe-config"), &task);
+    let manifest = task.join("task.toml");
+    std::fs::write(&manifest, edit(std::fs::read_to_string(&manifest).unwrap())).unwrap();
+    bench
+}
+
+/// Asserts a failure with `code` and one error line, the last on stderr (progress lines may
+/// precede it), containing every `needle`; and nothing on stdout.
+fn assert_one_line_error(output: &std::process::Output, code: i32, needles: &[&str]) {
+    let (stdout, stderr) = text(output);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line expected: {stderr}");
+    assert_eq!(stderr.lines().last(), Some(errors[0]), "{stderr}");
+    for needle in needles {
+        assert!(
+            errors[0].contains(needle),
+            "`{needle}` missing from: {stderr}"
+        );
+    }
+}
+
+fn store_has_runs(store: &Path) -> bool {
+    store.exists()
+        && rusqlite::Connection::open(store)
+            .unwrap()
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
+            .unwrap()
+            > 0
+}
+
+#[test]
+fn a_malformed_task_toml_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = edited_benchmark(dir.path(), |t| {
+        t.replacen("kind = \"repair\"", "kind = \"repair\nbroken", 1)
+    });
+    let output = avrlab(
+        dir.path(),
+        &["bench", "list", "--benchmark", bench.to_str().unwrap()],
+    );
+    assert_one_line_error(&output, 2, &["task.toml", "line"]);
+
+    let bench2 = edited_benchmark(&dir.path().join("2"), |t| {
+        t.replacen("format_version = 1", "format_version = 7", 1)
+    });
+    let output = avrlab(
+        dir.path(),
+        &["bench", "list", "--benchmark", bench2.to_str().unwrap()],
+    );
+    assert_one_line_error(&output, 2, &["format_version 7 is not supported"]);
+
+    let bench3 = edited_benchmark(&dir.path().join("3"), |t| format!("{t}\nsurprise = true\n"));
+    let output = avrlab(
+        dir.path(),
+        &["bench", "list", "--benchmark", bench3.to_str().unwrap()],
+    );
+    assert_one_line_error(&output, 2, &["unknown field `surprise`"]);
+}
+
+#[test]
+fn a_patch_for_an_unknown_task_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let patches = dir.path().join("p.jsonl");
+    std::fs::write(
+        &patches,
+        patch_line(
+            "demo-no-such-task",
+            "x",
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+        ),
+    )
+    .unwrap();
+    let store = dir.path().join("r.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--patches",
+            patches.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_one_line_error(&output, 2, &["p.jsonl:1", "no task `demo-no-such-task`"]);
+    assert!(!store_has_runs(&store));
+
+    std::fs::write(&patches, "{\"task\": \"demo-xxe-config\", \"patch\": 3}\n").unwrap();
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--patches",
+            patches.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_one_line_error(&output, 2, &["p.jsonl:1", "not a candidate object"]);
+}
+
+#[test]
+fn a_patch_that_does_not_apply_is_refused_and_no_run_is_stored() {
+    let _lock = crate::common::heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let patches = dir.path().join("p.jsonl");
+    let reference =
+        std::fs::read_to_string(repo_root().join("benchmarks/demo/demo-xxe-config/reference.diff"))
+            .unwrap();
+    // The reference fix with its context lines changed no longer matches the file.
+    let stale: String = reference
+        .lines()
+        .map(|l| {
+            if l.starts_with(' ') && l.len() > 3 {
+                format!(" // changed{l}")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(
+        &patches,
+        format!("{}\n", patch_line("demo-xxe-config", "stale", &stale)),
+    )
+    .unwrap();
+    let store = dir.path().join("r.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--patches",
+            patches.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_one_line_error(
+        &output,
+        2,
+        &[
+            "p.jsonl:1",
+            "does not apply",
+            "does not match the file",
+            "--allow-apply-failures",
+        ],
+    );
+    assert!(
+        !store_has_runs(&store),
+        "a refused input left a run in the store"
+    );
+}
+
+#[test]
+fn a_task_that_needs_a_missing_jdk_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    // JDK 11 is not installed on the machines this project runs on (17 and 25 are).
+    let bench = edited_benchmark(dir.path(), |t| t.replacen("jdk = 17", "jdk = 11", 1));
+    let store = dir.path().join("r.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--reference",
+            "--benchmark",
+            bench.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_one_line_error(&output, 1, &["needs JDK 11", "AVRLAB_JDKS"]);
+    assert!(!store_has_runs(&store));
+}
+
+#[test]
+fn missing_maven_or_bubblewrap_name_what_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test runs the real binary with a changed environment"
+    )]
+    let output = std::process::Command::new(binary())
+        .args(["validate", "--reference"])
+        .current_dir(dir.path())
+        .env("AVRLAB_MVN", "/nonexistent/mvn")
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &output,
+        1,
+        &["Maven (mvn) is not installed", "apt-get install maven"],
+    );
+
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test runs the real binary with a changed environment"
+    )]
+    let output = std::process::Command::new(binary())
+        .args(["validate", "--reference"])
+        .current_dir(dir.path())
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &output,
+        1,
+        &["bubblewrap", "apt-get install bubblewrap", "--sandbox none"],
+    );
+}
+
+#[test]
+fn a_store_that_is_not_a_database_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("notes.sqlite");
+    let content = "these are notes, not a results store; avrlab must not touch them\n".repeat(20);
+    std::fs::write(&store, &content).unwrap();
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--reference",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_one_line_error(&output, 2, &["not an avrlab results store", "--store"]);
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), content);
+}

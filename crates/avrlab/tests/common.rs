@@ -1,0 +1,86 @@
+//! What the integration tests share: running the real binary, and one lock so that only one
+//! Maven-heavy test runs at a time (two cores cannot time several runs fairly).
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::{Mutex, MutexGuard};
+
+static HEAVY: Mutex<()> = Mutex::new(());
+
+/// Serializes tests that run Maven.
+pub fn heavy() -> MutexGuard<'static, ()> {
+    HEAVY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_avrlab")
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs avrlab in `cwd` and returns its output.
+pub fn avrlab(cwd: &Path, args: &[&str]) -> Output {
+    #[expect(clippy::disallowed_methods, reason = "the tests run the real binary")]
+    std::process::Command::new(binary())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+pub fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// One JSON line of a predictions file.
+pub fn patch_line(task: &str, label: &str, diff: &str) -> String {
+    serde_json::json!({ "task": task, "candidate": label, "patch": diff }).to_string()
+}
+
+/// The demo tasks' ids.
+pub fn demo_tasks() -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(repo_root().join("benchmarks/demo"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("task.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// Ids of processes whose command line mentions `needle`.
+pub fn processes_mentioning(needle: &str) -> Vec<String> {
+    let own = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter(|e| e.file_name().to_string_lossy() != own)
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(needle))
+                .unwrap_or(false)
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
