@@ -31,10 +31,40 @@ fn unique_name() -> String {
     )
 }
 
+/// Whether process `pid` is alive.
+fn alive(pid: &str) -> bool {
+    Path::new("/proc").join(pid).exists()
+}
+
+/// Removes the cgroups of avrlab processes that died without cleaning up (killed with SIGKILL).
+fn sweep_stale(root: &Path) {
+    for parent in [root.to_owned(), root.join("memory"), root.join("pids")] {
+        let Ok(entries) = std::fs::read_dir(&parent) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name
+                .strip_prefix("avrlab-")
+                .and_then(|rest| rest.split('-').next())
+            else {
+                continue;
+            };
+            if !alive(pid) {
+                let stale = Cgroup::new(vec![entry.path()], String::new());
+                drop(stale);
+            }
+        }
+    }
+}
+
+static SWEPT: std::sync::Once = std::sync::Once::new();
+
 impl Cgroup {
     /// Creates the cgroup(s) for one command, or explains why none could be made.
     pub(crate) fn create(limits: &Limits) -> Result<Self, String> {
         let root = Path::new(ROOT);
+        SWEPT.call_once(|| sweep_stale(root));
         let name = unique_name();
         if root.join("cgroup.controllers").is_file() {
             let dir = root.join(&name);

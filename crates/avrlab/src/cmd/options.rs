@@ -80,6 +80,21 @@ impl Drop for WorkDir {
     }
 }
 
+/// Removes work folders of avrlab processes that were killed before they could clean up.
+fn sweep_stale_work_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix("avrlab-work-")
+            && !std::path::Path::new("/proc").join(pid).exists()
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 impl ValidationOptions {
     /// Loads the benchmark, restricted to `--tasks`.
     pub fn benchmark(&self) -> Result<Benchmark, Failure> {
@@ -108,6 +123,7 @@ impl ValidationOptions {
                 repository.display()
             ))
         })?;
+        sweep_stale_work_dirs();
         let work = match &self.work_dir {
             Some(path) => WorkDir {
                 path: path.clone(),
