@@ -128,10 +128,11 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> Result<EditedText, EditErr
         let swallowed = sorted
             .iter()
             .any(|e| e.range.start < start && start < e.range.end);
-        touched.push(sorted.iter().any(|e| {
-            (e.range.start < end && start < e.range.end)
-                || (start <= e.range.start && e.range.start < end)
-        }));
+        touched.push(
+            sorted
+                .iter()
+                .any(|e| (start <= e.range.start || start < e.range.end) && e.range.start < end),
+        );
         if swallowed {
             new_of_old.push(None);
             continue;

@@ -379,6 +379,7 @@ pub(crate) fn plan(scope: &RenameScope<'_>, res: &Resolution, seed: u64) -> Rena
             )),
         }
     }
+    plan.notes.sort_by_key(|n| n.0);
     plan
 }
 
@@ -458,7 +459,27 @@ fn hash_str(seed: u64, s: &str) -> u64 {
 pub fn choose_name(name: &str, seed: u64, accept: impl Fn(&str) -> bool) -> Option<String> {
     let table = SynonymTable::embedded();
     let split = split_identifier(name);
-    let options: Vec<&[String]> = split.words.iter().map(|w| table.synonyms(w)).collect();
+    // A plural takes its singular's synonyms, pluralized (`values` → `treasures`).
+    let options: Vec<Vec<String>> = split
+        .words
+        .iter()
+        .map(|w| {
+            let direct = table.synonyms(w);
+            if !direct.is_empty() {
+                return direct.to_vec();
+            }
+            w.strip_suffix('s')
+                .filter(|stem| stem.len() >= 3 && !stem.ends_with('s'))
+                .map(|stem| {
+                    table
+                        .synonyms(stem)
+                        .iter()
+                        .map(|s| format!("{s}s"))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
     if options.iter().all(|o| o.is_empty()) {
         return None;
     }

@@ -141,11 +141,11 @@ fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Bindi
     match node.kind() {
         "formal_parameter" => {
             // formal_parameter → formal_parameters → method / constructor / lambda.
-            let scope = node.parent().map_or(node.byte_range(), |p| parent_range(p));
+            let scope = node.parent().map_or(node.byte_range(), parent_range);
             push(out, source, node.child_by_field_name("name"), scope);
         }
         "spread_parameter" => {
-            let scope = node.parent().map_or(node.byte_range(), |p| parent_range(p));
+            let scope = node.parent().map_or(node.byte_range(), parent_range);
             let mut cursor = node.walk();
             for c in node.named_children(&mut cursor) {
                 if c.kind() == "variable_declarator" {

@@ -335,7 +335,12 @@ pub fn transform_task(
     let mut parsed: BTreeMap<String, JavaSource> = BTreeMap::new();
     let mut unparsable: BTreeMap<String, String> = BTreeMap::new();
     for (path, text) in &files {
-        let src = parse(text);
+        // The target was parsed above; a tree clone is a reference-count bump.
+        let src = if *path == target_file {
+            target_src.clone()
+        } else {
+            parse(text)
+        };
         if src.errors().is_empty() {
             decls.add_file(path, &src);
             parsed.insert(path.clone(), src);

@@ -446,11 +446,11 @@ struct Branch {
 }
 
 fn switch_to_if_edits(ctx: &RuleCtx<'_>, node: Node<'_>) -> Result<(Vec<TextEdit>, ()), String> {
-    if !in_block(node)
-        && !node
+    let statement_position = in_block(node)
+        || node
             .parent()
-            .is_some_and(|p| p.kind() == "switch_block_statement_group")
-    {
+            .is_some_and(|p| p.kind() == "switch_block_statement_group");
+    if !statement_position {
         return Err("the switch is not a statement of a block".to_owned());
     }
     let cond = node
@@ -496,7 +496,7 @@ fn switch_to_if_edits(ctx: &RuleCtx<'_>, node: Node<'_>) -> Result<(Vec<TextEdit
         let (body_text, stmt_nodes) = if group.kind() == "switch_rule" {
             let b = *stmts.last().ok_or("a switch rule without a body")?;
             let text = match b.kind() {
-                "block" => ctx.text(b).to_owned(),
+                "block" => reindent_rest(ctx.text(b), &ctx.indent(*group), &indent),
                 _ => format!("{{\n{inner}{}\n{indent}}}", ctx.text(b)),
             };
             (text, vec![b])

@@ -252,6 +252,16 @@ pub(crate) fn can_complete_normally(node: Node<'_>) -> Option<bool> {
                 }
             }
         }
+        // A loop whose condition is not the constant `true` exits when it turns false; a `break`
+        // inside only makes it complete normally more often.
+        "while_statement" | "for_statement" => {
+            let cond = node.child_by_field_name("condition").map(unparen);
+            match cond {
+                Some(c) if c.kind() != "true" => Some(true),
+                _ => None,
+            }
+        }
+        "enhanced_for_statement" => Some(true),
         "if_statement" => match node.child_by_field_name("alternative") {
             None => Some(true),
             Some(alt) => {

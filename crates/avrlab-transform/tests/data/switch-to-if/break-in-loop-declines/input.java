@@ -1,0 +1,16 @@
+class Input {
+    int target(int[] xs) {
+        int n = 0;
+        for (int x : xs) {
+            switch (x) {
+                case 0:
+                    if (n > 3) break;
+                    n++;
+                    break;
+                default:
+                    n += 2;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of avrlab-transform, built into one binary.
+
+mod fixtures;
+mod property;
+mod task;
