@@ -6,6 +6,6 @@ mod schema;
 mod store;
 
 pub use store::{
-    CandidateRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store, StoreError, TestRow, VerdictRow,
-    VerdictSummary,
+    CandidateRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store, StoreError,
+    TestRow, VerdictRow, VerdictSummary,
 };

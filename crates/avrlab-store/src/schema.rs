@@ -12,7 +12,8 @@ CREATE TABLE IF NOT EXISTS runs (
     mode         TEXT NOT NULL,
     input_hash   TEXT NOT NULL,
     config       TEXT NOT NULL,
-    finished_at  TEXT
+    finished_at  TEXT,
+    last_error   TEXT
 );
 CREATE TABLE IF NOT EXISTS candidates (
     run_id   TEXT NOT NULL REFERENCES runs(id),
@@ -53,6 +54,30 @@ CREATE TABLE IF NOT EXISTS test_results (
     status       TEXT NOT NULL,
     seconds      REAL NOT NULL,
     message      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS generations (
+    run_id         TEXT NOT NULL REFERENCES runs(id),
+    id             TEXT NOT NULL,
+    seq            INTEGER NOT NULL,
+    task           TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    format         TEXT NOT NULL,
+    fl_offset      INTEGER NOT NULL,
+    fl_effective   INTEGER NOT NULL,
+    run_index      INTEGER NOT NULL,
+    sample         INTEGER NOT NULL,
+    prompt_hash    TEXT NOT NULL,
+    raw            TEXT NOT NULL,
+    finish_reason  TEXT NOT NULL,
+    tokens_in      INTEGER,
+    tokens_out     INTEGER,
+    latency_ms     INTEGER NOT NULL,
+    cached         INTEGER NOT NULL,
+    error          TEXT,
+    extraction     TEXT NOT NULL,
+    candidate_id   TEXT,
+    correct        TEXT NOT NULL DEFAULT 'Unknown',
+    PRIMARY KEY (run_id, id)
 );
 CREATE INDEX IF NOT EXISTS phases_by_candidate ON phases(run_id, candidate_id);
 CREATE INDEX IF NOT EXISTS tests_by_candidate ON test_results(run_id, candidate_id);

@@ -65,6 +65,36 @@ pub struct NewCandidate {
 /// A stored candidate.
 pub type CandidateRow = NewCandidate;
 
+/// One model sample of an eval run, whatever became of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationRow {
+    /// `task/model/format/offset/run/sample`.
+    pub id: String,
+    pub task: String,
+    pub model: String,
+    pub format: String,
+    pub fl_offset: i64,
+    /// The offset actually applied after clamping inside the method.
+    pub fl_effective: i64,
+    pub run_index: u32,
+    pub sample: u32,
+    pub prompt_hash: String,
+    pub raw: String,
+    pub finish_reason: String,
+    pub tokens_in: Option<u32>,
+    pub tokens_out: Option<u32>,
+    pub latency_ms: u64,
+    pub cached: bool,
+    /// Why the model gave no answer for this prompt (e.g. the prompt exceeds its context).
+    pub error: Option<String>,
+    /// `candidate`, `duplicate`, or why no candidate came out (`EmptyAnswer`, `NoCode`, …).
+    pub extraction: String,
+    /// The candidate validated for this sample (shared by duplicates).
+    pub candidate_id: Option<String>,
+    /// `Exact` when the candidate equals the reference fix up to layout, else `Unknown`.
+    pub correct: String,
+}
+
 /// A stored run.
 #[derive(Debug, Clone)]
 pub struct RunInfo {
@@ -75,6 +105,8 @@ pub struct RunInfo {
     pub input_hash: String,
     pub config: String,
     pub finished_at: Option<String>,
+    /// Why the run last stopped early, if it did.
+    pub last_error: Option<String>,
 }
 
 /// One phase of a verdict.
@@ -232,6 +264,7 @@ impl Store {
             input_hash: row.get(4)?,
             config: row.get(5)?,
             finished_at: row.get(6)?,
+            last_error: row.get(7)?,
         })
     }
 
@@ -239,7 +272,7 @@ impl Store {
     pub fn run(&self, id: &str) -> Result<Option<RunInfo>, StoreError> {
         self.conn
             .query_row(
-                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at FROM runs WHERE id = ?1",
+                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs WHERE id = ?1",
                 [id],
                 Self::run_from_row,
             )
@@ -255,7 +288,7 @@ impl Store {
     ) -> Result<Option<RunInfo>, StoreError> {
         self.conn
             .query_row(
-                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at FROM runs
+                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs
                  WHERE mode = ?1 AND benchmark = ?2 AND finished_at IS NULL ORDER BY rowid DESC LIMIT 1",
                 [mode, benchmark],
                 Self::run_from_row,
@@ -268,7 +301,7 @@ impl Store {
     pub fn runs(&self) -> Result<Vec<RunInfo>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, created_at, benchmark, mode, input_hash, config, finished_at FROM runs ORDER BY rowid")
+            .prepare("SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs ORDER BY rowid")
             .map_err(self.err())?;
         let rows = stmt.query_map([], Self::run_from_row).map_err(self.err())?;
         rows.collect::<Result<_, _>>().map_err(self.err())
@@ -397,6 +430,139 @@ impl Store {
                     outcome: r.get(3)?,
                     reason: r.get(4)?,
                     wall_ms: r.get::<_, i64>(5)? as u64,
+                })
+            })
+            .map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
+    /// Adds the samples of one prompt and the candidates they yielded, atomically, to an existing
+    /// run; candidates already registered are kept as they are.
+    pub fn add_generations(
+        &mut self,
+        run_id: &str,
+        candidates: &[NewCandidate],
+        generations: &[GenerationRow],
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        {
+            let next_candidate: i64 = tx
+                .query_row(
+                    "SELECT coalesce(max(seq) + 1, 0) FROM candidates WHERE run_id = ?1",
+                    [run_id],
+                    |r| r.get(0),
+                )
+                .map_err(sqlite)?;
+            let mut insert = tx
+                .prepare("INSERT OR IGNORE INTO candidates (run_id, id, seq, task, label, kind, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                .map_err(sqlite)?;
+            for (offset, c) in candidates.iter().enumerate() {
+                insert
+                    .execute(params![
+                        run_id,
+                        c.id,
+                        next_candidate + offset as i64,
+                        c.task,
+                        c.label,
+                        c.kind,
+                        c.content
+                    ])
+                    .map_err(sqlite)?;
+            }
+            let next_generation: i64 = tx
+                .query_row(
+                    "SELECT coalesce(max(seq) + 1, 0) FROM generations WHERE run_id = ?1",
+                    [run_id],
+                    |r| r.get(0),
+                )
+                .map_err(sqlite)?;
+            let mut insert = tx
+                .prepare(
+                    "INSERT INTO generations (run_id, id, seq, task, model, format, fl_offset, fl_effective,
+                     run_index, sample, prompt_hash, raw, finish_reason, tokens_in, tokens_out, latency_ms,
+                     cached, error, extraction, candidate_id, correct)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                )
+                .map_err(sqlite)?;
+            for (offset, g) in generations.iter().enumerate() {
+                insert
+                    .execute(params![
+                        run_id,
+                        g.id,
+                        next_generation + offset as i64,
+                        g.task,
+                        g.model,
+                        g.format,
+                        g.fl_offset,
+                        g.fl_effective,
+                        g.run_index,
+                        g.sample,
+                        g.prompt_hash,
+                        g.raw,
+                        g.finish_reason,
+                        g.tokens_in,
+                        g.tokens_out,
+                        g.latency_ms as i64,
+                        g.cached,
+                        g.error,
+                        g.extraction,
+                        g.candidate_id,
+                        g.correct
+                    ])
+                    .map_err(sqlite)?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    /// Records why a run stopped early (it stays resumable).
+    pub fn record_run_error(&mut self, run_id: &str, error: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET last_error = ?2 WHERE id = ?1",
+                params![run_id, error],
+            )
+            .map(drop)
+            .map_err(self.err())
+    }
+
+    /// The model samples of a run, in generation order.
+    pub fn generations(&self, run_id: &str) -> Result<Vec<GenerationRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, task, model, format, fl_offset, fl_effective, run_index, sample, prompt_hash, raw,
+                 finish_reason, tokens_in, tokens_out, latency_ms, cached, error, extraction, candidate_id, correct
+                 FROM generations WHERE run_id = ?1 ORDER BY seq",
+            )
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([run_id], |r| {
+                Ok(GenerationRow {
+                    id: r.get(0)?,
+                    task: r.get(1)?,
+                    model: r.get(2)?,
+                    format: r.get(3)?,
+                    fl_offset: r.get(4)?,
+                    fl_effective: r.get(5)?,
+                    run_index: r.get(6)?,
+                    sample: r.get(7)?,
+                    prompt_hash: r.get(8)?,
+                    raw: r.get(9)?,
+                    finish_reason: r.get(10)?,
+                    tokens_in: r.get(11)?,
+                    tokens_out: r.get(12)?,
+                    latency_ms: r.get::<_, i64>(13)? as u64,
+                    cached: r.get(14)?,
+                    error: r.get(15)?,
+                    extraction: r.get(16)?,
+                    candidate_id: r.get(17)?,
+                    correct: r.get(18)?,
                 })
             })
             .map_err(self.err())?;

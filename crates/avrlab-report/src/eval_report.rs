@@ -1,0 +1,233 @@
+//! Building the report from the store.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
+use avrlab_store::{GenerationRow, Store, StoreError};
+use serde::Serialize;
+
+/// Why a report could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The run does not exist.
+    #[error("the store has no run `{0}` (see the run ids printed by eval)")]
+    UnknownRun(String),
+    /// The run is not an eval run.
+    #[error("run `{0}` is a `{1}` run; reports are made for eval runs")]
+    NotAnEval(String, String),
+}
+
+/// One row of the Table-4-style summary: one eval run (a model, a format, an offset).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelSummary {
+    pub run_id: String,
+    pub model: String,
+    pub format: String,
+    pub fl_offset: i64,
+    pub tasks: usize,
+    pub runs: u32,
+    /// Samples per prompt (k).
+    pub samples_per_prompt: u32,
+    pub samples: usize,
+    /// Samples that yielded a candidate (distinct or duplicate).
+    pub with_candidate: usize,
+    /// Distinct candidates validated.
+    pub distinct_candidates: usize,
+    /// Share of samples with a candidate that repeat an earlier one of the same task.
+    pub duplicate_rate: f64,
+    /// Share of samples with a candidate that applied and compiled.
+    pub compile_rate: f64,
+    /// Tasks with at least one correct sample (Plausible and identical to the reference fix).
+    pub correct_tasks: usize,
+    /// Tasks with at least one Plausible sample.
+    pub plausible_tasks: usize,
+    /// Wilson 95% interval of the share of tasks with a plausible fix.
+    pub plausible_interval: (f64, f64),
+    /// Mean pass@1 and pass@k (plausible) over tasks and runs, unbiased estimator.
+    pub pass_at_1: Option<f64>,
+    pub pass_at_k: Option<f64>,
+    /// With several runs: plausible tasks per run, mean ± 95% margin.
+    pub plausible_across_runs: Option<(f64, f64)>,
+    /// Samples whose prompt the model could not answer (e.g. longer than its context).
+    pub errors: usize,
+    /// Plausible but not known to be correct: to audit by hand.
+    pub to_audit: Vec<String>,
+}
+
+/// One cell of the task × model matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TaskCell {
+    Correct,
+    Plausible,
+    NotFixed,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    pub models: Vec<ModelSummary>,
+    /// Task id → its CWEs (as stored in the task description) and one cell per model row.
+    pub matrix: BTreeMap<String, Vec<TaskCell>>,
+}
+
+fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
+    config.get(key).and_then(serde_json::Value::as_u64)
+}
+
+/// Builds the report of eval runs `run_ids` (one summary row each).
+pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport, ReportError> {
+    let mut models = Vec::new();
+    let mut per_run_cells: Vec<HashMap<String, TaskCell>> = Vec::new();
+    let mut all_tasks: BTreeSet<String> = BTreeSet::new();
+    for run_id in run_ids {
+        let run = store
+            .run(run_id)?
+            .ok_or_else(|| ReportError::UnknownRun(run_id.clone()))?;
+        if run.mode != "eval" {
+            return Err(ReportError::NotAnEval(run_id.clone(), run.mode));
+        }
+        let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
+        let samples_per_prompt = config_value(&config, "samples").unwrap_or(1) as u32;
+        let runs = config_value(&config, "runs").unwrap_or(1) as u32;
+        let outcomes: HashMap<String, String> = store
+            .verdicts(run_id)?
+            .into_iter()
+            .map(|v| (v.candidate_id, v.outcome))
+            .collect();
+        let generations = store.generations(run_id)?;
+        let outcome_of = |g: &GenerationRow| {
+            g.candidate_id
+                .as_ref()
+                .and_then(|c| outcomes.get(c))
+                .map(String::as_str)
+        };
+
+        let tasks: BTreeSet<&str> = generations.iter().map(|g| g.task.as_str()).collect();
+        all_tasks.extend(tasks.iter().map(|t| (*t).to_owned()));
+        let with_candidate: Vec<&GenerationRow> = generations
+            .iter()
+            .filter(|g| g.candidate_id.is_some())
+            .collect();
+        let duplicates = with_candidate
+            .iter()
+            .filter(|g| g.extraction == "duplicate")
+            .count();
+        let compiled = with_candidate
+            .iter()
+            .filter(|g| !matches!(outcome_of(g), Some("Uncompilable" | "ApplyFailed") | None))
+            .count();
+        let plausible = |g: &GenerationRow| outcome_of(g) == Some("Plausible");
+        let correct = |g: &GenerationRow| plausible(g) && g.correct == "Exact";
+
+        let mut cells: HashMap<String, TaskCell> = HashMap::new();
+        for task in &tasks {
+            let of_task = generations.iter().filter(|g| g.task == *task);
+            let cell = if of_task.clone().any(correct) {
+                TaskCell::Correct
+            } else if of_task.clone().any(plausible) {
+                TaskCell::Plausible
+            } else {
+                TaskCell::NotFixed
+            };
+            cells.insert((*task).to_owned(), cell);
+        }
+        let plausible_tasks = cells.values().filter(|c| **c != TaskCell::NotFixed).count();
+        let correct_tasks = cells.values().filter(|c| **c == TaskCell::Correct).count();
+        let interval = wilson(plausible_tasks as u64, tasks.len() as u64, 0.95)
+            .map(|i| (i.lower, i.upper))
+            .unwrap_or((0.0, 0.0));
+
+        // pass@k per (task, run): n samples, c plausible.
+        let mut per_prompt: BTreeMap<(&str, u32), (u64, u64)> = BTreeMap::new();
+        for g in &generations {
+            let entry = per_prompt
+                .entry((g.task.as_str(), g.run_index))
+                .or_default();
+            entry.0 += 1;
+            entry.1 += u64::from(plausible(g));
+        }
+        let counts: Vec<(u64, u64)> = per_prompt.values().copied().collect();
+        let pass_at_1 = mean_pass_at_k(&counts, 1).ok().flatten();
+        let pass_at_k = mean_pass_at_k(&counts, u64::from(samples_per_prompt))
+            .ok()
+            .flatten();
+        let plausible_across_runs = (runs > 1).then(|| {
+            let per_run: Vec<f64> = (0..runs)
+                .map(|r| {
+                    tasks
+                        .iter()
+                        .filter(|t| {
+                            generations
+                                .iter()
+                                .any(|g| g.task == **t && g.run_index == r && plausible(g))
+                        })
+                        .count() as f64
+                })
+                .collect();
+            mean_with_margin(&per_run, 0.95)
+                .map(|m| (m.mean, m.margin))
+                .unwrap_or((f64::NAN, f64::NAN))
+        });
+        let mut to_audit: Vec<String> = generations
+            .iter()
+            .filter(|g| plausible(g) && g.correct != "Exact" && g.extraction == "candidate")
+            .map(|g| g.id.clone())
+            .collect();
+        to_audit.sort();
+        let share = |part: usize, whole: usize| {
+            if whole == 0 {
+                0.0
+            } else {
+                part as f64 / whole as f64
+            }
+        };
+        models.push(ModelSummary {
+            run_id: run_id.clone(),
+            model: config
+                .get("model")
+                .and_then(|v| v.as_str())
+                .unwrap_or("?")
+                .to_owned(),
+            format: config
+                .get("format")
+                .and_then(|v| v.as_str())
+                .unwrap_or("?")
+                .to_owned(),
+            fl_offset: config
+                .get("fl_offset")
+                .and_then(serde_json::Value::as_i64)
+                .unwrap_or(0),
+            tasks: tasks.len(),
+            runs,
+            samples_per_prompt,
+            samples: generations.len(),
+            with_candidate: with_candidate.len(),
+            distinct_candidates: with_candidate.len() - duplicates,
+            duplicate_rate: share(duplicates, with_candidate.len()),
+            compile_rate: share(compiled, with_candidate.len()),
+            correct_tasks,
+            plausible_tasks,
+            plausible_interval: interval,
+            pass_at_1,
+            pass_at_k,
+            plausible_across_runs,
+            errors: generations.iter().filter(|g| g.error.is_some()).count(),
+            to_audit,
+        });
+        per_run_cells.push(cells);
+    }
+    let matrix = all_tasks
+        .into_iter()
+        .map(|task| {
+            let row = per_run_cells
+                .iter()
+                .map(|cells| cells.get(&task).copied().unwrap_or(TaskCell::NotFixed))
+                .collect();
+            (task, row)
+        })
+        .collect();
+    Ok(EvalReport { models, matrix })
+}

@@ -1,0 +1,129 @@
+//! Rendering a report as Markdown (for papers and terminals), CSV (for spreadsheets) or JSON.
+
+use std::fmt::Write as _;
+
+use crate::eval_report::{EvalReport, TaskCell};
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Markdown,
+    Csv,
+    Json,
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn optional(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"))
+}
+
+fn cell(c: TaskCell) -> &'static str {
+    match c {
+        TaskCell::Correct => "correct",
+        TaskCell::Plausible => "plausible",
+        TaskCell::NotFixed => "-",
+    }
+}
+
+/// Renders the report.
+pub fn render(report: &EvalReport, format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Json => serde_json::to_string_pretty(report).expect("reports serialize"),
+        ReportFormat::Csv => csv(report),
+        ReportFormat::Markdown => markdown(report),
+    }
+}
+
+fn markdown(report: &EvalReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## Fixed vulnerabilities per model\n");
+    let _ = writeln!(
+        out,
+        "| model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
+    );
+    for m in &report.models {
+        let across = m.plausible_across_runs.map_or_else(
+            || "-".to_owned(),
+            |(mean, margin)| format!("{mean:.2} ± {margin:.2}"),
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} |",
+            m.model,
+            m.format,
+            m.fl_offset,
+            m.tasks,
+            m.samples,
+            m.correct_tasks,
+            m.plausible_tasks,
+            percent(m.plausible_interval.0),
+            percent(m.plausible_interval.1),
+            across,
+            percent(m.compile_rate),
+            percent(m.duplicate_rate),
+            optional(m.pass_at_1),
+            optional(m.pass_at_k),
+            m.samples_per_prompt,
+            m.errors,
+        );
+    }
+    let _ = writeln!(out, "\n## Vulnerabilities fixed, per task\n");
+    let headers: Vec<String> = report
+        .models
+        .iter()
+        .map(|m| format!("{} ({})", m.model, m.format))
+        .collect();
+    let _ = writeln!(out, "| task | {} |", headers.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(headers.len()));
+    for (task, cells) in &report.matrix {
+        let cells: Vec<&str> = cells.iter().map(|c| cell(*c)).collect();
+        let _ = writeln!(out, "| {task} | {} |", cells.join(" | "));
+    }
+    let audit: Vec<&String> = report.models.iter().flat_map(|m| &m.to_audit).collect();
+    if !audit.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPlausible but not identical to the reference fix (audit by hand):"
+        );
+        for id in audit {
+            let _ = writeln!(out, "- {id}");
+        }
+    }
+    out
+}
+
+fn csv(report: &EvalReport) -> String {
+    let mut out = String::from(
+        "run,model,format,fl_offset,tasks,samples,correct_tasks,plausible_tasks,plausible_low,plausible_high,compile_rate,duplicate_rate,pass_at_1,pass_at_k,k,no_answer\n",
+    );
+    for m in &report.models {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{}",
+            m.run_id,
+            m.model,
+            m.format,
+            m.fl_offset,
+            m.tasks,
+            m.samples,
+            m.correct_tasks,
+            m.plausible_tasks,
+            m.plausible_interval.0,
+            m.plausible_interval.1,
+            m.compile_rate,
+            m.duplicate_rate,
+            optional(m.pass_at_1),
+            optional(m.pass_at_k),
+            m.samples_per_prompt,
+            m.errors
+        );
+    }
+    out
+}
