@@ -231,3 +231,151 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         .collect();
     Ok(EvalReport { models, matrix })
 }
+
+#[cfg(test)]
+mod tests {
+    use avrlab_store::{NewCandidate, NewRun, VerdictRow};
+
+    use super::*;
+
+    fn generation(
+        task: &str,
+        run_index: u32,
+        sample: u32,
+        candidate: Option<&str>,
+        extraction: &str,
+        correct: &str,
+    ) -> GenerationRow {
+        GenerationRow {
+            id: format!("{task}/{run_index}/{sample}"),
+            task: task.into(),
+            model: "m".into(),
+            format: "chat-p1".into(),
+            fl_offset: 0,
+            fl_effective: 0,
+            run_index,
+            sample,
+            prompt_hash: "h".into(),
+            raw: String::new(),
+            finish_reason: "Stop".into(),
+            tokens_in: None,
+            tokens_out: None,
+            latency_ms: 0,
+            cached: false,
+            error: None,
+            extraction: extraction.into(),
+            candidate_id: candidate.map(str::to_owned),
+            correct: correct.into(),
+        }
+    }
+
+    fn verdict(outcome: &str) -> VerdictRow {
+        VerdictRow {
+            outcome: outcome.into(),
+            reason: String::new(),
+            wall_ms: 1,
+            diagnostics: vec![],
+            phases: vec![],
+            tests: vec![],
+        }
+    }
+
+    /// Two tasks, two runs, two samples each: task a is fixed exactly in run 0 only; task b gets a
+    /// plausible (not exact) fix in run 1 and an uncompilable one in run 0, plus a duplicate.
+    #[test]
+    fn counts_come_from_the_stored_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("r.sqlite")).unwrap();
+        let run = NewRun {
+            id: "e".into(),
+            benchmark: "demo".into(),
+            mode: "eval".into(),
+            input_hash: "h".into(),
+            config: r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0}"#.into(),
+        };
+        let candidate = |id: &str, task: &str| NewCandidate {
+            id: id.into(),
+            task: task.into(),
+            label: id.into(),
+            kind: "diff".into(),
+            content: id.into(),
+        };
+        let candidates = [
+            candidate("a0", "a"),
+            candidate("b0", "b"),
+            candidate("b1", "b"),
+        ];
+        let generations = [
+            generation("a", 0, 0, Some("a0"), "candidate", "Exact"),
+            generation("a", 0, 1, None, "NoCode", "Unknown"),
+            generation("a", 1, 0, None, "NoCode", "Unknown"),
+            generation("a", 1, 1, None, "EmptyAnswer", "Unknown"),
+            generation("b", 0, 0, Some("b0"), "candidate", "Unknown"),
+            generation("b", 0, 1, Some("b0"), "duplicate", "Unknown"),
+            generation("b", 1, 0, Some("b1"), "candidate", "Unknown"),
+            generation("b", 1, 1, None, "NoCode", "Unknown"),
+        ];
+        store.create_run(&run, &[]).unwrap();
+        store
+            .add_generations("e", &candidates, &generations)
+            .unwrap();
+        store
+            .record_verdict("e", "a0", &verdict("Plausible"))
+            .unwrap();
+        store
+            .record_verdict("e", "b0", &verdict("Uncompilable"))
+            .unwrap();
+        store
+            .record_verdict("e", "b1", &verdict("Plausible"))
+            .unwrap();
+
+        let report = build_eval_report(&store, &["e".to_owned()]).unwrap();
+        let m = &report.models[0];
+        assert_eq!(
+            (m.tasks, m.samples, m.with_candidate, m.distinct_candidates),
+            (2, 8, 4, 3)
+        );
+        assert_eq!((m.plausible_tasks, m.correct_tasks), (2, 1));
+        assert!((m.duplicate_rate - 0.25).abs() < 1e-9);
+        // Two of the four samples with a candidate are uncompilable (b0 and its duplicate).
+        assert!((m.compile_rate - 0.5).abs() < 1e-9);
+        // pass@1 over the four (task, run) prompts: a/0 1 of 2, a/1 0, b/0 0, b/1 1 of 2.
+        assert!((m.pass_at_1.unwrap() - 0.25).abs() < 1e-9);
+        // pass@2: a/0 and b/1 have a plausible sample among their two.
+        assert!((m.pass_at_k.unwrap() - 0.5).abs() < 1e-9);
+        // One plausible task in each run: mean 1, no spread.
+        assert_eq!(m.plausible_across_runs, Some((1.0, 0.0)));
+        assert_eq!(m.to_audit, ["b/1/0"]);
+        assert_eq!(report.matrix["a"], [TaskCell::Correct]);
+        assert_eq!(report.matrix["b"], [TaskCell::Plausible]);
+        let markdown = crate::render(&report, crate::ReportFormat::Markdown);
+        assert!(
+            markdown.contains("| m | chat-p1 | 0 | 2 | 8 | 1 | 2 ("),
+            "{markdown}"
+        );
+        let csv = crate::render(&report, crate::ReportFormat::Csv);
+        assert_eq!(csv.lines().count(), 2);
+    }
+
+    #[test]
+    fn only_eval_runs_have_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("r.sqlite")).unwrap();
+        let run = NewRun {
+            id: "v".into(),
+            benchmark: "demo".into(),
+            mode: "reference".into(),
+            input_hash: "h".into(),
+            config: "{}".into(),
+        };
+        store.create_run(&run, &[]).unwrap();
+        assert!(matches!(
+            build_eval_report(&store, &["v".to_owned()]),
+            Err(ReportError::NotAnEval(..))
+        ));
+        assert!(matches!(
+            build_eval_report(&store, &["nope".to_owned()]),
+            Err(ReportError::UnknownRun(_))
+        ));
+    }
+}
