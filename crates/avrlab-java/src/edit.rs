@@ -111,10 +111,17 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> Result<EditedText, EditErr
             });
         }
     }
-    let mut out = text.to_owned();
-    for e in sorted.iter().rev() {
-        out.replace_range(e.range.clone(), &e.replacement);
+    // Built front to back: replacing ranges in place would move the tail once per edit.
+    let mut out = String::with_capacity(
+        text.len() + sorted.iter().map(|e| e.replacement.len()).sum::<usize>(),
+    );
+    let mut at = 0;
+    for e in &sorted {
+        out.push_str(&text[at..e.range.start]);
+        out.push_str(&e.replacement);
+        at = e.range.end;
     }
+    out.push_str(&text[at..]);
     // Line map: an old line's start byte moves by the length change of every edit before it; a line
     // whose start lies strictly inside an edit was swallowed by it.
     let old_starts = line_starts(text);

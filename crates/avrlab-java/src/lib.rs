@@ -20,6 +20,6 @@ pub use edit::{EditError, EditedText, LineMap, TextEdit, apply_edits};
 pub use locate::{
     LineRange, LocateError, MethodLocation, MethodQuery, enclosing_method, find_method, methods,
 };
-pub use parse::{JavaSource, SyntaxError, parse};
+pub use parse::{JavaSource, Preorder, SyntaxError, parse, preorder};
 pub use symbols::{DeclKind, Declaration, DeclarationTable, identifiers, is_reserved_word};
 pub use tree_sitter::{Node, Tree};

@@ -153,3 +153,57 @@ impl JavaSource {
         (start, end)
     }
 }
+
+/// Every node under `root` (inclusive), in document order, with its parent (`None` for `root`).
+///
+/// One tree cursor does the whole walk: asking a tree-sitter node for its parent re-descends from the
+/// tree's root, and a cursor per node allocates, so both were the cost of whole-file walks.
+pub fn preorder(root: Node<'_>) -> Preorder<'_> {
+    Preorder {
+        cursor: root.walk(),
+        ancestors: Vec::new(),
+        done: false,
+    }
+}
+
+/// The iterator of [`preorder`].
+pub struct Preorder<'a> {
+    cursor: tree_sitter::TreeCursor<'a>,
+    ancestors: Vec<Node<'a>>,
+    done: bool,
+}
+
+impl std::fmt::Debug for Preorder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Preorder")
+            .field("depth", &self.ancestors.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Iterator for Preorder<'a> {
+    type Item = (Node<'a>, Option<Node<'a>>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let node = self.cursor.node();
+        let parent = self.ancestors.last().copied();
+        if self.cursor.goto_first_child() {
+            self.ancestors.push(node);
+        } else {
+            loop {
+                if self.cursor.goto_next_sibling() {
+                    break;
+                }
+                if !self.cursor.goto_parent() {
+                    self.done = true;
+                    break;
+                }
+                self.ancestors.pop();
+            }
+        }
+        Some((node, parent))
+    }
+}

@@ -206,16 +206,10 @@ fn has_override(src: &JavaSource, method: Node<'_>) -> bool {
 
 /// Every identifier (including type identifiers) the file mentions, declared or used.
 pub fn identifiers(source: &JavaSource) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut cursor = source.root().walk();
-    let mut stack = vec![source.root()];
-    while let Some(node) = stack.pop() {
-        if matches!(node.kind(), "identifier" | "type_identifier") {
-            out.insert(source.node_text(node).to_owned());
-        }
-        stack.extend(node.children(&mut cursor));
-    }
-    out
+    crate::preorder(source.root())
+        .filter(|(node, _)| matches!(node.kind(), "identifier" | "type_identifier"))
+        .map(|(node, _)| source.node_text(node).to_owned())
+        .collect()
 }
 
 /// Java's reserved keywords, contextual keywords that cannot name a type or variable everywhere, and

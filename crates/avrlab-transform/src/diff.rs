@@ -22,6 +22,39 @@ pub fn line_correspondence(old: &str, new: &str) -> Vec<Option<usize>> {
     map
 }
 
+/// Like [`line_correspondence`], but a replaced block of as many new lines as old ones also maps line
+/// by line: a one-line fix changes the only line of a one-line method, and the rewrite of that
+/// line's statement can still be found in both versions at the same place.
+pub fn anchor_correspondence(old: &str, new: &str) -> Vec<Option<usize>> {
+    let diff = TextDiff::from_lines(old, new);
+    let mut map = vec![None; diff.old_slices().len()];
+    for op in diff.ops() {
+        match *op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for i in 0..len {
+                    map[old_index + i] = Some(new_index + i + 1);
+                }
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } if old_len == new_len => {
+                for i in 0..old_len {
+                    map[old_index + i] = Some(new_index + i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    map
+}
+
 /// The old-file line ranges a diff changes; an insertion is `[n, n-1]` (before old line `n`).
 pub fn changed_hunks(old: &str, new: &str) -> Vec<LineRange> {
     let diff = TextDiff::from_lines(old, new);

@@ -49,5 +49,5 @@ pub use rename::{RenameEntry, RenameKind, RenameMap, choose_name};
 pub use synonyms::{CaseStyle, SplitIdentifier, SynonymTable, join_identifier, split_identifier};
 pub use task::{
     Localization, Rule, RuleOutcome, RuleReport, TargetMethod, TaskSources, TransformError,
-    TransformOutput, Variant, transform_task,
+    TransformOutput, Variant, transform_task, transform_with_rules,
 };

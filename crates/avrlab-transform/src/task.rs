@@ -9,9 +9,9 @@ use avrlab_java::{
     identifiers, methods, parse,
 };
 
-use crate::diff::{changed_hunks, line_correspondence, unified_diff};
+use crate::diff::{anchor_correspondence, changed_hunks, line_correspondence, unified_diff};
 use crate::rename::{self, RenameKind, RenameMap, RenameScope};
-use crate::scope::resolve;
+use crate::scope::{resolve, resolve_within};
 use crate::structure::{RuleCtx, Site, find_sites, temp_placeholder};
 
 /// One rewrite rule.
@@ -103,19 +103,17 @@ pub enum Variant {
 }
 
 impl Variant {
-    fn structure_rules(self) -> Vec<Rule> {
+    /// The rules this variant applies: renaming first, then the structure rules in
+    /// [`Rule::STRUCTURE`] order.
+    pub fn rules(self) -> Vec<Rule> {
         match self {
-            Variant::Rename | Variant::Rule(Rule::Rename) => Vec::new(),
-            Variant::Structure | Variant::Both => Rule::STRUCTURE.to_vec(),
+            Variant::Rename => vec![Rule::Rename],
+            Variant::Structure => Rule::STRUCTURE.to_vec(),
+            Variant::Both => std::iter::once(Rule::Rename)
+                .chain(Rule::STRUCTURE)
+                .collect(),
             Variant::Rule(r) => vec![r],
         }
-    }
-
-    fn renames(self) -> bool {
-        matches!(
-            self,
-            Variant::Rename | Variant::Both | Variant::Rule(Rule::Rename)
-        )
     }
 }
 
@@ -250,6 +248,78 @@ impl TransformOutput {
     pub fn applied_count(&self) -> usize {
         self.report.iter().filter(|r| r.applied()).count()
     }
+
+    /// The path a project file has after the transformation (a renamed class moves its file).
+    pub fn new_path<'a>(&'a self, original: &'a str) -> &'a str {
+        self.file_renames
+            .iter()
+            .find(|(old, _)| old == original)
+            .map_or(original, |(_, new)| new.as_str())
+    }
+
+    /// Where another localized method of the same task (not the transformed target) is in the
+    /// transformed code: its lines follow the target's rewrites, its name follows the renames, and
+    /// its hunks are the translated reference's changes inside it. `None` when the method's first
+    /// line did not survive unchanged (it cannot be found again with certainty).
+    pub fn relocate(&self, input: &TaskSources, other: &TargetMethod) -> Option<Localization> {
+        let original = input.files.get(&other.file)?;
+        let file = self.new_path(&other.file).to_owned();
+        let transformed = self.files.get(&file)?;
+        let corr = line_correspondence(original, transformed);
+        // Renaming keeps line counts and structure rules change lines only inside the target, so
+        // the nearest unchanged line at or before the method's first line anchors it (its own
+        // first line changes when its name or a parameter type is renamed).
+        let first = other.method_lines.start.checked_sub(1)?;
+        let start = (0..=first)
+            .rev()
+            .find_map(|i| corr.get(i).copied().flatten().map(|n| n + (first - i)))?;
+        let method = methods(&parse(transformed))
+            .into_iter()
+            .find(|m| m.lines.start == start)?;
+        let hunks = relocated_hunks(
+            original,
+            transformed,
+            self.fixed_files.get(&file).map(String::as_str),
+            method.lines,
+            &other.hunks,
+        );
+        Some(Localization {
+            file,
+            method: method.name,
+            method_lines: method.lines,
+            hunks,
+        })
+    }
+}
+
+/// The hunks of a method in the transformed file: the translated reference's changes inside the
+/// method when there is a fixed version, else the original hunks carried over line by line.
+fn relocated_hunks(
+    original: &str,
+    transformed: &str,
+    fixed: Option<&str>,
+    method_lines: LineRange,
+    original_hunks: &[LineRange],
+) -> Vec<LineRange> {
+    if let Some(f) = fixed {
+        return changed_hunks(transformed, f)
+            .into_iter()
+            .filter(|h| method_lines.touches(*h) || method_lines.contains(*h))
+            .collect();
+    }
+    let corr = line_correspondence(original, transformed);
+    let map = |l: usize| corr.get(l.wrapping_sub(1)).copied().flatten();
+    original_hunks
+        .iter()
+        .map(|h| {
+            if h.is_insertion() {
+                let s = map(h.start).unwrap_or(h.start);
+                LineRange::new(s, s - 1)
+            } else {
+                LineRange::new(map(h.start).unwrap_or(h.start), map(h.end).unwrap_or(h.end))
+            }
+        })
+        .collect()
 }
 
 /// Why a task cannot be transformed at all (declined rules are not errors: they are in the report).
@@ -298,6 +368,17 @@ fn parse_clean(file: &str, text: &str) -> Result<JavaSource, TransformError> {
 pub fn transform_task(
     input: &TaskSources,
     variant: Variant,
+    seed: u64,
+) -> Result<TransformOutput, TransformError> {
+    transform_with_rules(input, &variant.rules(), seed)
+}
+
+/// Transforms a task with exactly the given rules (any order; structure rules run in
+/// [`Rule::STRUCTURE`] order, then renaming). A caller that verifies by execution uses it to retry
+/// without the rules that failed verification.
+pub fn transform_with_rules(
+    input: &TaskSources,
+    rules: &[Rule],
     seed: u64,
 ) -> Result<TransformOutput, TransformError> {
     let target_file = input.target.file.clone();
@@ -349,32 +430,35 @@ pub fn transform_task(
         }
     }
 
-    let rules = variant.structure_rules();
-    if !rules.is_empty() {
+    let structure_rules: Vec<Rule> = Rule::STRUCTURE
+        .into_iter()
+        .filter(|r| rules.contains(r))
+        .collect();
+    if !structure_rules.is_empty() {
         let mut used = all_identifiers(&parsed, &fixed);
         let (new_vul, new_fix, rule_reports) = apply_structure(
             StructureInput {
                 file: &target_file,
-                vul: &files[&target_file],
+                vul: &parsed[&target_file],
                 fixed: fixed.get(&target_file).map(String::as_str),
                 method_start,
                 java_version: input.java_version,
                 decls: &decls,
             },
-            &rules,
+            &structure_rules,
             &mut used,
         );
         report.extend(rule_reports);
-        files.insert(target_file.clone(), new_vul);
+        files.insert(target_file.clone(), new_vul.text().to_owned());
         if let Some(f) = new_fix {
             fixed.insert(target_file.clone(), f);
         }
-        parsed.insert(target_file.clone(), parse(&files[&target_file]));
+        parsed.insert(target_file.clone(), new_vul);
     }
 
     let mut rename_map = RenameMap::default();
     let mut file_renames = Vec::new();
-    if variant.renames() {
+    if rules.contains(&Rule::Rename) {
         let (map, notes, new_files, new_fixed) = apply_rename(
             &parsed,
             &unparsable,
@@ -444,29 +528,13 @@ pub fn transform_task(
         .into_iter()
         .find(|m| m.lines.start == method_start)
         .expect("rewrites keep the target method's first line");
-    let hunks = match fixed.get(&new_target) {
-        Some(f) => changed_hunks(&files[&new_target], f)
-            .into_iter()
-            .filter(|h| method_now.lines.touches(*h) || method_now.lines.contains(*h))
-            .collect(),
-        None => {
-            let corr = line_correspondence(target_text, &files[&new_target]);
-            let map = |l: usize| corr.get(l.wrapping_sub(1)).copied().flatten();
-            input
-                .target
-                .hunks
-                .iter()
-                .map(|h| {
-                    if h.is_insertion() {
-                        let s = map(h.start).unwrap_or(h.start);
-                        LineRange::new(s, s - 1)
-                    } else {
-                        LineRange::new(map(h.start).unwrap_or(h.start), map(h.end).unwrap_or(h.end))
-                    }
-                })
-                .collect()
-        }
-    };
+    let hunks = relocated_hunks(
+        target_text,
+        &files[&new_target],
+        fixed.get(&new_target).map(String::as_str),
+        method_now.lines,
+        &input.target.hunks,
+    );
     let mut reference_diff = String::new();
     for (path, text) in &fixed {
         reference_diff.push_str(&unified_diff(path, path, &files[path], text));
@@ -504,7 +572,7 @@ fn all_identifiers(
 
 struct StructureInput<'a> {
     file: &'a str,
-    vul: &'a str,
+    vul: &'a JavaSource,
     fixed: Option<&'a str>,
     method_start: usize,
     java_version: u32,
@@ -528,30 +596,31 @@ fn apply_structure(
     input: StructureInput<'_>,
     rules: &[Rule],
     used: &mut BTreeSet<String>,
-) -> (String, Option<String>, Vec<RuleReport>) {
+) -> (JavaSource, Option<String>, Vec<RuleReport>) {
     let mut reports = Vec::new();
-    let vul_src = parse(input.vul);
+    let vul_src = input.vul;
     let fix_src = input.fixed.map(parse);
-    let corr = input.fixed.map(|f| line_correspondence(input.vul, f));
+    let corr = input
+        .fixed
+        .map(|f| anchor_correspondence(input.vul.text(), f));
     let map_line = |l: usize| -> Option<usize> {
         corr.as_ref()
             .map_or(Some(l), |c| c.get(l.wrapping_sub(1)).copied().flatten())
     };
-    let Some(vul_method) = method_node_at(&vul_src, input.method_start) else {
-        return (
-            input.vul.to_owned(),
-            input.fixed.map(str::to_owned),
-            reports,
-        );
+    let Some(vul_method) = method_node_at(vul_src, input.method_start) else {
+        return (input.vul.clone(), input.fixed.map(str::to_owned), reports);
     };
     let fix_method = fix_src.as_ref().and_then(|src| {
         let line = map_line(input.method_start)?;
         method_node_at(src, line)
     });
-    let vul_res = resolve(&vul_src);
-    let fix_res = fix_src.as_ref().map(resolve);
+    let vul_res = resolve_within(vul_src, vul_method);
+    let fix_res = fix_src
+        .as_ref()
+        .zip(fix_method)
+        .map(|(src, m)| resolve_within(src, m));
     let vul_ctx = RuleCtx {
-        src: &vul_src,
+        src: vul_src,
         method: vul_method,
         java_version: input.java_version,
         decls: input.decls,
@@ -677,9 +746,10 @@ fn apply_structure(
             })
             .collect()
     };
-    let attempt = |sites: &[&Pair]| -> Option<(String, Option<String>)> {
-        let v = apply_edits(input.vul, &edits_of(sites, false)).ok()?;
-        if !parse(&v.text).errors().is_empty() {
+    let attempt = |sites: &[&Pair]| -> Option<(JavaSource, Option<String>)> {
+        let v = apply_edits(input.vul.text(), &edits_of(sites, false)).ok()?;
+        let v = parse(&v.text);
+        if !v.errors().is_empty() {
             return None;
         }
         let f = match input.fixed {
@@ -692,14 +762,14 @@ fn apply_structure(
             }
             None => None,
         };
-        Some((v.text, f))
+        Some((v, f))
     };
     let all: Vec<&Pair> = chosen.iter().collect();
     let (kept, result) = match attempt(&all) {
         Some(r) => (all, r),
         None => {
             let mut kept: Vec<&Pair> = Vec::new();
-            let mut result = (input.vul.to_owned(), input.fixed.map(str::to_owned));
+            let mut result = (input.vul.clone(), input.fixed.map(str::to_owned));
             for p in &chosen {
                 let mut trial = kept.clone();
                 trial.push(p);

@@ -57,15 +57,7 @@ pub(crate) fn temp_placeholder(i: usize) -> String {
 /// Runs one rule over the method.
 pub(crate) fn find_sites(rule: Rule, ctx: &RuleCtx<'_>) -> Vec<Site> {
     let mut out = Vec::new();
-    let mut stack = vec![ctx.method];
-    let mut nodes = Vec::new();
-    while let Some(node) = stack.pop() {
-        nodes.push(node);
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
-    }
-    for node in nodes {
+    for node in descendants(ctx.method) {
         let site = match rule {
             Rule::IfFlip => control::if_flip(ctx, node),
             Rule::ForToWhile => control::for_to_while(ctx, node),
@@ -175,14 +167,7 @@ impl RuleCtx<'_> {
 
 /// All nodes under (and including) `node`, in document order.
 pub(crate) fn descendants<'a>(node: Node<'a>) -> impl Iterator<Item = Node<'a>> {
-    let mut stack = vec![node];
-    std::iter::from_fn(move || {
-        let n = stack.pop()?;
-        let mut cursor = n.walk();
-        let children: Vec<Node<'a>> = n.children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
-        Some(n)
-    })
+    avrlab_java::preorder(node).map(|(n, _)| n)
 }
 
 /// Adds `extra` indentation to every line of `text` after the first.

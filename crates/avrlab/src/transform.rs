@@ -1,0 +1,783 @@
+//! Transformed benchmarks: each task rewritten by `avrlab-transform` (renamed identifiers,
+//! restructured code), written in the task format, and kept only once execution shows that it still
+//! behaves like the original — its vulnerable state compiles and fails its PoV tests, and its
+//! translated reference fix is `Plausible`.
+//!
+//! A rewrite that fails verification is not kept. All rules are tried at once first (one
+//! verification when everything is fine); on failure the applied rules are bisected, so a bad rule
+//! costs about `2 log2(rules)` verifications, and every rule that fails on its own is rolled back and
+//! reported with the outcome that condemned it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use avrlab_bench::{
+    CheckoutError, ProjectSource, RegressionTests, Task, TaskError, TaskKind, apply_to_text,
+    copy_project,
+};
+use avrlab_exec::GitError;
+use avrlab_transform::{
+    LineRange, Localization, RenameKind, Rule, RuleOutcome, TargetMethod, TaskSources,
+    TransformError, TransformOutput, Variant, split_identifier, transform_with_rules,
+};
+use avrlab_validate::{Candidate, Outcome, ValidateError, Validator};
+
+/// Why a task could not be transformed (a rolled-back rule is not an error: it is in the report).
+#[derive(Debug, thiserror::Error)]
+pub enum TransformTaskError {
+    /// The task's folder project could not be copied or its state diffs do not apply.
+    #[error("materialize the state of task {task}")]
+    Checkout {
+        /// The task.
+        task: String,
+        /// What went wrong.
+        #[source]
+        source: Box<CheckoutError>,
+    },
+    /// The task's git project could not be checked out.
+    #[error("check out the project of task {task}")]
+    Git {
+        /// The task.
+        task: String,
+        /// What git said.
+        #[source]
+        source: GitError,
+    },
+    /// A file of the task state could not be read, or a folder of the output written.
+    #[error("access {}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The task has no reference fix or no localization, or its reference fix cannot be carried
+    /// over (it creates or deletes a file, or changes a file that is not Java).
+    #[error("transform task {task}: {reason}")]
+    Unsupported {
+        /// The task.
+        task: String,
+        /// Why.
+        reason: String,
+    },
+    /// The transformer refused the task (unparsable Java, a method not where the task says).
+    #[error("task {task}")]
+    Transform {
+        /// The task.
+        task: String,
+        /// Why.
+        #[source]
+        source: Box<TransformError>,
+    },
+    /// The written task does not load (a bug in the writer).
+    #[error("load the transformed task {task}")]
+    Load {
+        /// The task.
+        task: String,
+        /// Why.
+        #[source]
+        source: Box<TaskError>,
+    },
+    /// Verification could not run (infrastructure: Maven, JDK, sandbox, disk).
+    #[error("verify the transformed task {task}")]
+    Validate {
+        /// The task.
+        task: String,
+        /// Why.
+        #[source]
+        source: Box<ValidateError>,
+    },
+}
+
+impl TransformTaskError {
+    /// Whether the error is the input's fault (a bad task) rather than the machine's.
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            Self::Unsupported { .. } | Self::Transform { .. } | Self::Checkout { .. }
+        )
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TransformTaskError + '_ {
+    move |source| TransformTaskError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// A task read for transformation: its state on disk and the sources the transformer reads.
+#[derive(Debug)]
+pub struct TaskInput {
+    /// The original task.
+    pub task: Task,
+    /// The folder holding the task state (the project with `state` diffs applied).
+    pub state: PathBuf,
+    /// The state's Java files, the target method and the fixed files.
+    pub sources: TaskSources,
+    /// The task's other localized methods (they move with the rewrite but are not rewritten).
+    pub others: Vec<TargetMethod>,
+}
+
+fn target_of(loc: &avrlab_bench::Localization) -> TargetMethod {
+    let line = |l: u32| l as usize;
+    TargetMethod {
+        file: loc.file.clone(),
+        method: Some(loc.method.clone()),
+        method_lines: LineRange::new(line(loc.method_lines.0), line(loc.method_lines.1)),
+        hunks: loc
+            .hunks
+            .iter()
+            .map(|h| LineRange::new(line(h.0), line(h.1)))
+            .collect(),
+    }
+}
+
+/// Every `.java` file under `root` (build output and `.git` skipped), by `/`-separated relative path.
+fn java_files(root: &Path) -> Result<BTreeMap<String, String>, TransformTaskError> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let dir = root.join(&rel);
+        for entry in std::fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let entry = entry.map_err(io_err(&dir))?;
+            let kind = entry.file_type().map_err(io_err(&entry.path()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let child = rel.join(&name);
+            if kind.is_dir() && !matches!(name.as_str(), "target" | "build" | ".git") {
+                stack.push(child);
+            } else if kind.is_file() && name.ends_with(".java") {
+                let path = root.join(&child);
+                let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+                let key = child
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.insert(key, text);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Materializes the task state under `scratch/<task id>` and reads its sources.
+pub fn read_task(
+    task: &Task,
+    scratch: &Path,
+    mirrors: Option<&Path>,
+) -> Result<TaskInput, TransformTaskError> {
+    let unsupported = |reason: String| TransformTaskError::Unsupported {
+        task: task.id.clone(),
+        reason,
+    };
+    let state = scratch.join(&task.id);
+    if state.exists() {
+        std::fs::remove_dir_all(&state).map_err(io_err(&state))?;
+    }
+    let checkout_err = |source| TransformTaskError::Checkout {
+        task: task.id.clone(),
+        source: Box::new(source),
+    };
+    match &task.project {
+        ProjectSource::Folder(folder) => copy_project(folder, &state).map_err(checkout_err)?,
+        ProjectSource::Git { url, commit } => {
+            avrlab_exec::checkout_git_project(url, commit, mirrors, &state).map_err(|source| {
+                TransformTaskError::Git {
+                    task: task.id.clone(),
+                    source,
+                }
+            })?;
+            // The transformed task ships its state as a folder; git metadata has no place in it.
+            let git = state.join(".git");
+            if git.exists() {
+                std::fs::remove_dir_all(&git).map_err(io_err(&git))?;
+            }
+        }
+    }
+    task.reach_state(&state).map_err(checkout_err)?;
+    let files = java_files(&state)?;
+    let reference = task
+        .reference
+        .as_ref()
+        .ok_or_else(|| unsupported("it has no reference fix to carry over".into()))?;
+    let mut fixed_files = BTreeMap::new();
+    for diff in &reference.files {
+        if diff.created || diff.deleted || diff.old_path != diff.new_path {
+            return Err(unsupported(format!(
+                "its reference fix creates, deletes or moves {}; only changes to existing files \
+                 can be carried over",
+                diff.new_path
+            )));
+        }
+        let base = fixed_files
+            .get(&diff.old_path)
+            .or_else(|| files.get(&diff.old_path))
+            .ok_or_else(|| {
+                unsupported(format!(
+                    "its reference fix changes {}, which is not a Java file of the task state",
+                    diff.old_path
+                ))
+            })?;
+        let fixed = apply_to_text(diff, base).map_err(|e| {
+            unsupported(format!(
+                "its reference fix does not apply to {}: {e}",
+                diff.old_path
+            ))
+        })?;
+        fixed_files.insert(diff.old_path.clone(), fixed);
+    }
+    let mut locs = task.localization.iter().map(target_of);
+    let target = locs
+        .next()
+        .ok_or_else(|| unsupported("it has no localization".into()))?;
+    Ok(TaskInput {
+        task: task.clone(),
+        state,
+        sources: TaskSources {
+            files,
+            target,
+            fixed_files,
+            java_version: task.build.jdk,
+        },
+        others: locs.collect(),
+    })
+}
+
+/// The transformed task's id: the original's with the variant as suffix (`demo-xxe-config-both`).
+pub fn transformed_id(task: &Task, variant: Variant) -> String {
+    format!("{}-{variant}", task.id)
+}
+
+/// One rewrite of a task, ready to be written.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// The rules it was made with.
+    pub rules: Vec<Rule>,
+    /// What the transformer produced.
+    pub output: TransformOutput,
+    /// Every localization entry in the transformed code (the target first).
+    pub localization: Vec<Localization>,
+}
+
+impl Rewrite {
+    /// The rules that applied at least one site.
+    pub fn applied_rules(&self) -> Vec<Rule> {
+        let applied: BTreeSet<Rule> = self
+            .output
+            .report
+            .iter()
+            .filter(|r| r.applied())
+            .map(|r| r.rule)
+            .collect();
+        self.rules
+            .iter()
+            .copied()
+            .filter(|r| applied.contains(r))
+            .collect()
+    }
+
+    /// How many sites `rule` applied at.
+    pub fn applied_sites(&self, rule: Rule) -> usize {
+        self.output
+            .report
+            .iter()
+            .filter(|r| r.rule == rule && r.applied())
+            .count()
+    }
+}
+
+/// Transforms a task's sources with `rules`.
+pub fn rewrite(
+    input: &TaskInput,
+    rules: &[Rule],
+    seed: u64,
+) -> Result<Rewrite, TransformTaskError> {
+    let task = &input.task.id;
+    let output = transform_with_rules(&input.sources, rules, seed).map_err(|source| {
+        TransformTaskError::Transform {
+            task: task.clone(),
+            source: Box::new(source),
+        }
+    })?;
+    let mut localization = vec![output.localization.clone()];
+    for other in &input.others {
+        let moved = output.relocate(&input.sources, other).ok_or_else(|| {
+            TransformTaskError::Unsupported {
+                task: task.clone(),
+                reason: format!(
+                    "its localized method at {}:{} cannot be found again after the rewrite",
+                    other.file, other.method_lines.start
+                ),
+            }
+        })?;
+        localization.push(moved);
+    }
+    Ok(Rewrite {
+        rules: rules.to_vec(),
+        output,
+        localization,
+    })
+}
+
+/// TOML basic string (JSON string escapes are a subset of TOML's).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("strings serialize")
+}
+
+/// The `[policy]` table of the original `task.toml`, verbatim, with moved files renamed.
+fn policy_section(task: &Task, output: &TransformOutput) -> String {
+    let text = std::fs::read_to_string(task.dir.join("task.toml")).unwrap_or_default();
+    let mut section = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let header = line.trim_start().starts_with('[');
+        if header {
+            inside = line.trim() == "[policy]";
+        }
+        if inside {
+            section.push_str(line);
+            section.push('\n');
+        }
+    }
+    for (old, new) in &output.file_renames {
+        section = section.replace(old.as_str(), new);
+    }
+    section
+}
+
+/// Renames in prose: types and multi-word names only, so that an English word in the description
+/// is never mistaken for a one-word local or method name.
+fn rename_prose(rewrite: &Rewrite, text: &str) -> String {
+    let mut map = rewrite.output.rename_map.clone();
+    map.entries
+        .retain(|e| e.kind == RenameKind::Type || split_identifier(&e.original).words.len() > 1);
+    map.apply(text)
+}
+
+fn task_toml(input: &TaskInput, new_id: &str, rewrite: &Rewrite) -> String {
+    let task = &input.task;
+    let mut t = String::new();
+    let _ = writeln!(t, "format_version = 1");
+    let _ = writeln!(t, "id = {}", quoted(new_id));
+    let kind = match task.kind {
+        TaskKind::Repair => "repair",
+        TaskKind::Feature => "feature",
+    };
+    let _ = writeln!(t, "kind = {}", quoted(kind));
+    if let Some(cve) = &task.cve {
+        let _ = writeln!(t, "cve = {}", quoted(cve));
+    }
+    let cwes: Vec<String> = task.cwe.iter().map(ToString::to_string).collect();
+    let _ = writeln!(t, "cwe = [{}]", cwes.join(", "));
+    let _ = writeln!(
+        t,
+        "description = {}",
+        quoted(&rename_prose(rewrite, &task.description))
+    );
+    let _ = writeln!(t, "\n[project]\npath = \"project\"");
+    let args: Vec<String> = task.build.extra_args.iter().map(|a| quoted(a)).collect();
+    let _ = writeln!(
+        t,
+        "\n[build]\nsystem = \"maven\"\njdk = {}\nmodule = {}\nmaven_args = [{}]",
+        task.build.jdk,
+        quoted(&task.build.module.to_string_lossy()),
+        args.join(", ")
+    );
+    let names = |list: &[avrlab_bench::TestName]| -> String {
+        list.iter()
+            .map(|n| quoted(&n.to_string()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        t,
+        "\n[oracle]\npov_tests = [{}]",
+        names(&task.oracle.pov_tests)
+    );
+    match &task.oracle.regression_tests {
+        RegressionTests::AllOthers => {
+            let _ = writeln!(t, "regression_tests = \"all-others\"");
+        }
+        RegressionTests::Listed(list) => {
+            let _ = writeln!(t, "regression_tests = [{}]", names(list));
+        }
+    }
+    for loc in &rewrite.localization {
+        let hunks: Vec<String> = loc
+            .hunks
+            .iter()
+            .map(|h| format!("[{}, {}]", h.start, h.end))
+            .collect();
+        let _ = writeln!(
+            t,
+            "\n[[localization]]\nfile = {}\nmethod = {}\nmethod_lines = [{}, {}]\nhunks = [{}]",
+            quoted(&loc.file),
+            quoted(&loc.method),
+            loc.method_lines.start,
+            loc.method_lines.end,
+            hunks.join(", ")
+        );
+    }
+    let _ = writeln!(t, "\n[reference]\npatch = \"reference.diff\"");
+    let policy = policy_section(task, &rewrite.output);
+    if !policy.is_empty() {
+        let _ = write!(t, "\n{policy}");
+    }
+    t
+}
+
+/// The rename map file: what the transformed task's names were, so that a patch written against it
+/// can be translated back (`restore`: every renamed token becomes its original).
+pub fn rename_map_json(
+    input: &TaskInput,
+    variant: Variant,
+    seed: u64,
+    rewrite: &Rewrite,
+) -> serde_json::Value {
+    let kind = |k: RenameKind| match k {
+        RenameKind::Local => "local",
+        RenameKind::Method => "method",
+        RenameKind::Field => "field",
+        RenameKind::Type => "type",
+    };
+    serde_json::json!({
+        "format_version": 1,
+        "original_task": input.task.id,
+        "variant": variant.to_string(),
+        "seed": seed,
+        "rules": rewrite.rules.iter().map(|r| r.name()).collect::<Vec<_>>(),
+        "renames": rewrite.output.rename_map.entries.iter().map(|e| serde_json::json!({
+            "kind": kind(e.kind),
+            "original": e.original,
+            "renamed": e.renamed,
+        })).collect::<Vec<_>>(),
+        "file_renames": rewrite.output.file_renames.iter().map(|(from, to)| serde_json::json!({
+            "original": from,
+            "renamed": to,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Writes the transformed task into `dest` (which is replaced): `task.toml`, `reference.diff`,
+/// `rename-map.json` and `project/` (the task state with the rewritten files, moved files moved).
+pub fn write_task(
+    input: &TaskInput,
+    new_id: &str,
+    variant: Variant,
+    seed: u64,
+    rewrite: &Rewrite,
+    dest: &Path,
+) -> Result<(), TransformTaskError> {
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(io_err(dest))?;
+    }
+    let project = dest.join("project");
+    copy_project(&input.state, &project).map_err(|source| TransformTaskError::Checkout {
+        task: input.task.id.clone(),
+        source: Box::new(source),
+    })?;
+    for (old, _) in &rewrite.output.file_renames {
+        let path = project.join(old);
+        std::fs::remove_file(&path).map_err(io_err(&path))?;
+    }
+    for (path, text) in &rewrite.output.files {
+        if input.sources.files.get(path) != Some(text) {
+            let full = project.join(path);
+            std::fs::write(&full, text).map_err(io_err(&full))?;
+        }
+    }
+    let write = |name: &str, text: String| {
+        let path = dest.join(name);
+        std::fs::write(&path, text).map_err(io_err(&path))
+    };
+    write("task.toml", task_toml(input, new_id, rewrite))?;
+    write("reference.diff", rewrite.output.reference_diff.clone())?;
+    let map = rename_map_json(input, variant, seed, rewrite);
+    write(
+        "rename-map.json",
+        serde_json::to_string_pretty(&map).expect("json serializes") + "\n",
+    )?;
+    Ok(())
+}
+
+/// What execution showed about one written rewrite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// The outcome of the vulnerable state (must be `PovFailing`).
+    pub vulnerable: Outcome,
+    /// The outcome of the translated reference fix (must be `Plausible`); `None` when the vulnerable
+    /// state already failed the check.
+    pub reference: Option<Outcome>,
+    /// The validator's reason for the first outcome that was not as required.
+    pub reason: String,
+}
+
+impl Check {
+    /// Whether the rewrite behaves like the original.
+    pub fn passed(&self) -> bool {
+        self.vulnerable == Outcome::PovFailing && self.reference == Some(Outcome::Plausible)
+    }
+
+    /// One line: what failed and why.
+    pub fn describe(&self) -> String {
+        match self.reference {
+            _ if self.vulnerable != Outcome::PovFailing => format!(
+                "the vulnerable state was {} instead of PovFailing ({})",
+                self.vulnerable, self.reason
+            ),
+            Some(Outcome::Plausible) => "verified".to_owned(),
+            Some(o) => format!(
+                "the translated reference fix was {o} instead of Plausible ({})",
+                self.reason
+            ),
+            None => "not checked".to_owned(),
+        }
+    }
+}
+
+/// Validates a written task with the oracle: its vulnerable state, then its reference fix.
+pub fn verify(
+    validator: &Validator,
+    task_dir: &Path,
+    slot: &str,
+    prepare_lock: &std::sync::Mutex<()>,
+) -> Result<Check, TransformTaskError> {
+    let task =
+        Task::load(&task_dir.join("task.toml")).map_err(|source| TransformTaskError::Load {
+            task: task_dir.display().to_string(),
+            source: Box::new(source),
+        })?;
+    let validate_err = |source| TransformTaskError::Validate {
+        task: task.id.clone(),
+        source: Box::new(source),
+    };
+    // Two first warm-ups of one build file must not fill the Maven repository at once.
+    let prepared = {
+        let _guard = prepare_lock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        validator.prepare(&task).map_err(validate_err)?
+    };
+    let vulnerable = validator
+        .validate(&prepared, &Candidate::Unchanged, slot)
+        .map_err(validate_err)?;
+    if vulnerable.outcome != Outcome::PovFailing {
+        return Ok(Check {
+            vulnerable: vulnerable.outcome,
+            reference: None,
+            reason: vulnerable.reason,
+        });
+    }
+    let patch = task
+        .reference
+        .clone()
+        .ok_or_else(|| TransformTaskError::Unsupported {
+            task: task.id.clone(),
+            reason: "the transformed task lost its reference fix".into(),
+        })?;
+    let fixed = validator
+        .validate(&prepared, &Candidate::Diff(patch), slot)
+        .map_err(validate_err)?;
+    Ok(Check {
+        vulnerable: vulnerable.outcome,
+        reference: Some(fixed.outcome),
+        reason: fixed.reason,
+    })
+}
+
+/// A rule whose rewrites failed verification and were taken out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RolledBack {
+    /// The rule.
+    pub rule: Rule,
+    /// How many sites it had applied at in the first, all-rules rewrite.
+    pub sites: usize,
+    /// What execution showed with it.
+    pub reason: String,
+}
+
+/// The end of one task's transformation.
+#[derive(Debug, Clone)]
+pub struct TaskResult {
+    /// The original task's id.
+    pub task: String,
+    /// The transformed task's id.
+    pub new_id: String,
+    /// The verified rewrite that was kept, or `None` when no rewrite survived.
+    pub kept: Option<Rewrite>,
+    /// The rules taken out, with why.
+    pub rolled_back: Vec<RolledBack>,
+    /// How many rewrites were run through the oracle.
+    pub verifications: usize,
+    /// Why nothing was kept, when nothing was.
+    pub omitted: Option<String>,
+}
+
+/// How to check one written rewrite (the oracle in production; anything in tests).
+pub type Verifier<'a> = dyn FnMut(&Path) -> Result<Check, TransformTaskError> + 'a;
+
+/// Transforms one task with `rules`, writes it to `dest`, verifies it, and rolls back rules until
+/// what is left verifies. On return `dest` holds the kept rewrite, or does not exist.
+pub fn transform_verified(
+    input: &TaskInput,
+    variant: Variant,
+    seed: u64,
+    dest: &Path,
+    verify: &mut Verifier<'_>,
+) -> Result<TaskResult, TransformTaskError> {
+    let new_id = transformed_id(&input.task, variant);
+    let mut result = TaskResult {
+        task: input.task.id.clone(),
+        new_id: new_id.clone(),
+        kept: None,
+        rolled_back: Vec::new(),
+        verifications: 0,
+        omitted: None,
+    };
+    let first = rewrite(input, &variant.rules(), seed)?;
+    let applied = first.applied_rules();
+    if applied.is_empty() {
+        result.omitted = Some("no rule applied anywhere in the target method".into());
+        return Ok(result);
+    }
+    let first_sites: BTreeMap<Rule, usize> = applied
+        .iter()
+        .map(|r| (*r, first.applied_sites(*r)))
+        .collect();
+    let mut search = Search {
+        input,
+        variant,
+        seed,
+        dest,
+        new_id: &new_id,
+        verify,
+        verifications: 0,
+        failures: BTreeMap::new(),
+    };
+    let (kept_rules, kept) = search.largest_verified(Vec::new(), None, &applied, Some(first))?;
+    result.verifications = search.verifications;
+    for rule in &applied {
+        if !kept_rules.contains(rule) {
+            result.rolled_back.push(RolledBack {
+                rule: *rule,
+                sites: first_sites.get(rule).copied().unwrap_or(0),
+                reason: search
+                    .failures
+                    .get(rule)
+                    .cloned()
+                    .unwrap_or_else(|| "failed verification with other rules".into()),
+            });
+        }
+    }
+    match kept {
+        Some(rewrite) => {
+            // The last rewrite written may be a failed attempt: write the kept one back.
+            write_task(input, &new_id, variant, seed, &rewrite, dest)?;
+            result.kept = Some(rewrite);
+        }
+        None => {
+            if dest.exists() {
+                std::fs::remove_dir_all(dest).map_err(io_err(dest))?;
+            }
+            result.omitted = Some("every rule that applied failed verification".into());
+        }
+    }
+    Ok(result)
+}
+
+struct Search<'a, 'v> {
+    input: &'a TaskInput,
+    variant: Variant,
+    seed: u64,
+    dest: &'a Path,
+    new_id: &'a str,
+    verify: &'a mut Verifier<'v>,
+    verifications: usize,
+    /// Why a rule failed when it was tried alone on top of the verified ones.
+    failures: BTreeMap<Rule, String>,
+}
+
+impl Search<'_, '_> {
+    fn attempt(
+        &mut self,
+        rules: &[Rule],
+        prepared: Option<Rewrite>,
+    ) -> Result<(Rewrite, Check), TransformTaskError> {
+        let rewrite = match prepared {
+            Some(r) => r,
+            None => rewrite(self.input, rules, self.seed)?,
+        };
+        write_task(
+            self.input,
+            self.new_id,
+            self.variant,
+            self.seed,
+            &rewrite,
+            self.dest,
+        )?;
+        self.verifications += 1;
+        let check = (self.verify)(self.dest)?;
+        Ok((rewrite, check))
+    }
+
+    /// The largest set `base ∪ S` (S ⊆ `candidates`) found by bisection that verifies, with its
+    /// rewrite (`base_rewrite`: the verified rewrite of `base`, `None` for no rules).
+    fn largest_verified(
+        &mut self,
+        base: Vec<Rule>,
+        base_rewrite: Option<Rewrite>,
+        candidates: &[Rule],
+        prepared: Option<Rewrite>,
+    ) -> Result<(Vec<Rule>, Option<Rewrite>), TransformTaskError> {
+        if candidates.is_empty() {
+            return Ok((base, base_rewrite));
+        }
+        let mut trial: Vec<Rule> = base.iter().chain(candidates).copied().collect();
+        trial.sort();
+        let (rewrite, check) = self.attempt(&trial, prepared)?;
+        if check.passed() {
+            return Ok((trial, Some(rewrite)));
+        }
+        if let [rule] = candidates {
+            self.failures.insert(*rule, check.describe());
+            return Ok((base, base_rewrite));
+        }
+        let (left, right) = candidates.split_at(candidates.len() / 2);
+        let (base, base_rewrite) = self.largest_verified(base, base_rewrite, left, None)?;
+        self.largest_verified(base, base_rewrite, right, None)
+    }
+}
+
+/// Per-rule totals over a benchmark.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RuleCounts {
+    /// Sites where the rule's rewrite is in a kept task.
+    pub applied: usize,
+    /// Sites where the rule declined (or its rewrite was dropped by the transformer).
+    pub declined: usize,
+    /// Sites whose rewrite failed verification and was taken out.
+    pub rolled_back: usize,
+}
+
+/// Adds up the rule reports of every task.
+pub fn rule_counts(results: &[TaskResult]) -> BTreeMap<Rule, RuleCounts> {
+    let mut counts: BTreeMap<Rule, RuleCounts> = BTreeMap::new();
+    for r in results {
+        if let Some(kept) = &r.kept {
+            for report in &kept.output.report {
+                let c = counts.entry(report.rule).or_default();
+                match report.outcome {
+                    RuleOutcome::Applied { .. } => c.applied += 1,
+                    RuleOutcome::Declined { .. } => c.declined += 1,
+                }
+            }
+        }
+        for rb in &r.rolled_back {
+            counts.entry(rb.rule).or_default().rolled_back += rb.sites;
+        }
+    }
+    counts
+}
