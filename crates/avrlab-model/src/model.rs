@@ -1,5 +1,6 @@
 //! The `Model` trait every backend implements, and the request, parameters and generations it speaks.
 
+use std::path::Path;
 use std::time::Duration;
 
 use avrlab_prompt::{Prompt, VulnerableMethod};
@@ -48,6 +49,9 @@ pub struct Request<'a> {
     /// The method the prompt was rendered from, already moved by any fault-localization offset;
     /// backends that do not read text (the template baseline) work on it.
     pub method: Option<&'a VulnerableMethod>,
+    /// The task's workspace, for backends that work on files (the command model in workdir mode);
+    /// the others ignore it.
+    pub workspace: Option<&'a Path>,
 }
 
 /// Why a sample ended.
@@ -193,6 +197,60 @@ pub enum ModelError {
     /// The backend needs the vulnerable method, which the request lacks.
     #[error("generate with {0}: the request carries no vulnerable method")]
     MethodRequired(&'static str),
+    /// The local model's weights are not where they were looked for.
+    #[error("find the local model's weights at {path}; run scripts/fetch-model to fetch them")]
+    LocalWeightsMissing {
+        /// The file looked for.
+        path: String,
+    },
+    /// The local model's weights file could not be read or understood.
+    #[error("load the local model from {path}")]
+    LocalLoad {
+        /// The weights file.
+        path: String,
+        /// The I/O, GGUF or tokenizer error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The local model failed while tokenizing or computing.
+    #[error("run the local model")]
+    LocalInference {
+        /// The tensor or tokenizer error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A command model's program could not be run at all (not found, not executable, sandbox
+    /// failure), or its working directory could not be read.
+    #[error("run model command `{program}`: {reason}")]
+    CommandUnavailable {
+        /// The program.
+        program: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A command model's program exited unsuccessfully.
+    #[error(
+        "get an answer from model command `{program}`: it exited with {status}; stderr: {stderr}"
+    )]
+    CommandFailed {
+        /// The program.
+        program: String,
+        /// The exit status, as the runner describes it (`code 2`, `signal 9`).
+        status: String,
+        /// The end of its standard error.
+        stderr: String,
+    },
+    /// A command model's program ran past its timeout and was killed with its process tree.
+    #[error("get an answer from model command `{program}` within {timeout:?}")]
+    CommandTimeout {
+        /// The program.
+        program: String,
+        /// The limit it ran past.
+        timeout: Duration,
+    },
+    /// The backend works in the task's workspace, which the request lacks.
+    #[error("generate with {0}: the request carries no workspace")]
+    WorkspaceRequired(&'static str),
     /// The response cache could not be read or written.
     #[error("use the response cache at {path}")]
     Cache {

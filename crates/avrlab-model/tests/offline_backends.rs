@@ -31,6 +31,7 @@ fn replay_serves_samples_by_prompt_and_index() {
             prompt: &prompt,
             params: &params(n),
             method: None,
+            workspace: None,
         })
     };
     let texts: Vec<_> = ask("t1", 5).unwrap().into_iter().map(|g| g.text).collect();
@@ -107,6 +108,7 @@ fn the_baseline_model_answers_what_chat_extraction_reads() {
             prompt: &rendered.prompt,
             params: &params(2),
             method: Some(&method),
+            workspace: None,
         })
         .unwrap();
     assert_eq!(generations.len(), 2);
@@ -122,6 +124,7 @@ fn the_baseline_model_answers_what_chat_extraction_reads() {
         prompt: &rendered.prompt,
         params: &params(1),
         method: None,
+        workspace: None,
     });
     assert!(matches!(no_method, Err(ModelError::MethodRequired(_))));
 }

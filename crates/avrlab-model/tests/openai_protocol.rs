@@ -54,6 +54,7 @@ fn generate(
         prompt,
         params,
         method: None,
+        workspace: None,
     })
 }
 
