@@ -64,9 +64,10 @@ pub struct LocalModelConfig {
     /// How the weights are held in memory.
     pub weights: WeightFormat,
     /// Threads that run the model's kernels; 0 for one per core. The default is 1: this model's
-    /// matrices are so small that more threads gain little, and on a busy machine rayon's
-    /// spin-waiting workers cost far more than they bring (2.0 against 11.6 tokens/s on two loaded
-    /// cores, `cargo bench -p avrlab-model --bench local`).
+    /// matrices are so small (576 wide) that more threads gain little, rayon's spin-waiting workers
+    /// compete with the builds and tests that an eval runs beside the model, and on two busy cores
+    /// one thread per core measured no faster than one (`cargo bench -p avrlab-model --bench
+    /// local`).
     pub threads: usize,
 }
 
