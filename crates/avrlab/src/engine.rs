@@ -3,7 +3,7 @@
 //! every verdict to the store the moment it lands. A run stopped at any point is resumed by
 //! validating only the candidates that have no verdict yet.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -156,105 +156,87 @@ fn fresh_run_id(mode: &str, benchmark: &str) -> String {
     format!("{mode}-{benchmark}-{secs}")
 }
 
-/// Runs (or resumes) a run to its end.
-pub fn execute(
-    store: &mut Store,
-    request: RunRequest<'_>,
-    config: &EngineConfig,
+/// Materializes each task once and warms the dependency cache for its build.
+pub fn prepare_tasks(
+    validator: &Validator,
+    tasks: &[&Task],
     progress: &dyn Progress,
-) -> Result<RunReport, EngineError> {
-    let started = Instant::now();
-    let benchmark = request.benchmark;
-    let task_ids: BTreeSet<&str> = request.planned.iter().map(|p| p.task.as_str()).collect();
-    let tasks: Vec<&Task> = task_ids
-        .iter()
-        .map(|id| {
-            benchmark
-                .task(id)
-                .expect("planned candidates name known tasks")
-        })
-        .collect();
-    let hash = input_hash(&request.planned, &tasks);
-
-    let (run_id, decided) = if request.resume {
-        let run = match &request.run_id {
-            Some(id) => store
-                .run(id)?
-                .ok_or_else(|| EngineError::UnknownRun(id.clone()))?,
-            None => store
-                .latest_unfinished_run(request.mode, &benchmark.name)?
-                .ok_or_else(|| EngineError::NothingToResume {
-                    mode: request.mode.into(),
-                    benchmark: benchmark.name.clone(),
-                    store: store.path().display().to_string(),
-                })?,
-        };
-        if run.input_hash != hash {
-            return Err(EngineError::InputChanged(run.id));
-        }
-        let decided = store.decided(&run.id)?;
-        (run.id, decided)
-    } else {
-        let id = request
-            .run_id
-            .clone()
-            .unwrap_or_else(|| fresh_run_id(request.mode, &benchmark.name));
-        if store.run(&id)?.is_some() {
-            return Err(StoreError::RunExists(id).into());
-        }
-        (id, Default::default())
-    };
-
-    let validator = Validator::new(config.validator.clone());
-    let mut prepared: HashMap<String, PreparedTask> = HashMap::new();
-    for task in &tasks {
+) -> Result<HashMap<String, PreparedTask>, EngineError> {
+    let mut prepared = HashMap::new();
+    for task in tasks {
         progress.message(&format!(
             "preparing {} (task state and Maven dependencies)",
             task.id
         ));
         prepared.insert(task.id.clone(), validator.prepare(task)?);
     }
+    Ok(prepared)
+}
 
-    if !config.allow_apply_failures {
-        let failures: Vec<(&PlannedCandidate, String)> = request
-            .planned
-            .iter()
-            .filter_map(|p| {
-                let ready = &prepared[&p.task];
-                check_candidate(&ready.task, &p.candidate, ready.pristine())
-                    .err()
-                    .map(|e| (p, e.to_string()))
-            })
-            .collect();
-        if let Some((first, message)) = failures.first() {
-            let more = match failures.len() {
+/// Refuses the input if any candidate would not apply.
+fn preflight(
+    planned: &[PlannedCandidate],
+    prepared: &HashMap<String, PreparedTask>,
+) -> Result<(), EngineError> {
+    let failures: Vec<(&PlannedCandidate, String)> = planned
+        .iter()
+        .filter_map(|p| {
+            let ready = &prepared[&p.task];
+            check_candidate(&ready.task, &p.candidate, ready.pristine())
+                .err()
+                .map(|e| (p, e.to_string()))
+        })
+        .collect();
+    match failures.first() {
+        None => Ok(()),
+        Some((first, message)) => Err(EngineError::DoesNotApply {
+            origin: first.origin.clone(),
+            task: first.task.clone(),
+            message: message.clone(),
+            more: match failures.len() {
                 1 => String::new(),
                 n => format!(" (and {} more candidates)", n - 1),
-            };
-            return Err(EngineError::DoesNotApply {
-                origin: first.origin.clone(),
-                task: first.task.clone(),
-                message: message.clone(),
-                more,
-            });
-        }
+            },
+        }),
     }
+}
 
-    if !request.resume {
-        let run = NewRun {
-            id: run_id.clone(),
-            benchmark: benchmark.name.clone(),
-            mode: request.mode.into(),
-            input_hash: hash,
-            config: request.config_json.clone(),
-        };
-        store.create_run(&run, &new_candidates(&request.planned))?;
-    }
+/// What validating a run's pending candidates did.
+#[derive(Debug, Clone, Copy)]
+pub struct ValidationTally {
+    pub validated: usize,
+    pub duplicates: usize,
+    pub wall: Duration,
+    pub workers: usize,
+}
 
+/// What validation works with: the prepared tasks, the validator, and how many workers.
+#[derive(Debug)]
+pub struct Workshop<'a> {
+    pub prepared: &'a HashMap<String, PreparedTask>,
+    pub validator: &'a Validator,
+    pub workers: usize,
+}
+
+/// Validates every candidate of `planned` without a verdict in `decided`, on parallel workers,
+/// storing each verdict as it lands. Identical candidates are validated once.
+pub fn validate_pending(
+    store: &mut Store,
+    run_id: &str,
+    planned: &[PlannedCandidate],
+    decided: &HashSet<String>,
+    workshop: &Workshop<'_>,
+    progress: &dyn Progress,
+) -> Result<ValidationTally, EngineError> {
+    let Workshop {
+        prepared,
+        validator,
+        workers,
+    } = *workshop;
     // Identical candidates are validated once: the first is the representative of its group.
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
-    for (index, candidate) in request.planned.iter().enumerate() {
+    for (index, candidate) in planned.iter().enumerate() {
         if decided.contains(&candidate.id) {
             continue;
         }
@@ -270,9 +252,9 @@ pub fn execute(
         .map(|k| groups.remove(&k).unwrap_or_default())
         .collect();
 
-    progress.start(request.planned.len(), decided.len());
-    let validation_started = Instant::now();
-    let workers = config.workers.max(1).min(work.len().max(1));
+    progress.start(planned.len(), decided.len());
+    let started = Instant::now();
+    let workers = workers.max(1).min(work.len().max(1));
     let next = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
     let mut failure: Option<EngineError> = None;
@@ -282,14 +264,7 @@ pub fn execute(
         let (sender, receiver) = mpsc::channel::<(usize, Result<Verdict, ValidateError>)>();
         for worker in 0..workers {
             let sender = sender.clone();
-            let (work, next, abort, validator, prepared, planned) = (
-                &work,
-                &next,
-                &abort,
-                &validator,
-                &prepared,
-                &request.planned,
-            );
+            let (work, next, abort) = (&work, &next, &abort);
             scope.spawn(move || {
                 loop {
                     let item = next.fetch_add(1, Ordering::SeqCst);
@@ -297,11 +272,9 @@ pub fn execute(
                         break;
                     }
                     let candidate = &planned[work[item][0]];
-                    let result = validator.validate(
-                        &prepared[&candidate.task],
-                        &candidate.candidate,
-                        &format!("worker-{worker}"),
-                    );
+                    let slot = format!("worker-{worker}");
+                    let result =
+                        validator.validate(&prepared[&candidate.task], &candidate.candidate, &slot);
                     if sender.send((item, result)).is_err() {
                         break;
                     }
@@ -318,17 +291,18 @@ pub fn execute(
                     continue;
                 }
             };
+            // Verdicts that finish after a failure are real: they are kept.
             let members = &work[item];
-            let representative = &request.planned[members[0]];
+            let representative = &planned[members[0]];
             for (position, &index) in members.iter().enumerate() {
-                let candidate = &request.planned[index];
+                let candidate = &planned[index];
                 let mut shared = verdict.clone();
                 if position > 0 {
                     shared.reason = format!("same as {}: {}", representative.id, verdict.reason);
                     duplicates += 1;
                 }
                 if let Err(error) =
-                    store.record_verdict(&run_id, &candidate.id, &verdict_row(&shared))
+                    store.record_verdict(run_id, &candidate.id, &verdict_row(&shared))
                 {
                     abort.store(true, Ordering::SeqCst);
                     failure.get_or_insert(error.into());
@@ -340,18 +314,120 @@ pub fn execute(
         }
     });
     progress.finish();
-    if let Some(error) = failure {
-        return Err(error);
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(ValidationTally {
+            validated,
+            duplicates,
+            wall: started.elapsed(),
+            workers,
+        }),
     }
+}
+
+/// The tasks that the candidates name, in id order.
+pub fn tasks_of<'b>(benchmark: &'b Benchmark, planned: &[PlannedCandidate]) -> Vec<&'b Task> {
+    let ids: BTreeSet<&str> = planned.iter().map(|p| p.task.as_str()).collect();
+    ids.iter()
+        .map(|id| {
+            benchmark
+                .task(id)
+                .expect("planned candidates name known tasks")
+        })
+        .collect()
+}
+
+/// Runs (or resumes) a run to its end.
+pub fn execute(
+    store: &mut Store,
+    request: RunRequest<'_>,
+    config: &EngineConfig,
+    progress: &dyn Progress,
+) -> Result<RunReport, EngineError> {
+    let started = Instant::now();
+    let benchmark = request.benchmark;
+    let tasks = tasks_of(benchmark, &request.planned);
+    let hash = input_hash(&request.planned, &tasks);
+    let (run_id, decided) = resolve_run(store, &request, &hash)?;
+
+    let validator = Validator::new(config.validator.clone());
+    let prepared = prepare_tasks(&validator, &tasks, progress)?;
+    if !config.allow_apply_failures {
+        preflight(&request.planned, &prepared)?;
+    }
+    if !request.resume {
+        let run = NewRun {
+            id: run_id.clone(),
+            benchmark: benchmark.name.clone(),
+            mode: request.mode.into(),
+            input_hash: hash,
+            config: request.config_json.clone(),
+        };
+        store.create_run(&run, &new_candidates(&request.planned))?;
+    }
+    let workshop = Workshop {
+        prepared: &prepared,
+        validator: &validator,
+        workers: config.workers,
+    };
+    let tally = validate_pending(
+        store,
+        &run_id,
+        &request.planned,
+        &decided,
+        &workshop,
+        progress,
+    )
+    .inspect_err(|e| {
+        let _ = store.record_run_error(&run_id, &e.to_string());
+    })?;
     store.finish_run(&run_id)?;
     Ok(RunReport {
         run_id,
         candidates: request.planned.len(),
         already_decided: decided.len(),
-        validated,
-        duplicates,
+        validated: tally.validated,
+        duplicates: tally.duplicates,
         wall: started.elapsed(),
-        validation_wall: validation_started.elapsed(),
-        workers,
+        validation_wall: tally.wall,
+        workers: tally.workers,
     })
+}
+
+/// The run to write into: a new id, or the run being resumed (whose input must not have changed)
+/// with the candidates it has already decided.
+pub fn resolve_run(
+    store: &Store,
+    request: &RunRequest<'_>,
+    hash: &str,
+) -> Result<(String, HashSet<String>), EngineError> {
+    let benchmark = request.benchmark;
+    if request.resume {
+        let run = match &request.run_id {
+            Some(id) => store
+                .run(id)?
+                .ok_or_else(|| EngineError::UnknownRun(id.clone()))?,
+            None => store
+                .latest_unfinished_run(request.mode, &benchmark.name)?
+                .ok_or_else(|| EngineError::NothingToResume {
+                    mode: request.mode.into(),
+                    benchmark: benchmark.name.clone(),
+                    store: store.path().display().to_string(),
+                })?,
+        };
+        if run.input_hash != hash {
+            return Err(EngineError::InputChanged(run.id));
+        }
+        let decided = store.decided(&run.id)?;
+        Ok((run.id, decided))
+    } else {
+        let id = request
+            .run_id
+            .clone()
+            .unwrap_or_else(|| fresh_run_id(request.mode, &benchmark.name));
+        if store.run(&id)?.is_some() {
+            return Err(StoreError::RunExists(id).into());
+        }
+        Ok((id, HashSet::new()))
+    }
 }

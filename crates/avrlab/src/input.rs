@@ -180,6 +180,21 @@ pub fn stored_form(candidate: &Candidate) -> (String, String) {
     }
 }
 
+/// The candidate behind a stored kind and text (the inverse of [`stored_form`]).
+pub fn from_stored_form(kind: &str, content: &str) -> Option<Candidate> {
+    match kind {
+        "unchanged" => Some(Candidate::Unchanged),
+        "diff" => Patch::parse(content).ok().map(Candidate::Diff),
+        _ => {
+            let target = parse_target(Some(kind.strip_prefix("replacement:")?)).ok()?;
+            Some(Candidate::Replacement {
+                target,
+                text: content.to_owned(),
+            })
+        }
+    }
+}
+
 /// The rows registered with a new run.
 pub fn new_candidates(planned: &[PlannedCandidate]) -> Vec<NewCandidate> {
     planned

@@ -1,6 +1,11 @@
 //! The avrlab engine behind the command line: reading candidate files, running validations on
 //! parallel workers into the results store (resumably), and summarizing runs.
 
+mod cwe;
 pub mod engine;
+pub mod eval;
 pub mod input;
+pub mod method;
+pub mod models;
 pub mod summary;
+pub mod transform;

@@ -14,7 +14,7 @@ use crate::common::{
 
 /// The port the escaping candidates try to reach on the host's loopback.
 const ESCAPE_PORT: u16 = 47113;
-const TIMEOUT_SECONDS: u64 = 30;
+const TIMEOUT_SECONDS: u64 = 20;
 
 /// `(task, label, diff, expected outcome)` for every fixture under `dir`.
 fn fixture_candidates(dir: &Path) -> Vec<(String, String, String, String)> {

@@ -84,3 +84,11 @@ pub fn processes_mentioning(needle: &str) -> Vec<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect()
 }
+
+/// A demo task's project folder (demo tasks ship their vulnerable state as a folder).
+pub fn project_root(task: &avrlab_bench::Task) -> PathBuf {
+    match &task.project {
+        avrlab_bench::ProjectSource::Folder(root) => root.clone(),
+        avrlab_bench::ProjectSource::Git { .. } => panic!("demo tasks are folders"),
+    }
+}

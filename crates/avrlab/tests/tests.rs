@@ -3,5 +3,8 @@
 mod bad_input;
 mod candidates;
 mod common;
+mod eval;
+mod prompts;
 mod reference;
 mod resume;
+mod transform;

@@ -5,8 +5,11 @@
 //! 3 the benchmark's reference check failed.
 
 mod bench;
+mod eval;
 mod options;
+mod report;
 mod throughput;
+mod transform;
 mod validate;
 
 use std::process::ExitCode;
@@ -52,8 +55,14 @@ enum Command {
     Bench(bench::Args),
     /// Validate candidates (or the benchmark's own reference fixes) by building and testing them.
     Validate(validate::Args),
+    /// Ask a model for patches, validate them, and print the tables.
+    Eval(eval::Args),
+    /// Print the tables of stored eval runs.
+    Report(report::Args),
     /// Measure validations per minute with 1 and with N workers.
     Throughput(throughput::Args),
+    /// Write a transformed benchmark (renamed identifiers, restructured code), verified by execution.
+    Transform(transform::Args),
 }
 
 /// Runs the parsed command.
@@ -61,6 +70,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Report(args) => report::run(args),
         Command::Throughput(args) => throughput::run(args),
+        Command::Transform(args) => transform::run(args),
     }
 }

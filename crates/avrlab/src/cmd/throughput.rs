@@ -1,5 +1,7 @@
 //! `avrlab throughput`: candidate validations per minute on a benchmark's reference check, with 1
-//! worker and with N, in a scratch store, so users see what parallel validation buys.
+//! worker and with N, in a scratch store, so users see what parallel validation buys; and with
+//! `--eval-samples`, the end-to-end throughput of `eval` with the template baseline (a model that
+//! costs nothing), so that generation cost does not hide validation cost.
 
 use std::process::ExitCode;
 
@@ -20,6 +22,9 @@ pub struct Args {
     /// Worker counts to measure, e.g. 1,2.
     #[arg(long = "measure-workers", value_delimiter = ',', default_value = "1,2")]
     pub measure_workers: Vec<usize>,
+    /// Also measure `eval` with the baseline model and this many samples per task (0: skip).
+    #[arg(long, default_value_t = 0)]
+    pub eval_samples: u32,
 }
 
 #[expect(
@@ -53,6 +58,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let seconds = report.validation_wall.as_secs_f64();
         rows.push((workers, count, seconds, count as f64 / seconds * 60.0));
     }
+    let eval = if args.eval_samples > 0 {
+        Some(measure_eval(&args, &benchmark, &scratch)?)
+    } else {
+        None
+    };
     let _ = std::fs::remove_dir_all(&scratch);
     println!(
         "{:>7}  {:>10}  {:>9}  {:>16}  {:>8}",
@@ -65,7 +75,48 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             per_minute / base
         );
     }
+    if let Some((samples, candidates, seconds)) = eval {
+        println!(
+            "eval (baseline, {} samples per task): {samples} samples, {candidates} distinct candidates in {seconds:.1} s = {:.1} samples/min end to end",
+            args.eval_samples,
+            samples as f64 / seconds * 60.0
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `eval` with the baseline model: (samples, distinct candidates, seconds).
+fn measure_eval(
+    args: &Args,
+    benchmark: &avrlab_bench::Benchmark,
+    scratch: &std::path::Path,
+) -> Result<(usize, usize, f64), Failure> {
+    use avrlab::eval::{EvalRequest, EvalSpec, execute_eval};
+    let (config, _work) = args.options.engine(true)?;
+    let mut store = Store::open(&scratch.join("eval.sqlite")).map_err(store_failure)?;
+    let spec = EvalSpec {
+        model_name: "baseline".into(),
+        format: "chat-p1".parse().expect("chat-p1 is a format"),
+        samples: args.eval_samples,
+        runs: 1,
+        fl_offset: 0,
+        temperature: 0.0,
+        top_p: 1.0,
+        max_tokens: 512,
+        seed: 0,
+    };
+    let request = EvalRequest {
+        benchmark,
+        model: Box::new(avrlab_model::BaselineModel),
+        cache: avrlab_model::ResponseCache::new(scratch.join("cache")),
+        spec,
+        run_id: None,
+        resume: false,
+    };
+    let report = execute_eval(&mut store, request, &config, &StderrProgress::new())
+        .map_err(Failure::infrastructure)?;
+    let samples = benchmark.tasks.len() * args.eval_samples as usize;
+    Ok((samples, report.candidates, report.wall.as_secs_f64()))
 }
 
 fn tempfile_dir() -> Result<std::path::PathBuf, Failure> {

@@ -1,0 +1,155 @@
+//! `avrlab eval`: generate with a model, extract, validate, store, and print the tables.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use avrlab::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use avrlab::models::{ConfigFile, build_model};
+use avrlab_model::ResponseCache;
+use avrlab_prompt::Format;
+use avrlab_report::{build_eval_report, render};
+use avrlab_store::Store;
+
+use super::Failure;
+use super::options::ValidationOptions;
+use super::report::FormatArg;
+use super::validate::store_failure;
+use crate::progress::StderrProgress;
+
+/// Arguments of `avrlab eval`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub options: ValidationOptions,
+    /// The model: a name from avrlab.toml's [models.*], or `local` / `baseline`.
+    #[arg(long, default_value = "local")]
+    pub model: String,
+    /// The input format (infill-comment, mask-codet5, prefix, finetune, fim-starcoder, chat-p1 … chat-p4, …)
+    /// [default: the model's `format`, else chat-p1].
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Samples per prompt (k).
+    #[arg(long, default_value_t = 10)]
+    pub samples: u32,
+    /// Independent runs (seeds seed, seed+1, …), for the mean ± margin across runs.
+    #[arg(long, default_value_t = 1)]
+    pub runs: u32,
+    /// Shift the marked vulnerable lines by n (the study uses ±2, ±4, ±8).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    pub fl_offset: i64,
+    #[arg(long, default_value_t = 0.8)]
+    pub temperature: f32,
+    #[arg(long, default_value_t = 0.95)]
+    pub top_p: f32,
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The model configuration file.
+    #[arg(long, default_value = "avrlab.toml")]
+    pub config: PathBuf,
+    /// The response cache [default: ~/.cache/avrlab/responses].
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// The results store.
+    #[arg(long, default_value = ".avrlab/results.sqlite")]
+    pub store: PathBuf,
+    /// The run id [default: eval-<benchmark>-<unix time>].
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Continue the run (--run, or the newest unfinished eval of this benchmark).
+    #[arg(long)]
+    pub resume: bool,
+    /// How to print the tables.
+    #[arg(long, value_enum, default_value = "md")]
+    pub report_format: FormatArg,
+}
+
+fn default_cache() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache")
+        });
+    cache.join("avrlab/responses")
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let benchmark = args.options.benchmark()?;
+    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let model_config = configs
+        .model(&args.model, &args.config)
+        .map_err(Failure::input)?;
+    let format_name = args
+        .format
+        .clone()
+        .or_else(|| model_config.format.clone())
+        .unwrap_or_else(|| "chat-p1".into());
+    let format: Format = format_name.parse().map_err(|e| {
+        Failure::input(anyhow::anyhow!(
+            "{e}; formats: {}",
+            Format::names().join(", ")
+        ))
+    })?;
+    if args.samples == 0 || args.runs == 0 {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--samples and --runs must be at least 1"
+        )));
+    }
+    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let (config, _work) = args.options.engine(true)?;
+    let progress = StderrProgress::new();
+    progress_message(&progress, &format!("loading model `{}`", args.model));
+    let model =
+        build_model(&args.model, &model_config, &args.config).map_err(Failure::infrastructure)?;
+    let spec = EvalSpec {
+        model_name: args.model.clone(),
+        format,
+        samples: args.samples,
+        runs: args.runs,
+        fl_offset: args.fl_offset,
+        temperature: args.temperature,
+        top_p: args.top_p,
+        max_tokens: args.max_tokens,
+        seed: args.seed,
+    };
+    let cache = ResponseCache::new(args.cache.clone().unwrap_or_else(default_cache));
+    let request = EvalRequest {
+        benchmark: &benchmark,
+        model,
+        cache,
+        spec,
+        run_id: args.run.clone(),
+        resume: args.resume,
+    };
+    let report = execute_eval(&mut store, request, &config, &progress).map_err(|e| match e {
+        EvalError::Model { .. } => Failure::infrastructure(e),
+        EvalError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
+        EvalError::Engine(avrlab::engine::EngineError::Validate(_)) => Failure::infrastructure(e),
+        other => Failure::input(other),
+    })?;
+    let tables = build_eval_report(&store, std::slice::from_ref(&report.run_id))
+        .map_err(Failure::infrastructure)?;
+    #[expect(clippy::print_stdout, reason = "the tables are the command's result")]
+    {
+        print!("{}", render(&tables, args.report_format.into()));
+    }
+    progress_message(
+        &progress,
+        &format!(
+            "run {}: {} candidates ({} validated now, {} resumed, {} duplicates) in {:.1} s; stored in {}",
+            report.run_id,
+            report.candidates,
+            report.validated,
+            report.already_decided,
+            report.duplicates,
+            report.wall.as_secs_f64(),
+            args.store.display()
+        ),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress_message(progress: &StderrProgress, text: &str) {
+    avrlab::engine::Progress::message(progress, text);
+}

@@ -1,0 +1,433 @@
+//! `eval`: ask a model for patches in one input format, turn its answers into candidates, validate
+//! them, and store everything — prompt by prompt, so that an interrupted eval resumes where it
+//! stopped and an identical re-run is served from the response cache without a single request.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use avrlab_bench::{Benchmark, Patch};
+use avrlab_model::{CachedModel, GenParams, Model, ModelError, Request, ResponseCache};
+use avrlab_prompt::{Format, RenderOptions, Renderer};
+use avrlab_store::{GenerationRow, NewCandidate, NewRun, Store};
+use avrlab_validate::{Candidate, ReplacementTarget, Validator};
+use sha2::{Digest, Sha256};
+
+use crate::engine::{
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, Workshop, prepare_tasks,
+    resolve_run, validate_pending,
+};
+use crate::input::{PlannedCandidate, from_stored_form, stored_form};
+use crate::method::{MethodError, correctness, vulnerable_method};
+
+/// What an eval asks of the model.
+#[derive(Debug, Clone)]
+pub struct EvalSpec {
+    /// The model's name in the configuration (stored with every sample).
+    pub model_name: String,
+    pub format: Format,
+    /// Samples per prompt (`k`).
+    pub samples: u32,
+    /// Independent runs; run `r` samples with seed `seed + r`.
+    pub runs: u32,
+    pub fl_offset: i64,
+    pub temperature: f32,
+    pub top_p: f32,
+    pub max_tokens: u32,
+    pub seed: u64,
+}
+
+/// Why an eval stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The model failed in a way that no retry fixes now (unreachable, refused credentials).
+    #[error("model `{model}` failed on {prompt}; the run stays resumable (--resume)")]
+    Model {
+        model: String,
+        prompt: String,
+        #[source]
+        source: ModelError,
+    },
+    /// A task cannot be prompted for.
+    #[error(transparent)]
+    Method(#[from] MethodError),
+    /// A prompt cannot be rendered.
+    #[error("task {task}: cannot render the prompt")]
+    Render {
+        task: String,
+        #[source]
+        source: avrlab_prompt::RenderError,
+    },
+    /// Validation or the store failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+impl From<avrlab_store::StoreError> for EvalError {
+    fn from(error: avrlab_store::StoreError) -> Self {
+        Self::Engine(error.into())
+    }
+}
+
+/// Model errors that concern one prompt (stored as that prompt's result) rather than the model.
+fn is_per_prompt(error: &ModelError) -> bool {
+    matches!(
+        error,
+        ModelError::ContextLengthExceeded { .. }
+            | ModelError::BadRequest { .. }
+            | ModelError::MalformedResponse { .. }
+            | ModelError::EmptyAnswer { .. }
+            | ModelError::ReplayMissing { .. }
+            | ModelError::CommandFailed { .. }
+            | ModelError::CommandTimeout { .. }
+    )
+}
+
+fn input_hash(spec: &EvalSpec, identity: &str, benchmark: &Benchmark) -> String {
+    let mut hasher = Sha256::new();
+    let text = format!(
+        "{identity}\0{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}",
+        spec.model_name,
+        spec.format.name(),
+        spec.samples,
+        spec.runs,
+        spec.fl_offset,
+        spec.temperature,
+        spec.top_p,
+        spec.max_tokens,
+        spec.seed
+    );
+    hasher.update(text.as_bytes());
+    for task in &benchmark.tasks {
+        hasher.update(task.id.as_bytes());
+        if let Some(reference) = &task.reference {
+            hasher.update(reference.to_string().as_bytes());
+        }
+    }
+    hex::encode(&hasher.finalize()[..16])
+}
+
+/// The candidate a model's answer becomes.
+fn to_candidate(extracted: &avrlab_prompt::Candidate) -> Option<Candidate> {
+    match extracted {
+        avrlab_prompt::Candidate::Method(text) => Some(Candidate::Replacement {
+            target: ReplacementTarget::Method(0),
+            text: text.clone(),
+        }),
+        avrlab_prompt::Candidate::Diff(text) => Patch::parse(text).ok().map(Candidate::Diff),
+    }
+}
+
+/// One eval to run or resume.
+pub struct EvalRequest<'a> {
+    pub benchmark: &'a Benchmark,
+    pub model: Box<dyn Model>,
+    pub cache: ResponseCache,
+    pub spec: EvalSpec,
+    /// The run id; a fresh one when absent.
+    pub run_id: Option<String>,
+    /// Continue the named run, or the newest unfinished eval of the benchmark.
+    pub resume: bool,
+}
+
+impl std::fmt::Debug for EvalRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalRequest")
+            .field("spec", &self.spec)
+            .field("run_id", &self.run_id)
+            .finish()
+    }
+}
+
+/// Runs (or resumes) an eval: generation, extraction, validation.
+pub fn execute_eval(
+    store: &mut Store,
+    request: EvalRequest<'_>,
+    config: &EngineConfig,
+    progress: &dyn Progress,
+) -> Result<RunReport, EvalError> {
+    let started = Instant::now();
+    let EvalRequest {
+        benchmark,
+        model,
+        cache,
+        spec,
+        run_id,
+        resume,
+    } = request;
+    let spec = &spec;
+    let identity = model.cache_identity();
+    let model = CachedModel::new(Boxed(model), cache);
+    let hash = input_hash(spec, &identity, benchmark);
+    let run_request = RunRequest {
+        mode: "eval",
+        benchmark,
+        planned: Vec::new(),
+        run_id,
+        resume,
+        config_json: String::new(),
+    };
+    let (run_id, _) = resolve_run(store, &run_request, &hash)?;
+    if !resume {
+        let config_json = serde_json::json!({
+            "model": spec.model_name,
+            "model_identity": identity,
+            "format": spec.format.name(),
+            "samples": spec.samples,
+            "runs": spec.runs,
+            "fl_offset": spec.fl_offset,
+            "temperature": spec.temperature,
+            "top_p": spec.top_p,
+            "max_tokens": spec.max_tokens,
+            "seed": spec.seed,
+        })
+        .to_string();
+        let run = NewRun {
+            id: run_id.clone(),
+            benchmark: benchmark.name.clone(),
+            mode: "eval".into(),
+            input_hash: hash,
+            config: config_json,
+        };
+        store.create_run(&run, &[])?;
+    }
+
+    let validator = Validator::new(config.validator.clone());
+    let tasks: Vec<_> = benchmark.tasks.iter().collect();
+    let prepared = prepare_tasks(&validator, &tasks, progress)?;
+    let renderer = Renderer::default();
+
+    // What an interrupted attempt already stored: its samples, and the candidates they yielded
+    // (so that duplicates keep pointing at the first).
+    let done: HashSet<String> = store
+        .generations(&run_id)?
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    let mut first_by_key: HashMap<(String, String), String> = HashMap::new();
+    for stored in store.candidates(&run_id)? {
+        if let Some(candidate) = from_stored_form(&stored.kind, &stored.content) {
+            first_by_key.insert(
+                (stored.task.clone(), dedup_key(&candidate)),
+                stored.id.clone(),
+            );
+        }
+    }
+
+    for task in &benchmark.tasks {
+        let root = prepared[&task.id].pristine();
+        let method = vulnerable_method(task, root)?;
+        let rendered = renderer
+            .render(
+                &method,
+                spec.format,
+                &RenderOptions {
+                    fl_offset: spec.fl_offset,
+                },
+            )
+            .map_err(|source| EvalError::Render {
+                task: task.id.clone(),
+                source,
+            })?;
+        let prompt_json = serde_json::to_string(&rendered.prompt).expect("prompts serialize");
+        let prompt_hash = hex::encode(&Sha256::digest(prompt_json.as_bytes())[..12]);
+        // The baseline works on the method as the prompt marks it, offset included.
+        let shifted = avrlab_prompt::apply_fl_offset(&method, spec.fl_offset)
+            .map(|(shifted, _)| shifted)
+            .unwrap_or_else(|_| method.clone());
+        for run_index in 0..spec.runs {
+            let prompt_id = format!(
+                "{}/{}/{}/{run_index}",
+                task.id,
+                spec.format.name(),
+                spec.fl_offset
+            );
+            let sample_id = |sample: u32| format!("{prompt_id}/{}/{sample}", spec.model_name);
+            if (0..spec.samples).all(|s| done.contains(&sample_id(s))) {
+                continue;
+            }
+            progress.message(&format!("generating {prompt_id} with {}", spec.model_name));
+            let params = GenParams {
+                n: spec.samples,
+                temperature: spec.temperature,
+                top_p: spec.top_p,
+                max_tokens: spec.max_tokens,
+                stop: rendered.stop.clone(),
+                seed: Some(spec.seed + u64::from(run_index)),
+            };
+            let request = Request {
+                prompt_id: &prompt_id,
+                prompt: &rendered.prompt,
+                params: &params,
+                method: Some(&shifted),
+                workspace: None,
+            };
+            let base = |sample: u32| GenerationRow {
+                id: sample_id(sample),
+                task: task.id.clone(),
+                model: spec.model_name.clone(),
+                format: spec.format.name().into(),
+                fl_offset: spec.fl_offset,
+                fl_effective: rendered.fl_offset.effective,
+                run_index,
+                sample,
+                prompt_hash: prompt_hash.clone(),
+                raw: String::new(),
+                finish_reason: String::new(),
+                tokens_in: None,
+                tokens_out: None,
+                latency_ms: 0,
+                cached: false,
+                error: None,
+                extraction: String::new(),
+                candidate_id: None,
+                correct: "Unknown".into(),
+            };
+            let mut rows = Vec::new();
+            let mut candidates = Vec::new();
+            match model.generate(&request) {
+                Ok(generations) => {
+                    for (sample, generation) in generations.iter().enumerate() {
+                        let sample = sample as u32;
+                        let mut row = base(sample);
+                        row.raw = generation.text.clone();
+                        row.finish_reason = format!("{:?}", generation.finish_reason);
+                        row.tokens_in = generation.tokens_in;
+                        row.tokens_out = generation.tokens_out;
+                        row.latency_ms = generation.latency.as_millis() as u64;
+                        row.cached = generation.cached;
+                        match rendered
+                            .extract(&generation.text)
+                            .ok()
+                            .and_then(|c| to_candidate(&c))
+                        {
+                            None => {
+                                row.extraction = match rendered.extract(&generation.text) {
+                                    Err(why) => format!("{why:?}"),
+                                    Ok(_) => "MalformedDiff".into(),
+                                };
+                            }
+                            Some(candidate) => {
+                                row.correct = correctness(task, root, &candidate).into();
+                                let key = (task.id.clone(), dedup_key(&candidate));
+                                if let Some(first) = first_by_key.get(&key) {
+                                    row.extraction = "duplicate".into();
+                                    row.candidate_id = Some(first.clone());
+                                } else {
+                                    let (kind, content) = stored_form(&candidate);
+                                    candidates.push(NewCandidate {
+                                        id: row.id.clone(),
+                                        task: task.id.clone(),
+                                        label: format!("{}/{run_index}/{sample}", spec.model_name),
+                                        kind,
+                                        content,
+                                    });
+                                    first_by_key.insert(key, row.id.clone());
+                                    row.extraction = "candidate".into();
+                                    row.candidate_id = Some(row.id.clone());
+                                }
+                            }
+                        }
+                        rows.push(row);
+                    }
+                    // A replay or the baseline may have fewer samples than asked for.
+                    for sample in generations.len() as u32..spec.samples {
+                        let mut row = base(sample);
+                        row.extraction = "NoAnswer".into();
+                        row.error = Some("the model gave fewer samples than asked for".into());
+                        rows.push(row);
+                    }
+                }
+                Err(error) if is_per_prompt(&error) => {
+                    let message = error_chain(&error);
+                    for sample in 0..spec.samples {
+                        let mut row = base(sample);
+                        row.extraction = "NoAnswer".into();
+                        row.error = Some(message.clone());
+                        rows.push(row);
+                    }
+                }
+                Err(source) => {
+                    let error = EvalError::Model {
+                        model: spec.model_name.clone(),
+                        prompt: prompt_id.clone(),
+                        source,
+                    };
+                    store.record_run_error(&run_id, &error_chain(&error))?;
+                    return Err(error);
+                }
+            }
+            store.add_generations(&run_id, &candidates, &rows)?;
+        }
+    }
+
+    // Validation: every candidate of the run that has no verdict yet.
+    let planned: Vec<PlannedCandidate> = store
+        .candidates(&run_id)?
+        .into_iter()
+        .filter_map(|c| {
+            let candidate = from_stored_form(&c.kind, &c.content)?;
+            Some(PlannedCandidate {
+                origin: c.id.clone(),
+                id: c.id,
+                task: c.task,
+                label: c.label,
+                candidate,
+            })
+        })
+        .collect();
+    let decided = store.decided(&run_id)?;
+    let workshop = Workshop {
+        prepared: &prepared,
+        validator: &validator,
+        workers: config.workers,
+    };
+    let tally = validate_pending(store, &run_id, &planned, &decided, &workshop, progress)
+        .inspect_err(|e| {
+            let _ = store.record_run_error(&run_id, &e.to_string());
+        })?;
+    store.finish_run(&run_id)?;
+    Ok(RunReport {
+        run_id,
+        candidates: planned.len(),
+        already_decided: decided.len(),
+        validated: tally.validated,
+        duplicates: tally.duplicates,
+        wall: started.elapsed(),
+        validation_wall: tally.wall,
+        workers: tally.workers,
+    })
+}
+
+/// A configured model behind the response cache.
+struct Boxed(Box<dyn Model>);
+
+impl Model for Boxed {
+    fn cache_identity(&self) -> String {
+        self.0.cache_identity()
+    }
+
+    fn generate(&self, request: &Request<'_>) -> Result<Vec<avrlab_model::Generation>, ModelError> {
+        self.0.generate(request)
+    }
+}
+
+fn dedup_key(candidate: &Candidate) -> String {
+    match candidate {
+        Candidate::Diff(patch) => avrlab_prompt::Candidate::Diff(patch.to_string()).dedup_key(),
+        Candidate::Replacement { text, .. } => {
+            avrlab_prompt::Candidate::Method(text.clone()).dedup_key()
+        }
+        Candidate::Unchanged => String::new(),
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

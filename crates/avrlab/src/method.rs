@@ -1,0 +1,133 @@
+//! From a task to what a prompt shows: the vulnerable method, its buggy lines and its CWEs; and
+//! whether a candidate equals the task's reference fix.
+
+use std::path::Path;
+
+use avrlab_bench::{Task, apply_to_text};
+use avrlab_prompt::{LineRange, VulnerableMethod};
+use avrlab_validate::{Candidate, ReplacementTarget};
+
+use crate::cwe::cwe_info;
+
+/// Why a task cannot be prompted for.
+#[derive(Debug, thiserror::Error)]
+pub enum MethodError {
+    /// The task localizes no method.
+    #[error("task {0} has no [[localization]] entry to prompt for")]
+    NoLocalization(String),
+    /// The localized file cannot be read.
+    #[error("task {task}: cannot read {file}")]
+    Read {
+        task: String,
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The method's lines lie outside the file.
+    #[error("task {task}: method lines {start}-{end} lie outside {file}")]
+    Lines {
+        task: String,
+        file: String,
+        start: u32,
+        end: u32,
+    },
+}
+
+/// The first localized method of a task, read from its task state in `root`. (Tasks whose fix
+/// spans several methods are prompted with the first; the others stay as they are.)
+pub fn vulnerable_method(task: &Task, root: &Path) -> Result<VulnerableMethod, MethodError> {
+    let loc = task
+        .localization
+        .first()
+        .ok_or_else(|| MethodError::NoLocalization(task.id.clone()))?;
+    let text =
+        std::fs::read_to_string(root.join(&loc.file)).map_err(|source| MethodError::Read {
+            task: task.id.clone(),
+            file: loc.file.clone(),
+            source,
+        })?;
+    let lines: Vec<&str> = text.lines().collect();
+    let (start, end) = loc.method_lines;
+    if end as usize > lines.len() {
+        return Err(MethodError::Lines {
+            task: task.id.clone(),
+            file: loc.file.clone(),
+            start,
+            end,
+        });
+    }
+    let mut source = lines[start as usize - 1..end as usize].join("\n");
+    source.push('\n');
+    Ok(VulnerableMethod {
+        file: loc.file.clone(),
+        method_name: loc.method.clone(),
+        source,
+        method_start_line: start,
+        buggy_lines: loc
+            .hunks
+            .iter()
+            .map(|&(a, b)| LineRange::new(a, b))
+            .collect(),
+        cwe: task.cwe.iter().map(|&id| cwe_info(id)).collect(),
+        class_context: None,
+    })
+}
+
+/// Java text reduced to its tokens' shape: no comments, no whitespace differences.
+fn layout_free(text: &str) -> String {
+    avrlab_prompt::Candidate::Method(text.to_owned()).dedup_key()
+}
+
+/// Whether a candidate makes the localized file identical to the reference fix's, up to layout and
+/// comments (`Exact`), or not known to be (`Unknown`).
+pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> &'static str {
+    let (Some(reference), Some(loc)) = (&task.reference, task.localization.first()) else {
+        return "Unknown";
+    };
+    let Ok(original) = std::fs::read_to_string(root.join(&loc.file)) else {
+        return "Unknown";
+    };
+    let Some(fixed) = reference
+        .files
+        .iter()
+        .find(|f| f.old_path == loc.file)
+        .and_then(|f| apply_to_text(f, &original).ok())
+    else {
+        return "Unknown";
+    };
+    let candidate_text = match candidate {
+        Candidate::Replacement {
+            target: ReplacementTarget::Method(0),
+            text,
+        } => {
+            let lines: Vec<&str> = original.split_inclusive('\n').collect();
+            let (start, end) = (loc.method_lines.0 as usize, loc.method_lines.1 as usize);
+            if end > lines.len() {
+                return "Unknown";
+            }
+            format!(
+                "{}{text}\n{}",
+                lines[..start - 1].concat(),
+                lines[end..].concat()
+            )
+        }
+        Candidate::Diff(patch) => match patch.files.iter().find(|f| f.old_path == loc.file) {
+            Some(file) => match apply_to_text(file, &original) {
+                Ok(text) => text,
+                Err(_) => return "Unknown",
+            },
+            None => return "Unknown",
+        },
+        _ => return "Unknown",
+    };
+    // A multi-file reference fix is exact only if the candidate changes the other files alike; a
+    // method-only candidate cannot, so it is never called exact then.
+    if reference.files.len() > 1 {
+        return "Unknown";
+    }
+    if layout_free(&candidate_text) == layout_free(&fixed) {
+        "Exact"
+    } else {
+        "Unknown"
+    }
+}

@@ -1,0 +1,194 @@
+//! Models named in `avrlab.toml`, and the built-in ones that need no configuration: `local` (the
+//! in-process SmolLM2) and `baseline` (the template repair baseline).
+//!
+//! ```toml
+//! [models.smollm-server]
+//! backend = "openai"                 # openai | local | baseline | replay
+//! endpoint = "http://127.0.0.1:8080/v1"
+//! model = "smollm2"                  # the name the server knows
+//! api_key_env = "OPENAI_API_KEY"     # optional
+//! format = "chat-p1"                 # the default --format for this model
+//! concurrency = 4
+//! timeout_seconds = 120
+//! max_context_tokens = 8192          # optional, informational
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use avrlab_model::{
+    BaselineModel, LocalModel, Model, ModelError, OpenAiClient, OpenAiConfig, ReplayModel,
+};
+use serde::Deserialize;
+
+/// The configuration file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelConfig>,
+}
+
+/// One named model.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    pub backend: Backend,
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    pub api_key_env: Option<String>,
+    pub format: Option<String>,
+    pub concurrency: Option<usize>,
+    pub timeout_seconds: Option<u64>,
+    /// The GGUF file of a `local` model, or the JSONL file of a `replay` model.
+    pub path: Option<PathBuf>,
+    pub max_context_tokens: Option<u32>,
+}
+
+/// The kinds of model avrlab can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Openai,
+    Local,
+    Baseline,
+    Replay,
+}
+
+/// Why a model could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelSetupError {
+    /// The configuration file cannot be read.
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration file is malformed.
+    #[error("{path}: {message}")]
+    Malformed { path: PathBuf, message: String },
+    /// The model is not configured.
+    #[error(
+        "no model `{name}`: name one of [models.*] in {config} or a built-in model (local, baseline)"
+    )]
+    Unknown { name: String, config: String },
+    /// A setting the backend needs is missing.
+    #[error("model `{name}`: the {backend} backend needs `{key}` in {config}")]
+    Missing {
+        name: String,
+        backend: String,
+        key: &'static str,
+        config: String,
+    },
+    /// The backend could not be started (weights missing, bad endpoint).
+    #[error("model `{name}`")]
+    Backend {
+        name: String,
+        #[source]
+        source: ModelError,
+    },
+    /// A replay file could not be read.
+    #[error("model `{name}`: {message}")]
+    Replay { name: String, message: String },
+}
+
+impl ConfigFile {
+    /// Reads `path`; a missing file is an empty configuration.
+    pub fn load(path: &Path) -> Result<Self, ModelSetupError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str(&text).map_err(|e| ModelSetupError::Malformed {
+                path: path.to_owned(),
+                message: e.message().to_owned(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(source) => Err(ModelSetupError::Read {
+                path: path.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// The configuration of `name`, with the built-in models as defaults.
+    pub fn model(&self, name: &str, config_path: &Path) -> Result<ModelConfig, ModelSetupError> {
+        if let Some(config) = self.models.get(name) {
+            return Ok(config.clone());
+        }
+        let builtin = |backend| ModelConfig {
+            backend,
+            endpoint: None,
+            model: None,
+            api_key_env: None,
+            format: Some("chat-p1".into()),
+            concurrency: None,
+            timeout_seconds: None,
+            path: None,
+            max_context_tokens: None,
+        };
+        match name {
+            "local" => Ok(builtin(Backend::Local)),
+            "baseline" => Ok(builtin(Backend::Baseline)),
+            _ => Err(ModelSetupError::Unknown {
+                name: name.into(),
+                config: config_path.display().to_string(),
+            }),
+        }
+    }
+}
+
+/// Starts the model a configuration describes.
+pub fn build_model(
+    name: &str,
+    config: &ModelConfig,
+    config_path: &Path,
+) -> Result<Box<dyn Model>, ModelSetupError> {
+    let missing = |backend: &str, key| ModelSetupError::Missing {
+        name: name.into(),
+        backend: backend.into(),
+        key,
+        config: config_path.display().to_string(),
+    };
+    let backend_error = |source| ModelSetupError::Backend {
+        name: name.into(),
+        source,
+    };
+    Ok(match config.backend {
+        Backend::Openai => {
+            let endpoint = config
+                .endpoint
+                .clone()
+                .ok_or_else(|| missing("openai", "endpoint"))?;
+            let model = config
+                .model
+                .clone()
+                .ok_or_else(|| missing("openai", "model"))?;
+            let mut client = OpenAiConfig::new(endpoint, model);
+            client.api_key_env = config.api_key_env.clone();
+            if let Some(n) = config.concurrency {
+                client.max_concurrency = n;
+            }
+            if let Some(seconds) = config.timeout_seconds {
+                client.timeout = Duration::from_secs(seconds);
+            }
+            Box::new(OpenAiClient::new(client).map_err(backend_error)?)
+        }
+        Backend::Local => {
+            let path = config.path.clone().unwrap_or_else(LocalModel::default_path);
+            Box::new(LocalModel::load(&path).map_err(backend_error)?)
+        }
+        Backend::Baseline => Box::new(BaselineModel),
+        Backend::Replay => {
+            let path = config
+                .path
+                .clone()
+                .ok_or_else(|| missing("replay", "path"))?;
+            Box::new(
+                ReplayModel::load(&path).map_err(|e| ModelSetupError::Replay {
+                    name: name.into(),
+                    message: e.to_string(),
+                })?,
+            )
+        }
+    })
+}

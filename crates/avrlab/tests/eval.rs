@@ -1,0 +1,368 @@
+//! `avrlab eval` end to end against an OpenAI-compatible server on loopback (a stand-in for a
+//! remote provider, to provoke its failures), with real Maven validation of what it answers.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use avrlab_bench::{Benchmark, apply_to_text};
+
+use crate::common::{avrlab, heavy, text};
+
+const TASK: &str = "demo-xxe-config";
+
+/// How the fake provider answers.
+#[derive(Debug, Clone)]
+enum Behaviour {
+    /// Choice 0 is the given answer; every other choice is prose without code.
+    Answer(String),
+    /// An HTTP error status with a JSON error message.
+    Status(u16, String),
+}
+
+struct FakeProvider {
+    port: u16,
+    requests: Arc<AtomicUsize>,
+    behaviour: Arc<Mutex<Behaviour>>,
+}
+
+impl FakeProvider {
+    fn start(behaviour: Behaviour) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(AtomicUsize::new(0));
+        let behaviour = Arc::new(Mutex::new(behaviour));
+        let (count, mode) = (requests.clone(), behaviour.clone());
+        // Serves until the test process ends; each connection carries one request.
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                count.fetch_add(1, Ordering::SeqCst);
+                let current = mode.lock().unwrap().clone();
+                let _ = serve(stream, &current);
+            }
+        });
+        Self {
+            port,
+            requests,
+            behaviour,
+        }
+    }
+
+    fn set(&self, behaviour: Behaviour) {
+        *self.behaviour.lock().unwrap() = behaviour;
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+fn serve(stream: std::net::TcpStream, behaviour: &Behaviour) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let n = request["n"].as_u64().unwrap_or(1);
+    let (status, reply) = match behaviour {
+        Behaviour::Answer(answer) => {
+            let choices: Vec<serde_json::Value> = (0..n)
+                .map(|i| {
+                    let content = if i == 0 { answer.clone() } else { "I am sorry, I cannot help with that.".to_owned() };
+                    serde_json::json!({"index": i, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"})
+                })
+                .collect();
+            (
+                200,
+                serde_json::json!({"id": "x", "object": "chat.completion", "choices": choices,
+                "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}),
+            )
+        }
+        Behaviour::Status(code, message) => {
+            (*code, serde_json::json!({"error": {"message": message}}))
+        }
+    };
+    let reply = reply.to_string();
+    let mut stream = stream;
+    write!(
+        stream,
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+        reply.len()
+    )?;
+    stream.flush()
+}
+
+/// The task's method as the reference fix leaves it, in a fenced block: a perfect answer.
+fn reference_answer() -> String {
+    let benchmark = Benchmark::open("demo").unwrap();
+    let task = benchmark.task(TASK).unwrap();
+    let root = crate::common::project_root(task);
+    let loc = &task.localization[0];
+    let original = std::fs::read_to_string(root.join(&loc.file)).unwrap();
+    let reference = task.reference.as_ref().unwrap();
+    let fixed = apply_to_text(&reference.files[0], &original).unwrap();
+    let added: i64 = reference.files[0]
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .map(|l| match l {
+            avrlab_bench::HunkLine::Add(_) => 1,
+            avrlab_bench::HunkLine::Remove(_) => -1,
+            avrlab_bench::HunkLine::Context(_) => 0,
+        })
+        .sum();
+    let lines: Vec<&str> = fixed.lines().collect();
+    let (start, end) = (
+        loc.method_lines.0 as usize,
+        (loc.method_lines.1 as i64 + added) as usize,
+    );
+    format!(
+        "Here is the fixed method:\n```java\n{}\n```\n",
+        lines[start - 1..end].join("\n")
+    )
+}
+
+fn write_config(dir: &Path, port: u16) {
+    std::fs::write(
+        dir.join("avrlab.toml"),
+        format!(
+            "[models.provider]\nbackend = \"openai\"\nendpoint = \"http://127.0.0.1:{port}/v1\"\nmodel = \"test-model\"\nformat = \"chat-p2\"\ntimeout_seconds = 20\n"
+        ),
+    )
+    .unwrap();
+}
+
+fn eval_args<'a>(store: &'a str, cache: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "eval",
+        "--model",
+        "provider",
+        "--samples",
+        "2",
+        "--tasks",
+        TASK,
+        "--store",
+        store,
+        "--cache",
+        cache,
+        "--report-format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+fn generations(store: &Path) -> Vec<(String, String, Option<String>)> {
+    let db = rusqlite::Connection::open(store).unwrap();
+    let mut stmt = db
+        .prepare("SELECT extraction, correct, error FROM generations ORDER BY run_id, seq")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn eval_against_a_provider_validates_its_answers_and_a_rerun_sends_no_request() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let provider = FakeProvider::start(Behaviour::Answer(reference_answer()));
+    write_config(dir.path(), provider.port);
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let (store_s, cache_s) = (store.to_str().unwrap(), cache.to_str().unwrap());
+
+    let first = avrlab(dir.path(), &eval_args(store_s, cache_s, &[]));
+    let (stdout, stderr) = text(&first);
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let row = &report["models"][0];
+    assert_eq!(row["samples"], 2);
+    assert_eq!(row["plausible_tasks"], 1, "{stdout}");
+    assert_eq!(row["correct_tasks"], 1, "{stdout}");
+    assert_eq!(row["format"], "chat-p2");
+    let requests = provider.requests();
+    assert_eq!(requests, 1, "one request with n = 2");
+    let rows = generations(&store);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].0, "candidate");
+    assert_eq!(rows[0].1, "Exact");
+    assert_eq!(
+        rows[1].0, "NoCode",
+        "prose without code is a stored outcome"
+    );
+
+    // The same eval again: served from the response cache, with an identical report.
+    let second = avrlab(dir.path(), &eval_args(store_s, cache_s, &[]));
+    assert!(second.status.success(), "{}", text(&second).1);
+    assert_eq!(
+        provider.requests(),
+        requests,
+        "a re-run must send no request"
+    );
+    // The same figures; only the run's id differs.
+    let without_run_id = |json: &str| {
+        let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+        value["models"][0].as_object_mut().unwrap().remove("run_id");
+        value
+    };
+    assert_eq!(
+        without_run_id(&text(&second).0),
+        without_run_id(&stdout),
+        "a re-run must print the same report"
+    );
+}
+
+#[test]
+fn provider_failures_are_stored_and_the_run_resumes() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let provider = FakeProvider::start(Behaviour::Status(401, "invalid api key".into()));
+    write_config(dir.path(), provider.port);
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let (store_s, cache_s) = (store.to_str().unwrap(), cache.to_str().unwrap());
+
+    // 401: the run stops with one line, its error stored, resumable.
+    let refused = avrlab(dir.path(), &eval_args(store_s, cache_s, &["--run", "r1"]));
+    let (_, stderr) = text(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.lines().last().unwrap().contains("HTTP 401"),
+        "{stderr}"
+    );
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let last_error: Option<String> = db
+        .query_row("SELECT last_error FROM runs WHERE id = 'r1'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(last_error.unwrap().contains("401"));
+
+    // The provider comes back, but the prompt is too long for its context: stored per sample as
+    // "no answer", and the run completes.
+    provider.set(Behaviour::Status(
+        400,
+        "This model's maximum context length is 2048 tokens".into(),
+    ));
+    let resumed = avrlab(
+        dir.path(),
+        &eval_args(store_s, cache_s, &["--run", "r1", "--resume"]),
+    );
+    let (stdout, stderr) = text(&resumed);
+    assert!(resumed.status.success(), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["models"][0]["errors"], 2);
+    let rows = generations(&store);
+    assert!(
+        rows.iter()
+            .all(|(extraction, _, error)| extraction == "NoAnswer"
+                && error.as_deref().unwrap_or("").contains("context")),
+        "{rows:?}"
+    );
+
+    // An unreachable endpoint: one clear line, exit 1.
+    drop(provider);
+    write_config(dir.path(), 9);
+    let unreachable = avrlab(
+        dir.path(),
+        &eval_args(store_s, cache_s, &["--run", "r2", "--fl-offset", "2"]),
+    );
+    let (_, stderr) = text(&unreachable);
+    assert_eq!(unreachable.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .last()
+            .unwrap()
+            .contains("reach model endpoint"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn garbage_and_empty_answers_are_outcomes_not_errors() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let provider = FakeProvider::start(Behaviour::Answer(String::new()));
+    write_config(dir.path(), provider.port);
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let output = avrlab(
+        dir.path(),
+        &eval_args(store.to_str().unwrap(), cache.to_str().unwrap(), &[]),
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let rows = generations(&store);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].0, "EmptyAnswer");
+    assert_eq!(rows[1].0, "NoCode");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["models"][0]["plausible_tasks"], 0);
+}
+
+#[test]
+fn eval_with_the_local_model_stores_its_samples_and_prints_the_tables() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let output = avrlab(
+        dir.path(),
+        &[
+            "eval",
+            "--model",
+            "local",
+            "--format",
+            "chat-p4",
+            "--samples",
+            "2",
+            "--max-tokens",
+            "48",
+            "--tasks",
+            TASK,
+            "--store",
+            store.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(
+        output.status.success(),
+        "the local model's weights come from scripts/fetch-model\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("| local | chat-p4 | 0 | 1 | 2 |"),
+        "{stdout}"
+    );
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let (rows, with_tokens, answered): (i64, i64, i64) = db
+        .query_row(
+            "SELECT count(*), sum(tokens_out > 0), sum(length(raw) > 0) FROM generations WHERE model = 'local'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((rows, with_tokens, answered), (2, 2, 2));
+    // Every sample either became a candidate with a verdict, or says why it did not.
+    let unexplained: i64 = db
+        .query_row(
+            "SELECT count(*) FROM generations g WHERE g.candidate_id IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.candidate_id = g.candidate_id)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(unexplained, 0);
+}
