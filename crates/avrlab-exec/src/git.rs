@@ -42,6 +42,7 @@ fn git(cwd: &Path, args: &[&str]) -> Result<(), GitError> {
             wall: Duration::from_secs(1800),
             ..Limits::default()
         },
+        stdin: Vec::new(),
     };
     let result = run(&spec)?;
     if result.exit == ExitKind::Code(0) {

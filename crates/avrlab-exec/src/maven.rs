@@ -201,6 +201,7 @@ impl Maven {
             sandbox: self.settings.sandbox,
             policy,
             limits,
+            stdin: Vec::new(),
         }
     }
 

@@ -28,6 +28,8 @@ pub struct RunSpec {
     pub sandbox: SandboxKind,
     pub policy: SandboxPolicy,
     pub limits: Limits,
+    /// Bytes written to the command's standard input, which is then closed (empty: no input).
+    pub stdin: Vec<u8>,
 }
 
 /// How a command ended.
@@ -190,7 +192,11 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         // Its own process group, so that the whole tree can be signalled at once.
@@ -215,6 +221,14 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         program: program.to_string_lossy().into_owned(),
         source,
     })?;
+    if let Some(mut input) = child.stdin.take() {
+        let bytes = spec.stdin.clone();
+        // A command that never reads its input must not block the run: write from a thread.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = input.write_all(&bytes);
+        });
+    }
     let printed = Arc::new(AtomicU64::new(0));
     let stdout = reader(
         child.stdout.take().expect("stdout is piped"),

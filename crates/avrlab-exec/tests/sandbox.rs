@@ -23,6 +23,7 @@ fn shell(script: &str, cwd: &Path, sandbox: SandboxKind, wall: Duration) -> RunS
             wall,
             ..Limits::default()
         },
+        stdin: Vec::new(),
     }
 }
 
@@ -123,6 +124,21 @@ fn output_past_the_cap_kills_the_command_and_keeps_head_and_tail() {
     assert!(text.starts_with("avrlab-output\n"));
     assert!(text.contains("bytes omitted"));
     assert!(text.len() < 200 << 10);
+}
+
+#[test]
+fn standard_input_reaches_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = shell(
+        "tr a-z A-Z",
+        dir.path(),
+        SandboxKind::Bubblewrap,
+        Duration::from_secs(20),
+    );
+    spec.stdin = b"prompt text\n".to_vec();
+    let result = run(&spec).unwrap();
+    assert!(result.exit.success());
+    assert_eq!(result.stdout.text(), "PROMPT TEXT\n");
 }
 
 #[test]

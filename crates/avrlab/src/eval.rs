@@ -259,7 +259,8 @@ pub fn execute_eval(
                 prompt: &rendered.prompt,
                 params: &params,
                 method: Some(&shifted),
-                workspace: None,
+                // Command models in workdir mode edit the task state there, and put it back.
+                workspace: Some(root),
             };
             let base = |sample: u32| GenerationRow {
                 id: sample_id(sample),

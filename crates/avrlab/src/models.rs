@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! [models.smollm-server]
-//! backend = "openai"                 # openai | local | baseline | replay
+//! backend = "openai"                 # openai | local | baseline | replay | command
 //! endpoint = "http://127.0.0.1:8080/v1"
 //! model = "smollm2"                  # the name the server knows
 //! api_key_env = "OPENAI_API_KEY"     # optional
@@ -11,6 +11,13 @@
 //! concurrency = 4
 //! timeout_seconds = 120
 //! max_context_tokens = 8192          # optional, informational
+//!
+//! [models.my-agent]
+//! backend = "command"
+//! command = ["./agent.sh", "--fast"] # gets the prompt on stdin and in $AVRLAB_PROMPT_FILE
+//! mode = "stdin"                     # stdin: its stdout is the answer; workdir: it edits the task
+//!                                    # workspace (its working directory) and the diff is the answer
+//! timeout_seconds = 600
 //! ```
 
 use std::collections::BTreeMap;
@@ -18,9 +25,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use avrlab_model::{
-    BaselineModel, LocalModel, Model, ModelError, OpenAiClient, OpenAiConfig, ReplayModel,
+    BaselineModel, CommandMode, CommandModel, CommandModelConfig, LocalModel, Model, ModelError,
+    OpenAiClient, OpenAiConfig, ReplayModel,
 };
 use serde::Deserialize;
+
+use crate::command_runner::ExecRunner;
 
 /// The configuration file.
 #[derive(Debug, Default, Deserialize)]
@@ -44,6 +54,10 @@ pub struct ModelConfig {
     /// The GGUF file of a `local` model, or the JSONL file of a `replay` model.
     pub path: Option<PathBuf>,
     pub max_context_tokens: Option<u32>,
+    /// The program and its arguments of a `command` model.
+    pub command: Option<Vec<String>>,
+    /// `stdin` (default) or `workdir`, for a `command` model.
+    pub mode: Option<String>,
 }
 
 /// The kinds of model avrlab can drive.
@@ -54,6 +68,7 @@ pub enum Backend {
     Local,
     Baseline,
     Replay,
+    Command,
 }
 
 /// Why a model could not be set up.
@@ -125,6 +140,8 @@ impl ConfigFile {
             timeout_seconds: None,
             path: None,
             max_context_tokens: None,
+            command: None,
+            mode: None,
         };
         match name {
             "local" => Ok(builtin(Backend::Local)),
@@ -178,6 +195,25 @@ pub fn build_model(
             Box::new(LocalModel::load(&path).map_err(backend_error)?)
         }
         Backend::Baseline => Box::new(BaselineModel),
+        Backend::Command => {
+            let mut words = config.command.clone().unwrap_or_default().into_iter();
+            let program = words.next().ok_or_else(|| missing("command", "command"))?;
+            let mut settings = CommandModelConfig::new(program, words.collect());
+            settings.mode = match config.mode.as_deref() {
+                None | Some("stdin") => CommandMode::Stdin,
+                Some("workdir") => CommandMode::workdir(),
+                Some(other) => {
+                    return Err(ModelSetupError::Malformed {
+                        path: config_path.to_owned(),
+                        message: format!("model `{name}`: mode `{other}` is not stdin or workdir"),
+                    });
+                }
+            };
+            if let Some(seconds) = config.timeout_seconds {
+                settings.timeout = Duration::from_secs(seconds);
+            }
+            Box::new(CommandModel::new(settings, std::sync::Arc::new(ExecRunner)))
+        }
         Backend::Replay => {
             let path = config
                 .path

@@ -366,3 +366,44 @@ fn eval_with_the_local_model_stores_its_samples_and_prints_the_tables() {
         .unwrap();
     assert_eq!(unexplained, 0);
 }
+
+#[test]
+fn a_command_model_answers_through_its_standard_output() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let answer = dir.path().join("answer.md");
+    std::fs::write(&answer, reference_answer()).unwrap();
+    // The "agent" reads the prompt from stdin and checks it is also in $AVRLAB_PROMPT_FILE.
+    let script = format!(
+        "prompt=$(cat); test -s \"$AVRLAB_PROMPT_FILE\" && case \"$prompt\" in *ConfigParser*) cat '{}';; esac",
+        answer.display()
+    );
+    std::fs::write(
+        dir.path().join("avrlab.toml"),
+        format!("[models.agent]\nbackend = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout_seconds = 60\n"),
+    )
+    .unwrap();
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let output = avrlab(
+        dir.path(),
+        &[
+            "eval",
+            "--model",
+            "agent",
+            "--samples",
+            "1",
+            "--tasks",
+            TASK,
+            "--store",
+            store.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+            "--report-format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["models"][0]["correct_tasks"], 1, "{stdout}");
+}
