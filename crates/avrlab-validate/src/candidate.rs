@@ -93,7 +93,11 @@ pub fn apply_candidate(
 }
 
 /// Checks, without writing anything, that a candidate would apply to the task state in `root`.
-pub fn check_candidate(task: &Task, candidate: &Candidate, root: &Path) -> Result<(), CandidateError> {
+pub fn check_candidate(
+    task: &Task,
+    candidate: &Candidate,
+    root: &Path,
+) -> Result<(), CandidateError> {
     match candidate {
         Candidate::Unchanged => Ok(()),
         Candidate::Diff(patch) => {
@@ -116,11 +120,16 @@ pub fn check_candidate(task: &Task, candidate: &Candidate, root: &Path) -> Resul
         Candidate::Replacement { target, .. } => {
             let exists = match *target {
                 ReplacementTarget::Method(m) => task.localization.get(m).is_some(),
-                ReplacementTarget::Hunk { method, hunk } => {
-                    task.localization.get(method).is_some_and(|l| l.hunks.get(hunk).is_some())
-                }
+                ReplacementTarget::Hunk { method, hunk } => task
+                    .localization
+                    .get(method)
+                    .is_some_and(|l| l.hunks.get(hunk).is_some()),
             };
-            if exists { Ok(()) } else { Err(CandidateError::NoSuchTarget(format!("{target:?}"))) }
+            if exists {
+                Ok(())
+            } else {
+                Err(CandidateError::NoSuchTarget(format!("{target:?}")))
+            }
         }
     }
 }

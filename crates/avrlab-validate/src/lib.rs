@@ -10,6 +10,8 @@ mod outcome;
 mod validator;
 mod verdict_rules;
 
-pub use candidate::{Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate};
+pub use candidate::{
+    Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
+};
 pub use outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 pub use validator::{PreparedTask, ValidateError, Validator, ValidatorConfig};
