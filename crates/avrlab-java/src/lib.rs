@@ -2,6 +2,7 @@
 //!
 //! - [`parse`] turns source text into a [`JavaSource`]: the text, its tree-sitter tree and the list of
 //!   [`SyntaxError`]s. Parsing never fails; a file with errors still has a tree.
+//!   [`JavaSource::edit`] applies edits and re-parses incrementally.
 //! - [`methods`], [`find_method`] and [`enclosing_method`] locate methods and constructors with exact
 //!   1-based inclusive line ranges ([`LineRange`]) that include annotations and modifiers.
 //! - [`DeclarationTable`] records what a set of project files declares (classes, methods, fields) so
@@ -19,7 +20,10 @@ mod symbols;
 pub use edit::{EditError, EditedText, LineMap, TextEdit, apply_edits};
 pub use locate::{
     LineRange, LocateError, MethodLocation, MethodQuery, enclosing_method, find_method, methods,
+    methods_at_line,
 };
-pub use parse::{JavaSource, Preorder, SyntaxError, parse, preorder};
-pub use symbols::{DeclKind, Declaration, DeclarationTable, identifiers, is_reserved_word};
+pub use parse::{EditedSource, JavaSource, Preorder, SyntaxError, parse, preorder};
+pub use symbols::{
+    DeclKind, Declaration, DeclarationTable, identifier_tokens, identifiers, is_reserved_word,
+};
 pub use tree_sitter::{Node, Tree};

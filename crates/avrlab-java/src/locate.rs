@@ -127,16 +127,32 @@ pub(crate) fn is_method_kind(kind: &str) -> bool {
 pub fn methods(source: &JavaSource) -> Vec<MethodLocation> {
     let mut out = Vec::new();
     let mut types = Vec::new();
-    walk(source, source.root(), &mut types, &mut out);
+    walk(source, source.root(), None, &mut types, &mut out);
+    out
+}
+
+/// The methods and constructors whose lines span `line` (1-based), outermost first. Only the nodes on
+/// the way to the line are visited, so this costs the depth of the tree, not its size.
+pub fn methods_at_line(source: &JavaSource, line: usize) -> Vec<MethodLocation> {
+    let mut out = Vec::new();
+    let mut types = Vec::new();
+    walk(source, source.root(), Some(line), &mut types, &mut out);
     out
 }
 
 fn walk(
     source: &JavaSource,
     node: Node<'_>,
+    line: Option<usize>,
     types: &mut Vec<String>,
     out: &mut Vec<MethodLocation>,
 ) {
+    if let Some(line) = line {
+        let (start, end) = source.node_lines(node);
+        if line < start || end < line {
+            return;
+        }
+    }
     let kind = node.kind();
     let is_type = matches!(
         kind,
@@ -170,7 +186,7 @@ fn walk(
     }
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
-        walk(source, child, types, out);
+        walk(source, child, line, types, out);
     }
     if is_type {
         types.pop();
@@ -188,7 +204,11 @@ pub fn find_method(
         (None, Some(l)) => format!("at line {l}"),
         (None, None) => "(empty query)".to_owned(),
     };
-    let mut candidates: Vec<MethodLocation> = methods(source)
+    let all = match query.line {
+        Some(line) => methods_at_line(source, line),
+        None => methods(source),
+    };
+    let mut candidates: Vec<MethodLocation> = all
         .into_iter()
         .filter(|m| query.name.is_none_or(|n| m.name == n))
         .filter(|m| {
@@ -214,7 +234,13 @@ pub fn find_method(
 
 /// The innermost method or constructor whose lines contain a hunk, if any.
 pub fn enclosing_method(source: &JavaSource, hunk: LineRange) -> Option<MethodLocation> {
-    methods(source)
+    // Every method containing the hunk spans its first line (or, for an insertion, the line above).
+    let line = if hunk.is_insertion() {
+        hunk.start.saturating_sub(1).max(1)
+    } else {
+        hunk.start
+    };
+    methods_at_line(source, line)
         .into_iter()
         .filter(|m| m.lines.contains(hunk))
         .min_by_key(|m| m.lines.end - m.lines.start)

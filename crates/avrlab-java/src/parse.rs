@@ -1,6 +1,17 @@
 //! Parsing Java text with tree-sitter-java; the result always has a tree and lists its syntax errors.
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
+
+use crate::{EditError, LineMap, TextEdit, apply_edits};
+
+/// A source after edits: the re-parsed source and where each old line went.
+#[derive(Debug, Clone)]
+pub struct EditedSource {
+    /// The edited text, parsed.
+    pub source: JavaSource,
+    /// Old line → new line.
+    pub line_map: LineMap,
+}
 
 /// One syntax error: where tree-sitter had to skip or invent a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,18 +38,21 @@ pub struct JavaSource {
 /// Parses Java source text. Never fails: a file with syntax errors yields a tree with error nodes and a
 /// non-empty [`JavaSource::errors`].
 pub fn parse(text: &str) -> JavaSource {
+    parse_with(text.to_owned(), None)
+}
+
+fn parse_with(text: String, old: Option<&Tree>) -> JavaSource {
     let mut parser = Parser::new();
     // The grammar is compiled into this crate, so a version mismatch is a build bug, not an input error.
     parser
         .set_language(&tree_sitter_java::LANGUAGE.into())
         .expect("tree-sitter-java grammar matches the tree-sitter runtime");
     let tree = parser
-        .parse(text, None)
+        .parse(&text, old)
         .expect("parsing without a timeout or cancellation always yields a tree");
-    let mut line_starts = vec![0];
-    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    let line_starts = line_starts(&text);
     let mut source = JavaSource {
-        text: text.to_owned(),
+        text,
         tree,
         errors: Vec::new(),
         line_starts,
@@ -77,7 +91,62 @@ fn collect_errors(node: Node<'_>, source: &JavaSource, out: &mut Vec<SyntaxError
     }
 }
 
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    starts
+}
+
+/// The tree-sitter point (0-based row, byte column) of `byte` in a text with these line starts.
+fn point_at(line_starts: &[usize], byte: usize) -> Point {
+    let row = line_starts.partition_point(|&s| s <= byte) - 1;
+    Point::new(row, byte - line_starts[row])
+}
+
+/// The point reached from `start` after `text`.
+fn advance(start: Point, text: &str) -> Point {
+    match text.rfind('\n') {
+        Some(last) => Point::new(
+            start.row + text.matches('\n').count(),
+            text.len() - last - 1,
+        ),
+        None => Point::new(start.row, start.column + text.len()),
+    }
+}
+
 impl JavaSource {
+    /// The source after `edits`, re-parsed incrementally: tree-sitter reuses every part of the old
+    /// tree that the edits leave alone, so a small rewrite of a large file costs a small parse.
+    /// The result is the same as [`parse`] of the edited text.
+    pub fn edit(&self, edits: &[TextEdit]) -> Result<EditedSource, EditError> {
+        let edited = apply_edits(&self.text, edits)?;
+        let new_starts = line_starts(&edited.text);
+        let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+        sorted.sort_by_key(|e| e.range.start);
+        let mut tree = self.tree.clone();
+        // Edits are told to the tree front to back, each in the coordinates of the text with the
+        // earlier ones applied. Up to an edit's start that text equals the final text.
+        let mut delta: isize = 0;
+        for e in sorted {
+            let start_byte = (e.range.start as isize + delta) as usize;
+            let start_position = point_at(&new_starts, start_byte);
+            let old_text = &self.text[e.range.clone()];
+            tree.edit(&InputEdit {
+                start_byte,
+                old_end_byte: start_byte + old_text.len(),
+                new_end_byte: start_byte + e.replacement.len(),
+                start_position,
+                old_end_position: advance(start_position, old_text),
+                new_end_position: advance(start_position, &e.replacement),
+            });
+            delta += e.replacement.len() as isize - old_text.len() as isize;
+        }
+        Ok(EditedSource {
+            source: parse_with(edited.text, Some(&tree)),
+            line_map: edited.line_map,
+        })
+    }
+
     /// The source text.
     pub fn text(&self) -> &str {
         &self.text

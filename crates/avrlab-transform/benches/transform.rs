@@ -7,6 +7,8 @@
 //! `AVRLAB_BENCH_DIR=path/to/src cargo bench -p avrlab-transform` instead reports rule-by-rule counts
 //! (applied / declined sites) of the `both` variant over every method of every `.java` file under the
 //! folder (each file a one-file project), and the methods per second over all of them.
+//!
+//! `AVRLAB_BENCH_VARIANTS=rename,structure,both` limits the per-variant figures to those variants.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -150,14 +152,16 @@ fn main() {
         source.line_count(),
         methods.len()
     );
-    let variants = [
-        Variant::Rename,
-        Variant::Structure,
-        Variant::Both,
-        "if-flip".parse().expect("rule"),
-        "for-to-while".parse().expect("rule"),
-        "switch-to-if".parse().expect("rule"),
-    ];
+    // `AVRLAB_BENCH_VARIANTS=rename,both` measures only those variants.
+    let variants: Vec<Variant> = std::env::var("AVRLAB_BENCH_VARIANTS")
+        .unwrap_or_else(|_| "rename,structure,both,if-flip,for-to-while,switch-to-if".to_owned())
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse()
+                .expect("AVRLAB_BENCH_VARIANTS names variants")
+        })
+        .collect();
     for variant in variants {
         let start = Instant::now();
         let (mut ok, mut applied, mut errors) = (0usize, 0usize, 0usize);

@@ -37,6 +37,7 @@
 //! synonym helpers ([`split_identifier`], [`join_identifier`]) for renaming alone.
 
 mod diff;
+mod receiver;
 mod rename;
 mod scope;
 mod structure;

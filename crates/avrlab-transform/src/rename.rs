@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use avrlab_java::{DeclKind, DeclarationTable, JavaSource, Node, TextEdit, is_reserved_word};
 
+use crate::receiver::{FileTypes, Receiver};
 use crate::scope::Resolution;
 use crate::synonyms::{SynonymTable, join_identifier, split_identifier};
 
@@ -261,6 +262,8 @@ pub(crate) struct RenameScope<'a> {
     pub used: &'a BTreeSet<String>,
     /// File paths of the project (a renamed type's file must not exist already).
     pub paths: &'a BTreeSet<String>,
+    /// What the receiver rules read in each parsed file, by path.
+    pub types: &'a BTreeMap<String, FileTypes<'a>>,
 }
 
 /// The chosen renames and one note per considered name.
@@ -284,6 +287,7 @@ impl RenamePlan {
 /// Chooses new names for the target method's names and the project members it uses.
 pub(crate) fn plan(scope: &RenameScope<'_>, res: &Resolution, seed: u64) -> RenamePlan {
     let src = &scope.files[scope.target_file];
+    let target_types = &scope.types[scope.target_file];
     let method = src
         .root()
         .descendant_for_byte_range(scope.target_method.start, scope.target_method.end)
@@ -318,7 +322,13 @@ pub(crate) fn plan(scope: &RenameScope<'_>, res: &Resolution, seed: u64) -> Rena
                     || parent_kind == "method_reference"
                         && parent.and_then(|p| p.named_child(0)) != Some(node)
                 {
-                    if scope.decls.declares(text, DeclKind::Method) {
+                    let reaches_project = match parent.and_then(member_access) {
+                        Some((object, _, _)) => {
+                            target_types.member_on(object, text, true) != Receiver::Library
+                        }
+                        None => true,
+                    };
+                    if reaches_project && scope.decls.declares(text, DeclKind::Method) {
                         candidates
                             .entry((RenameKind::Method, text.to_owned()))
                             .or_insert(at);
@@ -348,9 +358,29 @@ pub(crate) fn plan(scope: &RenameScope<'_>, res: &Resolution, seed: u64) -> Rena
         stack.extend(node.children(&mut cursor));
     }
 
+    let members: BTreeSet<&str> = candidates
+        .keys()
+        .filter(|(k, _)| matches!(k, RenameKind::Method | RenameKind::Field))
+        .map(|(_, n)| n.as_str())
+        .collect();
+    let untyped = untyped_accesses(scope, &members);
     let mut plan = RenamePlan::default();
     let mut taken: BTreeSet<String> = BTreeSet::new();
     for ((kind, name), at) in candidates {
+        let untyped_here = matches!(kind, RenameKind::Method | RenameKind::Field)
+            .then(|| untyped.get(&(kind == RenameKind::Method, name.clone())))
+            .flatten();
+        if let Some((file, line)) = untyped_here {
+            plan.notes.push((
+                at,
+                format!(
+                    "kept `{name}`: {file} line {line} reaches it on a receiver whose type \
+                     cannot be told"
+                ),
+                false,
+            ));
+            continue;
+        }
         if let Err(reason) = protected(scope, kind, &name) {
             plan.notes
                 .push((at, format!("kept `{name}`: {reason}"), false));
@@ -381,6 +411,77 @@ pub(crate) fn plan(scope: &RenameScope<'_>, res: &Resolution, seed: u64) -> Rena
     }
     plan.notes.sort_by_key(|n| n.0);
     plan
+}
+
+/// The member accesses (`x.m()`, `x.f`, `x::m`) of the given names whose receiver's type cannot be
+/// told, by (is a method, name), with the first file and line.
+fn untyped_accesses(
+    scope: &RenameScope<'_>,
+    names: &BTreeSet<&str>,
+) -> BTreeMap<(bool, String), (String, usize)> {
+    let mut out = BTreeMap::new();
+    if names.is_empty() {
+        return out;
+    }
+    for (path, types) in scope.types {
+        let src = types.src;
+        // A text scan finds the few tokens spelled like a member name; the tree confirms each.
+        for (start, token) in avrlab_java::identifier_tokens(src.text()) {
+            if !names.contains(token) {
+                continue;
+            }
+            let Some(node) = src
+                .root()
+                .descendant_for_byte_range(start, start + token.len())
+                .and_then(|n| n.parent())
+            else {
+                continue;
+            };
+            let Some((object, member, method)) = member_access(node) else {
+                continue;
+            };
+            if member.start_byte() != start {
+                continue;
+            }
+            let name = src.node_text(member);
+            if !names.contains(name) {
+                continue;
+            }
+            if types.member_on(object, name, method) == Receiver::Unknown {
+                out.entry((method, name.to_owned()))
+                    .or_insert_with(|| (path.clone(), src.line_of_byte(node.start_byte())));
+            }
+        }
+    }
+    out
+}
+
+/// For a member access node: its receiver expression, the member's name node, and whether the member
+/// is a method.
+fn member_access(node: Node<'_>) -> Option<(Node<'_>, Node<'_>, bool)> {
+    match node.kind() {
+        "method_invocation" => Some((
+            node.child_by_field_name("object")?,
+            node.child_by_field_name("name")?,
+            true,
+        )),
+        "field_access" => {
+            let object = node.child_by_field_name("object")?;
+            // `Outer.this.x`, `super.x`: left to the unqualified-name rules.
+            (object.kind() != "super").then_some(())?;
+            Some((object, node.child_by_field_name("field")?, false))
+        }
+        "method_reference" => {
+            let object = node.named_child(0)?;
+            let mut cursor = node.walk();
+            let name = node
+                .named_children(&mut cursor)
+                .skip(1)
+                .find(|c| c.kind() == "identifier")?;
+            Some((object, name, true))
+        }
+        _ => None,
+    }
 }
 
 fn type_file_taken(scope: &RenameScope<'_>, old: &str, new: &str) -> bool {
@@ -511,10 +612,10 @@ pub fn choose_name(name: &str, seed: u64, accept: impl Fn(&str) -> bool) -> Opti
 /// this file holds it (its locals are renamed only there).
 pub(crate) fn edits_for_file(
     plan_map: &RenameMap,
-    src: &JavaSource,
-    res: &Resolution,
+    types: &FileTypes<'_>,
     target_method: Option<Range<usize>>,
 ) -> Vec<TextEdit> {
+    let (src, res) = (types.src, types.res);
     let plan = RenamePlan {
         map: plan_map.clone(),
         notes: Vec::new(),
@@ -529,21 +630,36 @@ pub(crate) fn edits_for_file(
             }
         }
     }
-    let mut stack = vec![src.root()];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
-        let kind = node.kind();
-        if kind != "identifier" && kind != "type_identifier" {
+    // Only tokens spelled like a renamed name can change: find them by a text scan and confirm each
+    // against the tree, instead of walking every node of the file.
+    let originals: BTreeSet<&str> = plan
+        .map
+        .entries
+        .iter()
+        .filter(|e| e.kind != RenameKind::Local)
+        .map(|e| e.original.as_str())
+        .collect();
+    for (start, token) in avrlab_java::identifier_tokens(src.text()) {
+        if !originals.contains(token) {
             continue;
         }
-        let text = src.node_text(node);
+        let Some(node) = src
+            .root()
+            .descendant_for_byte_range(start, start + token.len())
+        else {
+            continue;
+        };
+        let kind = node.kind();
+        if kind != "identifier" && kind != "type_identifier" || node.start_byte() != start {
+            continue;
+        }
+        let text = token;
         let is_local = res.refs.contains_key(&node.start_byte())
             || res.decl_starts.contains(&node.start_byte());
         if is_local {
             continue;
         }
-        if let Some(new) = member_rename(&plan, src, node, text, res) {
+        if let Some(new) = member_rename(&plan, types, node, text) {
             edits.push(TextEdit::new(node.byte_range(), new));
         }
     }
@@ -554,23 +670,40 @@ pub(crate) fn edits_for_file(
 
 fn member_rename<'p>(
     plan: &'p RenamePlan,
-    src: &JavaSource,
+    types: &FileTypes<'_>,
     node: Node<'_>,
     text: &str,
-    res: &Resolution,
 ) -> Option<&'p str> {
     if node.kind() == "type_identifier" {
         return plan.lookup(RenameKind::Type, text);
     }
+    let res = types.res;
     let parent = node.parent()?;
     let is_name_of = |field: &str| parent.child_by_field_name(field) == Some(node);
-    match parent.kind() {
-        "method_invocation" if is_name_of("name") => plan.lookup(RenameKind::Method, text),
-        "method_declaration" if is_name_of("name") => plan.lookup(RenameKind::Method, text),
-        "method_reference" if parent.named_child(0) != Some(node) => {
-            plan.lookup(RenameKind::Method, text)
+    // A qualified access is renamed only when its receiver is a project type declaring the member
+    // (`list.addAll(x)` keeps its name when the project declares an `addAll` of its own).
+    let on_project = |method: bool| match member_access(parent) {
+        Some((object, member, _)) if member == node => {
+            types.member_on(object, text, method) == Receiver::Project
         }
-        "field_access" if is_name_of("field") => plan.lookup(RenameKind::Field, text),
+        Some(_) => false,
+        None => true,
+    };
+    match parent.kind() {
+        "method_invocation" if is_name_of("name") => plan
+            .lookup(RenameKind::Method, text)
+            .filter(|_| on_project(true)),
+        "method_declaration" if is_name_of("name") => plan.lookup(RenameKind::Method, text),
+        "method_reference" if parent.named_child(0) != Some(node) => plan
+            .lookup(RenameKind::Method, text)
+            .filter(|_| on_project(true)),
+        "field_access" if is_name_of("field") => {
+            let object_is_super = parent
+                .child_by_field_name("object")
+                .is_some_and(|o| o.kind() == "super");
+            plan.lookup(RenameKind::Field, text)
+                .filter(|_| object_is_super || on_project(false))
+        }
         "class_declaration"
         | "interface_declaration"
         | "enum_declaration"
@@ -579,11 +712,9 @@ fn member_rename<'p>(
         | "annotation_type_declaration" => plan.lookup(RenameKind::Type, text),
         "scoped_identifier" | "import_declaration" => plan.lookup(RenameKind::Type, text),
         "labeled_statement" | "break_statement" | "continue_statement" => None,
-        _ if res.free.contains(&node.start_byte()) => {
-            let _ = src;
-            plan.lookup(RenameKind::Field, text)
-                .or_else(|| plan.lookup(RenameKind::Type, text))
-        }
+        _ if res.free.contains(&node.start_byte()) => plan
+            .lookup(RenameKind::Field, text)
+            .or_else(|| plan.lookup(RenameKind::Type, text)),
         _ => None,
     }
 }

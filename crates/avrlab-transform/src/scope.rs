@@ -18,6 +18,8 @@ pub struct Binding {
     pub decl: Range<usize>,
     /// Byte range where the name is visible.
     pub scope: Range<usize>,
+    /// Byte range of the declared type, when one is written (not for lambda parameters).
+    pub ty: Option<Range<usize>>,
 }
 
 /// The locals of a file and every identifier that refers to one.
@@ -129,14 +131,27 @@ pub fn resolve_within(source: &JavaSource, root: Node<'_>) -> Resolution {
     res
 }
 
-fn push(out: &mut Vec<Binding>, source: &JavaSource, name: Option<Node<'_>>, scope: Range<usize>) {
+fn push(
+    out: &mut Vec<Binding>,
+    source: &JavaSource,
+    name: Option<Node<'_>>,
+    scope: Range<usize>,
+    ty: Option<Node<'_>>,
+) {
     if let Some(name) = name.filter(|n| n.kind() == "identifier") {
         out.push(Binding {
             name: source.node_text(name).to_owned(),
             decl: name.byte_range(),
             scope,
+            ty: ty.map(|t| t.byte_range()),
         });
     }
+}
+
+/// The first named child of `node` whose kind `accept` takes.
+fn child_of_kind<'a>(node: Node<'a>, accept: impl Fn(&str) -> bool) -> Option<Node<'a>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).find(|c| accept(c.kind()))
 }
 
 fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Binding>) {
@@ -145,14 +160,22 @@ fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Bindi
         "formal_parameter" => {
             // formal_parameter → formal_parameters → method / constructor / lambda.
             let scope = node.parent().map_or(node.byte_range(), parent_range);
-            push(out, source, node.child_by_field_name("name"), scope);
+            let ty = node.child_by_field_name("type");
+            push(out, source, node.child_by_field_name("name"), scope, ty);
         }
         "spread_parameter" => {
+            // `T... xs` is an array of `T`; no member of a project type is reached through it.
             let scope = node.parent().map_or(node.byte_range(), parent_range);
             let mut cursor = node.walk();
             for c in node.named_children(&mut cursor) {
                 if c.kind() == "variable_declarator" {
-                    push(out, source, c.child_by_field_name("name"), scope.clone());
+                    push(
+                        out,
+                        source,
+                        c.child_by_field_name("name"),
+                        scope.clone(),
+                        None,
+                    );
                 }
             }
         }
@@ -164,22 +187,31 @@ fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Bindi
                     p.end_byte()
                 }
             });
+            let ty = node.child_by_field_name("type");
             let mut cursor = node.walk();
             for d in node.children_by_field_name("declarator", &mut cursor) {
+                // `int a, b[]`: a declarator with dimensions has another type than the one written.
+                let own_ty = ty.filter(|_| d.child_by_field_name("dimensions").is_none());
                 push(
                     out,
                     source,
                     d.child_by_field_name("name"),
                     d.start_byte()..end,
+                    own_ty,
                 );
             }
         }
         "catch_formal_parameter" => {
+            // A multi-catch parameter's type is a union: its members are not one type's.
+            let ty = child_of_kind(node, |k| k == "catch_type")
+                .filter(|t| t.named_child_count() == 1)
+                .and_then(|t| t.named_child(0));
             push(
                 out,
                 source,
                 node.child_by_field_name("name"),
                 parent_range(node),
+                ty,
             );
         }
         "resource" => {
@@ -188,7 +220,8 @@ fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Bindi
                 .parent()
                 .and_then(|p| p.parent())
                 .map_or(node.byte_range(), |t| node.start_byte()..t.end_byte());
-            push(out, source, node.child_by_field_name("name"), scope);
+            let ty = node.child_by_field_name("type");
+            push(out, source, node.child_by_field_name("name"), scope, ty);
         }
         "enhanced_for_statement" => {
             push(
@@ -196,16 +229,17 @@ fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Bindi
                 source,
                 node.child_by_field_name("name"),
                 node.byte_range(),
+                node.child_by_field_name("type"),
             );
         }
         "lambda_expression" => {
             if let Some(params) = node.child_by_field_name("parameters") {
                 match params.kind() {
-                    "identifier" => push(out, source, Some(params), node.byte_range()),
+                    "identifier" => push(out, source, Some(params), node.byte_range(), None),
                     "inferred_parameters" => {
                         let mut cursor = params.walk();
                         for p in params.named_children(&mut cursor) {
-                            push(out, source, Some(p), node.byte_range());
+                            push(out, source, Some(p), node.byte_range(), None);
                         }
                     }
                     _ => {}
@@ -233,7 +267,8 @@ fn collect_declarations(source: &JavaSource, node: Node<'_>, out: &mut Vec<Bindi
                 }
                 _ => scope_node.byte_range(),
             };
-            push(out, source, name, scope);
+            let ty = child_of_kind(node, |k| k != "identifier" && k != "modifiers");
+            push(out, source, name, scope, ty);
         }
         _ => {}
     }

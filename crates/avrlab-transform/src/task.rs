@@ -5,13 +5,14 @@ use std::fmt;
 use std::str::FromStr;
 
 use avrlab_java::{
-    DeclarationTable, JavaSource, LineRange, MethodQuery, TextEdit, apply_edits, find_method,
-    identifiers, methods, parse,
+    DeclarationTable, JavaSource, LineRange, MethodQuery, TextEdit, find_method, identifier_tokens,
+    methods, methods_at_line, parse,
 };
 
 use crate::diff::{anchor_correspondence, changed_hunks, line_correspondence, unified_diff};
+use crate::receiver::{FileTypes, type_parameters};
 use crate::rename::{self, RenameKind, RenameMap, RenameScope};
-use crate::scope::{resolve, resolve_within};
+use crate::scope::{Resolution, resolve, resolve_within};
 use crate::structure::{RuleCtx, Site, find_sites, temp_placeholder};
 
 /// One rewrite rule.
@@ -25,6 +26,8 @@ pub enum Rule {
     ForToWhile,
     /// `while` → `for`.
     WhileToFor,
+    /// Enhanced `for` → iterator loop (an `Iterable`) or indexed loop (an array).
+    ForEachToFor,
     /// A ternary assignment/return → if-else.
     TernaryToIf,
     /// An if-else of two assignments/returns → ternary.
@@ -48,7 +51,7 @@ pub enum Rule {
 impl Rule {
     /// Every structure rule, in the order `structure` and `both` try them (rarer rewrites first, so
     /// that they win when sites overlap).
-    pub const STRUCTURE: [Rule; 12] = [
+    pub const STRUCTURE: [Rule; 13] = [
         Rule::SwitchToIf,
         Rule::IfToSwitch,
         Rule::ForToWhile,
@@ -59,6 +62,7 @@ impl Rule {
         Rule::CallChainMerge,
         Rule::ArgumentExtract,
         Rule::ArgumentInline,
+        Rule::ForEachToFor,
         Rule::IfFlip,
         Rule::StatementReorder,
     ];
@@ -70,6 +74,7 @@ impl Rule {
             Rule::IfFlip => "if-flip",
             Rule::ForToWhile => "for-to-while",
             Rule::WhileToFor => "while-to-for",
+            Rule::ForEachToFor => "foreach-to-for",
             Rule::TernaryToIf => "ternary-to-if",
             Rule::IfToTernary => "if-to-ternary",
             Rule::SwitchToIf => "switch-to-if",
@@ -273,7 +278,7 @@ impl TransformOutput {
         let start = (0..=first)
             .rev()
             .find_map(|i| corr.get(i).copied().flatten().map(|n| n + (first - i)))?;
-        let method = methods(&parse(transformed))
+        let method = methods_at_line(&parse(transformed), start)
             .into_iter()
             .find(|m| m.lines.start == start)?;
         let hunks = relocated_hunks(
@@ -430,12 +435,22 @@ pub fn transform_with_rules(
         }
     }
 
+    // Names a rewrite may not introduce: every identifier-shaped token of the project, vulnerable
+    // and fixed (comments and strings too, which only makes the set safer).
+    let used: BTreeSet<String> = files
+        .values()
+        .chain(fixed.values())
+        .flat_map(|t| identifier_tokens(t).map(|(_, tok)| tok))
+        .map(str::to_owned)
+        .collect();
+    // The target file as last rewritten, parsed (incrementally), when a rewrite changed it.
+    let mut target_now: Option<JavaSource> = None;
     let structure_rules: Vec<Rule> = Rule::STRUCTURE
         .into_iter()
         .filter(|r| rules.contains(r))
         .collect();
     if !structure_rules.is_empty() {
-        let mut used = all_identifiers(&parsed, &fixed);
+        let mut used = used.clone();
         let (new_vul, new_fix, rule_reports) = apply_structure(
             StructureInput {
                 file: &target_file,
@@ -453,19 +468,23 @@ pub fn transform_with_rules(
         if let Some(f) = new_fix {
             fixed.insert(target_file.clone(), f);
         }
+        target_now = Some(new_vul.clone());
         parsed.insert(target_file.clone(), new_vul);
     }
 
     let mut rename_map = RenameMap::default();
     let mut file_renames = Vec::new();
     if rules.contains(&Rule::Rename) {
-        let (map, notes, new_files, new_fixed) = apply_rename(
-            &parsed,
-            &unparsable,
-            &decls,
-            &fixed,
-            &target_file,
-            method_start,
+        let (map, notes, renamed) = apply_rename(
+            &RenameInput {
+                parsed: &parsed,
+                unparsable: &unparsable,
+                decls: &decls,
+                fixed: &fixed,
+                used: &used,
+                target_file: &target_file,
+                method_start,
+            },
             seed,
         );
         for (line, detail, applied) in notes {
@@ -480,9 +499,10 @@ pub fn transform_with_rules(
                 },
             });
         }
-        if let Some((new_files, new_fixed)) = new_files.zip(new_fixed) {
-            files = new_files;
-            fixed = new_fixed;
+        if let Some(renamed) = renamed {
+            files = renamed.files;
+            fixed = renamed.fixed;
+            target_now = Some(renamed.target);
             rename_map = map;
             // A renamed top-level type moves its file.
             for e in rename_map
@@ -523,8 +543,8 @@ pub fn transform_with_rules(
         .iter()
         .find(|(old, _)| *old == target_file)
         .map_or(target_file.clone(), |(_, new)| new.clone());
-    let final_src = parse(&files[&new_target]);
-    let method_now = methods(&final_src)
+    let final_src = target_now.unwrap_or(target_src);
+    let method_now = methods_at_line(&final_src, method_start)
         .into_iter()
         .find(|m| m.lines.start == method_start)
         .expect("rewrites keep the target method's first line");
@@ -556,20 +576,6 @@ pub fn transform_with_rules(
     })
 }
 
-fn all_identifiers(
-    parsed: &BTreeMap<String, JavaSource>,
-    fixed: &BTreeMap<String, String>,
-) -> BTreeSet<String> {
-    let mut used = BTreeSet::new();
-    for src in parsed.values() {
-        used.extend(identifiers(src));
-    }
-    for text in fixed.values() {
-        used.extend(identifiers(&parse(text)));
-    }
-    used
-}
-
 struct StructureInput<'a> {
     file: &'a str,
     vul: &'a JavaSource,
@@ -586,7 +592,7 @@ struct Pair {
 }
 
 fn method_node_at<'a>(src: &'a JavaSource, start_line: usize) -> Option<avrlab_java::Node<'a>> {
-    methods(src)
+    methods_at_line(src, start_line)
         .into_iter()
         .find(|m| m.lines.start == start_line)
         .and_then(|m| m.node(src))
@@ -747,18 +753,17 @@ fn apply_structure(
             .collect()
     };
     let attempt = |sites: &[&Pair]| -> Option<(JavaSource, Option<String>)> {
-        let v = apply_edits(input.vul.text(), &edits_of(sites, false)).ok()?;
-        let v = parse(&v.text);
+        let v = input.vul.edit(&edits_of(sites, false)).ok()?.source;
         if !v.errors().is_empty() {
             return None;
         }
-        let f = match input.fixed {
+        let f = match &fix_src {
             Some(fixed) => {
-                let f = apply_edits(fixed, &edits_of(sites, true)).ok()?;
-                if !parse(&f.text).errors().is_empty() {
+                let f = fixed.edit(&edits_of(sites, true)).ok()?.source;
+                if !f.errors().is_empty() {
                     return None;
                 }
-                Some(f.text)
+                Some(f.text().to_owned())
             }
             None => None,
         };
@@ -813,59 +818,97 @@ fn fresh_name(hint: &str, used: &BTreeSet<String>) -> String {
         .expect("an unused numbered name exists")
 }
 
-type RenameResult = (
-    RenameMap,
-    Vec<(usize, String, bool)>,
-    Option<BTreeMap<String, String>>,
-    Option<BTreeMap<String, String>>,
-);
+/// What renaming reads.
+struct RenameInput<'a> {
+    parsed: &'a BTreeMap<String, JavaSource>,
+    unparsable: &'a BTreeMap<String, String>,
+    decls: &'a DeclarationTable,
+    fixed: &'a BTreeMap<String, String>,
+    used: &'a BTreeSet<String>,
+    target_file: &'a str,
+    method_start: usize,
+}
+
+/// The renamed project: every file's text, the fixed files', and the target file parsed.
+struct Renamed {
+    files: BTreeMap<String, String>,
+    fixed: BTreeMap<String, String>,
+    target: JavaSource,
+}
 
 fn apply_rename(
-    parsed: &BTreeMap<String, JavaSource>,
-    unparsable: &BTreeMap<String, String>,
-    decls: &DeclarationTable,
-    fixed: &BTreeMap<String, String>,
-    target_file: &str,
-    method_start: usize,
+    input: &RenameInput<'_>,
     seed: u64,
-) -> RenameResult {
+) -> (RenameMap, Vec<(usize, String, bool)>, Option<Renamed>) {
+    let RenameInput {
+        parsed,
+        unparsable,
+        decls,
+        fixed,
+        used,
+        target_file,
+        method_start,
+    } = *input;
     let target_src = &parsed[target_file];
-    let Some(method) = methods(target_src)
+    let Some(method) = methods_at_line(target_src, method_start)
         .into_iter()
         .find(|m| m.lines.start == method_start)
     else {
-        return (RenameMap::default(), Vec::new(), None, None);
+        return (RenameMap::default(), Vec::new(), None);
     };
-    let used = all_identifiers(parsed, fixed);
     let paths: BTreeSet<String> = parsed.keys().chain(unparsable.keys()).cloned().collect();
-    let target_res = resolve(target_src);
+    let resolutions: BTreeMap<&str, Resolution> = parsed
+        .iter()
+        .map(|(p, s)| (p.as_str(), resolve(s)))
+        .collect();
+    let type_params: BTreeMap<&str, BTreeSet<String>> = parsed
+        .iter()
+        .map(|(p, s)| (p.as_str(), type_parameters(s)))
+        .collect();
+    let types: BTreeMap<String, FileTypes<'_>> = parsed
+        .iter()
+        .map(|(p, src)| {
+            let p = p.as_str();
+            let t = FileTypes {
+                src,
+                res: &resolutions[p],
+                decls,
+                type_params: &type_params[p],
+            };
+            (p.to_owned(), t)
+        })
+        .collect();
     let scope = RenameScope {
         files: parsed,
         unparsable,
         decls,
         target_file,
         target_method: method.bytes.clone(),
-        used: &used,
+        used,
         paths: &paths,
+        types: &types,
     };
-    let plan = rename::plan(&scope, &target_res, seed);
+    let plan = rename::plan(&scope, &resolutions[target_file], seed);
     if plan.map.is_empty() {
-        return (plan.map, plan.notes, None, None);
+        return (plan.map, plan.notes, None);
     }
-    let rename_file =
-        |path: &str, src: &JavaSource, target_range: Option<std::ops::Range<usize>>| {
-            let res = resolve(src);
-            let edits = rename::edits_for_file(&plan.map, src, &res, target_range);
-            let text = apply_edits(src.text(), &edits).ok()?.text;
-            let _ = path;
-            parse(&text).errors().is_empty().then_some(text)
-        };
+    let rename_file = |types: &FileTypes<'_>, target_range: Option<std::ops::Range<usize>>| {
+        let edits = rename::edits_for_file(&plan.map, types, target_range);
+        let edited = types.src.edit(&edits).ok()?.source;
+        edited.errors().is_empty().then_some(edited)
+    };
+    let mut renamed_target = None;
     let mut new_files = BTreeMap::new();
-    for (path, src) in parsed {
+    for (path, types) in &types {
         let range = (path == target_file).then(|| method.bytes.clone());
-        match rename_file(path, src, range) {
-            Some(t) => new_files.insert(path.clone(), t),
-            None => return (plan.map, plan.notes, None, None),
+        match rename_file(types, range) {
+            Some(t) => {
+                new_files.insert(path.clone(), t.text().to_owned());
+                if path == target_file {
+                    renamed_target = Some(t);
+                }
+            }
+            None => return (plan.map, plan.notes, None),
         };
     }
     for (path, text) in unparsable {
@@ -881,17 +924,35 @@ fn apply_rename(
             let line = corr
                 .as_ref()
                 .and_then(|c| c.get(method_start - 1).copied().flatten());
-            let m = methods(&src)
+            let m = line
+                .map_or_else(|| methods(&src), |l| methods_at_line(&src, l))
                 .into_iter()
                 .find(|m| Some(m.lines.start) == line || (line.is_none() && m.name == method.name));
             m.map(|m| m.bytes)
         } else {
             None
         };
-        match rename_file(path, &src, range) {
-            Some(t) => new_fixed.insert(path.clone(), t),
-            None => return (plan.map, plan.notes, None, None),
+        let res = resolve(&src);
+        let tparams = type_parameters(&src);
+        let types = FileTypes {
+            src: &src,
+            res: &res,
+            decls,
+            type_params: &tparams,
+        };
+        match rename_file(&types, range) {
+            Some(t) => new_fixed.insert(path.clone(), t.text().to_owned()),
+            None => return (plan.map, plan.notes, None),
         };
     }
-    (plan.map, plan.notes, Some(new_files), Some(new_fixed))
+    let target = renamed_target.expect("the target file is among the parsed files");
+    (
+        plan.map,
+        plan.notes,
+        Some(Renamed {
+            files: new_files,
+            fixed: new_fixed,
+            target,
+        }),
+    )
 }

@@ -45,16 +45,22 @@ fn transform_both_verifies_every_demo_task_and_the_result_passes_the_reference_c
             .map(|r| r.as_str().unwrap())
             .collect();
         assert!(rules.contains(&"rename"), "{task}: {rules:?}");
-        // demo-missing-authz's method is an enhanced `for` and calls with plain-name arguments:
-        // no structure rule has a site there that is not the fix's own line.
-        if task != "demo-missing-authz" {
-            assert!(rules.iter().any(|r| *r != "rename"), "{task}: {rules:?}");
-        }
+        assert!(rules.iter().any(|r| *r != "rename"), "{task}: {rules:?}");
+        // The kept (verified) rewrite applied renaming and at least one structure rule.
         let line = stdout
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{task} →")))
             .unwrap_or_else(|| panic!("{task} has a report line:\n{stdout}"));
-        assert!(line.contains("rename×"), "{line}");
+        let kept = line
+            .split_once("kept [")
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(list, _)| list)
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(kept.contains("rename×"), "{line}");
+        assert!(
+            kept.split(", ").any(|r| !r.starts_with("rename×")),
+            "{task}: no structure rule kept: {line}"
+        );
     }
     assert!(stdout.contains("rolled back"), "{stdout}");
     assert!(

@@ -6,6 +6,7 @@
 //! it knows which sites it keeps, so that the vulnerable and the fixed file get the same names.
 
 mod control;
+mod foreach;
 mod statements;
 
 use std::ops::Range;
@@ -62,6 +63,7 @@ pub(crate) fn find_sites(rule: Rule, ctx: &RuleCtx<'_>) -> Vec<Site> {
             Rule::IfFlip => control::if_flip(ctx, node),
             Rule::ForToWhile => control::for_to_while(ctx, node),
             Rule::WhileToFor => control::while_to_for(ctx, node),
+            Rule::ForEachToFor => foreach::foreach_to_for(ctx, node),
             Rule::TernaryToIf => control::ternary_to_if(ctx, node),
             Rule::IfToTernary => control::if_to_ternary(ctx, node),
             Rule::SwitchToIf => control::switch_to_if(ctx, node),

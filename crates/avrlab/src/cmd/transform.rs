@@ -26,8 +26,8 @@ pub struct Args {
     #[arg(long = "task")]
     pub task: Vec<String>,
     /// `rename`, `structure`, `both`, or one rule: if-flip, for-to-while, while-to-for,
-    /// ternary-to-if, if-to-ternary, switch-to-if, if-to-switch, call-chain-split,
-    /// call-chain-merge, argument-extract, argument-inline, statement-reorder.
+    /// foreach-to-for, ternary-to-if, if-to-ternary, switch-to-if, if-to-switch,
+    /// call-chain-split, call-chain-merge, argument-extract, argument-inline, statement-reorder.
     #[arg(long)]
     pub variant: String,
     /// The folder of the new benchmark; it must not exist yet.

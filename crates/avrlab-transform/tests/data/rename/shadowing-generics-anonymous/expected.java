@@ -29,6 +29,5 @@ class Input {
 // rename line 8: Applied { detail: "Local `result` → `issue`" }
 // rename line 9: Applied { detail: "Local `counter` → `antagonistic`" }
 // rename line 15: Applied { detail: "Local `value` → `treasure`" }
-// rename line 19: Declined { reason: "kept `run`: a JDK/library or reflection-reached name" }
 // rename line 21: Applied { detail: "Local `count` → `number`" }
 // rename line 22: Applied { detail: "Field `count` → `enumeration`" }
