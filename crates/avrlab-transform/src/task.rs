@@ -437,12 +437,14 @@ pub fn transform_with_rules(
 
     // Names a rewrite may not introduce: every identifier-shaped token of the project, vulnerable
     // and fixed (comments and strings too, which only makes the set safer).
-    let used: BTreeSet<String> = files
+    // Deduplicated by hash first: a large file has tens of thousands of tokens, a few thousand
+    // distinct.
+    let distinct: std::collections::HashSet<&str> = files
         .values()
         .chain(fixed.values())
         .flat_map(|t| identifier_tokens(t).map(|(_, tok)| tok))
-        .map(str::to_owned)
         .collect();
+    let used: BTreeSet<String> = distinct.into_iter().map(str::to_owned).collect();
     // The target file as last rewritten, parsed (incrementally), when a rewrite changed it.
     let mut target_now: Option<JavaSource> = None;
     let structure_rules: Vec<Rule> = Rule::STRUCTURE
