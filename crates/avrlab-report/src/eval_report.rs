@@ -69,8 +69,10 @@ pub enum TaskCell {
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalReport {
     pub models: Vec<ModelSummary>,
-    /// Task id → its CWEs (as stored in the task description) and one cell per model row.
+    /// Task id → one cell per model row.
     pub matrix: BTreeMap<String, Vec<TaskCell>>,
+    /// Task id → its CWE ids, as stored with the runs.
+    pub cwe: BTreeMap<String, Vec<u32>>,
 }
 
 fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
@@ -82,6 +84,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
     let mut models = Vec::new();
     let mut per_run_cells: Vec<HashMap<String, TaskCell>> = Vec::new();
     let mut all_tasks: BTreeSet<String> = BTreeSet::new();
+    let mut cwe: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for run_id in run_ids {
         let run = store
             .run(run_id)?
@@ -90,6 +93,17 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             return Err(ReportError::NotAnEval(run_id.clone(), run.mode));
         }
         let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
+        if let Some(map) = config.get("cwe").and_then(serde_json::Value::as_object) {
+            for (task, ids) in map {
+                let ids = ids.as_array().map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_u64())
+                        .map(|v| v as u32)
+                        .collect()
+                });
+                cwe.insert(task.clone(), ids.unwrap_or_default());
+            }
+        }
         let samples_per_prompt = config_value(&config, "samples").unwrap_or(1) as u32;
         let runs = config_value(&config, "runs").unwrap_or(1) as u32;
         let outcomes: HashMap<String, String> = store
@@ -219,7 +233,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         });
         per_run_cells.push(cells);
     }
-    let matrix = all_tasks
+    let matrix: BTreeMap<String, Vec<TaskCell>> = all_tasks
         .into_iter()
         .map(|task| {
             let row = per_run_cells
@@ -229,7 +243,12 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             (task, row)
         })
         .collect();
-    Ok(EvalReport { models, matrix })
+    cwe.retain(|task, _| matrix.contains_key(task));
+    Ok(EvalReport {
+        models,
+        matrix,
+        cwe,
+    })
 }
 
 #[cfg(test)]
@@ -291,7 +310,7 @@ mod tests {
             benchmark: "demo".into(),
             mode: "eval".into(),
             input_hash: "h".into(),
-            config: r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0}"#.into(),
+            config: r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0,"cwe":{"a":[22],"b":[79,80]}}"#.into(),
         };
         let candidate = |id: &str, task: &str| NewCandidate {
             id: id.into(),
@@ -348,6 +367,7 @@ mod tests {
         assert_eq!(m.to_audit, ["b/1/0"]);
         assert_eq!(report.matrix["a"], [TaskCell::Correct]);
         assert_eq!(report.matrix["b"], [TaskCell::Plausible]);
+        assert_eq!(report.cwe["b"], [79, 80]);
         let markdown = crate::render(&report, crate::ReportFormat::Markdown);
         assert!(
             markdown.contains("| m | chat-p1 | 0 | 2 | 8 | 1 | 2 ("),
@@ -355,6 +375,10 @@ mod tests {
         );
         let csv = crate::render(&report, crate::ReportFormat::Csv);
         assert_eq!(csv.lines().count(), 2);
+        assert!(
+            markdown.contains("| b | CWE-79, CWE-80 | plausible |"),
+            "{markdown}"
+        );
     }
 
     #[test]

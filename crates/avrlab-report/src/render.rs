@@ -80,11 +80,23 @@ fn markdown(report: &EvalReport) -> String {
         .iter()
         .map(|m| format!("{} ({})", m.model, m.format))
         .collect();
-    let _ = writeln!(out, "| task | {} |", headers.join(" | "));
-    let _ = writeln!(out, "|---|{}", "---|".repeat(headers.len()));
+    let _ = writeln!(out, "| task | CWE | {} |", headers.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(headers.len()));
     for (task, cells) in &report.matrix {
         let cells: Vec<&str> = cells.iter().map(|c| cell(*c)).collect();
-        let _ = writeln!(out, "| {task} | {} |", cells.join(" | "));
+        let cwe: Vec<String> = report
+            .cwe
+            .get(task)
+            .into_iter()
+            .flatten()
+            .map(|id| format!("CWE-{id}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {task} | {} | {} |",
+            cwe.join(", "),
+            cells.join(" | ")
+        );
     }
     let audit: Vec<&String> = report.models.iter().flat_map(|m| &m.to_audit).collect();
     if !audit.is_empty() {

@@ -179,6 +179,12 @@ pub fn execute_eval(
             "top_p": spec.top_p,
             "max_tokens": spec.max_tokens,
             "seed": spec.seed,
+            // Reports show each task's CWEs beside its row.
+            "cwe": benchmark
+                .tasks
+                .iter()
+                .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
+                .collect::<serde_json::Map<_, _>>(),
         })
         .to_string();
         let run = NewRun {
