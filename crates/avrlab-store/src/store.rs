@@ -219,6 +219,18 @@ impl Store {
         }
     }
 
+    /// Every row of a query, each mapped by `row`.
+    fn all_rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.conn.prepare(sql).map_err(self.err())?;
+        let rows = stmt.query_map(params, row).map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
     /// Creates a run with all its candidates, atomically.
     pub fn create_run(
         &mut self,
@@ -299,22 +311,15 @@ impl Store {
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunInfo>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs ORDER BY rowid")
-            .map_err(self.err())?;
-        let rows = stmt.query_map([], Self::run_from_row).map_err(self.err())?;
-        rows.collect::<Result<_, _>>().map_err(self.err())
+        self.all_rows("SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs ORDER BY rowid", [], Self::run_from_row)
     }
 
     /// The run's candidates in their original order.
     pub fn candidates(&self, run_id: &str) -> Result<Vec<CandidateRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, task, label, kind, content FROM candidates WHERE run_id = ?1 ORDER BY seq")
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([run_id], |r| {
+        self.all_rows(
+            "SELECT id, task, label, kind, content FROM candidates WHERE run_id = ?1 ORDER BY seq",
+            [run_id],
+            |r| {
                 Ok(NewCandidate {
                     id: r.get(0)?,
                     task: r.get(1)?,
@@ -322,19 +327,18 @@ impl Store {
                     kind: r.get(3)?,
                     content: r.get(4)?,
                 })
-            })
-            .map_err(self.err())?;
-        rows.collect::<Result<_, _>>().map_err(self.err())
+            },
+        )
     }
 
     /// Ids of the run's candidates that already have a verdict.
     pub fn decided(&self, run_id: &str) -> Result<HashSet<String>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT candidate_id FROM verdicts WHERE run_id = ?1")
-            .map_err(self.err())?;
-        let rows = stmt.query_map([run_id], |r| r.get(0)).map_err(self.err())?;
-        rows.collect::<Result<_, _>>().map_err(self.err())
+        let ids = self.all_rows(
+            "SELECT candidate_id FROM verdicts WHERE run_id = ?1",
+            [run_id],
+            |r| r.get(0),
+        )?;
+        Ok(ids.into_iter().collect())
     }
 
     /// Writes one verdict and its evidence in a single transaction.
@@ -404,7 +408,7 @@ impl Store {
     pub fn finish_run(&mut self, run_id: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
-                "UPDATE runs SET finished_at = datetime('now') WHERE id = ?1",
+                "UPDATE runs SET finished_at = datetime('now'), last_error = NULL WHERE id = ?1",
                 [run_id],
             )
             .map(drop)
@@ -413,16 +417,12 @@ impl Store {
 
     /// Every verdict of a run, in candidate order.
     pub fn verdicts(&self, run_id: &str) -> Result<Vec<VerdictSummary>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT c.id, c.task, c.label, v.outcome, v.reason, v.wall_ms FROM verdicts v
+        self.all_rows(
+            "SELECT c.id, c.task, c.label, v.outcome, v.reason, v.wall_ms FROM verdicts v
                  JOIN candidates c ON c.run_id = v.run_id AND c.id = v.candidate_id
                  WHERE v.run_id = ?1 ORDER BY c.seq",
-            )
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([run_id], |r| {
+            [run_id],
+            |r| {
                 Ok(VerdictSummary {
                     candidate_id: r.get(0)?,
                     task: r.get(1)?,
@@ -431,9 +431,8 @@ impl Store {
                     reason: r.get(4)?,
                     wall_ms: r.get::<_, i64>(5)? as u64,
                 })
-            })
-            .map_err(self.err())?;
-        rows.collect::<Result<_, _>>().map_err(self.err())
+            },
+        )
     }
 
     /// Adds the samples of one prompt and the candidates they yielded, atomically, to an existing
@@ -533,16 +532,12 @@ impl Store {
 
     /// The model samples of a run, in generation order.
     pub fn generations(&self, run_id: &str) -> Result<Vec<GenerationRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, task, model, format, fl_offset, fl_effective, run_index, sample, prompt_hash, raw,
+        self.all_rows(
+            "SELECT id, task, model, format, fl_offset, fl_effective, run_index, sample, prompt_hash, raw,
                  finish_reason, tokens_in, tokens_out, latency_ms, cached, error, extraction, candidate_id, correct
                  FROM generations WHERE run_id = ?1 ORDER BY seq",
-            )
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([run_id], |r| {
+            [run_id],
+            |r| {
                 Ok(GenerationRow {
                     id: r.get(0)?,
                     task: r.get(1)?,
@@ -564,9 +559,8 @@ impl Store {
                     candidate_id: r.get(17)?,
                     correct: r.get(18)?,
                 })
-            })
-            .map_err(self.err())?;
-        rows.collect::<Result<_, _>>().map_err(self.err())
+            },
+        )
     }
 
     /// The stored log of one phase of a candidate.
@@ -684,7 +678,15 @@ mod tests {
                 .record_verdict("r1", "c0", &verdict("Plausible"))
                 .is_err()
         );
+        store.record_run_error("r1", "endpoint down").unwrap();
+        assert_eq!(
+            store.run("r1").unwrap().unwrap().last_error.as_deref(),
+            Some("endpoint down")
+        );
         store.finish_run("r1").unwrap();
+        // A finished run carries no stale error from an earlier, interrupted attempt.
+        assert_eq!(store.run("r1").unwrap().unwrap().last_error, None);
+        assert_eq!(store.runs().unwrap().len(), 1);
         assert!(
             store
                 .latest_unfinished_run("patches", "demo")
