@@ -39,6 +39,10 @@ pub enum StoreError {
     },
 }
 
+/// The columns of a run, in the order `run_from_row` reads them.
+const RUN_SELECT: &str =
+    "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs";
+
 /// A run to create.
 #[derive(Debug, Clone)]
 pub struct NewRun {
@@ -267,6 +271,22 @@ impl Store {
         tx.commit().map_err(sqlite)
     }
 
+    /// The one run a `WHERE …` clause selects, if any.
+    fn one_run(
+        &self,
+        clause: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Option<RunInfo>, StoreError> {
+        self.conn
+            .query_row(
+                &format!("{RUN_SELECT} {clause}"),
+                params,
+                Self::run_from_row,
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
     fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
         Ok(RunInfo {
             id: row.get(0)?,
@@ -282,14 +302,7 @@ impl Store {
 
     /// The run with this id.
     pub fn run(&self, id: &str) -> Result<Option<RunInfo>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs WHERE id = ?1",
-                [id],
-                Self::run_from_row,
-            )
-            .optional()
-            .map_err(self.err())
+        self.one_run("WHERE id = ?1", [id])
     }
 
     /// The newest run of this mode and benchmark that has not finished.
@@ -298,20 +311,19 @@ impl Store {
         mode: &str,
         benchmark: &str,
     ) -> Result<Option<RunInfo>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs
-                 WHERE mode = ?1 AND benchmark = ?2 AND finished_at IS NULL ORDER BY rowid DESC LIMIT 1",
-                [mode, benchmark],
-                Self::run_from_row,
-            )
-            .optional()
-            .map_err(self.err())
+        self.one_run(
+            "WHERE mode = ?1 AND benchmark = ?2 AND finished_at IS NULL ORDER BY rowid DESC LIMIT 1",
+            [mode, benchmark],
+        )
     }
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunInfo>, StoreError> {
-        self.all_rows("SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs ORDER BY rowid", [], Self::run_from_row)
+        self.all_rows(
+            &format!("{RUN_SELECT} ORDER BY rowid"),
+            [],
+            Self::run_from_row,
+        )
     }
 
     /// The run's candidates in their original order.
