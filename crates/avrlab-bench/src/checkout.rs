@@ -1,17 +1,14 @@
-//! Materializing a task whose project is a folder: copy it, then reach the task state.
-//! (Git-based projects are checked out by `avrlab-exec`, which then calls [`reach_state`].)
+//! The file work of materializing a task: copying a project folder and reaching the task state
+//! with its state diffs. (`avrlab-validate::materialize_task` puts them together with git.)
 
 use std::path::{Path, PathBuf};
 
 use crate::patch::PatchError;
-use crate::task::{ProjectSource, Task};
+use crate::task::Task;
 
 /// Why a workspace could not be prepared.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckoutError {
-    /// The destination exists and is not empty; checkout never overwrites anything.
-    #[error("{0} already exists and is not empty; choose a new folder")]
-    DestinationExists(PathBuf),
     /// Copying failed.
     #[error("cannot copy {from} to {to}")]
     Copy {
@@ -27,9 +24,6 @@ pub enum CheckoutError {
         #[source]
         source: PatchError,
     },
-    /// The task's project is not a folder (git sources go through `avrlab-exec`).
-    #[error("task {0}: the project comes from git; it must be checked out with git first")]
-    NotAFolder(String),
 }
 
 /// Copies a project tree, skipping build output (`target/`, `build/`, `.git/`) and refusing
@@ -87,20 +81,4 @@ impl Task {
         }
         Ok(())
     }
-}
-
-/// Writes the task state of a folder-based task into `dest`, which must be new or empty.
-pub fn materialize_folder_task(task: &Task, dest: &Path) -> Result<(), CheckoutError> {
-    let ProjectSource::Folder(source) = &task.project else {
-        return Err(CheckoutError::NotAFolder(task.id.clone()));
-    };
-    if dest.exists()
-        && std::fs::read_dir(dest)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        return Err(CheckoutError::DestinationExists(dest.to_owned()));
-    }
-    copy_project(source, dest)?;
-    task.reach_state(dest)
 }

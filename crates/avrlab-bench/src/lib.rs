@@ -13,7 +13,7 @@ mod task;
 mod test_name;
 
 pub use benchmark::{Benchmark, BenchmarkError, demo_benchmark_dir};
-pub use checkout::{CheckoutError, copy_project, materialize_folder_task};
+pub use checkout::{CheckoutError, copy_project};
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{

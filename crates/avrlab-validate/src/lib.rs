@@ -6,6 +6,8 @@
 //! Outcomes are data; `Err` is kept for infrastructure failures (no JDK, disk full).
 
 mod candidate;
+mod materialize;
+mod oracle;
 mod outcome;
 mod validator;
 mod verdict_rules;
@@ -13,5 +15,7 @@ mod verdict_rules;
 pub use candidate::{
     Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
 };
+pub use materialize::{MaterializeError, materialize_task};
+pub use oracle::{Oracle, PreparedTask};
 pub use outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
-pub use validator::{PreparedTask, ValidateError, Validator, ValidatorConfig};
+pub use validator::{MavenOracle, ValidateError, ValidatorConfig};

@@ -1,12 +1,15 @@
-//! The validation pipeline for one candidate in one workspace.
+//! The Maven oracle: each candidate is applied to a fresh workspace, compiled with `mvn
+//! test-compile`, and its PoV then regression tests are run with Surefire, all sandboxed.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use avrlab_bench::{CheckoutError, ProjectSource, RegressionTests, Task, TestName, copy_project};
-use avrlab_exec::{ExitKind, GitError, Maven, MavenError, MavenSettings, TestRun, TestSelection};
+use avrlab_bench::{CheckoutError, RegressionTests, Task, TestName, copy_project};
+use avrlab_exec::{ExitKind, Maven, MavenError, MavenSettings, TestRun, TestSelection};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
+use crate::materialize::{MaterializeError, materialize_task};
+use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 use crate::verdict_rules::{PhaseJudgement, judge_run};
 
@@ -29,18 +32,14 @@ pub struct ValidatorConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ValidateError {
     /// The task state could not be materialized.
-    #[error("cannot prepare task {task}")]
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// A workspace could not be filled from the pristine state.
+    #[error("cannot prepare a workspace for task {task}")]
     Checkout {
         task: String,
         #[source]
         source: CheckoutError,
-    },
-    /// The task's git checkout failed.
-    #[error("cannot check out task {task}")]
-    Git {
-        task: String,
-        #[source]
-        source: GitError,
     },
     /// Maven could not be driven.
     #[error("task {task}")]
@@ -58,24 +57,9 @@ pub enum ValidateError {
     },
 }
 
-/// A task ready for validation: its pristine state on disk and its Maven.
-#[derive(Debug)]
-pub struct PreparedTask {
-    pub task: Task,
-    pristine: PathBuf,
-    maven: Maven,
-}
-
-impl PreparedTask {
-    /// The folder holding the task state that every workspace starts from.
-    pub fn pristine(&self) -> &Path {
-        &self.pristine
-    }
-}
-
-/// Validates candidates.
+/// The Maven oracle.
 #[derive(Debug, Clone)]
-pub struct Validator {
+pub struct MavenOracle {
     config: ValidatorConfig,
 }
 
@@ -99,7 +83,7 @@ fn exit_text(exit: ExitKind) -> String {
     }
 }
 
-impl Validator {
+impl MavenOracle {
     pub fn new(config: ValidatorConfig) -> Self {
         Self { config }
     }
@@ -111,58 +95,65 @@ impl Validator {
         }
     }
 
-    /// Materializes the task state once and warms the dependency cache for its build.
-    pub fn prepare(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
-        let maven_err = |source| ValidateError::Maven {
-            task: task.id.clone(),
-            source,
-        };
-        let maven = Maven::for_build(self.config.maven.clone(), &task.build).map_err(maven_err)?;
-        let pristine = self.config.work_root.join("pristine").join(&task.id);
-        if pristine.exists() {
-            std::fs::remove_dir_all(&pristine).map_err(Self::workspace_err(&pristine))?;
-        }
-        std::fs::create_dir_all(&pristine).map_err(Self::workspace_err(&pristine))?;
-        let checkout_err = |source| ValidateError::Checkout {
-            task: task.id.clone(),
-            source,
-        };
-        match &task.project {
-            ProjectSource::Folder(folder) => {
-                copy_project(folder, &pristine).map_err(checkout_err)?
+    fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
+        Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
+            ValidateError::Maven {
+                task: task.id.clone(),
+                source,
             }
-            ProjectSource::Git { url, commit } => {
-                std::fs::remove_dir(&pristine).map_err(Self::workspace_err(&pristine))?;
-                avrlab_exec::checkout_git_project(
-                    url,
-                    commit,
-                    self.config.mirrors.as_deref(),
-                    &pristine,
-                )
-                .map_err(|source| ValidateError::Git {
-                    task: task.id.clone(),
-                    source,
-                })?;
-            }
-        }
-        task.reach_state(&pristine).map_err(checkout_err)?;
+        })
+    }
+}
+
+/// Writes the task state under `<work_root>/pristine/<task id>`, replacing an older one.
+pub(crate) fn materialize_pristine(
+    task: &Task,
+    work_root: &Path,
+    mirrors: Option<&Path>,
+) -> Result<PreparedTask, ValidateError> {
+    let pristine = work_root.join("pristine").join(&task.id);
+    if pristine.exists() {
+        std::fs::remove_dir_all(&pristine).map_err(|source| ValidateError::Workspace {
+            path: pristine.clone(),
+            source,
+        })?;
+    }
+    materialize_task(task, &pristine, mirrors)?;
+    Ok(PreparedTask::new(task.clone(), pristine))
+}
+
+impl Oracle for MavenOracle {
+    fn name(&self) -> &str {
+        "maven"
+    }
+
+    fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
+        materialize_pristine(task, &self.config.work_root, self.config.mirrors.as_deref())
+    }
+
+    /// Warms the shared dependency cache by building a copy of the pristine state once per
+    /// build-file fingerprint.
+    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        let task = &prepared.task;
+        let maven = self.maven(task)?;
         let warm = self.config.work_root.join("warm-up").join(&task.id);
         if warm.exists() {
             std::fs::remove_dir_all(&warm).map_err(Self::workspace_err(&warm))?;
         }
-        copy_project(&pristine, &warm).map_err(checkout_err)?;
-        let warmed = maven.warm_up(&warm).map_err(maven_err);
+        copy_project(prepared.pristine(), &warm).map_err(|source| ValidateError::Checkout {
+            task: task.id.clone(),
+            source,
+        })?;
+        let warmed = maven.warm_up(&warm);
         let _ = std::fs::remove_dir_all(&warm);
-        warmed?;
-        Ok(PreparedTask {
-            task: task.clone(),
-            pristine,
-            maven,
-        })
+        warmed.map_err(|source| ValidateError::Maven {
+            task: task.id.clone(),
+            source,
+        })?;
+        Ok(())
     }
 
-    /// Validates one candidate in the workspace named `slot` (one per worker).
-    pub fn validate(
+    fn validate(
         &self,
         prepared: &PreparedTask,
         candidate: &Candidate,
@@ -175,7 +166,7 @@ impl Validator {
             std::fs::remove_dir_all(&root).map_err(Self::workspace_err(&root))?;
         }
         std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
-        copy_project(&prepared.pristine, &ws).map_err(|source| ValidateError::Checkout {
+        copy_project(prepared.pristine(), &ws).map_err(|source| ValidateError::Checkout {
             task: prepared.task.id.clone(),
             source,
         })?;
@@ -185,7 +176,9 @@ impl Validator {
         }
         verdict
     }
+}
 
+impl MavenOracle {
     fn run_pipeline(
         &self,
         prepared: &PreparedTask,
@@ -195,6 +188,7 @@ impl Validator {
         started: Instant,
     ) -> Result<Verdict, ValidateError> {
         let task = &prepared.task;
+        let maven = self.maven(task)?;
         let maven_err = |source| ValidateError::Maven {
             task: task.id.clone(),
             source,
@@ -225,7 +219,7 @@ impl Validator {
             Err(problem) => return finish(verdict, Outcome::ApplyFailed, problem.to_string()),
         }
 
-        let compiled = prepared.maven.compile(ws).map_err(maven_err)?;
+        let compiled = maven.compile(ws).map_err(maven_err)?;
         verdict.phases.push(PhaseRecord {
             phase: Phase::Compile,
             wall: compiled.wall,
@@ -258,8 +252,7 @@ impl Validator {
         }
 
         let pov = &task.oracle.pov_tests;
-        let run = prepared
-            .maven
+        let run = maven
             .test(
                 ws,
                 &TestSelection::Only(pov.clone()),
@@ -278,8 +271,7 @@ impl Validator {
                 RegressionTests::AllOthers => (TestSelection::AllExcept(pov.clone()), &[], pov),
                 RegressionTests::Listed(list) => (TestSelection::Only(list.clone()), list, pov),
             };
-        let run = prepared
-            .maven
+        let run = maven
             .test(ws, &selection, &root.join("reports-regression"))
             .map_err(maven_err)?;
         record(&mut verdict, Phase::Regression, &run);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use avrlab_bench::{Benchmark, Task};
 use avrlab_store::{NewRun, PhaseRow, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
-    PreparedTask, ValidateError, Validator, ValidatorConfig, Verdict, check_candidate,
+    Oracle, PreparedTask, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
 
 use crate::input::{PlannedCandidate, input_hash, new_candidates, stored_form};
@@ -156,25 +156,39 @@ fn fresh_run_id(mode: &str, benchmark: &str) -> String {
     format!("{mode}-{benchmark}-{secs}")
 }
 
-/// Materializes each task once and warms the dependency cache for its build.
-pub fn prepare_tasks(
-    validator: &Validator,
+/// Writes each task's state once (no build tool runs).
+pub fn materialize_tasks(
+    oracle: &dyn Oracle,
     tasks: &[&Task],
-    progress: &dyn Progress,
 ) -> Result<HashMap<String, PreparedTask>, EngineError> {
     let mut prepared = HashMap::new();
     for task in tasks {
-        progress.message(&format!(
-            "preparing {} (task state and Maven dependencies)",
-            task.id
-        ));
-        prepared.insert(task.id.clone(), validator.prepare(task)?);
+        prepared.insert(task.id.clone(), oracle.materialize(task)?);
     }
     Ok(prepared)
 }
 
-/// Refuses the input if any candidate would not apply.
-fn preflight(
+/// Warms up each materialized task (the networked step: dependencies, classpaths).
+pub fn warm_up_tasks(
+    oracle: &dyn Oracle,
+    prepared: &HashMap<String, PreparedTask>,
+    progress: &dyn Progress,
+) -> Result<(), EngineError> {
+    let mut ids: Vec<&String> = prepared.keys().collect();
+    ids.sort();
+    for id in ids {
+        progress.message(&format!(
+            "warming up {id} for the {} engine (dependencies)",
+            oracle.name()
+        ));
+        oracle.warm_up(&prepared[id])?;
+    }
+    Ok(())
+}
+
+/// Refuses the input if any candidate would not apply or breaks the edit policy. Runs on the
+/// materialized states, before any warm-up.
+pub fn preflight(
     planned: &[PlannedCandidate],
     prepared: &HashMap<String, PreparedTask>,
 ) -> Result<(), EngineError> {
@@ -210,12 +224,21 @@ pub struct ValidationTally {
     pub workers: usize,
 }
 
-/// What validation works with: the prepared tasks, the validator, and how many workers.
-#[derive(Debug)]
+/// What validation works with: the prepared tasks, the oracle, and how many workers.
 pub struct Workshop<'a> {
     pub prepared: &'a HashMap<String, PreparedTask>,
-    pub validator: &'a Validator,
+    pub oracle: &'a dyn Oracle,
     pub workers: usize,
+}
+
+impl std::fmt::Debug for Workshop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workshop")
+            .field("tasks", &self.prepared.len())
+            .field("oracle", &self.oracle.name())
+            .field("workers", &self.workers)
+            .finish()
+    }
 }
 
 /// Validates every candidate of `planned` without a verdict in `decided`, on parallel workers,
@@ -230,7 +253,7 @@ pub fn validate_pending(
 ) -> Result<ValidationTally, EngineError> {
     let Workshop {
         prepared,
-        validator,
+        oracle,
         workers,
     } = *workshop;
     // Identical candidates are validated once: the first is the representative of its group.
@@ -274,7 +297,7 @@ pub fn validate_pending(
                     let candidate = &planned[work[item][0]];
                     let slot = format!("worker-{worker}");
                     let result =
-                        validator.validate(&prepared[&candidate.task], &candidate.candidate, &slot);
+                        oracle.validate(&prepared[&candidate.task], &candidate.candidate, &slot);
                     if sender.send((item, result)).is_err() {
                         break;
                     }
@@ -337,11 +360,13 @@ pub fn tasks_of<'b>(benchmark: &'b Benchmark, planned: &[PlannedCandidate]) -> V
         .collect()
 }
 
-/// Runs (or resumes) a run to its end.
+/// Runs (or resumes) a run to its end: materialize the tasks, refuse candidates that do not apply
+/// (unless asked to record them), warm up, register the run, validate.
 pub fn execute(
     store: &mut Store,
     request: RunRequest<'_>,
     config: &EngineConfig,
+    oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<RunReport, EngineError> {
     let started = Instant::now();
@@ -350,11 +375,11 @@ pub fn execute(
     let hash = input_hash(&request.planned, &tasks);
     let (run_id, decided) = resolve_run(store, &request, &hash)?;
 
-    let validator = Validator::new(config.validator.clone());
-    let prepared = prepare_tasks(&validator, &tasks, progress)?;
+    let prepared = materialize_tasks(oracle, &tasks)?;
     if !config.allow_apply_failures {
         preflight(&request.planned, &prepared)?;
     }
+    warm_up_tasks(oracle, &prepared, progress)?;
     if !request.resume {
         let run = NewRun {
             id: run_id.clone(),
@@ -367,7 +392,7 @@ pub fn execute(
     }
     let workshop = Workshop {
         prepared: &prepared,
-        validator: &validator,
+        oracle,
         workers: config.workers,
     };
     let tally = validate_pending(
@@ -429,5 +454,172 @@ pub fn resolve_run(
             return Err(StoreError::RunExists(id).into());
         }
         Ok((id, HashSet::new()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use avrlab_bench::Patch;
+    use avrlab_validate::{Candidate, Outcome};
+
+    use super::*;
+    use crate::fake_oracle::{Call, FakeOracle, demo};
+    use crate::input::reference_candidates;
+
+    struct Quiet;
+
+    impl Progress for Quiet {
+        fn message(&self, _: &str) {}
+        fn start(&self, _: usize, _: usize) {}
+        fn verdict(&self, _: &PlannedCandidate, _: &Verdict) {}
+        fn finish(&self) {}
+    }
+
+    fn config(workers: usize) -> EngineConfig {
+        EngineConfig {
+            validator: ValidatorConfig {
+                maven: avrlab_exec::MavenSettings {
+                    mvn: "/nonexistent/mvn".into(),
+                    repository: "/nonexistent/repository".into(),
+                    sandbox: avrlab_exec::SandboxKind::None,
+                    limits: avrlab_exec::Limits::default(),
+                },
+                work_root: "/nonexistent/work".into(),
+                mirrors: None,
+                keep_workspaces: false,
+            },
+            workers,
+            allow_apply_failures: false,
+        }
+    }
+
+    fn request<'a>(benchmark: &'a Benchmark, planned: Vec<PlannedCandidate>) -> RunRequest<'a> {
+        RunRequest {
+            mode: "patches",
+            benchmark,
+            planned,
+            run_id: Some("r1".into()),
+            resume: false,
+            config_json: "{}".into(),
+        }
+    }
+
+    fn unchanged(id: &str, task: &str) -> PlannedCandidate {
+        PlannedCandidate {
+            id: id.into(),
+            task: task.into(),
+            label: id.into(),
+            candidate: Candidate::Unchanged,
+            origin: format!("test:{id}"),
+        }
+    }
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::open(&dir.path().join("s.sqlite")).expect("the store opens");
+        (dir, store)
+    }
+
+    fn outcomes(store: &Store) -> Vec<(String, String)> {
+        let mut rows: Vec<_> = store
+            .verdicts("r1")
+            .expect("verdicts")
+            .into_iter()
+            .map(|v| (v.candidate_id, v.outcome))
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    #[test]
+    fn stores_every_verdict_and_validates_identical_candidates_once() {
+        let benchmark = demo();
+        // The first task's vulnerable state and reference fix, and two copies of the former.
+        let mut planned = reference_candidates(&benchmark);
+        planned.truncate(2);
+        let task = planned[0].task.clone();
+        planned.push(unchanged("vulnerable", &task));
+        planned.push(unchanged("vulnerable-again", &task));
+        let oracle = FakeOracle::new(|_, c| {
+            Some(match c {
+                Candidate::Unchanged => Outcome::PovFailing,
+                _ => Outcome::Plausible,
+            })
+        });
+        let (_dir, mut store) = store();
+        let report = execute(
+            &mut store,
+            request(&benchmark, planned),
+            &config(2),
+            &oracle,
+            &Quiet,
+        )
+        .expect("the run ends");
+        assert_eq!((report.validated, report.duplicates), (2, 2));
+        assert_eq!(oracle.count(|c| matches!(c, Call::Validate(_))), 2);
+        let rows = outcomes(&store);
+        assert_eq!(rows.len(), 4);
+        assert_eq!(
+            rows.iter().filter(|(_, o)| o == "PovFailing").count(),
+            3,
+            "{rows:?}"
+        );
+        assert!(store.run("r1").unwrap().unwrap().finished_at.is_some());
+    }
+
+    #[test]
+    fn refuses_a_diff_that_does_not_apply_before_any_warm_up() {
+        let benchmark = demo();
+        let task = benchmark.tasks[0].id.clone();
+        let patch = Patch::parse(
+            "--- a/src/main/java/Nope.java\n+++ b/src/main/java/Nope.java\n@@ -1,1 +1,1 @@\n-x\n+y\n",
+        )
+        .expect("a well-formed diff");
+        let mut bad = unchanged("bad", &task);
+        bad.candidate = Candidate::Diff(patch);
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let (_dir, mut store) = store();
+        let error = execute(
+            &mut store,
+            request(&benchmark, vec![bad]),
+            &config(1),
+            &oracle,
+            &Quiet,
+        )
+        .expect_err("the input is refused");
+        assert!(matches!(error, EngineError::DoesNotApply { .. }), "{error}");
+        assert_eq!(oracle.calls(), vec![Call::Materialize(task)]);
+        assert!(store.run("r1").unwrap().is_none(), "nothing was stored");
+    }
+
+    #[test]
+    fn an_infrastructure_failure_keeps_the_run_resumable() {
+        let benchmark = demo();
+        let planned = reference_candidates(&benchmark);
+        let failing = planned[1].task.clone();
+        let oracle = FakeOracle::new(move |t, _| (t.id != failing).then_some(Outcome::Plausible));
+        let (_dir, mut store) = store();
+        let error = execute(
+            &mut store,
+            request(&benchmark, planned.clone()),
+            &config(1),
+            &oracle,
+            &Quiet,
+        )
+        .expect_err("the fake fails on one task");
+        assert!(matches!(error, EngineError::Validate(_)));
+        let run = store.run("r1").unwrap().unwrap();
+        assert!(run.finished_at.is_none() && run.last_error.is_some());
+        let decided = store.decided("r1").unwrap().len();
+        assert!(decided < planned.len());
+
+        let healed = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let mut again = request(&benchmark, planned.clone());
+        again.resume = true;
+        let report =
+            execute(&mut store, again, &config(2), &healed, &Quiet).expect("the resumed run ends");
+        assert_eq!(report.already_decided, decided);
+        assert_eq!(report.validated, planned.len() - decided);
+        assert_eq!(outcomes(&store).len(), planned.len());
     }
 }

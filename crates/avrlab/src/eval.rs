@@ -9,12 +9,12 @@ use avrlab_bench::{Benchmark, Patch};
 use avrlab_model::{CachedModel, GenParams, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
 use avrlab_store::{GenerationRow, NewCandidate, NewRun, Store};
-use avrlab_validate::{Candidate, ReplacementTarget, Validator};
+use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, Workshop, prepare_tasks,
-    resolve_run, validate_pending,
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, Workshop, materialize_tasks,
+    resolve_run, validate_pending, warm_up_tasks,
 };
 use crate::input::{PlannedCandidate, from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
@@ -143,6 +143,7 @@ pub fn execute_eval(
     store: &mut Store,
     request: EvalRequest<'_>,
     config: &EngineConfig,
+    oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<RunReport, EvalError> {
     let started = Instant::now();
@@ -197,9 +198,9 @@ pub fn execute_eval(
         store.create_run(&run, &[])?;
     }
 
-    let validator = Validator::new(config.validator.clone());
     let tasks: Vec<_> = benchmark.tasks.iter().collect();
-    let prepared = prepare_tasks(&validator, &tasks, progress)?;
+    let prepared = materialize_tasks(oracle, &tasks)?;
+    warm_up_tasks(oracle, &prepared, progress)?;
     let renderer = Renderer::default();
 
     // What an interrupted attempt already stored: its samples, and the candidates they yielded
@@ -385,7 +386,7 @@ pub fn execute_eval(
     let decided = store.decided(&run_id)?;
     let workshop = Workshop {
         prepared: &prepared,
-        validator: &validator,
+        oracle,
         workers: config.workers,
     };
     let tally = validate_pending(store, &run_id, &planned, &decided, &workshop, progress)
@@ -437,4 +438,88 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use avrlab_store::Store;
+    use avrlab_validate::{Outcome, ValidatorConfig};
+
+    use super::*;
+    use crate::engine::Progress;
+    use crate::fake_oracle::{Call, FakeOracle, demo};
+    use crate::input::PlannedCandidate;
+
+    struct Quiet;
+
+    impl Progress for Quiet {
+        fn message(&self, _: &str) {}
+        fn start(&self, _: usize, _: usize) {}
+        fn verdict(&self, _: &PlannedCandidate, _: &avrlab_validate::Verdict) {}
+        fn finish(&self) {}
+    }
+
+    #[test]
+    fn baseline_samples_become_stored_verdicts_through_the_oracle() {
+        let mut benchmark = demo();
+        benchmark.tasks.truncate(2);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::RegressionBroken));
+        let config = EngineConfig {
+            validator: ValidatorConfig {
+                maven: avrlab_exec::MavenSettings {
+                    mvn: "/nonexistent/mvn".into(),
+                    repository: "/nonexistent".into(),
+                    sandbox: avrlab_exec::SandboxKind::None,
+                    limits: avrlab_exec::Limits::default(),
+                },
+                work_root: "/nonexistent".into(),
+                mirrors: None,
+                keep_workspaces: false,
+            },
+            workers: 2,
+            allow_apply_failures: true,
+        };
+        let request = EvalRequest {
+            benchmark: &benchmark,
+            model: Box::new(avrlab_model::BaselineModel),
+            cache: ResponseCache::new(dir.path().join("cache")),
+            spec: EvalSpec {
+                model_name: "baseline".into(),
+                format: "chat-p1".parse().unwrap(),
+                samples: 3,
+                runs: 1,
+                fl_offset: 0,
+                temperature: 0.0,
+                top_p: 1.0,
+                max_tokens: 512,
+                seed: 0,
+            },
+            run_id: Some("e1".into()),
+            resume: false,
+        };
+        let report =
+            execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        let generations = store.generations("e1").unwrap();
+        assert_eq!(generations.len(), 6, "3 samples of 2 tasks");
+        let verdicts = store.verdicts("e1").unwrap();
+        assert_eq!(verdicts.len(), report.candidates);
+        assert!(verdicts.iter().all(|v| v.outcome == "RegressionBroken"));
+        // Every distinct candidate was validated once, after both tasks were warmed up.
+        assert_eq!(
+            oracle.count(|c| matches!(c, Call::Validate(_))),
+            report.validated
+        );
+        let calls = oracle.calls();
+        let last_warm_up = calls
+            .iter()
+            .rposition(|c| matches!(c, Call::WarmUp(_)))
+            .unwrap();
+        let first_validate = calls
+            .iter()
+            .position(|c| matches!(c, Call::Validate(_)))
+            .unwrap_or(usize::MAX);
+        assert!(last_warm_up < first_validate, "{calls:?}");
+    }
 }

@@ -5,6 +5,8 @@ pub mod command_runner;
 mod cwe;
 pub mod engine;
 pub mod eval;
+#[cfg(test)]
+mod fake_oracle;
 pub mod input;
 pub mod method;
 pub mod models;

@@ -13,36 +13,30 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    CheckoutError, ProjectSource, RegressionTests, Task, TaskError, TaskKind, apply_to_text,
-    copy_project,
+    CheckoutError, RegressionTests, Task, TaskError, TaskKind, apply_to_text, copy_project,
 };
-use avrlab_exec::GitError;
 use avrlab_transform::{
     LineRange, Localization, RenameKind, Rule, RuleOutcome, TargetMethod, TaskSources,
     TransformError, TransformOutput, Variant, split_identifier, transform_with_rules,
 };
-use avrlab_validate::{Candidate, Outcome, ValidateError, Validator};
+use avrlab_validate::{
+    Candidate, MaterializeError, Oracle, Outcome, ValidateError, materialize_task,
+};
 
 /// Why a task could not be transformed (a rolled-back rule is not an error: it is in the report).
 #[derive(Debug, thiserror::Error)]
 pub enum TransformTaskError {
-    /// The task's folder project could not be copied or its state diffs do not apply.
-    #[error("materialize the state of task {task}")]
+    /// The task state could not be materialized (a copy, a git checkout, a state diff).
+    #[error(transparent)]
+    Materialize(Box<MaterializeError>),
+    /// The task state could not be copied into the transformed task.
+    #[error("copy the state of task {task}")]
     Checkout {
         /// The task.
         task: String,
         /// What went wrong.
         #[source]
         source: Box<CheckoutError>,
-    },
-    /// The task's git project could not be checked out.
-    #[error("check out the project of task {task}")]
-    Git {
-        /// The task.
-        task: String,
-        /// What git said.
-        #[source]
-        source: GitError,
     },
     /// A file of the task state could not be read, or a folder of the output written.
     #[error("access {}", path.display())]
@@ -97,7 +91,7 @@ impl TransformTaskError {
         matches!(
             self,
             Self::Unsupported { .. } | Self::Transform { .. } | Self::Checkout { .. }
-        )
+        ) || matches!(self, Self::Materialize(e) if e.is_input())
     }
 }
 
@@ -177,27 +171,8 @@ pub fn read_task(
     if state.exists() {
         std::fs::remove_dir_all(&state).map_err(io_err(&state))?;
     }
-    let checkout_err = |source| TransformTaskError::Checkout {
-        task: task.id.clone(),
-        source: Box::new(source),
-    };
-    match &task.project {
-        ProjectSource::Folder(folder) => copy_project(folder, &state).map_err(checkout_err)?,
-        ProjectSource::Git { url, commit } => {
-            avrlab_exec::checkout_git_project(url, commit, mirrors, &state).map_err(|source| {
-                TransformTaskError::Git {
-                    task: task.id.clone(),
-                    source,
-                }
-            })?;
-            // The transformed task ships its state as a folder; git metadata has no place in it.
-            let git = state.join(".git");
-            if git.exists() {
-                std::fs::remove_dir_all(&git).map_err(io_err(&git))?;
-            }
-        }
-    }
-    task.reach_state(&state).map_err(checkout_err)?;
+    materialize_task(task, &state, mirrors)
+        .map_err(|e| TransformTaskError::Materialize(Box::new(e)))?;
     let files = java_files(&state)?;
     let reference = task
         .reference
@@ -540,7 +515,7 @@ impl Check {
 
 /// Validates a written task with the oracle: its vulnerable state, then its reference fix.
 pub fn verify(
-    validator: &Validator,
+    oracle: &dyn Oracle,
     task_dir: &Path,
     slot: &str,
     prepare_lock: &std::sync::Mutex<()>,
@@ -559,9 +534,9 @@ pub fn verify(
         let _guard = prepare_lock
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        validator.prepare(&task).map_err(validate_err)?
+        oracle.prepare(&task).map_err(validate_err)?
     };
-    let vulnerable = validator
+    let vulnerable = oracle
         .validate(&prepared, &Candidate::Unchanged, slot)
         .map_err(validate_err)?;
     if vulnerable.outcome != Outcome::PovFailing {
@@ -578,7 +553,7 @@ pub fn verify(
             task: task.id.clone(),
             reason: "the transformed task lost its reference fix".into(),
         })?;
-    let fixed = validator
+    let fixed = oracle
         .validate(&prepared, &Candidate::Diff(patch), slot)
         .map_err(validate_err)?;
     Ok(Check {
@@ -780,4 +755,54 @@ pub fn rule_counts(results: &[TaskResult]) -> BTreeMap<Rule, RuleCounts> {
         }
     }
     counts
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::fake_oracle::{Call, FakeOracle, demo};
+
+    fn fixed_when_changed(_: &Task, candidate: &Candidate) -> Option<Outcome> {
+        Some(match candidate {
+            Candidate::Unchanged => Outcome::PovFailing,
+            _ => Outcome::Plausible,
+        })
+    }
+
+    #[test]
+    fn a_rewrite_the_oracle_verifies_is_written_and_kept() {
+        let benchmark = demo();
+        let task = benchmark.task("demo-zip-slip").unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let input = read_task(task, &scratch.path().join("states"), None).unwrap();
+        let oracle = FakeOracle::new(fixed_when_changed);
+        let lock = Mutex::new(());
+        let dest = scratch.path().join("out").join("t");
+        let mut check = |dir: &Path| verify(&oracle, dir, "w", &lock);
+        let result = transform_verified(&input, Variant::Rename, 7, &dest, &mut check).unwrap();
+        assert!(result.kept.is_some(), "{:?}", result.omitted);
+        assert_eq!(result.verifications, 1);
+        assert!(Task::load(&dest.join("task.toml")).is_ok());
+        // One preparation and two validations (vulnerable state, translated reference fix).
+        assert_eq!(oracle.count(|c| matches!(c, Call::Validate(_))), 2);
+    }
+
+    #[test]
+    fn a_vulnerable_state_that_passes_condemns_the_rewrite_without_checking_the_fix() {
+        let benchmark = demo();
+        let task = benchmark.task("demo-zip-slip").unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let input = read_task(task, &scratch.path().join("states"), None).unwrap();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let lock = Mutex::new(());
+        let dest = scratch.path().join("out").join("t");
+        let mut check = |dir: &Path| verify(&oracle, dir, "w", &lock);
+        let result = transform_verified(&input, Variant::Rename, 7, &dest, &mut check).unwrap();
+        assert!(result.kept.is_none());
+        assert!(!dest.exists());
+        let validations = oracle.count(|c| matches!(c, Call::Validate(_)));
+        assert_eq!(validations, result.verifications, "one per verification");
+    }
 }

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_bench::{Benchmark, ProjectSource, RegressionTests, materialize_folder_task};
+use avrlab_bench::{Benchmark, ProjectSource, RegressionTests};
+use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
 use super::Failure;
@@ -114,27 +115,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
         BenchCommand::Checkout { task, out, mirrors } => {
             let task = benchmark.task(&task).map_err(Failure::input)?;
-            match &task.project {
-                ProjectSource::Folder(_) => {
-                    materialize_folder_task(task, &out).map_err(Failure::input)?
+            materialize_task(task, &out, mirrors.as_deref()).map_err(|e| {
+                if e.is_input() {
+                    Failure::input(e)
+                } else {
+                    Failure::infrastructure(e)
                 }
-                ProjectSource::Git { url, commit } => {
-                    if out.exists()
-                        && std::fs::read_dir(&out)
-                            .map(|mut d| d.next().is_some())
-                            .unwrap_or(true)
-                    {
-                        return Err(Failure::input(anyhow::anyhow!(
-                            "{} already exists and is not empty; choose a new folder",
-                            out.display()
-                        )));
-                    }
-                    let _ = std::fs::remove_dir(&out);
-                    avrlab_exec::checkout_git_project(url, commit, mirrors.as_deref(), &out)
-                        .map_err(Failure::infrastructure)?;
-                    task.reach_state(&out).map_err(Failure::input)?;
-                }
-            }
+            })?;
             println!("checked out {} into {}", task.id, out.display());
         }
     }

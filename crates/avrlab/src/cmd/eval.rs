@@ -98,6 +98,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     }
     let mut store = Store::open(&args.store).map_err(store_failure)?;
     let (config, _work) = args.options.engine(true)?;
+    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
     let progress = StderrProgress::new();
     progress_message(&progress, &format!("loading model `{}`", args.model));
     let model =
@@ -122,12 +123,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         run_id: args.run.clone(),
         resume: args.resume,
     };
-    let report = execute_eval(&mut store, request, &config, &progress).map_err(|e| match e {
-        EvalError::Model { .. } => Failure::infrastructure(e),
-        EvalError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
-        EvalError::Engine(avrlab::engine::EngineError::Validate(_)) => Failure::infrastructure(e),
-        other => Failure::input(other),
-    })?;
+    let report =
+        execute_eval(&mut store, request, &config, &oracle, &progress).map_err(|e| match e {
+            EvalError::Model { .. } => Failure::infrastructure(e),
+            EvalError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
+            EvalError::Engine(avrlab::engine::EngineError::Validate(_)) => {
+                Failure::infrastructure(e)
+            }
+            other => Failure::input(other),
+        })?;
     let tables = build_eval_report(&store, std::slice::from_ref(&report.run_id))
         .map_err(Failure::infrastructure)?;
     #[expect(clippy::print_stdout, reason = "the tables are the command's result")]

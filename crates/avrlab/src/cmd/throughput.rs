@@ -39,6 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let mut options = args.options.clone();
         options.workers = Some(workers);
         let (config, _work) = options.engine(false)?;
+        let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
         let mut store = Store::open(&scratch.join(format!("throughput-{workers}.sqlite")))
             .map_err(store_failure)?;
         let planned = reference_candidates(&benchmark);
@@ -53,8 +54,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         };
         // Only the validation phase is timed: preparing tasks and warming the dependency cache
         // happen once per run and would blur the comparison.
-        let report = execute(&mut store, request, &config, &StderrProgress::new())
-            .map_err(Failure::infrastructure)?;
+        let report = execute(
+            &mut store,
+            request,
+            &config,
+            &oracle,
+            &StderrProgress::new(),
+        )
+        .map_err(Failure::infrastructure)?;
         let seconds = report.validation_wall.as_secs_f64();
         rows.push((workers, count, seconds, count as f64 / seconds * 60.0));
     }
@@ -93,6 +100,7 @@ fn measure_eval(
 ) -> Result<(usize, usize, f64), Failure> {
     use avrlab::eval::{EvalRequest, EvalSpec, execute_eval};
     let (config, _work) = args.options.engine(true)?;
+    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
     let mut store = Store::open(&scratch.join("eval.sqlite")).map_err(store_failure)?;
     let spec = EvalSpec {
         model_name: "baseline".into(),
@@ -113,8 +121,14 @@ fn measure_eval(
         run_id: None,
         resume: false,
     };
-    let report = execute_eval(&mut store, request, &config, &StderrProgress::new())
-        .map_err(Failure::infrastructure)?;
+    let report = execute_eval(
+        &mut store,
+        request,
+        &config,
+        &oracle,
+        &StderrProgress::new(),
+    )
+    .map_err(Failure::infrastructure)?;
     let samples = benchmark.tasks.len() * args.eval_samples as usize;
     Ok((samples, report.candidates, report.wall.as_secs_f64()))
 }

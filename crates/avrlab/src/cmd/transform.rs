@@ -12,7 +12,7 @@ use avrlab::transform::{
     transform_verified, transformed_id, verify,
 };
 use avrlab_transform::{Rule, Variant, unified_diff};
-use avrlab_validate::Validator;
+use avrlab_validate::{MavenOracle, Oracle};
 
 use super::Failure;
 use super::options::ValidationOptions;
@@ -108,12 +108,12 @@ pub fn run(mut args: Args) -> Result<ExitCode, Failure> {
         ))
     })?;
     let (config, _work) = args.options.engine(false)?;
-    let validator = Validator::new(config.validator.clone());
+    let oracle = MavenOracle::new(config.validator.clone());
     let results = transform_all(
         &inputs,
         variant,
         args.seed,
-        &validator,
+        &oracle,
         config.workers,
         &staging.path,
     )?;
@@ -161,7 +161,7 @@ fn transform_all(
     inputs: &[TaskInput],
     variant: Variant,
     seed: u64,
-    validator: &Validator,
+    oracle: &dyn Oracle,
     workers: usize,
     staging: &Path,
 ) -> Result<Vec<TaskResult>, Failure> {
@@ -180,7 +180,7 @@ fn transform_all(
                     let input = &inputs[index];
                     let dest = staging.join(transformed_id(&input.task, variant));
                     let mut check = |dir: &Path| -> Result<Check, TransformTaskError> {
-                        let check = verify(validator, dir, &slot, prepare_lock)?;
+                        let check = verify(oracle, dir, &slot, prepare_lock)?;
                         progress(&format!("  {}: {}", input.task.id, check.describe()));
                         Ok(check)
                     };

@@ -64,6 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let mut store = Store::open(&args.store).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
+    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
     let config_json = serde_json::json!({
         "benchmark": args.options.benchmark,
         "tasks": args.options.tasks,
@@ -82,11 +83,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         config_json,
     };
     let progress = StderrProgress::new();
-    let report = execute(&mut store, request, &config, &progress).map_err(|e| match e {
-        EngineError::Store(e) => store_failure(e),
-        EngineError::Validate(_) => Failure::infrastructure(e),
-        other => Failure::input(other),
-    })?;
+    let report =
+        execute(&mut store, request, &config, &oracle, &progress).map_err(|e| match e {
+            EngineError::Store(e) => store_failure(e),
+            EngineError::Validate(_) => Failure::infrastructure(e),
+            other => Failure::input(other),
+        })?;
     let summary = summarize(&store, &report, &benchmark.name, mode).map_err(store_failure)?;
     #[expect(clippy::print_stdout, reason = "the command's result")]
     if args.json {

@@ -1,0 +1,61 @@
+//! The oracle interface: materialize a task state, warm up what validating it needs, validate
+//! candidates against it. The engine, eval and transform are written against [`Oracle`], so that
+//! they can be unit-tested with a fake and can run on either engine (Maven, or the fast path).
+
+use std::path::{Path, PathBuf};
+
+use avrlab_bench::Task;
+
+use crate::candidate::Candidate;
+use crate::outcome::Verdict;
+use crate::validator::ValidateError;
+
+/// A task ready for validation: the task and its pristine state on disk, which every workspace
+/// starts from. Engine-specific state (a warmed classpath, a resident JVM) stays in the oracle.
+#[derive(Debug, Clone)]
+pub struct PreparedTask {
+    pub task: Task,
+    pristine: PathBuf,
+}
+
+impl PreparedTask {
+    /// A task whose state has been materialized in `pristine`.
+    pub fn new(task: Task, pristine: PathBuf) -> Self {
+        Self { task, pristine }
+    }
+
+    /// The folder holding the task state that every workspace starts from.
+    pub fn pristine(&self) -> &Path {
+        &self.pristine
+    }
+}
+
+/// Something that turns a task and a candidate into a [`Verdict`].
+///
+/// The three steps are separate so that callers can check candidates against the materialized
+/// state (preflight) before anything slow or networked runs.
+pub trait Oracle: Sync {
+    /// The engine's name, as stored and printed (`maven`, `fast`).
+    fn name(&self) -> &str;
+
+    /// Writes the task state to disk (no build tool runs; git only for git-based tasks).
+    fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError>;
+
+    /// Resolves what validating the task needs (the networked step: dependencies, classpaths).
+    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError>;
+
+    /// Validates one candidate in the workspace slot `slot` (one per worker).
+    fn validate(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+    ) -> Result<Verdict, ValidateError>;
+
+    /// Materializes and warms up in one go.
+    fn prepare(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
+        let prepared = self.materialize(task)?;
+        self.warm_up(&prepared)?;
+        Ok(prepared)
+    }
+}

@@ -1,0 +1,110 @@
+//! A fake oracle for the unit tests of the engine, eval and transform: it materializes task
+//! states for real (file work only), warms up nothing, and decides each candidate with a rule the
+//! test gives, counting every call, so that orchestration is tested in milliseconds.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use avrlab_bench::{Benchmark, Task};
+use avrlab_validate::{
+    Candidate, Oracle, Outcome, PreparedTask, ValidateError, Verdict, materialize_task,
+};
+
+/// Decides a candidate of a task: an outcome, or `None` for an infrastructure failure.
+pub type Rule = dyn Fn(&Task, &Candidate) -> Option<Outcome> + Sync;
+
+/// What the fake was asked to do, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    Materialize(String),
+    WarmUp(String),
+    Validate(String),
+}
+
+pub struct FakeOracle {
+    root: tempfile::TempDir,
+    rule: Box<Rule>,
+    pub calls: Mutex<Vec<Call>>,
+}
+
+impl FakeOracle {
+    pub fn new(rule: impl Fn(&Task, &Candidate) -> Option<Outcome> + Sync + 'static) -> Self {
+        Self {
+            root: tempfile::tempdir().expect("a temporary folder"),
+            rule: Box::new(rule),
+            calls: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().expect("not poisoned").clone()
+    }
+
+    pub fn count(&self, wanted: fn(&Call) -> bool) -> usize {
+        self.calls().iter().filter(|c| wanted(c)).count()
+    }
+}
+
+/// The demo benchmark that ships with avrlab.
+pub fn demo() -> Benchmark {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/demo");
+    Benchmark::open(&path.to_string_lossy()).expect("the demo benchmark loads")
+}
+
+/// A verdict with no evidence: the fake's, never a real one.
+pub fn fake_verdict(outcome: Outcome) -> Verdict {
+    Verdict {
+        outcome,
+        reason: format!("fake oracle: {outcome}"),
+        tests: Vec::new(),
+        diagnostics: Vec::new(),
+        phases: Vec::new(),
+        wall: Duration::from_millis(1),
+    }
+}
+
+impl Oracle for FakeOracle {
+    fn name(&self) -> &str {
+        "fake"
+    }
+
+    fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
+        self.calls
+            .lock()
+            .expect("not poisoned")
+            .push(Call::Materialize(task.id.clone()));
+        let dest = self.root.path().join(&task.id);
+        if !dest.exists() {
+            materialize_task(task, &dest, None)?;
+        }
+        Ok(PreparedTask::new(task.clone(), dest))
+    }
+
+    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        self.calls
+            .lock()
+            .expect("not poisoned")
+            .push(Call::WarmUp(prepared.task.id.clone()));
+        Ok(())
+    }
+
+    fn validate(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        _slot: &str,
+    ) -> Result<Verdict, ValidateError> {
+        self.calls
+            .lock()
+            .expect("not poisoned")
+            .push(Call::Validate(prepared.task.id.clone()));
+        match (self.rule)(&prepared.task, candidate) {
+            Some(outcome) => Ok(fake_verdict(outcome)),
+            None => Err(ValidateError::Workspace {
+                path: prepared.pristine().to_owned(),
+                source: std::io::Error::other("the fake oracle was told to fail"),
+            }),
+        }
+    }
+}
