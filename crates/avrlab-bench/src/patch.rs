@@ -74,6 +74,8 @@ impl Patch {
 
     /// Reads diff text; prose before the first `---` (a commit message, `diff --git`) is skipped.
     pub fn parse(text: &str) -> Result<Self, PatchError> {
+        // A byte-order mark from an editor is not part of the first line.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lines: Vec<&str> = text.lines().collect();
         let mut files = Vec::new();
         let mut i = 0;

@@ -26,6 +26,15 @@ pub enum PolicyViolation {
     /// The path is not matched by the task's editable globs.
     #[error("{0} is not editable in this task (editable: {1})")]
     NotEditable(String, String),
+    /// A new class outside the packages that already hold the project's main sources (it could
+    /// replace a JDK, test-framework or library class on the test class path).
+    #[error(
+        "{path} declares {class}, a new class outside the project's own packages (it could shadow a test-framework or library class)"
+    )]
+    ForeignPackage { path: String, class: String },
+    /// A main-source class with the name of a test class or another source's class.
+    #[error("{path} declares {class}, which is a test class of the task (it would shadow it)")]
+    ShadowsClass { path: String, class: String },
 }
 
 impl EditPolicy {
@@ -84,7 +93,10 @@ fn is_protected(path: &str) -> bool {
         || parts
             .iter()
             .any(|p| matches!(*p, ".mvn" | ".gradle" | "target" | "build" | ".git"))
-        || matches!(name, "pom.xml" | "build.xml" | "mvnw" | "gradlew")
+        || matches!(
+            name,
+            "pom.xml" | "build.xml" | "mvnw" | "gradlew" | "module-info.java"
+        )
         || name.starts_with("build.gradle")
         || name.starts_with("settings.gradle")
         || name.ends_with(".properties") && parts.first() == Some(&"gradle")
@@ -104,6 +116,7 @@ mod tests {
             ("sub/pom.xml", "protected"),
             ("build.gradle.kts", "protected"),
             ("target/surefire-reports/TEST-a.xml", "protected"),
+            ("src/main/java/module-info.java", "protected"),
             ("../etc/passwd", "outside"),
             ("/etc/passwd", "outside"),
             ("src/main/java/../../../x.java", "outside"),

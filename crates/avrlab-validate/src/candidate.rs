@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use avrlab_bench::{Patch, PatchError, PolicyViolation, Task};
+use avrlab_bench::{ClassPolicy, Patch, PatchError, PolicyViolation, Task};
 
 /// Which localized region a replacement replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub enum Candidate {
 /// candidate's fault and becomes `Outcome::ApplyFailed`.
 #[derive(Debug, thiserror::Error)]
 pub enum CandidateError {
-    /// The candidate touches a file it may not change.
+    /// The candidate touches a file it may not change, or declares a class it may not declare.
     #[error(transparent)]
     Policy(#[from] PolicyViolation),
     /// The diff does not apply.
@@ -40,25 +40,188 @@ pub enum CandidateError {
     /// The replacement names a region the task does not localize.
     #[error("the task has no localized {0}")]
     NoSuchTarget(String),
+    /// A path of the candidate cannot be written as a plain file inside the workspace: a NUL
+    /// byte, an over-long name, a path through a file or a symbolic link.
+    #[error("{path}: {problem}")]
+    Unwritable { path: String, problem: String },
     /// The workspace could not be written (infrastructure).
     #[error("cannot write the workspace")]
     Io(#[source] std::io::Error),
 }
 
-/// Writes a candidate into a workspace holding the task state.
+/// The longest file name component Linux file systems accept (NAME_MAX).
+const NAME_MAX: usize = 255;
+/// A bound well under PATH_MAX (4096) for project-relative paths, leaving room for the
+/// workspace's own prefix.
+const RELATIVE_PATH_MAX: usize = 2048;
+
+/// One file a candidate leaves changed: its new text, or `None` when it is deleted.
+#[derive(Debug, Clone)]
+struct FileChange {
+    path: String,
+    text: Option<String>,
+}
+
+/// Writes a candidate into a workspace holding the task state. The candidate's files are checked
+/// (edit policy, declared classes, writable paths) and computed in memory before anything is
+/// written.
 pub fn apply_candidate(
     task: &Task,
+    classes: &ClassPolicy,
     candidate: &Candidate,
     root: &Path,
 ) -> Result<(), CandidateError> {
+    let changes = candidate_changes(task, classes, candidate, root)?;
+    for change in &changes {
+        let target = root.join(&change.path);
+        let written = match &change.text {
+            None => std::fs::remove_file(&target),
+            Some(text) => target
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&target, text)),
+        };
+        written.map_err(|e| write_error(&change.path, e))?;
+    }
+    Ok(())
+}
+
+/// Checks, without writing anything, that a candidate would apply to the task state in `root`.
+pub fn check_candidate(
+    task: &Task,
+    classes: &ClassPolicy,
+    candidate: &Candidate,
+    root: &Path,
+) -> Result<(), CandidateError> {
+    candidate_changes(task, classes, candidate, root).map(|_| ())
+}
+
+/// An error while writing a checked path: what a path can cause is the candidate's; the rest
+/// (a full disk, a vanished workspace) is infrastructure.
+fn write_error(path: &str, error: std::io::Error) -> CandidateError {
+    use std::io::ErrorKind as K;
+    match error.kind() {
+        K::InvalidInput
+        | K::InvalidFilename
+        | K::NotADirectory
+        | K::IsADirectory
+        | K::AlreadyExists
+        | K::DirectoryNotEmpty => CandidateError::Unwritable {
+            path: path.to_owned(),
+            problem: format!("cannot be written ({error})"),
+        },
+        _ => CandidateError::Io(error),
+    }
+}
+
+/// Refuses a path that cannot be a plain file inside `root`: checked by name first, then on disk
+/// (no component may be a symbolic link or a file; the file itself, if present, is a regular file).
+fn check_writable(root: &Path, path: &str, must_exist: bool) -> Result<(), CandidateError> {
+    let unwritable = |problem: String| CandidateError::Unwritable {
+        path: path.escape_debug().to_string(),
+        problem,
+    };
+    if path.contains('\0') {
+        return Err(unwritable("the path holds a NUL byte".into()));
+    }
+    if path.len() > RELATIVE_PATH_MAX {
+        return Err(unwritable(format!(
+            "the path is longer than {RELATIVE_PATH_MAX} bytes"
+        )));
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    if let Some(long) = parts.iter().find(|p| p.len() > NAME_MAX) {
+        return Err(unwritable(format!(
+            "the name {}… is longer than {NAME_MAX} bytes",
+            long.chars().take(16).collect::<String>()
+        )));
+    }
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || *p == "." || *p == "..")
+    {
+        return Err(unwritable("the path is not a plain relative path".into()));
+    }
+    let mut at = root.to_path_buf();
+    for (index, part) in parts.iter().enumerate() {
+        at.push(part);
+        let last = index + 1 == parts.len();
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(unwritable(format!("{part} is a symbolic link")));
+            }
+            Ok(meta) if !last && !meta.is_dir() => {
+                return Err(unwritable(format!("{part} is not a folder")));
+            }
+            Ok(meta) if last && !meta.is_file() => {
+                return Err(unwritable("it is not a regular file".into()));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if must_exist {
+                    return Err(CandidateError::DoesNotApply(PatchError::File {
+                        path: path.to_owned(),
+                        message: "it does not exist".into(),
+                    }));
+                }
+                return Ok(());
+            }
+            Err(e) => return Err(unwritable(format!("cannot be examined ({e})"))),
+        }
+    }
+    Ok(())
+}
+
+/// The files a candidate changes, with their new text, after every check.
+fn candidate_changes(
+    task: &Task,
+    classes: &ClassPolicy,
+    candidate: &Candidate,
+    root: &Path,
+) -> Result<Vec<FileChange>, CandidateError> {
+    let read = |path: &str| {
+        check_writable(root, path, true)?;
+        std::fs::read_to_string(root.join(path)).map_err(|e| {
+            CandidateError::DoesNotApply(PatchError::File {
+                path: path.to_owned(),
+                message: format!("cannot read it ({e})"),
+            })
+        })
+    };
+    let mut changes = Vec::new();
     match candidate {
-        Candidate::Unchanged => Ok(()),
+        Candidate::Unchanged => {}
         Candidate::Diff(patch) => {
             task.policy.check(patch)?;
-            patch.apply_to_dir(root).map_err(|e| match e {
-                PatchError::Io(io) => CandidateError::Io(io),
-                other => CandidateError::DoesNotApply(other),
-            })
+            for file in &patch.files {
+                let before = if file.created {
+                    check_writable(root, &file.new_path, false)?;
+                    if root.join(&file.new_path).exists() {
+                        return Err(CandidateError::DoesNotApply(PatchError::File {
+                            path: file.new_path.clone(),
+                            message: "the diff creates it but it already exists".into(),
+                        }));
+                    }
+                    String::new()
+                } else {
+                    read(&file.old_path)?
+                };
+                let after = avrlab_bench::apply_to_text(file, &before)
+                    .map_err(CandidateError::DoesNotApply)?;
+                if file.deleted || file.old_path != file.new_path && !file.created {
+                    changes.push(FileChange {
+                        path: file.old_path.clone(),
+                        text: None,
+                    });
+                }
+                if !file.deleted {
+                    check_writable(root, &file.new_path, false)?;
+                    changes.push(FileChange {
+                        path: file.new_path.clone(),
+                        text: Some(after),
+                    });
+                }
+            }
         }
         Candidate::Replacement { target, text } => {
             let (index, lines) = match *target {
@@ -82,56 +245,22 @@ pub fn apply_candidate(
             };
             let file = &task.localization[index].file;
             task.policy.check_path(file)?;
-            let path = root.join(file);
-            let before = std::fs::read_to_string(&path).map_err(CandidateError::Io)?;
+            let before = read(file)?;
             let after = replace_lines(&before, lines, text).ok_or_else(|| {
                 CandidateError::NoSuchTarget(format!("lines {}-{} in {file}", lines.0, lines.1))
             })?;
-            std::fs::write(&path, after).map_err(CandidateError::Io)
+            changes.push(FileChange {
+                path: file.clone(),
+                text: Some(after),
+            });
         }
     }
-}
-
-/// Checks, without writing anything, that a candidate would apply to the task state in `root`.
-pub fn check_candidate(
-    task: &Task,
-    candidate: &Candidate,
-    root: &Path,
-) -> Result<(), CandidateError> {
-    match candidate {
-        Candidate::Unchanged => Ok(()),
-        Candidate::Diff(patch) => {
-            task.policy.check(patch)?;
-            for file in &patch.files {
-                let before = if file.created {
-                    String::new()
-                } else {
-                    std::fs::read_to_string(root.join(&file.old_path)).map_err(|e| {
-                        CandidateError::DoesNotApply(PatchError::File {
-                            path: file.old_path.clone(),
-                            message: format!("cannot read it ({e})"),
-                        })
-                    })?
-                };
-                avrlab_bench::apply_to_text(file, &before).map_err(CandidateError::DoesNotApply)?;
-            }
-            Ok(())
-        }
-        Candidate::Replacement { target, .. } => {
-            let exists = match *target {
-                ReplacementTarget::Method(m) => task.localization.get(m).is_some(),
-                ReplacementTarget::Hunk { method, hunk } => task
-                    .localization
-                    .get(method)
-                    .is_some_and(|l| l.hunks.get(hunk).is_some()),
-            };
-            if exists {
-                Ok(())
-            } else {
-                Err(CandidateError::NoSuchTarget(format!("{target:?}")))
-            }
+    for change in &changes {
+        if let Some(text) = &change.text {
+            classes.check_source(&change.path, text)?;
         }
     }
+    Ok(changes)
 }
 
 /// Replaces 1-based inclusive lines `[start, end]` (`end = start - 1`: insert before `start`).
@@ -166,5 +295,83 @@ mod tests {
         assert_eq!(replace_lines(text, (4, 4), "Z").unwrap(), "a\nb\nc\nZ\n");
         assert!(replace_lines(text, (3, 9), "Z").is_none());
         assert!(replace_lines(text, (0, 1), "Z").is_none());
+    }
+
+    /// The demo task `demo-xxe-config`, materialized in a fresh folder, with its class rules.
+    fn demo_state() -> (tempfile::TempDir, Task, ClassPolicy) {
+        let benchmark = avrlab_bench::Benchmark::open("demo").unwrap();
+        let task = benchmark.task("demo-xxe-config").unwrap().clone();
+        let dir = tempfile::tempdir().unwrap();
+        crate::materialize_task(&task, dir.path(), None).unwrap();
+        let classes = ClassPolicy::scan(dir.path()).unwrap();
+        (dir, task, classes)
+    }
+
+    fn creating(path: &str, body: &str) -> Candidate {
+        let diff = format!("--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+{body}\n");
+        Candidate::Diff(Patch::parse(&diff).unwrap())
+    }
+
+    const MAIN: &str = "src/main/java/com/example/config";
+
+    #[test]
+    fn unwritable_paths_are_the_candidates_fault_and_write_nothing() {
+        let (dir, task, classes) = demo_state();
+        let root = dir.path();
+        std::os::unix::fs::symlink("/tmp", root.join(MAIN).join("link")).unwrap();
+        let long = "N".repeat(300);
+        for path in [
+            format!("{MAIN}/A\0B.java"),
+            format!("{MAIN}/{long}.java"),
+            format!("{MAIN}/{}A.java", "d/".repeat(1100)),
+            format!("{MAIN}/ConfigParser.java/A.java"),
+            format!("{MAIN}/link/A.java"),
+        ] {
+            let candidate = creating(&path, "package com.example.config; class Q {}");
+            for result in [
+                check_candidate(&task, &classes, &candidate, root),
+                apply_candidate(&task, &classes, &candidate, root),
+            ] {
+                let err = result.unwrap_err();
+                assert!(
+                    matches!(err, CandidateError::Unwritable { .. }),
+                    "{}: {err}",
+                    path.escape_debug()
+                );
+            }
+        }
+        assert!(
+            std::fs::read_dir("/tmp")
+                .unwrap()
+                .flatten()
+                .all(|e| e.file_name() != "A.java")
+        );
+    }
+
+    #[test]
+    fn new_classes_must_stay_in_own_packages_and_not_shadow_tests() {
+        let (dir, task, classes) = demo_state();
+        let root = dir.path();
+        let refused = [
+            (
+                format!("{MAIN}/Assertions.java"),
+                "package org.junit.jupiter.api; public class Assertions {}",
+            ),
+            (
+                format!("{MAIN}/Shadow.java"),
+                "package com.example.config; class ConfigParserTest {}",
+            ),
+        ];
+        for (path, body) in refused {
+            let err = apply_candidate(&task, &classes, &creating(&path, body), root).unwrap_err();
+            assert!(matches!(err, CandidateError::Policy(_)), "{path}: {err}");
+            assert!(!root.join(&path).exists());
+        }
+        let fine = creating(
+            &format!("{MAIN}/Limits.java"),
+            "package com.example.config; final class Limits {}",
+        );
+        apply_candidate(&task, &classes, &fine, root).unwrap();
+        assert!(root.join(MAIN).join("Limits.java").is_file());
     }
 }

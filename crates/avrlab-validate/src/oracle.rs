@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use avrlab_bench::Task;
+use avrlab_bench::{ClassPolicy, Task};
 
 use crate::candidate::Candidate;
 use crate::outcome::Verdict;
@@ -16,12 +16,27 @@ use crate::validator::ValidateError;
 pub struct PreparedTask {
     pub task: Task,
     pristine: PathBuf,
+    /// The classes the task state declares, which candidates may not shadow.
+    classes: ClassPolicy,
 }
 
 impl PreparedTask {
-    /// A task whose state has been materialized in `pristine`.
-    pub fn new(task: Task, pristine: PathBuf) -> Self {
-        Self { task, pristine }
+    /// A task whose state has been materialized in `pristine`; reads the classes it declares.
+    pub fn new(task: Task, pristine: PathBuf) -> Result<Self, ValidateError> {
+        let classes = ClassPolicy::scan(&pristine).map_err(|source| ValidateError::Workspace {
+            path: pristine.clone(),
+            source,
+        })?;
+        Ok(Self {
+            task,
+            pristine,
+            classes,
+        })
+    }
+
+    /// The class rules of this task state (what a candidate may declare).
+    pub fn classes(&self) -> &ClassPolicy {
+        &self.classes
     }
 
     /// The folder holding the task state that every workspace starts from.

@@ -119,7 +119,7 @@ pub(crate) fn materialize_pristine(
         })?;
     }
     materialize_task(task, &pristine, mirrors)?;
-    Ok(PreparedTask::new(task.clone(), pristine))
+    PreparedTask::new(task.clone(), pristine)
 }
 
 impl Oracle for MavenOracle {
@@ -208,7 +208,7 @@ impl MavenOracle {
             Ok(verdict)
         };
 
-        match apply_candidate(task, candidate, ws) {
+        match apply_candidate(task, prepared.classes(), candidate, ws) {
             Ok(()) => {}
             Err(CandidateError::Io(source)) => {
                 return Err(ValidateError::Workspace {

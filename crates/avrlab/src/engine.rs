@@ -196,7 +196,7 @@ pub fn preflight(
         .iter()
         .filter_map(|p| {
             let ready = &prepared[&p.task];
-            check_candidate(&ready.task, &p.candidate, ready.pristine())
+            check_candidate(&ready.task, ready.classes(), &p.candidate, ready.pristine())
                 .err()
                 .map(|e| (p, e.to_string()))
         })

@@ -78,7 +78,7 @@ impl Oracle for FakeOracle {
         if !dest.exists() {
             materialize_task(task, &dest, None)?;
         }
-        Ok(PreparedTask::new(task.clone(), dest))
+        PreparedTask::new(task.clone(), dest)
     }
 
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {

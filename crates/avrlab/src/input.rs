@@ -104,21 +104,30 @@ pub fn read_patches_file(
     path: &Path,
     benchmark: &Benchmark,
 ) -> Result<Vec<PlannedCandidate>, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InputError::Read {
+    let bytes = std::fs::read(path).map_err(|source| InputError::Read {
         path: path.to_owned(),
         source,
     })?;
     let mut planned: Vec<PlannedCandidate> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    // Line by line: a byte-order mark (at the start of the file or of any line, as files joined
+    // from several editors have) and a CR before the LF are tolerated on each line alone.
+    for (index, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let origin = format!("{}:{}", path.display(), index + 1);
         let bad = |message: String| InputError::Line {
             origin: origin.clone(),
             message,
         };
+        let line = std::str::from_utf8(raw).map_err(|e| {
+            bad(format!(
+                "the line is not UTF-8 text ({e}); save the file as UTF-8"
+            ))
+        })?;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
         let record: PatchLine =
             serde_json::from_str(line).map_err(|e| bad(format!("not a candidate object: {e}")))?;
         let task = benchmark
@@ -248,5 +257,48 @@ mod tests {
         );
         assert!(parse_target(Some("line:3")).is_err());
         assert!(parse_target(Some("hunk:x")).is_err());
+    }
+
+    #[test]
+    fn byte_order_marks_and_crlf_are_handled_line_by_line() {
+        let benchmark = Benchmark::open("demo").unwrap();
+        let diff = "\u{feff}--- a/src/main/java/X.java\r\n+++ b/src/main/java/X.java\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n";
+        let line = |label: &str| {
+            serde_json::json!({"task": "demo-zip-slip", "candidate": label, "patch": diff})
+                .to_string()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("preds.jsonl");
+        let text = format!(
+            "\u{feff}{}\r\n\u{feff}{}\r\n\r\n{}\n",
+            line("a"),
+            line("b"),
+            line("c")
+        );
+        std::fs::write(&file, text).unwrap();
+        let planned = read_patches_file(&file, &benchmark).unwrap();
+        assert_eq!(planned.len(), 3);
+        assert!(
+            matches!(&planned[0].candidate, Candidate::Diff(p) if p.files[0].new_path == "src/main/java/X.java")
+        );
+
+        let mut bytes = format!("{}\n", line("a")).into_bytes();
+        bytes.extend(b"{\"task\": \"demo-zip-slip\xff\"}\n");
+        std::fs::write(&file, bytes).unwrap();
+        let err = read_patches_file(&file, &benchmark)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("preds.jsonl:2: the line is not UTF-8"),
+            "{err}"
+        );
+        std::fs::write(&file, format!("{}\r\n{{\"task\": 1}}\r\n", line("a"))).unwrap();
+        let err = read_patches_file(&file, &benchmark)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("preds.jsonl:2: not a candidate object"),
+            "{err}"
+        );
     }
 }

@@ -1,0 +1,349 @@
+//! Which classes a candidate may declare. A main-source class whose fully qualified name is also a
+//! test class, a test-framework class or a library class comes first on the test class path
+//! (`target/classes` precedes everything else) and would replace it: a candidate could then pass
+//! the proof-of-vulnerability test without fixing anything. So every top-level type a candidate's
+//! files declare must either already be a main type of the task state, or be new, in one of the
+//! project's own packages (those that already hold main sources), and not share its name with any
+//! other type of the task state (its tests).
+//!
+//! The scan reads what javac reads: Unicode escapes (`\u0070ackage`) are decoded first, and
+//! comments, strings, character literals and text blocks are skipped, so a declaration cannot hide
+//! from it. It only needs brace depth, not a full parse, so syntax it does not know cannot fool it.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::policy::PolicyViolation;
+
+/// What the task state declares: the rules' reference point, scanned once per task.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassPolicy {
+    /// Packages holding at least one main source (`src/main/java`); `""` is the default package.
+    own_packages: BTreeSet<String>,
+    /// Fully qualified top-level types of main sources.
+    main_types: BTreeSet<String>,
+    /// Fully qualified top-level types of every other source (tests, other source roots).
+    other_types: BTreeSet<String>,
+}
+
+/// The package and top-level types a compilation unit declares.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeclaredTypes {
+    /// The declared package; `""` for the default package.
+    pub package: String,
+    /// Simple names of top-level classes, interfaces, enums, records and annotation types.
+    pub types: Vec<String>,
+}
+
+impl DeclaredTypes {
+    fn qualified(&self, name: &str) -> String {
+        if self.package.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}.{name}", self.package)
+        }
+    }
+}
+
+impl ClassPolicy {
+    /// Scans the `.java` files of a task state (symbolic links are not followed; `target` and
+    /// `.git` folders are skipped).
+    pub fn scan(project: &Path) -> std::io::Result<Self> {
+        let mut policy = Self::default();
+        let walker = walkdir::WalkDir::new(project)
+            .follow_links(false)
+            .into_iter()
+            .filter_entry(|e| !matches!(e.file_name().to_str(), Some("target" | ".git")));
+        for entry in walker {
+            let entry = entry.map_err(std::io::Error::other)?;
+            if !entry.file_type().is_file() || entry.path().extension().is_none_or(|e| e != "java")
+            {
+                continue;
+            }
+            let relative = entry.path().strip_prefix(project).unwrap_or(entry.path());
+            let text = String::from_utf8_lossy(&std::fs::read(entry.path())?).into_owned();
+            policy.add(&relative.to_string_lossy(), &text);
+        }
+        Ok(policy)
+    }
+
+    /// Adds one file of the task state.
+    pub fn add(&mut self, path: &str, text: &str) {
+        let declared = declared_types(text);
+        let main = is_main_source(path);
+        if main {
+            self.own_packages.insert(declared.package.clone());
+        }
+        for name in &declared.types {
+            let set = if main {
+                &mut self.main_types
+            } else {
+                &mut self.other_types
+            };
+            set.insert(declared.qualified(name));
+        }
+    }
+
+    /// Checks the text a candidate leaves in `path` (project-relative).
+    pub fn check_source(&self, path: &str, text: &str) -> Result<(), PolicyViolation> {
+        if !path.ends_with(".java") {
+            return Ok(());
+        }
+        let declared = declared_types(text);
+        for name in &declared.types {
+            let qualified = declared.qualified(name);
+            if self.main_types.contains(&qualified) {
+                continue;
+            }
+            if !self.own_packages.contains(&declared.package) {
+                return Err(PolicyViolation::ForeignPackage {
+                    path: path.to_owned(),
+                    class: qualified,
+                });
+            }
+            if self.other_types.contains(&qualified) {
+                return Err(PolicyViolation::ShadowsClass {
+                    path: path.to_owned(),
+                    class: qualified,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_main_source(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    parts.windows(3).any(|w| w == ["src", "main", "java"])
+}
+
+/// Decodes Java Unicode escapes (JLS 3.3): `\uXXXX` (any number of `u`s) where the backslash is
+/// not itself escaped. Malformed escapes are left as they are (javac rejects them anyway).
+pub fn decode_unicode_escapes(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut backslashes = 0usize;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && backslashes.is_multiple_of(2) && chars.get(i + 1) == Some(&'u') {
+            let mut j = i + 1;
+            while chars.get(j) == Some(&'u') {
+                j += 1;
+            }
+            let hex: String = chars.iter().skip(j).take(4).collect();
+            if hex.len() == 4
+                && let Ok(code) = u32::from_str_radix(&hex, 16)
+            {
+                // Surrogate halves cannot be chars; they never spell a keyword or a name.
+                out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                i = j + 4;
+                backslashes = 0;
+                continue;
+            }
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// A token that matters for declarations.
+#[derive(Debug, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    Punct(char),
+}
+
+/// Words and punctuation, without comments, literals and white space.
+fn tokens(text: &str) -> Vec<Token> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' && chars[i] != '\r' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '"' && next == Some('"') && chars.get(i + 2) == Some(&'"') {
+            // A text block: ends at the next unescaped `"""`.
+            i += 3;
+            while i < chars.len() {
+                if chars[i] == '\\' {
+                    i += 2;
+                } else if chars[i..].starts_with(&['"', '"', '"']) {
+                    i += 3;
+                    break;
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(Token::Punct('"'));
+        } else if c == '"' || c == '\'' {
+            i += 1;
+            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push(Token::Punct(c));
+        } else if c.is_alphanumeric() || c == '_' || c == '$' {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+            {
+                i += 1;
+            }
+            out.push(Token::Word(chars[start..i].iter().collect()));
+        } else {
+            if !c.is_whitespace() {
+                out.push(Token::Punct(c));
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The package and top-level type names of a compilation unit, as javac would see them.
+pub fn declared_types(text: &str) -> DeclaredTypes {
+    let tokens = tokens(&decode_unicode_escapes(text));
+    let mut declared = DeclaredTypes::default();
+    let mut depth = 0usize;
+    let mut parens = 0usize;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Punct('{') => depth += 1,
+            Token::Punct('}') => depth = depth.saturating_sub(1),
+            Token::Punct('(') => parens += 1,
+            Token::Punct(')') => parens = parens.saturating_sub(1),
+            Token::Word(word) if depth == 0 && parens == 0 => {
+                let after_dot = i > 0 && tokens[i - 1] == Token::Punct('.');
+                let next_word = match tokens.get(i + 1) {
+                    Some(Token::Word(name)) => Some(name.clone()),
+                    _ => None,
+                };
+                match (word.as_str(), next_word) {
+                    ("package", Some(_)) if !after_dot => {
+                        let mut name = String::new();
+                        let mut j = i + 1;
+                        while let Some(token) = tokens.get(j) {
+                            match token {
+                                Token::Word(part) => name.push_str(part),
+                                Token::Punct('.') => name.push('.'),
+                                _ => break,
+                            }
+                            j += 1;
+                        }
+                        declared.package = name;
+                        i = j;
+                        continue;
+                    }
+                    ("class" | "interface" | "enum" | "record", Some(name)) if !after_dot => {
+                        declared.types.push(name);
+                        i += 2;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    declared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> ClassPolicy {
+        let mut policy = ClassPolicy::default();
+        policy.add(
+            "src/main/java/com/example/A.java",
+            "package com.example;\npublic class A {}\nclass Helper {}\n",
+        );
+        policy.add(
+            "src/test/java/com/example/ATest.java",
+            "package com.example;\nclass ATest { @Test void t() {} }\n",
+        );
+        policy.add(
+            "src/test/java/com/example/util/Fixtures.java",
+            "package com.example.util;\npublic final class Fixtures {}\n",
+        );
+        policy
+    }
+
+    #[test]
+    fn finds_packages_and_top_level_types_as_javac_does() {
+        let text = "/* package fake; class Fake {} */ // class Fake2\n\
+            @Deprecated(since = \"1\") \\u0070ackage org.\\uuu006aunit ;\n\
+            import static java.util.Map.Entry;\n\
+            @interface Marker { String value() default \"class X\"; }\n\
+            public record Point(int x, int y) { class Inner {} }\n\
+            enum E { A { class InA {} } }\n\
+            final class Last { Object o = Last.class; String s = \"\"\"\n class Y {}\"\"\"; }\n";
+        let declared = declared_types(text);
+        assert_eq!(declared.package, "org.junit");
+        assert_eq!(declared.types, ["Marker", "Point", "E", "Last"]);
+        assert_eq!(declared_types("class A {}").package, "");
+    }
+
+    #[test]
+    fn candidates_may_add_types_only_in_own_packages_and_never_shadow_tests() {
+        let policy = policy();
+        let ok = "package com.example;\npublic class A {}\nclass Helper {}\nclass NewOne {}\n";
+        assert!(
+            policy
+                .check_source("src/main/java/com/example/A.java", ok)
+                .is_ok()
+        );
+        assert!(policy.check_source("README.md", "class X {}").is_ok());
+        for (text, shadow) in [
+            (
+                "package org.junit.jupiter.api;\npublic class Assertions {}",
+                false,
+            ),
+            ("package com.example.util;\npublic class Fixtures {}", false),
+            ("package com.example.util;\npublic class Other {}", false),
+            ("public class Default {}", false),
+            ("package com.example;\nclass ATest {}", true),
+            ("package com.example;\nclass A {}\nclass ATest {}", true),
+            ("\\u0070ackage org.junit; class Assert {}", false),
+        ] {
+            let err = policy
+                .check_source("src/main/java/com/example/A.java", text)
+                .unwrap_err();
+            let matches = if shadow {
+                matches!(err, PolicyViolation::ShadowsClass { .. })
+            } else {
+                matches!(err, PolicyViolation::ForeignPackage { .. })
+            };
+            assert!(matches, "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn scans_a_task_state_without_following_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("src/main/java/com/example");
+        std::fs::create_dir_all(&main).unwrap();
+        std::fs::write(main.join("A.java"), "package com.example; class A {}").unwrap();
+        let target = dir.path().join("target/classes");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("B.java"), "package elsewhere; class B {}").unwrap();
+        let policy = ClassPolicy::scan(dir.path()).unwrap();
+        assert!(policy.own_packages.contains("com.example"));
+        assert!(!policy.own_packages.contains("elsewhere"));
+    }
+}
