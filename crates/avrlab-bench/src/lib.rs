@@ -8,6 +8,7 @@
 mod benchmark;
 mod checkout;
 mod class_policy;
+mod dataset;
 mod patch;
 mod policy;
 mod task;
@@ -16,6 +17,10 @@ mod test_name;
 pub use benchmark::{Benchmark, BenchmarkError, demo_benchmark_dir};
 pub use checkout::{CheckoutError, copy_project};
 pub use class_policy::{ClassPolicy, DeclaredTypes, declared_types};
+pub use dataset::{
+    DatasetError, DatasetKind, DatasetLocation, DatasetRow, DatasetRows, RowBuild, RowRefusal,
+    read_dataset,
+};
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{

@@ -28,6 +28,11 @@ fn is_java_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
+/// The method name without a parameterized invocation: `m` for `m`, `m[3]` and `m(String)[1]`.
+fn base_method(method: &str) -> &str {
+    method.split(['[', '(']).next().unwrap_or(method)
+}
+
 impl TestName {
     /// Reads `pkg.Class#method` or `pkg.Class`.
     pub fn parse(text: &str) -> Result<Self, TestNameError> {
@@ -40,7 +45,7 @@ impl TestName {
             return Err(malformed());
         }
         if let Some(method) = method
-            && !is_java_identifier(method)
+            && !is_java_identifier(base_method(method))
         {
             return Err(malformed());
         }
@@ -59,9 +64,33 @@ impl TestName {
         Ok(name)
     }
 
-    /// Whether a test case `class#method` is this test (or belongs to this class).
+    /// Whether a test case `class#method` is this test (or belongs to this class). A name without
+    /// an invocation (`m`) covers every invocation of a parameterized method (`m[3]`, JUnit 5's
+    /// `m(String)[1]`); a name with one (`m[3]`) only that invocation.
     pub fn matches(&self, class: &str, method: &str) -> bool {
-        self.class == class && self.method.as_deref().is_none_or(|m| m == method)
+        self.class == class
+            && self
+                .method
+                .as_deref()
+                .is_none_or(|m| m == method || (m == base_method(m) && base_method(method) == m))
+    }
+
+    /// Whether a test case belongs to the same method (any invocation) or class as this name.
+    pub fn covers(&self, class: &str, method: &str) -> bool {
+        self.class == class
+            && self
+                .method
+                .as_deref()
+                .is_none_or(|m| base_method(m) == base_method(method))
+    }
+
+    /// The value for Surefire's `-Dtest`: an invocation selects its whole method (`m*`), since
+    /// Surefire filters by method name; the verdict rules then require the named invocation.
+    pub fn surefire_pattern(&self) -> String {
+        match &self.method {
+            Some(m) if m != base_method(m) => format!("{}#{}*", self.class, base_method(m)),
+            _ => self.to_string(),
+        }
     }
 }
 
@@ -90,7 +119,9 @@ mod tests {
 
     #[test]
     fn rejects_malformed_names() {
-        for bad in ["", "#m", "a..b#m", "a.b#", "a.b#m#n", "a b#m", "1a.B#m"] {
+        for bad in [
+            "", "#m", "a..b#m", "a.b#", "a.b#m#n", "a b#m", "1a.B#m", "a.B#[1]",
+        ] {
             assert!(TestName::parse(bad).is_err(), "{bad} should be rejected");
         }
     }
@@ -103,5 +134,20 @@ mod tests {
         let method = TestName::parse("a.B#x").unwrap();
         assert!(method.matches("a.B", "x"));
         assert!(!method.matches("a.B", "y"));
+    }
+
+    #[test]
+    fn parameterized_invocations_are_selected_by_method_or_one_by_one() {
+        let method = TestName::parse("a.B#m").unwrap();
+        assert!(method.matches("a.B", "m[3]"));
+        assert!(method.matches("a.B", "m(String)[1]"));
+        assert!(!method.matches("a.B", "mm[3]"));
+        let one = TestName::parse("a.B#m[PercentCodec %De]").unwrap();
+        assert_eq!(one.method.as_deref(), Some("m[PercentCodec %De]"));
+        assert!(one.matches("a.B", "m[PercentCodec %De]"));
+        assert!(!one.matches("a.B", "m[2]"));
+        assert!(one.covers("a.B", "m[2]"));
+        assert_eq!(one.surefire_pattern(), "a.B#m*");
+        assert_eq!(method.surefire_pattern(), "a.B#m");
     }
 }

@@ -10,7 +10,9 @@ mod process;
 mod sandbox;
 mod surefire;
 
-pub use git::{GitError, checkout_git_project};
+pub use git::{
+    GitError, Repository, checkout_git_project, fetch_mirror, find_mirror, mirror_path, repo_slug,
+};
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 pub use maven::{
     CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, compiler_diagnostics,

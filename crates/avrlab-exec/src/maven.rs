@@ -72,12 +72,12 @@ impl TestSelection {
         match self {
             Self::Only(tests) => tests
                 .iter()
-                .map(ToString::to_string)
+                .map(TestName::surefire_pattern)
                 .collect::<Vec<_>>()
                 .join(","),
             Self::AllExcept(tests) => tests
                 .iter()
-                .map(|t| format!("!{t}"))
+                .map(|t| format!("!{}", t.surefire_pattern()))
                 .collect::<Vec<_>>()
                 .join(","),
         }

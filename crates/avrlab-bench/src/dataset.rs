@@ -1,0 +1,551 @@
+//! Reading the published vulnerability datasets (Vul4J's CSV, VJBench's CSV and JSON) into
+//! [`DatasetRow`]s, one per vulnerability, or a [`RowRefusal`] saying why a row cannot become a task.
+//!
+//! This module only reads the files. Turning a row into a task folder needs the repository (the
+//! fix's diff, the changed methods), which the importer in the `avrlab` crate brings.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::test_name::TestName;
+
+/// The datasets avrlab imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DatasetKind {
+    /// Vul4J (tuhh-softsec/vul4j): 79 vulnerabilities with PoV tests.
+    Vul4j,
+    /// VJBench (lin-tan/llm-vul): 42 vulnerabilities.
+    Vjbench,
+}
+
+impl DatasetKind {
+    /// The name on the command line and in task ids.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Vul4j => "vul4j",
+            Self::Vjbench => "vjbench",
+        }
+    }
+
+    /// Reads `vul4j` or `vjbench`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "vul4j" => Some(Self::Vul4j),
+            "vjbench" => Some(Self::Vjbench),
+            _ => None,
+        }
+    }
+
+    /// The dataset file inside a datasets folder (`../shared/datasets` layout).
+    pub fn default_file(self, datasets: &Path) -> PathBuf {
+        match self {
+            Self::Vul4j => datasets.join("vul4j/vul4j_dataset.csv"),
+            Self::Vjbench => datasets.join("vjbench/VJBench_dataset.csv"),
+        }
+    }
+}
+
+/// The build system a dataset row names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowBuild {
+    /// Maven, with the module holding the PoV tests (`.` for the root).
+    Maven { module: String },
+    /// Gradle (avrlab drives Maven only).
+    Gradle,
+    /// Ant (avrlab drives Maven only).
+    Ant,
+}
+
+/// A method range the dataset gives for the vulnerable code (1-based, inclusive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetLocation {
+    pub file: String,
+    pub method_lines: Vec<(u32, u32)>,
+}
+
+/// One vulnerability of a dataset, as the dataset describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetRow {
+    /// The dataset's id: `VUL4J-41`, `Jinjava-1`.
+    pub dataset_id: String,
+    /// The avrlab task id: `vul4j-41`, `vjbench-jinjava-1`.
+    pub task_id: String,
+    /// `https://github.com/owner/repo` of the repository that holds the fixing commit.
+    pub repo_url: String,
+    /// The fixing commit: a full hash or an abbreviated prefix.
+    pub commit: String,
+    pub cve: Option<String>,
+    /// Empty when the dataset does not know.
+    pub cwe: Vec<u32>,
+    pub cwe_name: Option<String>,
+    pub build: RowBuild,
+    /// The JDK the dataset asks for (Vul4J's `compliance_level`); `None` when it gives none.
+    pub jdk: Option<u32>,
+    /// Extra Maven flags from the dataset (Vul4J's `cmd_options`).
+    pub maven_args: Vec<String>,
+    /// The PoV tests; `None` when the dataset lists none (VJBench): they come from the fix's tests.
+    pub pov_tests: Option<Vec<TestName>>,
+    /// Where the dataset places the vulnerable method, when it says.
+    pub location: Option<DatasetLocation>,
+}
+
+/// A row that cannot become a task, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowRefusal {
+    pub dataset_id: String,
+    pub reason: String,
+}
+
+/// Why a dataset file could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The CSV is malformed.
+    #[error("{path}: malformed CSV")]
+    Csv {
+        path: PathBuf,
+        #[source]
+        source: csv::Error,
+    },
+    /// The JSON is malformed.
+    #[error("{path}: malformed JSON")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// What reading a dataset gives: rows to import, rows refused.
+#[derive(Debug, Default)]
+pub struct DatasetRows {
+    pub rows: Vec<DatasetRow>,
+    pub refused: Vec<RowRefusal>,
+}
+
+/// Reads a dataset file.
+pub fn read_dataset(kind: DatasetKind, path: &Path) -> Result<DatasetRows, DatasetError> {
+    match kind {
+        DatasetKind::Vul4j => read_vul4j(path),
+        DatasetKind::Vjbench => read_vjbench(path),
+    }
+}
+
+#[derive(Deserialize)]
+struct Vul4jRecord {
+    vul_id: String,
+    cve_id: String,
+    cwe_id: String,
+    cwe_name: String,
+    human_patch: String,
+    build_system: String,
+    compliance_level: String,
+    failing_tests: String,
+    cmd_options: String,
+    failing_module: String,
+}
+
+/// A task id from a dataset id: lowercase, characters outside `[a-z0-9._-]` replaced by `-`.
+fn task_id(prefix: &str, dataset_id: &str) -> String {
+    let lower = dataset_id.to_ascii_lowercase();
+    let cleaned: String = lower
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if cleaned.starts_with(prefix) {
+        cleaned
+    } else {
+        format!("{prefix}-{cleaned}")
+    }
+}
+
+/// The repository URL and commit of a fix URL: `…/owner/repo/commit/<sha>[#…]`, or a compare
+/// range `…/owner/repo/compare/<a>..<b>` (whose last commit is the fix).
+fn parse_fix_url(url: &str) -> Option<(String, String)> {
+    let url = url.trim();
+    let url = url.split(['#', '?']).next()?;
+    let (base, rest) = if let Some((base, rest)) = url.split_once("/commit/") {
+        (base, rest)
+    } else {
+        let (base, range) = url.split_once("/compare/")?;
+        let last = range.rsplit("..").next()?.trim_start_matches('.');
+        (base, last)
+    };
+    let commit = rest.trim_end_matches('/');
+    let is_hex = commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit());
+    is_hex.then(|| {
+        (
+            base.trim_end_matches('/').to_owned(),
+            commit.to_ascii_lowercase(),
+        )
+    })
+}
+
+fn parse_cwe(text: &str) -> Vec<u32> {
+    text.split([',', ';', ' '])
+        .filter_map(|part| part.trim().strip_prefix("CWE-")?.parse().ok())
+        .collect()
+}
+
+/// Reads Vul4J's `vul4j_dataset.csv`. SpotBugs-only rows (`VUL4J-80-S` …, no CVE, no tests) are
+/// refused with that reason.
+pub fn read_vul4j(path: &Path) -> Result<DatasetRows, DatasetError> {
+    let mut reader = csv::Reader::from_path(path).map_err(|source| DatasetError::Csv {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut out = DatasetRows::default();
+    for record in reader.deserialize::<Vul4jRecord>() {
+        let record = record.map_err(|source| DatasetError::Csv {
+            path: path.to_owned(),
+            source,
+        })?;
+        match vul4j_row(&record) {
+            Ok(row) => out.rows.push(row),
+            Err(reason) => out.refused.push(RowRefusal {
+                dataset_id: record.vul_id.clone(),
+                reason,
+            }),
+        }
+    }
+    Ok(out)
+}
+
+fn vul4j_row(record: &Vul4jRecord) -> Result<DatasetRow, String> {
+    if record.failing_tests.trim().is_empty() {
+        return Err("no PoV test in the dataset (a SpotBugs-only row)".into());
+    }
+    let (repo_url, commit) = parse_fix_url(&record.human_patch)
+        .ok_or_else(|| format!("human_patch `{}` is not a commit URL", record.human_patch))?;
+    let build = match record.build_system.trim() {
+        "Maven" => RowBuild::Maven {
+            module: match record.failing_module.trim() {
+                "" | "root" => ".".to_owned(),
+                module => module.to_owned(),
+            },
+        },
+        "Gradle" => RowBuild::Gradle,
+        other => return Err(format!("build system `{other}` is not known")),
+    };
+    let jdk = match record.compliance_level.trim().parse::<u32>() {
+        // Vul4J's convention: compliance levels up to 7 build with JDK 7.
+        Ok(level) if level <= 7 => Some(7),
+        Ok(level) => Some(level),
+        Err(_) => None,
+    };
+    let pov_tests = record
+        .failing_tests
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| TestName::parse_method(t).map_err(|e| format!("failing_tests: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(DatasetRow {
+        dataset_id: record.vul_id.clone(),
+        task_id: task_id("vul4j", &record.vul_id),
+        repo_url,
+        commit,
+        cve: non_empty(&record.cve_id),
+        cwe: parse_cwe(&record.cwe_id),
+        cwe_name: non_empty(&record.cwe_name),
+        build,
+        jdk,
+        maven_args: record
+            .cmd_options
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect(),
+        pov_tests: Some(pov_tests),
+        location: None,
+    })
+}
+
+fn non_empty(text: &str) -> Option<String> {
+    let text = text.trim();
+    (!text.is_empty() && text != "unknown").then(|| text.to_owned())
+}
+
+#[derive(Deserialize)]
+struct VjbenchCsvRecord {
+    #[serde(rename = "Vulnerability IDs")]
+    id: String,
+    #[serde(rename = "CVE ID")]
+    cve: String,
+    #[serde(rename = "CWE Type")]
+    cwe: String,
+    human_patch: String,
+}
+
+#[derive(Deserialize)]
+struct VjbenchJsonRecord {
+    /// A path, or a list of paths for fixes over several files.
+    buggy_file_path: serde_json::Value,
+    #[serde(default)]
+    buggy_method: Vec<Vec<u32>>,
+    #[serde(default)]
+    compile_cmd: String,
+    #[serde(default)]
+    test_cmd: String,
+    /// Some records carry the test command here (the fields are shifted).
+    #[serde(default)]
+    test_num: serde_json::Value,
+    fix_commit: String,
+}
+
+/// Reads VJBench: `VJBench_dataset.csv` and, next to it, `VJBench_data.json`, whose `fix_commit`
+/// wins over the CSV's `human_patch` (the CSV names merge commits for Jinjava-1 and Retrofit-1).
+pub fn read_vjbench(path: &Path) -> Result<DatasetRows, DatasetError> {
+    let json_path = path.with_file_name("VJBench_data.json");
+    let json_text = std::fs::read_to_string(&json_path).map_err(|source| DatasetError::Read {
+        path: json_path.clone(),
+        source,
+    })?;
+    let details: BTreeMap<String, VjbenchJsonRecord> =
+        serde_json::from_str(&json_text).map_err(|source| DatasetError::Json {
+            path: json_path.clone(),
+            source,
+        })?;
+    let mut reader = csv::Reader::from_path(path).map_err(|source| DatasetError::Csv {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut out = DatasetRows::default();
+    for record in reader.deserialize::<VjbenchCsvRecord>() {
+        let record = record.map_err(|source| DatasetError::Csv {
+            path: path.to_owned(),
+            source,
+        })?;
+        match vjbench_row(&record, details.get(record.id.trim())) {
+            Ok(row) => out.rows.push(row),
+            Err(reason) => out.refused.push(RowRefusal {
+                dataset_id: record.id.trim().to_owned(),
+                reason,
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// The build of a VJBench row from its commands: `mvn`/`./mvnw` with `-pl module` (after an
+/// optional `cd dir;`), `gradle`/`./gradlew`, or `ant`.
+fn vjbench_build(commands: &[&str]) -> Result<RowBuild, String> {
+    let all = commands.join(" ; ");
+    if all.contains("gradle") {
+        return Ok(RowBuild::Gradle);
+    }
+    if all.split_whitespace().any(|w| w == "ant") {
+        return Ok(RowBuild::Ant);
+    }
+    let Some(command) = commands
+        .iter()
+        .find(|c| c.contains("mvn") && c.contains("test"))
+        .or_else(|| commands.iter().find(|c| c.contains("mvn")))
+    else {
+        return Err(format!("no Maven, Gradle or Ant command in `{all}`"));
+    };
+    // `cd cometd-java; mvn clean test -pl cometd-java-oort`: the module is relative to the `cd`.
+    let mut dir = String::new();
+    let mut module = None;
+    for part in command.split(';') {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        if words.first() == Some(&"cd")
+            && let Some(d) = words.get(1)
+        {
+            dir = (*d).trim_end_matches('/').to_owned();
+        }
+        if let Some(i) = words.iter().position(|w| *w == "-pl")
+            && let Some(m) = words.get(i + 1)
+        {
+            module = Some((*m).to_owned());
+        }
+    }
+    let module = match (dir.as_str(), module) {
+        ("", None) => ".".to_owned(),
+        ("", Some(m)) => m,
+        (d, None) => d.to_owned(),
+        (d, Some(m)) => format!("{d}/{m}"),
+    };
+    Ok(RowBuild::Maven { module })
+}
+
+fn vjbench_row(
+    record: &VjbenchCsvRecord,
+    details: Option<&VjbenchJsonRecord>,
+) -> Result<DatasetRow, String> {
+    let id = record.id.trim();
+    let details = details.ok_or("no record in VJBench_data.json")?;
+    let (repo_url, commit) = parse_fix_url(&details.fix_commit)
+        .or_else(|| parse_fix_url(&record.human_patch))
+        .ok_or_else(|| format!("fix_commit `{}` is not a commit URL", details.fix_commit))?;
+    let shifted = details.test_num.as_str().unwrap_or("");
+    let build = vjbench_build(&[&details.compile_cmd, &details.test_cmd, shifted])?;
+    let method_lines: Vec<(u32, u32)> = details
+        .buggy_method
+        .iter()
+        .filter_map(|r| match r.as_slice() {
+            [a, b] if *a >= 1 && a <= b => Some((*a, *b)),
+            _ => None,
+        })
+        .collect();
+    Ok(DatasetRow {
+        dataset_id: id.to_owned(),
+        task_id: task_id("vjbench", id),
+        // The fix URL, not `Project URL`: the commit lives in the repository the fix URL names
+        // (Apollo-1's owner was renamed from ctripcorp to apolloconfig).
+        repo_url,
+        commit,
+        cve: non_empty(&record.cve),
+        cwe: parse_cwe(&record.cwe),
+        cwe_name: None,
+        build,
+        // VJBench gives no JDK; its study built the projects with JDK 8.
+        jdk: None,
+        maven_args: Vec::new(),
+        pov_tests: None,
+        location: match &details.buggy_file_path {
+            serde_json::Value::String(file) if !file.is_empty() => Some(DatasetLocation {
+                file: file.clone(),
+                method_lines,
+            }),
+            _ => None,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn datasets() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets")
+    }
+
+    #[test]
+    fn reads_fix_urls_of_every_shape() {
+        let cases = [
+            (
+                "https://github.com/a/b/commit/0123abcd0123abcd",
+                Some(("https://github.com/a/b", "0123abcd0123abcd")),
+            ),
+            (
+                "https://github.com/a/b/compare/a2d0ecdc..6315241719be",
+                Some(("https://github.com/a/b", "6315241719be")),
+            ),
+            (
+                "https://github.com/a/b/commit/9bfb3dba7c13#diff-66aeL2331",
+                Some(("https://github.com/a/b", "9bfb3dba7c13")),
+            ),
+            ("https://github.com/a/b/pull/12", None),
+            ("https://github.com/a/b/commit/xyz", None),
+        ];
+        for (url, expected) in cases {
+            let got = parse_fix_url(url);
+            let expected = expected.map(|(r, c)| (r.to_owned(), c.to_owned()));
+            assert_eq!(got, expected, "{url}");
+        }
+    }
+
+    #[test]
+    fn reads_vjbench_builds_from_their_commands() {
+        let cases: [(&[&str], RowBuild); 5] = [
+            (
+                &["mvn clean compile", "mvn clean test"],
+                RowBuild::Maven { module: ".".into() },
+            ),
+            (
+                &[
+                    "mvn clean compile",
+                    "cd cometd-java; mvn clean test -pl cometd-java-oort",
+                ],
+                RowBuild::Maven {
+                    module: "cometd-java/cometd-java-oort".into(),
+                },
+            ),
+            (
+                &["./gradlew clean build -x test", "./gradlew test"],
+                RowBuild::Gradle,
+            ),
+            (&["ant compile", "ant junit"], RowBuild::Ant),
+            // Shifted fields: the test command sits in `test_num`.
+            (
+                &["", "./mvnw clean compile", "./mvnw clean test -pl core"],
+                RowBuild::Maven {
+                    module: "core".into(),
+                },
+            ),
+        ];
+        for (commands, expected) in cases {
+            assert_eq!(vjbench_build(commands).unwrap(), expected, "{commands:?}");
+        }
+    }
+
+    /// The real files: every row is either a row or a refusal with a reason, never dropped.
+    #[test]
+    fn every_row_of_the_real_datasets_is_accounted_for() {
+        let vul4j = read_vul4j(&DatasetKind::Vul4j.default_file(&datasets())).unwrap();
+        assert_eq!(vul4j.rows.len() + vul4j.refused.len(), 140);
+        assert_eq!(vul4j.rows.len(), 79, "{:?}", vul4j.refused.first());
+        let row = vul4j
+            .rows
+            .iter()
+            .find(|r| r.dataset_id == "VUL4J-41")
+            .unwrap();
+        assert_eq!(row.task_id, "vul4j-41");
+        assert_eq!(
+            row.repo_url,
+            "https://github.com/codehaus-plexus/plexus-archiver"
+        );
+        assert_eq!(row.cwe, [22]);
+        assert_eq!(row.jdk, Some(8));
+        // Abbreviated commits are kept as prefixes, resolved against the repository later.
+        let short = vul4j
+            .rows
+            .iter()
+            .find(|r| r.dataset_id == "VUL4J-15")
+            .unwrap();
+        assert_eq!(short.commit.len(), 8);
+        // Parameterized invocations are test names too.
+        let esapi = vul4j
+            .rows
+            .iter()
+            .find(|r| r.dataset_id == "VUL4J-44")
+            .unwrap();
+        assert_eq!(esapi.pov_tests.as_ref().unwrap().len(), 15);
+
+        let vjbench = read_vjbench(&DatasetKind::Vjbench.default_file(&datasets())).unwrap();
+        assert_eq!(vjbench.rows.len() + vjbench.refused.len(), 42);
+        let jinjava = vjbench
+            .rows
+            .iter()
+            .find(|r| r.dataset_id == "Jinjava-1")
+            .unwrap();
+        // The JSON's fix commit, not the CSV's merge commit.
+        assert_eq!(jinjava.commit, "4f28830ef9883e2c4e2a92a0d37b93c8620de2f7");
+        assert!(jinjava.cwe.is_empty());
+        let cometd = vjbench
+            .rows
+            .iter()
+            .find(|r| r.dataset_id == "CometD-1")
+            .unwrap();
+        assert_eq!(
+            cometd.build,
+            RowBuild::Maven {
+                module: "cometd-java/cometd-java-oort".into()
+            }
+        );
+    }
+}
