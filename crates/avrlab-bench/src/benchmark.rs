@@ -16,7 +16,9 @@ pub struct Benchmark {
 #[derive(Debug, thiserror::Error)]
 pub enum BenchmarkError {
     /// The name is neither a built-in benchmark nor a folder.
-    #[error("no benchmark `{0}`: give `demo` or the path of a folder of task folders")]
+    #[error(
+        "no benchmark `{0}`: give `demo`, `vul4j` or `vjbench` (imported with `avrlab bench import` into $AVRLAB_BENCHMARKS), or the path of a folder of task folders"
+    )]
     NotFound(String),
     /// The folder could not be listed.
     #[error("cannot list {path}")]
@@ -49,8 +51,15 @@ pub fn demo_benchmark_dir() -> PathBuf {
 impl Benchmark {
     /// Loads `demo` or a benchmark folder.
     pub fn open(name_or_path: &str) -> Result<Self, BenchmarkError> {
+        let imported = std::env::var_os("AVRLAB_BENCHMARKS")
+            .map(|d| PathBuf::from(d).join(name_or_path))
+            .filter(|d| matches!(name_or_path, "vul4j" | "vjbench") && d.is_dir());
         let (name, dir) = if name_or_path == "demo" {
             ("demo".to_owned(), demo_benchmark_dir())
+        } else if let Some(dir) = imported {
+            // The imported datasets by name: `avrlab bench import` writes them under
+            // $AVRLAB_BENCHMARKS.
+            (name_or_path.to_owned(), dir)
         } else {
             let dir = PathBuf::from(name_or_path);
             if !dir.is_dir() {

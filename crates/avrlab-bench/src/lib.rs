@@ -24,7 +24,7 @@ pub use dataset::{
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
-    BuildSpec, BuildSystem, FORMAT_VERSION, Localization, Oracle, ProjectSource, RegressionTests,
-    StateSpec, Task, TaskError, TaskKind,
+    BuildSpec, BuildSystem, FORMAT_VERSION, GitTaskManifest, Localization, Oracle, ProjectSource,
+    Provenance, RegressionTests, StateSpec, Task, TaskError, TaskKind,
 };
 pub use test_name::{TestName, TestNameError};

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::patch::{Patch, PatchError};
 use crate::policy::EditPolicy;
@@ -12,7 +12,7 @@ use crate::test_name::{TestName, TestNameError};
 pub const FORMAT_VERSION: u32 = 1;
 
 /// What a benchmark task asks of a model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskKind {
     /// Repair a vulnerable method.
@@ -31,7 +31,7 @@ pub enum ProjectSource {
 }
 
 /// The build systems avrlab can drive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BuildSystem {
     /// Apache Maven.
@@ -94,6 +94,7 @@ pub struct Task {
     pub id: String,
     pub kind: TaskKind,
     pub cve: Option<String>,
+    /// CWE ids; empty when the source of the task does not know them.
     pub cwe: Vec<u32>,
     pub description: String,
     pub project: ProjectSource,
@@ -103,6 +104,8 @@ pub struct Task {
     pub localization: Vec<Localization>,
     pub reference: Option<Patch>,
     pub policy: EditPolicy,
+    /// Where an imported task came from.
+    pub provenance: Option<Provenance>,
     /// The folder that holds `task.toml`.
     pub dir: PathBuf,
 }
@@ -143,12 +146,13 @@ pub enum TaskError {
     },
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct TaskFile {
     format_version: u32,
     id: String,
     kind: TaskKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
     cve: Option<String>,
     cwe: Vec<u32>,
     #[serde(default)]
@@ -163,17 +167,21 @@ struct TaskFile {
     reference: Option<ReferenceFile>,
     #[serde(default)]
     policy: PolicyFile,
+    provenance: Option<Provenance>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct ProjectFile {
+    #[serde(skip_serializing_if = "Option::is_none")]
     path: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     git: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     commit: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct BuildFile {
     system: BuildSystem,
@@ -188,7 +196,7 @@ fn default_module() -> PathBuf {
     PathBuf::from(".")
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 struct StateFile {
     #[serde(default)]
@@ -197,21 +205,21 @@ struct StateFile {
     revert: Vec<PathBuf>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct OracleFile {
     pov_tests: Vec<String>,
     regression_tests: RegressionFile,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(untagged)]
 enum RegressionFile {
     Keyword(String),
     Listed(Vec<String>),
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct LocalizationFile {
     file: String,
@@ -221,16 +229,106 @@ struct LocalizationFile {
     hunks: Vec<[u32; 2]>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct ReferenceFile {
     patch: PathBuf,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 struct PolicyFile {
+    #[serde(skip_serializing_if = "Option::is_none")]
     editable: Option<Vec<String>>,
+}
+
+/// Where an imported task came from: the dataset and its id for the vulnerability, and what the
+/// importer decided on its own (a JDK assumed, PoV tests derived from the fix), so nothing about
+/// an imported task is implicit.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// `vul4j` or `vjbench`.
+    pub dataset: String,
+    /// The dataset's id of the vulnerability (`VUL4J-41`, `Jinjava-1`).
+    pub dataset_id: String,
+    /// One sentence per decision the importer made.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// Everything needed to write the `task.toml` of a task whose project is a git commit.
+#[derive(Debug, Clone)]
+pub struct GitTaskManifest {
+    pub id: String,
+    pub cve: Option<String>,
+    pub cwe: Vec<u32>,
+    pub description: String,
+    pub git: String,
+    pub commit: String,
+    pub jdk: u32,
+    pub module: String,
+    pub maven_args: Vec<String>,
+    /// Diffs (relative to the task folder) reverse-applied to reach the task state.
+    pub revert: Vec<PathBuf>,
+    pub pov_tests: Vec<TestName>,
+    pub localization: Vec<Localization>,
+    /// The reference fix (relative to the task folder).
+    pub reference: PathBuf,
+    /// `policy.editable` globs; `None` for the default.
+    pub editable: Option<Vec<String>>,
+    pub provenance: Provenance,
+}
+
+impl GitTaskManifest {
+    /// The `task.toml` text, with `all-others` regression tests.
+    pub fn to_toml(&self) -> String {
+        let file = TaskFile {
+            format_version: FORMAT_VERSION,
+            id: self.id.clone(),
+            kind: TaskKind::Repair,
+            cve: self.cve.clone(),
+            cwe: self.cwe.clone(),
+            description: self.description.clone(),
+            project: ProjectFile {
+                path: None,
+                git: Some(self.git.clone()),
+                commit: Some(self.commit.clone()),
+            },
+            build: BuildFile {
+                system: BuildSystem::Maven,
+                jdk: self.jdk,
+                module: PathBuf::from(&self.module),
+                maven_args: self.maven_args.clone(),
+            },
+            state: StateFile {
+                apply: Vec::new(),
+                revert: self.revert.clone(),
+            },
+            oracle: OracleFile {
+                pov_tests: self.pov_tests.iter().map(ToString::to_string).collect(),
+                regression_tests: RegressionFile::Keyword("all-others".into()),
+            },
+            localization: self
+                .localization
+                .iter()
+                .map(|l| LocalizationFile {
+                    file: l.file.clone(),
+                    method: l.method.clone(),
+                    method_lines: [l.method_lines.0, l.method_lines.1],
+                    hunks: l.hunks.iter().map(|&(a, b)| [a, b]).collect(),
+                })
+                .collect(),
+            reference: Some(ReferenceFile {
+                patch: self.reference.clone(),
+            }),
+            policy: PolicyFile {
+                editable: self.editable.clone(),
+            },
+            provenance: Some(self.provenance.clone()),
+        };
+        toml::to_string(&file).expect("a task manifest always serializes")
+    }
 }
 
 fn is_task_id(id: &str) -> bool {
@@ -287,9 +385,6 @@ impl Task {
                 "task id `{}` must match [a-z0-9][a-z0-9._-]*",
                 file.id
             )));
-        }
-        if file.cwe.is_empty() {
-            return Err(invalid("`cwe` must list at least one CWE id".into()));
         }
 
         let project = match (file.project.path, file.project.git, file.project.commit) {
@@ -430,6 +525,7 @@ impl Task {
             localization,
             reference,
             policy,
+            provenance: file.provenance,
             dir: dir.to_owned(),
         };
         if let Some(reference) = &task.reference {

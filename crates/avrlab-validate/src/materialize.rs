@@ -40,7 +40,17 @@ impl MaterializeError {
     /// The task or the destination is at fault (a project that cannot be copied, a state diff
     /// that does not apply, an occupied destination), rather than git or the network.
     pub fn is_input(&self) -> bool {
-        matches!(self, Self::DestinationExists(_) | Self::Checkout { .. })
+        matches!(
+            self,
+            Self::DestinationExists(_)
+                | Self::Checkout { .. }
+                | Self::Git {
+                    source: GitError::Unavailable { .. }
+                        | GitError::UnknownCommit { .. }
+                        | GitError::AmbiguousCommit { .. },
+                    ..
+                }
+        )
     }
 }
 

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod eval;
 #[cfg(test)]
 mod fake_oracle;
+pub mod import;
 pub mod input;
 pub mod method;
 pub mod models;

@@ -1,9 +1,10 @@
 //! `avrlab bench list|show|checkout`: what tasks a benchmark has, and a task's state on disk.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use avrlab_bench::{Benchmark, ProjectSource, RegressionTests};
+use avrlab::import::{ImportConfig, RefusalKind, import_rows};
+use avrlab_bench::{Benchmark, DatasetKind, ProjectSource, RegressionTests, read_dataset};
 use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
@@ -25,22 +26,151 @@ pub enum BenchCommand {
     List,
     /// Everything about one task.
     Show { task: String },
+    /// Turn a dataset's rows into task folders (a benchmark), from mirrors of the projects.
+    Import {
+        /// `vul4j` or `vjbench`.
+        dataset: String,
+        /// The dataset file (default: `$AVRLAB_DATASETS`, else `../shared/datasets` beside the
+        /// source tree: `vul4j/vul4j_dataset.csv`, `vjbench/VJBench_dataset.csv`).
+        #[arg(long = "dataset")]
+        file: Option<PathBuf>,
+        /// The benchmark folder to write (default: `$AVRLAB_BENCHMARKS/<dataset>`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// A folder of bare git mirrors (owner+repo.git); default `$AVRLAB_MIRRORS`.
+        #[arg(long)]
+        mirrors: Option<PathBuf>,
+        /// Import only these dataset ids (e.g. VUL4J-41).
+        #[arg(long, value_delimiter = ',')]
+        ids: Vec<String>,
+    },
     /// Write the task state (the vulnerable project) into a new folder.
     Checkout {
         task: String,
         /// The folder to create; it must not exist or be empty.
         #[arg(long)]
         out: PathBuf,
-        /// A folder of bare git mirrors (owner+repo.git) for git-based tasks.
+        /// A folder of bare git mirrors (owner+repo.git) for git-based tasks; default
+        /// `$AVRLAB_MIRRORS`.
         #[arg(long)]
         mirrors: Option<PathBuf>,
     },
 }
 
+/// `--mirrors`, else `$AVRLAB_MIRRORS`.
+pub fn mirrors_dir(flag: Option<PathBuf>) -> Option<PathBuf> {
+    flag.or_else(|| std::env::var_os("AVRLAB_MIRRORS").map(PathBuf::from))
+}
+
+/// The datasets folder: `$AVRLAB_DATASETS`, else `../shared/datasets` beside the source tree.
+fn datasets_dir() -> PathBuf {
+    std::env::var_os("AVRLAB_DATASETS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"),
+        PathBuf::from,
+    )
+}
+
+#[expect(
+    clippy::print_stdout,
+    reason = "the import summary is the command's output"
+)]
+fn import(
+    dataset: &str,
+    file: Option<PathBuf>,
+    out: Option<PathBuf>,
+    mirrors: Option<PathBuf>,
+    ids: &[String],
+) -> Result<ExitCode, Failure> {
+    let kind = DatasetKind::parse(dataset).ok_or_else(|| {
+        Failure::input(anyhow::anyhow!(
+            "unknown dataset `{dataset}`: write vul4j or vjbench"
+        ))
+    })?;
+    let file = file.unwrap_or_else(|| kind.default_file(&datasets_dir()));
+    let out = out
+        .or_else(|| {
+            std::env::var_os("AVRLAB_BENCHMARKS").map(|d| PathBuf::from(d).join(kind.as_str()))
+        })
+        .ok_or_else(|| {
+            Failure::input(anyhow::anyhow!(
+                "where to write the tasks? give --out DIR or set $AVRLAB_BENCHMARKS"
+            ))
+        })?;
+    let mirrors = mirrors_dir(mirrors).ok_or_else(|| {
+        Failure::input(anyhow::anyhow!(
+            "no mirrors folder: give --mirrors DIR or set $AVRLAB_MIRRORS (layout owner+repo.git)"
+        ))
+    })?;
+    let read = read_dataset(kind, &file).map_err(Failure::input)?;
+    let keep = |id: &str| ids.is_empty() || ids.iter().any(|w| w == id);
+    let rows: Vec<_> = read
+        .rows
+        .into_iter()
+        .filter(|r| keep(&r.dataset_id))
+        .collect();
+    let refused: Vec<_> = read
+        .refused
+        .into_iter()
+        .filter(|r| keep(&r.dataset_id))
+        .collect();
+    if let Some(missing) = ids.iter().find(|id| {
+        !rows.iter().any(|r| &r.dataset_id == *id) && !refused.iter().any(|r| &r.dataset_id == *id)
+    }) {
+        return Err(Failure::input(anyhow::anyhow!(
+            "{} has no row `{missing}`",
+            file.display()
+        )));
+    }
+    let scratch = std::env::temp_dir().join(format!("avrlab-import-{}", std::process::id()));
+    let config = ImportConfig {
+        kind,
+        mirrors,
+        out: out.clone(),
+        scratch: scratch.clone(),
+    };
+    let summary = import_rows(&config, &rows, &refused);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let summary = summary.map_err(Failure::infrastructure)?;
+    for r in &summary.refused {
+        println!("refused {}: {}", r.dataset_id, r.reason);
+    }
+    let not_here = summary
+        .refused
+        .iter()
+        .filter(|r| r.kind == RefusalKind::NotHere)
+        .count();
+    let bad = summary.refused.len() - not_here;
+    println!(
+        "{}: {} rows turned into tasks in {}, {} refused ({} cannot be driven here, {} bad rows)",
+        kind.as_str(),
+        summary.imported.len(),
+        out.display(),
+        summary.refused.len(),
+        not_here,
+        bad
+    );
+    Ok(if bad > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 #[expect(clippy::print_stdout, reason = "listing tasks is the command's output")]
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    if let BenchCommand::Import {
+        dataset,
+        file,
+        out,
+        mirrors,
+        ids,
+    } = args.command
+    {
+        return import(&dataset, file, out, mirrors, &ids);
+    }
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;
     match args.command {
+        BenchCommand::Import { .. } => unreachable!("handled above"),
         BenchCommand::List => {
             println!("{:<28} {:<14} {:<18} methods", "task", "cwe", "cve");
             for task in &benchmark.tasks {
@@ -115,7 +245,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
         BenchCommand::Checkout { task, out, mirrors } => {
             let task = benchmark.task(&task).map_err(Failure::input)?;
-            materialize_task(task, &out, mirrors.as_deref()).map_err(|e| {
+            materialize_task(task, &out, mirrors_dir(mirrors).as_deref()).map_err(|e| {
                 if e.is_input() {
                     Failure::input(e)
                 } else {
