@@ -8,6 +8,7 @@ mod jdk;
 mod maven;
 mod process;
 mod sandbox;
+mod seccomp;
 mod surefire;
 
 pub use git::{

@@ -4,6 +4,12 @@
 //! During a test run the project folder is mounted read-only: compiled classes, test sources and
 //! build files cannot be changed by the code under test. Only a fresh reports folder (outside the
 //! workspace, bound into it) and Surefire's scratch folder are writable.
+//!
+//! Inside the sandbox the dependency repository is mounted at [`SANDBOX_REPOSITORY`], so that the
+//! user's home folder, where it usually lives, is not part of the sandbox's file system at all.
+//! Every JVM started there (Maven's and the forked test JVM) runs with the attach mechanism off and
+//! no shared performance-data file, so that test code cannot attach to Maven and change what it
+//! reports.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,7 +20,15 @@ use sha2::{Digest, Sha256};
 use crate::jdk::{Jdk, JdkError, find_jdk};
 use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
-use crate::surefire::{ReportError, TestCaseResult, read_reports};
+use crate::surefire::{TestCaseResult, read_reports};
+
+/// Where the dependency repository appears inside the sandbox.
+const SANDBOX_REPOSITORY: &str = "/avrlab/maven-repository";
+
+/// Flags for every JVM in the sandbox. `JAVA_TOOL_OPTIONS` carries them into the JVM that
+/// Surefire forks without touching the project's own `argLine`, and a JVM reads them before any
+/// test code runs, so the code under test cannot turn them off for its own JVM either.
+const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:-UsePerfData";
 
 /// How every Maven command of a run is made.
 #[derive(Debug, Clone)]
@@ -52,9 +66,6 @@ pub enum MavenError {
         #[source]
         source: std::io::Error,
     },
-    /// A report written by the run cannot be read.
-    #[error(transparent)]
-    Report(#[from] ReportError),
 }
 
 /// Which tests a run executes.
@@ -106,6 +117,10 @@ pub struct TestRun {
     pub enforcement: String,
     /// No process of the run was left behind.
     pub tree_gone: bool,
+    /// Why the reports the run left cannot be used (a link, a FIFO, too large, too many,
+    /// malformed): they were written by code under test, so this is evidence about the candidate,
+    /// and the phase is undecided.
+    pub unusable_reports: Option<String>,
 }
 
 /// Maven for one task: its JDK, module and extra flags.
@@ -163,14 +178,17 @@ impl Maven {
         policy: SandboxPolicy,
         limits: Limits,
     ) -> RunSpec {
-        let home = match self.settings.sandbox {
-            SandboxKind::Bubblewrap => "/tmp".to_owned(),
-            SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
+        let (home, repository) = match self.settings.sandbox {
+            SandboxKind::Bubblewrap => ("/tmp".to_owned(), PathBuf::from(SANDBOX_REPOSITORY)),
+            SandboxKind::None => (
+                std::env::temp_dir().to_string_lossy().into_owned(),
+                self.settings.repository.clone(),
+            ),
         };
         let mut all = vec![
             "-B".to_owned(),
             "-ntp".to_owned(),
-            format!("-Dmaven.repo.local={}", self.settings.repository.display()),
+            format!("-Dmaven.repo.local={}", repository.display()),
         ];
         all.extend(self.extra_args.iter().cloned());
         all.extend(args);
@@ -195,13 +213,52 @@ impl Maven {
                 // Maven itself runs briefly: a small heap and the C1 compiler start it fastest.
                 (
                     "MAVEN_OPTS".into(),
-                    "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC".into(),
+                    format!(
+                        "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC {JVM_CONTAINMENT_FLAGS}"
+                    ),
                 ),
+                ("JAVA_TOOL_OPTIONS".into(), JVM_CONTAINMENT_FLAGS.into()),
             ],
             sandbox: self.settings.sandbox,
-            policy,
+            policy: self.with_toolchain(policy),
             limits,
             stdin: Vec::new(),
+        }
+    }
+
+    /// The policy plus the JDK and Maven installations, when they live outside `/usr` (which
+    /// every sandbox sees).
+    fn with_toolchain(&self, mut policy: SandboxPolicy) -> SandboxPolicy {
+        let maven_home = self
+            .settings
+            .mvn
+            .canonicalize()
+            .ok()
+            .and_then(|m| Some(m.parent()?.parent()?.to_owned()));
+        for dir in [Some(self.jdk.home.clone()), maven_home]
+            .into_iter()
+            .flatten()
+        {
+            if !dir.starts_with("/usr") {
+                policy.mounts.insert(0, Mount::ReadOnly(dir));
+            }
+        }
+        policy
+    }
+
+    /// The repository's mount: read-only for candidates, writable for the warm-up.
+    fn repository_mount(&self, writable: bool) -> Mount {
+        let source = self.settings.repository.clone();
+        match (self.settings.sandbox, writable) {
+            (SandboxKind::None, _) => Mount::ReadOnly(source),
+            (SandboxKind::Bubblewrap, true) => Mount::BindAt {
+                source,
+                target: SANDBOX_REPOSITORY.into(),
+            },
+            (SandboxKind::Bubblewrap, false) => Mount::ReadOnlyAt {
+                source,
+                target: SANDBOX_REPOSITORY.into(),
+            },
         }
     }
 
@@ -239,7 +296,7 @@ impl Maven {
         std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
         let policy = SandboxPolicy {
             mounts: vec![
-                Mount::ReadWrite(self.settings.repository.clone()),
+                self.repository_mount(true),
                 Mount::ReadWrite(project_copy.to_owned()),
             ],
             network: true,
@@ -270,7 +327,7 @@ impl Maven {
     pub fn compile(&self, workspace: &Path) -> Result<CompileResult, MavenError> {
         let policy = SandboxPolicy {
             mounts: vec![
-                Mount::ReadOnly(self.settings.repository.clone()),
+                self.repository_mount(false),
                 Mount::ReadWrite(workspace.to_owned()),
             ],
             network: false,
@@ -306,7 +363,7 @@ impl Maven {
         }
         let policy = SandboxPolicy {
             mounts: vec![
-                Mount::ReadOnly(self.settings.repository.clone()),
+                self.repository_mount(false),
                 Mount::ReadOnly(workspace.to_owned()),
                 Mount::BindAt {
                     source: reports.to_owned(),
@@ -332,11 +389,15 @@ impl Maven {
             }
         };
         let result = run(&self.spec(workspace, args, policy, self.settings.limits))?;
-        // A killed run's reports are partial; none of them is trusted.
-        let cases = if matches!(result.exit, ExitKind::Code(_)) {
-            read_reports(&written)?
+        // A killed run's reports are partial; none of them is trusted. Reports that cannot be
+        // read were written by the code under test: evidence, not an infrastructure failure.
+        let (cases, unusable_reports) = if matches!(result.exit, ExitKind::Code(_)) {
+            match read_reports(&written) {
+                Ok(cases) => (cases, None),
+                Err(problem) => (Vec::new(), Some(with_causes(&problem))),
+            }
         } else {
-            Vec::new()
+            (Vec::new(), None)
         };
         Ok(TestRun {
             exit: result.exit,
@@ -345,8 +406,21 @@ impl Maven {
             wall: result.wall,
             enforcement: result.enforcement,
             tree_gone: result.tree_gone,
+            unusable_reports,
         })
     }
+}
+
+/// An error and its causes on one line, for evidence stored with a verdict.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 fn walk_poms(dir: &Path) -> Vec<PathBuf> {

@@ -1,6 +1,7 @@
 //! Running one command under limits: sandboxed or not, with its output captured up to a cap, and
 //! its whole process tree killed when it runs too long or prints too much.
 
+use std::ffi::CString;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cgroup::Cgroup;
-use crate::sandbox::{Limits, SandboxError, SandboxKind, SandboxPolicy, bwrap_args, find_on_path};
+use crate::sandbox::{Limits, SandboxError, SandboxKind, SandboxPolicy, confine, inherit_fds};
 
 /// Bytes kept from the start and from the end of each stream.
 const HEAD_BYTES: usize = 16 << 10;
@@ -43,6 +44,8 @@ pub enum ExitKind {
     TimedOut,
     /// It printed more than its output limit and was killed with its whole tree.
     OutputLimit,
+    /// It filled the disk past its disk limit and was killed with its whole tree.
+    DiskLimit,
 }
 
 impl ExitKind {
@@ -139,6 +142,65 @@ fn reader(
     })
 }
 
+/// Free space of one file system at the start of a command.
+#[derive(Debug)]
+struct FreeSpace {
+    dir: CString,
+    bytes: u64,
+    /// `None` where the file system does not count inodes (btrfs, some overlays).
+    files: Option<u64>,
+}
+
+fn free_space(dir: &CString) -> Option<(u64, Option<u64>)> {
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: statvfs fills the struct it is given; the path is a valid C string.
+    if unsafe { libc::statvfs(dir.as_ptr(), stats.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so the struct is initialized.
+    let stats = unsafe { stats.assume_init() };
+    let bytes = stats.f_bavail * stats.f_frsize;
+    let files = (stats.f_files > 0).then_some(stats.f_favail);
+    Some((bytes, files))
+}
+
+/// Watches how much the file systems of a command's writable folders fill while it runs. The
+/// measure is the whole file system's free space, so other writers count too; the limits are
+/// set well above what a build writes, so this only stops a command that writes without end.
+#[derive(Debug)]
+struct DiskWatch {
+    start: Vec<FreeSpace>,
+}
+
+impl DiskWatch {
+    fn start(dirs: &[&std::path::Path]) -> Self {
+        let mut start: Vec<FreeSpace> = Vec::new();
+        for dir in dirs {
+            let Ok(dir) = CString::new(dir.as_os_str().as_encoded_bytes()) else {
+                continue;
+            };
+            if let Some((bytes, files)) = free_space(&dir) {
+                start.push(FreeSpace { dir, bytes, files });
+            }
+        }
+        Self { start }
+    }
+
+    fn exceeded(&self, limits: &Limits) -> bool {
+        self.start.iter().any(|before| {
+            let Some((bytes, files)) = free_space(&before.dir) else {
+                return false;
+            };
+            let used_bytes = before.bytes.saturating_sub(bytes);
+            let used_files = match (before.files, files) {
+                (Some(a), Some(b)) => a.saturating_sub(b),
+                _ => 0,
+            };
+            used_bytes > limits.disk_bytes || used_files > limits.disk_files
+        })
+    }
+}
+
 fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
     let limit = libc::rlimit {
         rlim_cur: value,
@@ -154,27 +216,56 @@ fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Resul
 
 /// Runs a command to its end, its limits, or its timeout.
 pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
-    let (program, args) = match spec.sandbox {
+    let (program, args, inherited, confinement) = match spec.sandbox {
         SandboxKind::Bubblewrap => {
-            let bwrap = find_on_path("bwrap").ok_or(SandboxError::Missing)?;
-            let mut args = bwrap_args(&spec.policy, &spec.cwd);
-            args.push(spec.program.to_string_lossy().into_owned());
-            args.extend(spec.args.iter().cloned());
-            (bwrap, args)
+            let confined = confine(
+                &spec.policy,
+                &spec.cwd,
+                &spec.limits,
+                &spec.program,
+                &spec.args,
+            )?;
+            (
+                confined.program,
+                confined.args,
+                confined.inherited,
+                confined.description,
+            )
         }
-        SandboxKind::None => (spec.program.clone(), spec.args.clone()),
+        SandboxKind::None => (
+            spec.program.clone(),
+            spec.args.clone(),
+            Vec::new(),
+            "sandbox: NONE (--sandbox none): no namespaces, capabilities, seccomp or mount restrictions".to_owned(),
+        ),
     };
     let cgroup = Cgroup::create(&spec.limits);
+    let writable = match spec.sandbox {
+        SandboxKind::Bubblewrap => spec.policy.writable_sources(),
+        SandboxKind::None => vec![spec.cwd.as_path()],
+    };
+    let disk = DiskWatch::start(&writable);
     let enforcement = format!(
-        "sandbox: {}; wall {} s, cpu {} s per process, output {} MiB, files {} MiB; {}",
-        match spec.sandbox {
-            SandboxKind::Bubblewrap => "bubblewrap (no network, read-only root, private /tmp)",
-            SandboxKind::None => "NONE (--sandbox none)",
-        },
+        "{confinement}; limits: wall {} s, cpu {} s per process, output {} MiB, file size {} MiB, disk {} MiB and {} files ({}); {}",
         spec.limits.wall.as_secs(),
         spec.limits.cpu.as_secs(),
         spec.limits.output_bytes >> 20,
         spec.limits.file_size_bytes >> 20,
+        spec.limits.disk_bytes >> 20,
+        spec.limits.disk_files,
+        if disk.start.is_empty() {
+            "NOT watched: no writable folder could be measured".to_owned()
+        } else {
+            format!(
+                "watched on the file system of {} folder(s), files {}",
+                disk.start.len(),
+                if disk.start.iter().all(|f| f.files.is_some()) {
+                    "counted"
+                } else {
+                    "not counted by every file system"
+                }
+            )
+        },
         match &cgroup {
             Ok(c) => c.description.clone(),
             Err(why) => format!("memory and process limits NOT enforced: {why}"),
@@ -203,8 +294,12 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         .process_group(0);
     let limits = spec.limits;
     let joined = cgroup.clone();
-    // SAFETY: the closure only calls async-signal-safe functions (setrlimit, open, write, close)
-    // on data prepared before the fork.
+    let inherited_fds: Vec<i32> = inherited
+        .iter()
+        .map(std::os::fd::AsRawFd::as_raw_fd)
+        .collect();
+    // SAFETY: the closure only calls async-signal-safe functions (setrlimit, open, write, close,
+    // fcntl) on data prepared before the fork.
     unsafe {
         command.pre_exec(move || {
             set_rlimit(libc::RLIMIT_CPU, limits.cpu.as_secs().max(1))?;
@@ -213,7 +308,7 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
             if let Some(cgroup) = &joined {
                 cgroup.join_current_process()?;
             }
-            Ok(())
+            inherit_fds(&inherited_fds)
         });
     }
     let started = Instant::now();
@@ -221,6 +316,8 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         program: program.to_string_lossy().into_owned(),
         source,
     })?;
+    // The child has its copies of the seccomp descriptors; the parent's go.
+    drop(inherited);
     if let Some(mut input) = child.stdin.take() {
         let bytes = spec.stdin.clone();
         // A command that never reads its input must not block the run: write from a thread.
@@ -243,6 +340,7 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         program: program.to_string_lossy().into_owned(),
         source,
     };
+    let mut polls: u64 = 0;
     let exit = loop {
         if let Some(status) = child.try_wait().map_err(wait_error)? {
             break match (
@@ -261,6 +359,12 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         if printed.load(Ordering::Relaxed) > spec.limits.output_bytes {
             kill_tree(&mut child, cgroup.as_deref());
             break ExitKind::OutputLimit;
+        }
+        polls += 1;
+        // statvfs is cheap, but not free: every 100 ms is soon enough to stop a runaway writer.
+        if polls.is_multiple_of(5) && disk.exceeded(&spec.limits) {
+            kill_tree(&mut child, cgroup.as_deref());
+            break ExitKind::DiskLimit;
         }
         std::thread::sleep(Duration::from_millis(20));
     };

@@ -36,16 +36,37 @@ pub struct TestCaseResult {
     pub message: String,
 }
 
-/// A report file that cannot be read.
+/// At most this many entries of the reports folder are looked at. Surefire writes up to three
+/// files per test class (XML, text summary, captured output), so this allows thousands of classes.
+const MAX_ENTRIES: usize = 20_000;
+/// The largest report read. Surefire's XML holds captured output only for failing tests.
+const MAX_REPORT_BYTES: u64 = 16 << 20;
+/// The most bytes read over all reports of one run.
+const MAX_TOTAL_BYTES: u64 = 128 << 20;
+
+/// Why the reports of a run cannot be used. The reports folder is written inside the sandbox, by
+/// code that may be hostile, so each of these is evidence about that code.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// The reports folder or a file in it cannot be read.
+    /// The reports folder or a report cannot be read.
     #[error("cannot read {path}")]
     Io {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
+    /// A report is a link, FIFO, device, socket or folder instead of a regular file.
+    #[error("{path} is a {kind}, not a regular file")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    /// A report is larger than any report avrlab reads.
+    #[error("{path} is larger than {limit} bytes")]
+    TooLarge { path: PathBuf, limit: u64 },
+    /// The reports together are larger than avrlab reads for one run.
+    #[error("the reports in {dir} hold more than {limit} bytes together")]
+    TooMuch { dir: PathBuf, limit: u64 },
+    /// The folder holds more entries than any test run writes.
+    #[error("{dir} holds more than {limit} entries")]
+    TooMany { dir: PathBuf, limit: usize },
     /// A report is not JUnit XML.
     #[error("{path} is not a JUnit XML report: {message}")]
     Malformed { path: PathBuf, message: String },
@@ -57,29 +78,127 @@ fn method_name(reported: &str) -> &str {
     reported.split(['(', '[']).next().unwrap_or(reported)
 }
 
-/// Reads every `TEST-*.xml` in a folder (none yields an empty list, never an error).
+fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_symlink() {
+        "symbolic link"
+    } else if file_type.is_dir() {
+        "folder"
+    } else if file_type.is_fifo() {
+        "FIFO"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_block_device() || file_type.is_char_device() {
+        "device"
+    } else {
+        "special file"
+    }
+}
+
+/// Reads one report without following a link or blocking on a FIFO: the file is opened with
+/// O_NOFOLLOW and O_NONBLOCK, and its type and size are checked on the opened descriptor, so a
+/// file swapped after the check is still the one read. At most `budget` bytes are read.
+fn read_report(path: &Path, budget: u64) -> Result<Vec<u8>, ReportError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |source| ReportError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path);
+    let file = match file {
+        Ok(file) => file,
+        // O_NOFOLLOW on a link fails with ELOOP.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(ReportError::NotRegular {
+                path: path.to_owned(),
+                kind: "symbolic link",
+            });
+        }
+        Err(e) => return Err(io(e)),
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.file_type().is_file() {
+        return Err(ReportError::NotRegular {
+            path: path.to_owned(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    let limit = MAX_REPORT_BYTES.min(budget);
+    if meta.len() > limit {
+        return Err(ReportError::TooLarge {
+            path: path.to_owned(),
+            limit,
+        });
+    }
+    // The file may still grow (a process of the run that escaped the kill); read no further
+    // than the limit whatever its size is now.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReportError::TooLarge {
+            path: path.to_owned(),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads every `TEST-*.xml` in a folder (none yields an empty list, never an error). The folder
+/// was written by code under test: only regular files are read, no link is followed, and the
+/// number of entries and the bytes read are capped, so that whatever the folder holds the reading
+/// ends soon, in bounded memory, with the cases or the reason they cannot be used.
 pub fn read_reports(dir: &Path) -> Result<Vec<TestCaseResult>, ReportError> {
     let io = |path: &Path, source| ReportError::Io {
         path: path.to_owned(),
         source,
     };
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
-            })
-            .collect(),
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io(dir, e)),
     };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (seen, entry) in entries.enumerate() {
+        if seen >= MAX_ENTRIES {
+            return Err(ReportError::TooMany {
+                dir: dir.to_owned(),
+                limit: MAX_ENTRIES,
+            });
+        }
+        let entry = entry.map_err(|e| io(dir, e))?;
+        let name = entry.file_name();
+        if name
+            .to_str()
+            .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
+        {
+            files.push(entry.path());
+        }
+    }
     files.sort();
     let mut cases = Vec::new();
+    let mut budget = MAX_TOTAL_BYTES;
     for path in files {
-        let file = std::fs::File::open(&path).map_err(|e| io(&path, e))?;
-        let suites = junit_parser::from_reader(std::io::BufReader::new(file)).map_err(|e| {
+        if budget == 0 {
+            return Err(ReportError::TooMuch {
+                dir: dir.to_owned(),
+                limit: MAX_TOTAL_BYTES,
+            });
+        }
+        let bytes = read_report(&path, budget).map_err(|e| match e {
+            ReportError::TooLarge { limit, .. } if limit < MAX_REPORT_BYTES => {
+                ReportError::TooMuch {
+                    dir: dir.to_owned(),
+                    limit: MAX_TOTAL_BYTES,
+                }
+            }
+            other => other,
+        })?;
+        budget -= bytes.len() as u64;
+        let suites = junit_parser::from_reader(std::io::Cursor::new(bytes)).map_err(|e| {
             ReportError::Malformed {
                 path: path.clone(),
                 message: e.to_string(),

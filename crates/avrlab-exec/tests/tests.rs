@@ -1,3 +1,5 @@
 //! Integration tests of the sandbox and process control, with real processes.
 
+mod containment;
+mod reports;
 mod sandbox;

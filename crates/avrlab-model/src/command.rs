@@ -50,6 +50,8 @@ pub enum CommandExit {
     TimedOut,
     /// It printed more than its output limit and was killed with its process tree.
     OutputLimit,
+    /// It filled the disk past its limit and was killed with its process tree.
+    DiskLimit,
 }
 
 impl fmt::Display for CommandExit {
@@ -59,6 +61,7 @@ impl fmt::Display for CommandExit {
             Self::Signal(signal) => write!(f, "signal {signal}"),
             Self::TimedOut => f.write_str("a timeout"),
             Self::OutputLimit => f.write_str("the output limit"),
+            Self::DiskLimit => f.write_str("the disk limit"),
         }
     }
 }
@@ -207,7 +210,7 @@ impl CommandModel {
                 program: self.config.program.clone(),
                 timeout: self.config.timeout,
             }),
-            exit @ (CommandExit::Code(_) | CommandExit::Signal(_)) => {
+            exit @ (CommandExit::Code(_) | CommandExit::Signal(_) | CommandExit::DiskLimit) => {
                 Err(ModelError::CommandFailed {
                     program: self.config.program.clone(),
                     status: exit.to_string(),

@@ -80,6 +80,7 @@ fn exit_text(exit: ExitKind) -> String {
         ExitKind::Signal(s) => format!("signal {s}"),
         ExitKind::TimedOut => "timed out (process tree killed)".into(),
         ExitKind::OutputLimit => "output limit (process tree killed)".into(),
+        ExitKind::DiskLimit => "disk limit (process tree killed)".into(),
     }
 }
 

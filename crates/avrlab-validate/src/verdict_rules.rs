@@ -50,6 +50,12 @@ pub(crate) fn judge_run(
                 "the test run printed past its output limit".into(),
             );
         }
+        ExitKind::DiskLimit => {
+            return decided(
+                Outcome::Indeterminate,
+                "the test run wrote past its disk limit".into(),
+            );
+        }
         ExitKind::Signal(s) => {
             return decided(
                 Outcome::Indeterminate,
@@ -57,6 +63,12 @@ pub(crate) fn judge_run(
             );
         }
         ExitKind::Code(_) => {}
+    }
+    if let Some(problem) = &run.unusable_reports {
+        return decided(
+            Outcome::Indeterminate,
+            format!("the test reports cannot be used: {problem}"),
+        );
     }
     if run.cases.is_empty() {
         return decided(Outcome::Indeterminate, "no test ran".into());
@@ -142,6 +154,7 @@ mod tests {
             wall: Duration::ZERO,
             enforcement: String::new(),
             tree_gone: true,
+            unusable_reports: None,
         }
     }
 
@@ -215,6 +228,22 @@ mod tests {
             };
             assert_eq!(got, expected, "case {index}");
         }
+    }
+
+    #[test]
+    fn unusable_reports_are_indeterminate_even_when_the_build_passed() {
+        let mut test_run = run(ExitKind::Code(0), vec![]);
+        test_run.unusable_reports =
+            Some("TEST-x.xml is a symbolic link, not a regular file".into());
+        let judged = judge_run(&test_run, &names(&["a.T#pov"]), &[], Outcome::PovFailing);
+        assert_eq!(
+            judged,
+            PhaseJudgement::Decided(
+                Outcome::Indeterminate,
+                "the test reports cannot be used: TEST-x.xml is a symbolic link, not a regular file"
+                    .into()
+            )
+        );
     }
 
     #[test]

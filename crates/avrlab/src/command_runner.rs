@@ -42,6 +42,7 @@ impl CommandRunner for ExecRunner {
             ExitKind::Signal(signal) => CommandExit::Signal(signal),
             ExitKind::TimedOut => CommandExit::TimedOut,
             ExitKind::OutputLimit => CommandExit::OutputLimit,
+            ExitKind::DiskLimit => CommandExit::DiskLimit,
         };
         Ok(CommandOutput {
             exit,
