@@ -7,6 +7,7 @@ mod git;
 mod jdk;
 mod maven;
 mod process;
+mod removal;
 mod sandbox;
 mod seccomp;
 mod surefire;
@@ -19,5 +20,6 @@ pub use maven::{
     CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, compiler_diagnostics,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
+pub use removal::{RemovalError, remove_tree};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};

@@ -227,7 +227,7 @@ impl Maven {
     }
 
     /// The policy plus the JDK and Maven installations, when they live outside `/usr` (which
-    /// every sandbox sees).
+    /// every sandbox sees), with the `java` launcher execute-only.
     fn with_toolchain(&self, mut policy: SandboxPolicy) -> SandboxPolicy {
         let maven_home = self
             .settings
@@ -242,6 +242,12 @@ impl Maven {
             if !dir.starts_with("/usr") {
                 policy.mounts.insert(0, Mount::ReadOnly(dir));
             }
+        }
+        // Maven's JVM and the test JVM start from this launcher; execute-only, neither can be
+        // read or written through /proc by the other (see `Mount::ExecuteOnly`).
+        let java = self.jdk.home.join("bin/java");
+        if java.is_file() {
+            policy.mounts.push(Mount::ExecuteOnly(java));
         }
         policy
     }

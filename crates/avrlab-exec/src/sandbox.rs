@@ -39,6 +39,11 @@ pub enum Mount {
     ReadOnlyAt { source: PathBuf, target: PathBuf },
     /// A fresh empty in-memory folder.
     Tmpfs(PathBuf),
+    /// A host program, replaced at its own path by an execute-only copy. The kernel marks a
+    /// process started from a file it may not read as not dumpable, and other processes of the
+    /// same user then cannot open its `/proc/PID/mem` (ptrace is refused anyway): this is how
+    /// Maven's JVM is kept out of reach of the test JVM it forks, which shares its pid namespace.
+    ExecuteOnly(PathBuf),
 }
 
 /// What a sandboxed command may see and do.
@@ -80,7 +85,10 @@ impl SandboxPolicy {
             .filter_map(|m| match m {
                 Mount::ReadWrite(p) => Some(p.as_path()),
                 Mount::BindAt { source, .. } => Some(source.as_path()),
-                Mount::ReadOnly(_) | Mount::ReadOnlyAt { .. } | Mount::Tmpfs(_) => None,
+                Mount::ReadOnly(_)
+                | Mount::ReadOnlyAt { .. }
+                | Mount::Tmpfs(_)
+                | Mount::ExecuteOnly(_) => None,
             })
             .collect()
     }
@@ -295,9 +303,10 @@ pub(crate) fn confine(
     Ok(confined)
 }
 
-/// A sealed in-memory file holding one seccomp program, for bubblewrap to read.
-fn seccomp_fd(bytes: &[u8]) -> std::io::Result<OwnedFd> {
-    let name = CString::new("avrlab-seccomp").expect("no NUL byte");
+/// An in-memory file holding `bytes` (a seccomp program, a program to copy), for bubblewrap to
+/// read from an inherited descriptor.
+fn memory_fd(bytes: &[u8]) -> std::io::Result<OwnedFd> {
+    let name = CString::new("avrlab-data").expect("no NUL byte");
     // SAFETY: memfd_create reads a valid NUL-terminated name; the result is checked.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
@@ -393,6 +402,7 @@ fn confine_with(
         }
     }
     let mut shown_mounts = Vec::new();
+    let mut inherited = Vec::new();
     for mount in &policy.mounts {
         match mount {
             Mount::ReadWrite(p) => {
@@ -420,15 +430,30 @@ fn confine_with(
                 ]);
                 shown_mounts.push(format!("tmpfs {} ({} MiB)", p.display(), tmp_bytes >> 20));
             }
+            Mount::ExecuteOnly(p) => {
+                let copy = std::fs::read(p)
+                    .and_then(|bytes| memory_fd(&bytes))
+                    .map_err(|e| {
+                        SandboxError::Unusable(format!("cannot copy {}: {e}", p.display()))
+                    })?;
+                out.extend([
+                    "--perms".into(),
+                    "0111".into(),
+                    "--ro-bind-data".into(),
+                    copy.as_raw_fd().to_string(),
+                    path(p),
+                ]);
+                inherited.push(copy);
+                shown_mounts.push(format!("execute-only {}", p.display()));
+            }
         }
     }
     // Everything not mounted writable above is read-only, the sandbox's own root included.
     out.extend(["--remount-ro".into(), "/".into()]);
-    let mut inherited = Vec::new();
     let seccomp = crate::seccomp::filters();
     if let Some(filters) = &seccomp {
         for program in &filters.programs {
-            let fd = seccomp_fd(&program.bytes).map_err(|e| {
+            let fd = memory_fd(&program.bytes).map_err(|e| {
                 SandboxError::Unusable(format!("cannot pass the seccomp filter: {e}"))
             })?;
             out.extend(["--add-seccomp-fd".into(), fd.as_raw_fd().to_string()]);

@@ -48,6 +48,18 @@ echo spoiled > {REPOSITORY}/canary 2>/dev/null && echo REPOSITORY-WRITTEN || ech
 cat {REPOSITORY}/canary >/dev/null 2>&1 && echo REPOSITORY-READABLE || echo REPOSITORY-UNREADABLE
 echo spoiled > {pristine}/canary 2>/dev/null && echo PRISTINE-WRITTEN || echo PRISTINE-UNWRITTEN
 echo ok > inside.txt && echo WORKSPACE-WRITABLE
+sleep 30 & protected=$!
+tail -f /dev/null & plain=$!
+python3 - $protected $plain <<'PY'
+import sys
+for label, pid in (("PROTECTED", sys.argv[1]), ("PLAIN", sys.argv[2])):
+    try:
+        open("/proc/%s/mem" % pid, "r+b").close()
+        print(label + "-MEM-OPEN")
+    except OSError as e:
+        print(label + "-MEM-DENIED", e.errno)
+PY
+kill $protected $plain
 "#,
         socket = socket.display(),
         pristine = pristine.display(),
@@ -83,6 +95,8 @@ fn probe_as_current_user() {
                     target: REPOSITORY.into(),
                 },
                 Mount::ReadWrite(workspace.path().to_owned()),
+                // As Maven's `java` launcher is: a process started from it is not dumpable.
+                Mount::ExecuteOnly("/usr/bin/sleep".into()),
             ],
             network: false,
         },
@@ -114,6 +128,9 @@ fn probe_as_current_user() {
         "REPOSITORY-READABLE",
         "PRISTINE-UNWRITTEN",
         "WORKSPACE-WRITABLE",
+        "PROTECTED-MEM-DENIED 13",
+        // The control: a process started from a readable program is open to its peers.
+        "PLAIN-MEM-OPEN",
     ] {
         assert!(has(expected), "uid {uid}: expected {expected:?} in\n{out}");
     }

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{CheckoutError, RegressionTests, Task, TestName, copy_project};
-use avrlab_exec::{ExitKind, Maven, MavenError, MavenSettings, TestRun, TestSelection};
+use avrlab_exec::{
+    ExitKind, Maven, MavenError, MavenSettings, RemovalError, TestRun, TestSelection, remove_tree,
+};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
@@ -55,6 +57,9 @@ pub enum ValidateError {
         #[source]
         source: std::io::Error,
     },
+    /// A folder that sandboxed code wrote into could not be removed.
+    #[error("cannot clean up")]
+    Cleanup(#[from] RemovalError),
 }
 
 /// The Maven oracle.
@@ -138,15 +143,13 @@ impl Oracle for MavenOracle {
         let task = &prepared.task;
         let maven = self.maven(task)?;
         let warm = self.config.work_root.join("warm-up").join(&task.id);
-        if warm.exists() {
-            std::fs::remove_dir_all(&warm).map_err(Self::workspace_err(&warm))?;
-        }
+        remove_tree(&warm, self.config.maven.sandbox)?;
         copy_project(prepared.pristine(), &warm).map_err(|source| ValidateError::Checkout {
             task: task.id.clone(),
             source,
         })?;
         let warmed = maven.warm_up(&warm);
-        let _ = std::fs::remove_dir_all(&warm);
+        let _ = remove_tree(&warm, self.config.maven.sandbox);
         warmed.map_err(|source| ValidateError::Maven {
             task: task.id.clone(),
             source,
@@ -163,9 +166,8 @@ impl Oracle for MavenOracle {
         let started = Instant::now();
         let root = self.config.work_root.join("workspaces").join(slot);
         let ws = root.join("project");
-        if root.exists() {
-            std::fs::remove_dir_all(&root).map_err(Self::workspace_err(&root))?;
-        }
+        // Whatever the last candidate left here, however deep, is removed in bounded time.
+        remove_tree(&root, self.config.maven.sandbox)?;
         std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
         copy_project(prepared.pristine(), &ws).map_err(|source| ValidateError::Checkout {
             task: prepared.task.id.clone(),
@@ -173,7 +175,7 @@ impl Oracle for MavenOracle {
         })?;
         let verdict = self.run_pipeline(prepared, candidate, &root, &ws, started);
         if !self.config.keep_workspaces {
-            let _ = std::fs::remove_dir_all(&root);
+            let _ = remove_tree(&root, self.config.maven.sandbox);
         }
         verdict
     }
