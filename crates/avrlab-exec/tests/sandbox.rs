@@ -155,3 +155,24 @@ fn exit_codes_and_both_streams_are_kept() {
     assert_eq!(result.stdout.text(), "out\n");
     assert_eq!(result.stderr.text(), "err\n");
 }
+
+#[test]
+fn a_command_that_fills_the_disk_is_killed_at_its_disk_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // Empty files without end: only the file count grows.
+    let mut spec = shell(
+        "i=0; while :; do : > f$i; i=$((i+1)); done",
+        dir.path(),
+        SandboxKind::Bubblewrap,
+        Duration::from_secs(60),
+    );
+    spec.limits.disk_files = 5_000;
+    let result = run(&spec).unwrap();
+    assert!(
+        result.enforcement.contains("files counted"),
+        "this test needs a file system that counts inodes: {}",
+        result.enforcement
+    );
+    assert_eq!(result.exit, ExitKind::DiskLimit, "{}", result.stderr.text());
+    assert!(result.tree_gone);
+}
