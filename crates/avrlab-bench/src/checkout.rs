@@ -1,6 +1,7 @@
 //! The file work of materializing a task: copying a project folder and reaching the task state
 //! with its state diffs. (`avrlab-validate::materialize_task` puts them together with git.)
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::patch::PatchError;
@@ -52,6 +53,10 @@ pub fn copy_project(from: &Path, to: &Path) -> Result<(), CheckoutError> {
             std::fs::create_dir_all(&dest).map_err(copy_err)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &dest).map_err(copy_err)?;
+            // The copy is a working copy: writable by its owner even when the source is sealed.
+            let mut permissions = std::fs::metadata(&dest).map_err(copy_err)?.permissions();
+            permissions.set_mode(permissions.mode() | 0o200);
+            std::fs::set_permissions(&dest, permissions).map_err(copy_err)?;
         } else if kind.is_symlink() {
             let target = std::fs::read_link(entry.path()).map_err(copy_err)?;
             if target.is_absolute() || target.components().any(|c| c.as_os_str() == "..") {

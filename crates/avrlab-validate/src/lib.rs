@@ -5,6 +5,7 @@
 //! The pipeline is apply → compile → PoV tests → regression tests; the first failing stage decides.
 //! Outcomes are data; `Err` is kept for infrastructure failures (no JDK, disk full).
 
+mod cache_seal;
 mod candidate;
 mod materialize;
 mod oracle;
@@ -12,6 +13,7 @@ mod outcome;
 mod validator;
 mod verdict_rules;
 
+pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, remove_sealed_tree, seal_tree};
 pub use candidate::{
     Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
 };

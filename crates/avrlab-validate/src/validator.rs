@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use avrlab_bench::{CheckoutError, RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    ExitKind, Maven, MavenError, MavenSettings, RemovalError, TestRun, TestSelection, remove_tree,
+    ExitKind, Maven, MavenError, MavenSettings, RemovalError, SandboxKind, TestRun, TestSelection,
+    remove_tree,
 };
 
+use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
 use crate::oracle::{Oracle, PreparedTask};
@@ -50,6 +52,9 @@ pub enum ValidateError {
         #[source]
         source: MavenError,
     },
+    /// The dependency cache changed during a candidate run, or was marked so earlier.
+    #[error(transparent)]
+    Cache(#[from] CacheAlarm),
     /// A workspace could not be made or cleaned.
     #[error("cannot use the workspace {path}")]
     Workspace {
@@ -66,6 +71,8 @@ pub enum ValidateError {
 #[derive(Debug, Clone)]
 pub struct MavenOracle {
     config: ValidatorConfig,
+    /// The dependency cache's fingerprint after the last warm-up, checked after each candidate.
+    seal: CacheSeal,
 }
 
 fn excerpt(log: &str) -> String {
@@ -91,7 +98,10 @@ fn exit_text(exit: ExitKind) -> String {
 
 impl MavenOracle {
     pub fn new(config: ValidatorConfig) -> Self {
-        Self { config }
+        Self {
+            config,
+            seal: CacheSeal::default(),
+        }
     }
 
     fn workspace_err(path: &Path) -> impl FnOnce(std::io::Error) -> ValidateError + '_ {
@@ -118,13 +128,15 @@ pub(crate) fn materialize_pristine(
     mirrors: Option<&Path>,
 ) -> Result<PreparedTask, ValidateError> {
     let pristine = work_root.join("pristine").join(&task.id);
-    if pristine.exists() {
-        std::fs::remove_dir_all(&pristine).map_err(|source| ValidateError::Workspace {
-            path: pristine.clone(),
-            source,
-        })?;
-    }
+    let workspace_err = |source| ValidateError::Workspace {
+        path: pristine.clone(),
+        source,
+    };
+    remove_sealed_tree(&pristine).map_err(workspace_err)?;
     materialize_task(task, &pristine, mirrors)?;
+    // Read-only on disk from now on: nothing that runs later (as this user) can change the state
+    // every workspace of the task starts from. Sandboxed runs do not see it at all.
+    seal_tree(&pristine).map_err(workspace_err)?;
     PreparedTask::new(task.clone(), pristine)
 }
 
@@ -142,6 +154,10 @@ impl Oracle for MavenOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         let task = &prepared.task;
         let maven = self.maven(task)?;
+        let repository = &self.config.maven.repository;
+        CacheSeal::check_trusted(repository)?;
+        // The cache is writable only now, and no candidate runs meanwhile.
+        let guard = self.seal.warm_up();
         let warm = self.config.work_root.join("warm-up").join(&task.id);
         remove_tree(&warm, self.config.maven.sandbox)?;
         copy_project(prepared.pristine(), &warm).map_err(|source| ValidateError::Checkout {
@@ -154,6 +170,7 @@ impl Oracle for MavenOracle {
             task: task.id.clone(),
             source,
         })?;
+        guard.seal(repository)?;
         Ok(())
     }
 
@@ -166,6 +183,9 @@ impl Oracle for MavenOracle {
         let started = Instant::now();
         let root = self.config.work_root.join("workspaces").join(slot);
         let ws = root.join("project");
+        let repository = &self.config.maven.repository;
+        CacheSeal::check_trusted(repository)?;
+        let guard = self.seal.candidate();
         // Whatever the last candidate left here, however deep, is removed in bounded time.
         remove_tree(&root, self.config.maven.sandbox)?;
         std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
@@ -176,6 +196,10 @@ impl Oracle for MavenOracle {
         let verdict = self.run_pipeline(prepared, candidate, &root, &ws, started);
         if !self.config.keep_workspaces {
             let _ = remove_tree(&root, self.config.maven.sandbox);
+        }
+        // Unsandboxed (`--sandbox none`) nothing is contained, and Maven may touch the cache.
+        if self.config.maven.sandbox == SandboxKind::Bubblewrap {
+            guard.verify(repository, &format!("a candidate of {}", prepared.task.id))?;
         }
         verdict
     }
