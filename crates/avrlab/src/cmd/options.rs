@@ -14,7 +14,8 @@ use super::Failure;
 /// How untrusted code is confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SandboxArg {
-    /// bubblewrap: no network, read-only root, writable workspace only.
+    /// bubblewrap: no capabilities, seccomp, no network, a minimal read-only file system, the
+    /// workspace the only writable place.
     Bwrap,
     /// No sandbox at all (you are trusting every candidate).
     None,
