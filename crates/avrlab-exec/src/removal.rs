@@ -3,8 +3,10 @@
 //! A build can leave a tree that the standard library's `remove_dir_all` cannot remove: it keeps
 //! one open descriptor per level, so a tree nested thousands of folders deep fails with "too many
 //! open files", and a failed clean-up must not stop a run. Such trees are removed by `rm -rf`
-//! (which walks any depth) in the sandbox, under a time limit; how much a tree can hold at all is
-//! bounded by the disk limit of the commands that wrote it.
+//! (which walks any depth) in the sandbox, under a time limit, after `chmod -R u+rwX` has opened
+//! up folders the code made unreadable (in the sandbox even root has no capability to bypass file
+//! modes); how much a tree can hold at all is bounded by the disk limit of the commands that wrote
+//! it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -45,11 +47,11 @@ pub fn remove_tree(path: &Path, sandbox: SandboxKind) -> Result<(), RemovalError
         });
     };
     let spec = RunSpec {
-        program: "rm".into(),
+        program: "/bin/sh".into(),
         args: vec![
-            "-rf".into(),
-            "--one-file-system".into(),
-            "--".into(),
+            "-c".into(),
+            r#"chmod -R u+rwX -- "$1" 2>/dev/null; rm -rf --one-file-system -- "$1""#.into(),
+            "sh".into(),
             path.to_string_lossy().into_owned(),
         ],
         cwd: parent.to_owned(),
@@ -91,12 +93,13 @@ mod tests {
         let root = dir.path().join("deep");
         std::fs::create_dir(&root).unwrap();
         // Deeper than the open-file limit (1024 by default), built level by level as a build
-        // could; no path to the bottom fits in PATH_MAX.
+        // could; no path to the bottom fits in PATH_MAX. At the bottom, folders that their
+        // owner may not read or write.
         let build = RunSpec {
             program: "python3".into(),
             args: vec![
                 "-c".into(),
-                "import os\nfor _ in range(3000):\n    os.mkdir('d')\n    os.chdir('d')".into(),
+                "import os\nfor _ in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\nos.mkdir('locked')\nopen('locked/f', 'w').close()\nos.chmod('locked', 0)\nos.chmod('.', 0o500)".into(),
             ],
             cwd: root.clone(),
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
