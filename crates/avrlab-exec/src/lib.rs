@@ -3,15 +3,21 @@
 //! Maven driver, Surefire report parsing, and git checkouts.
 
 mod cgroup;
+mod fastpath;
 mod git;
 mod jdk;
 mod maven;
 mod process;
 mod removal;
+mod resident;
 mod sandbox;
 mod seccomp;
 mod surefire;
 
+pub use fastpath::{
+    FastBuild, FastPathError, FastPhase, FastReply, FastRequest, FastSession, Lost, PhaseEnd,
+    Unsupported,
+};
 pub use git::{
     GitError, Repository, checkout_git_project, fetch_mirror, find_mirror, mirror_path, repo_slug,
 };
@@ -21,5 +27,6 @@ pub use maven::{
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};
+pub use resident::{ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};

@@ -171,7 +171,17 @@ impl Maven {
         &self.jdk
     }
 
-    fn spec(
+    /// How every command of this Maven is made.
+    pub fn settings(&self) -> &MavenSettings {
+        &self.settings
+    }
+
+    /// The folder of the tested module, relative to the project root.
+    pub fn module(&self) -> &Path {
+        &self.module
+    }
+
+    pub(crate) fn spec(
         &self,
         dir: &Path,
         args: Vec<String>,
@@ -456,7 +466,7 @@ fn combined_log(result: &ProcessResult) -> String {
     log
 }
 
-fn last_error_line(result: &ProcessResult) -> String {
+pub(crate) fn last_error_line(result: &ProcessResult) -> String {
     let log = combined_log(result);
     log.lines()
         .find(|l| l.starts_with("[ERROR]") && l.len() > 8)

@@ -168,7 +168,7 @@ fn free_space(dir: &CString) -> Option<(u64, Option<u64>)> {
 /// measure is the whole file system's free space, so other writers count too; the limits are
 /// set well above what a build writes, so this only stops a command that writes without end.
 #[derive(Debug)]
-struct DiskWatch {
+pub(crate) struct DiskWatch {
     start: Vec<FreeSpace>,
 }
 
@@ -214,8 +214,19 @@ fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Resul
     }
 }
 
-/// Runs a command to its end, its limits, or its timeout.
-pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
+/// A command ready to spawn: confined, limited, in its own process group, with its cgroup.
+pub(crate) struct Prepared {
+    pub(crate) command: std::process::Command,
+    pub(crate) program: PathBuf,
+    pub(crate) cgroup: Option<Arc<Cgroup>>,
+    pub(crate) enforcement: String,
+    pub(crate) disk: DiskWatch,
+    /// Descriptors the child inherits (seccomp filters); dropped once it is spawned.
+    pub(crate) inherited: Vec<std::os::fd::OwnedFd>,
+}
+
+/// Builds the command of a spec (also used for resident processes, which keep their pipes).
+pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
     let (program, args, inherited, confinement) = match spec.sandbox {
         SandboxKind::Bubblewrap => {
             let confined = confine(
@@ -311,6 +322,26 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
             inherit_fds(&inherited_fds)
         });
     }
+    Ok(Prepared {
+        command,
+        program,
+        cgroup,
+        enforcement,
+        disk,
+        inherited,
+    })
+}
+
+/// Runs a command to its end, its limits, or its timeout.
+pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
+    let Prepared {
+        mut command,
+        program,
+        cgroup,
+        enforcement,
+        disk,
+        inherited,
+    } = prepare(spec)?;
     let started = Instant::now();
     let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
         program: program.to_string_lossy().into_owned(),
@@ -384,7 +415,7 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
     })
 }
 
-fn kill_tree(child: &mut Child, cgroup: Option<&Cgroup>) {
+pub(crate) fn kill_tree(child: &mut Child, cgroup: Option<&Cgroup>) {
     let group = child.id() as i32;
     // SAFETY: kill has no memory-safety preconditions; a negative pid names the process group.
     unsafe { libc::kill(-group, libc::SIGKILL) };

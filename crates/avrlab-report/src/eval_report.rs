@@ -296,6 +296,7 @@ mod tests {
             diagnostics: vec![],
             phases: vec![],
             tests: vec![],
+            engine: Default::default(),
         }
     }
 

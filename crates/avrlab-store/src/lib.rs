@@ -6,6 +6,6 @@ mod schema;
 mod store;
 
 pub use store::{
-    CandidateRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store, StoreError,
-    TestRow, VerdictRow, VerdictSummary,
+    CandidateRow, EngineRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store,
+    StoreError, TestRow, VerdictRow, VerdictSummary,
 };

@@ -79,6 +79,17 @@ CREATE TABLE IF NOT EXISTS generations (
     correct        TEXT NOT NULL DEFAULT 'Unknown',
     PRIMARY KEY (run_id, id)
 );
+CREATE TABLE IF NOT EXISTS engines (
+    run_id         TEXT NOT NULL,
+    candidate_id   TEXT NOT NULL,
+    engine         TEXT NOT NULL,
+    fallback       TEXT,
+    check_kind     TEXT,
+    fast_outcome   TEXT,
+    fast_reason    TEXT,
+    maven_outcome  TEXT,
+    PRIMARY KEY (run_id, candidate_id)
+);
 CREATE INDEX IF NOT EXISTS phases_by_candidate ON phases(run_id, candidate_id);
 CREATE INDEX IF NOT EXISTS tests_by_candidate ON test_results(run_id, candidate_id);
 "#;

@@ -134,6 +134,20 @@ pub struct TestRow {
     pub message: String,
 }
 
+/// Which engine decided a verdict, and the fast path's view where Maven re-checked it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineRow {
+    /// `maven` or `fast` (empty: not recorded).
+    pub engine: String,
+    /// Why the fast path handed the candidate to Maven.
+    pub fallback: Option<String>,
+    /// `confirmation` or `sample`, when both engines judged the candidate.
+    pub check_kind: Option<String>,
+    pub fast_outcome: Option<String>,
+    pub fast_reason: Option<String>,
+    pub maven_outcome: Option<String>,
+}
+
 /// A verdict with its evidence, written in one transaction.
 #[derive(Debug, Clone)]
 pub struct VerdictRow {
@@ -143,6 +157,7 @@ pub struct VerdictRow {
     pub diagnostics: Vec<String>,
     pub phases: Vec<PhaseRow>,
     pub tests: Vec<TestRow>,
+    pub engine: EngineRow,
 }
 
 /// A verdict as listed in summaries.
@@ -413,7 +428,56 @@ impl Store {
                 .map_err(sqlite)?;
             }
         }
+        let e = &verdict.engine;
+        if !e.engine.is_empty() {
+            tx.execute(
+                "INSERT INTO engines (run_id, candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    run_id,
+                    candidate_id,
+                    e.engine,
+                    e.fallback,
+                    e.check_kind,
+                    e.fast_outcome,
+                    e.fast_reason,
+                    e.maven_outcome
+                ],
+            )
+            .map_err(sqlite)?;
+        }
         tx.commit().map_err(sqlite)
+    }
+
+    /// Which engine decided each verdict of a run, by candidate id.
+    pub fn engines(&self, run_id: &str) -> Result<Vec<(String, EngineRow)>, StoreError> {
+        let sqlite = |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome
+                 FROM engines WHERE run_id = ?1 ORDER BY candidate_id",
+            )
+            .map_err(sqlite)?;
+        let rows = statement
+            .query_map(params![run_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    EngineRow {
+                        engine: r.get(1)?,
+                        fallback: r.get(2)?,
+                        check_kind: r.get(3)?,
+                        fast_outcome: r.get(4)?,
+                        fast_reason: r.get(5)?,
+                        maven_outcome: r.get(6)?,
+                    },
+                ))
+            })
+            .map_err(sqlite)?;
+        rows.collect::<Result<_, _>>().map_err(sqlite)
     }
 
     /// Marks a run finished.
@@ -638,6 +702,14 @@ mod tests {
                 seconds: 0.1,
                 message: String::new(),
             }],
+            engine: EngineRow {
+                engine: "fast".into(),
+                fallback: None,
+                check_kind: Some("confirmation".into()),
+                fast_outcome: Some(outcome.into()),
+                fast_reason: Some("fast".into()),
+                maven_outcome: Some("PovFailing".into()),
+            },
         }
     }
 
@@ -684,6 +756,13 @@ mod tests {
             store.phase_log("r1", "c1", "pov").unwrap().as_deref(),
             Some("LOG")
         );
+        // Both engines' views are kept with the verdict, disagreement included.
+        let engines = store.engines("r1").unwrap();
+        assert_eq!(engines.len(), 2);
+        let (id, c1) = &engines[1];
+        assert_eq!(id, "c1");
+        assert_eq!(c1.fast_outcome.as_deref(), Some("Plausible"));
+        assert_eq!(c1.maven_outcome.as_deref(), Some("PovFailing"));
         // A verdict is written once.
         assert!(
             store

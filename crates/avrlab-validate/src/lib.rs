@@ -7,6 +7,7 @@
 
 mod cache_seal;
 mod candidate;
+mod fast;
 mod materialize;
 mod oracle;
 mod outcome;
@@ -17,7 +18,10 @@ pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, remove_sealed_tree,
 pub use candidate::{
     Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
 };
+pub use fast::{FastConfig, FastOracle};
 pub use materialize::{MaterializeError, materialize_task};
 pub use oracle::{Oracle, PreparedTask};
-pub use outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+pub use outcome::{
+    CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict,
+};
 pub use validator::{MavenOracle, ValidateError, ValidatorConfig};

@@ -107,6 +107,61 @@ pub struct PhaseRecord {
     pub enforcement: String,
 }
 
+/// Why a candidate was judged by both engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    /// The fast path said `Plausible`; Maven must confirm it before it is stored.
+    Confirmation,
+    /// The candidate fell in the sample of other verdicts re-checked with Maven.
+    Sample,
+}
+
+impl CheckKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Confirmation => "confirmation",
+            Self::Sample => "sample",
+        }
+    }
+
+    /// The kind of a stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "confirmation" => Some(Self::Confirmation),
+            "sample" => Some(Self::Sample),
+            _ => None,
+        }
+    }
+}
+
+/// The fast path's verdict next to Maven's for the same candidate. Maven's is the one stored as
+/// the candidate's verdict; a disagreement is kept and reported, never dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrossCheck {
+    pub kind: CheckKind,
+    pub fast: Outcome,
+    pub fast_reason: String,
+    pub maven: Outcome,
+}
+
+impl CrossCheck {
+    /// Both engines gave the same outcome.
+    pub fn agrees(&self) -> bool {
+        self.fast == self.maven
+    }
+}
+
+/// Which engine decided a verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineRecord {
+    /// `maven` or `fast`.
+    pub engine: String,
+    /// Why the fast path handed the candidate to Maven, when it did.
+    pub fallback: Option<String>,
+    pub cross_check: Option<CrossCheck>,
+}
+
 /// An outcome and its evidence.
 #[derive(Debug, Clone)]
 pub struct Verdict {
@@ -117,4 +172,6 @@ pub struct Verdict {
     pub diagnostics: Vec<String>,
     pub phases: Vec<PhaseRecord>,
     pub wall: Duration,
+    /// Which engine decided, and the other engine's view where it was asked too.
+    pub engine: EngineRecord,
 }

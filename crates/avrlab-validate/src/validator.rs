@@ -14,7 +14,7 @@ use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
 use crate::oracle::{Oracle, PreparedTask};
-use crate::outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+use crate::outcome::{EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 use crate::verdict_rules::{PhaseJudgement, judge_run};
 
 /// Bytes of each phase log kept with a verdict.
@@ -55,6 +55,13 @@ pub enum ValidateError {
     /// The dependency cache changed during a candidate run, or was marked so earlier.
     #[error(transparent)]
     Cache(#[from] CacheAlarm),
+    /// The fast path could not be driven (helper build, resident JVM start).
+    #[error("task {task}: the fast path failed")]
+    FastPath {
+        task: String,
+        #[source]
+        source: avrlab_exec::FastPathError,
+    },
     /// A workspace could not be made or cleaned.
     #[error("cannot use the workspace {path}")]
     Workspace {
@@ -75,7 +82,7 @@ pub struct MavenOracle {
     seal: CacheSeal,
 }
 
-fn excerpt(log: &str) -> String {
+pub(crate) fn excerpt(log: &str) -> String {
     if log.len() <= LOG_EXCERPT_BYTES {
         return log.to_owned();
     }
@@ -86,7 +93,7 @@ fn excerpt(log: &str) -> String {
     format!("[… {start} bytes omitted …]\n{}", &log[start..])
 }
 
-fn exit_text(exit: ExitKind) -> String {
+pub(crate) fn exit_text(exit: ExitKind) -> String {
     match exit {
         ExitKind::Code(c) => format!("exit {c}"),
         ExitKind::Signal(s) => format!("signal {s}"),
@@ -227,6 +234,10 @@ impl MavenOracle {
             diagnostics: Vec::new(),
             phases: Vec::new(),
             wall: Duration::ZERO,
+            engine: EngineRecord {
+                engine: "maven".into(),
+                ..EngineRecord::default()
+            },
         };
         let finish = |mut verdict: Verdict, outcome, reason: String| {
             verdict.outcome = outcome;
@@ -316,7 +327,7 @@ impl MavenOracle {
     }
 }
 
-fn record(verdict: &mut Verdict, phase: Phase, run: &TestRun) {
+pub(crate) fn record(verdict: &mut Verdict, phase: Phase, run: &TestRun) {
     verdict.phases.push(PhaseRecord {
         phase,
         wall: run.wall,

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_store::{NewRun, PhaseRow, Store, StoreError, TestRow, VerdictRow};
+use avrlab_store::{EngineRow, NewRun, PhaseRow, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
@@ -56,6 +56,44 @@ pub struct RunReport {
     /// The validation phase alone, without task preparation and dependency warm-up.
     pub validation_wall: Duration,
     pub workers: usize,
+    /// The wall time of each stage, in order (materialize, warm up, generate, validate …).
+    pub stages: Vec<(&'static str, Duration)>,
+}
+
+/// Times the stages of a run.
+#[derive(Debug)]
+pub struct StageClock {
+    last: Instant,
+    stages: Vec<(&'static str, Duration)>,
+}
+
+impl StageClock {
+    pub fn start() -> Self {
+        Self {
+            last: Instant::now(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// Ends the stage `name` now.
+    pub fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.stages.push((name, now - self.last));
+        self.last = now;
+    }
+
+    pub fn into_stages(self) -> Vec<(&'static str, Duration)> {
+        self.stages
+    }
+}
+
+/// `materialize 0.2 s, warm-up 9.1 s, …`
+pub fn describe_stages(stages: &[(&'static str, Duration)]) -> String {
+    stages
+        .iter()
+        .map(|(name, wall)| format!("{name} {:.1} s", wall.as_secs_f64()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Why a run could not be carried out.
@@ -137,6 +175,19 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
                 message: t.message.clone(),
             })
             .collect(),
+        engine: engine_row(&verdict.engine),
+    }
+}
+
+fn engine_row(engine: &avrlab_validate::EngineRecord) -> EngineRow {
+    let check = engine.cross_check.as_ref();
+    EngineRow {
+        engine: engine.engine.clone(),
+        fallback: engine.fallback.clone(),
+        check_kind: check.map(|c| c.kind.as_str().to_owned()),
+        fast_outcome: check.map(|c| c.fast.as_str().to_owned()),
+        fast_reason: check.map(|c| c.fast_reason.clone()),
+        maven_outcome: check.map(|c| c.maven.as_str().to_owned()),
     }
 }
 
@@ -375,11 +426,14 @@ pub fn execute(
     let hash = input_hash(&request.planned, &tasks);
     let (run_id, decided) = resolve_run(store, &request, &hash)?;
 
+    let mut clock = StageClock::start();
     let prepared = materialize_tasks(oracle, &tasks)?;
     if !config.allow_apply_failures {
         preflight(&request.planned, &prepared)?;
     }
+    clock.lap("materialize and preflight");
     warm_up_tasks(oracle, &prepared, progress)?;
+    clock.lap("warm-up");
     if !request.resume {
         let run = NewRun {
             id: run_id.clone(),
@@ -407,6 +461,7 @@ pub fn execute(
         let _ = store.record_run_error(&run_id, &e.to_string());
     })?;
     store.finish_run(&run_id)?;
+    clock.lap("validate");
     Ok(RunReport {
         run_id,
         candidates: request.planned.len(),
@@ -416,6 +471,7 @@ pub fn execute(
         wall: started.elapsed(),
         validation_wall: tally.wall,
         workers: tally.workers,
+        stages: clock.into_stages(),
     })
 }
 

@@ -13,8 +13,8 @@ use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, Workshop, materialize_tasks,
-    resolve_run, validate_pending, warm_up_tasks,
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, Workshop,
+    materialize_tasks, resolve_run, validate_pending, warm_up_tasks,
 };
 use crate::input::{PlannedCandidate, from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
@@ -198,9 +198,10 @@ pub fn execute_eval(
         store.create_run(&run, &[])?;
     }
 
+    let mut clock = StageClock::start();
     let tasks: Vec<_> = benchmark.tasks.iter().collect();
     let prepared = materialize_tasks(oracle, &tasks)?;
-    warm_up_tasks(oracle, &prepared, progress)?;
+    clock.lap("materialize");
     let renderer = Renderer::default();
 
     // What an interrupted attempt already stored: its samples, and the candidates they yielded
@@ -368,6 +369,10 @@ pub fn execute_eval(
         }
     }
 
+    clock.lap("prompt, generate, extract");
+    // The networked step runs only once every prompt has been answered and stored.
+    warm_up_tasks(oracle, &prepared, progress)?;
+    clock.lap("warm-up");
     // Validation: every candidate of the run that has no verdict yet.
     let planned: Vec<PlannedCandidate> = store
         .candidates(&run_id)?
@@ -394,6 +399,7 @@ pub fn execute_eval(
             let _ = store.record_run_error(&run_id, &e.to_string());
         })?;
     store.finish_run(&run_id)?;
+    clock.lap("validate");
     Ok(RunReport {
         run_id,
         candidates: planned.len(),
@@ -403,6 +409,7 @@ pub fn execute_eval(
         wall: started.elapsed(),
         validation_wall: tally.wall,
         workers: tally.workers,
+        stages: clock.into_stages(),
     })
 }
 

@@ -61,6 +61,10 @@ pub fn fake_verdict(outcome: Outcome) -> Verdict {
         diagnostics: Vec::new(),
         phases: Vec::new(),
         wall: Duration::from_millis(1),
+        engine: avrlab_validate::EngineRecord {
+            engine: "fake".into(),
+            ..Default::default()
+        },
     }
 }
 

@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     }
     let mut store = Store::open(&args.store).map_err(store_failure)?;
     let (config, _work) = args.options.engine(true)?;
-    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
+    let oracle = args.options.oracle(&config)?;
     let progress = StderrProgress::new();
     progress_message(&progress, &format!("loading model `{}`", args.model));
     let model =
@@ -123,21 +123,33 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         run_id: args.run.clone(),
         resume: args.resume,
     };
-    let report =
-        execute_eval(&mut store, request, &config, &oracle, &progress).map_err(|e| match e {
+    let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
+        |e| match e {
             EvalError::Model { .. } => Failure::infrastructure(e),
             EvalError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
             EvalError::Engine(avrlab::engine::EngineError::Validate(_)) => {
                 Failure::infrastructure(e)
             }
             other => Failure::input(other),
-        })?;
+        },
+    )?;
+    let tables_started = std::time::Instant::now();
     let tables = build_eval_report(&store, std::slice::from_ref(&report.run_id))
         .map_err(Failure::infrastructure)?;
     #[expect(clippy::print_stdout, reason = "the tables are the command's result")]
     {
         print!("{}", render(&tables, args.report_format.into()));
     }
+    let mut stages = report.stages.clone();
+    stages.push(("tables", tables_started.elapsed()));
+    progress_message(
+        &progress,
+        &format!(
+            "stages ({} engine): {}",
+            oracle.name(),
+            avrlab::engine::describe_stages(&stages)
+        ),
+    );
     progress_message(
         &progress,
         &format!(

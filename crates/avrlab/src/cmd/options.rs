@@ -6,7 +6,7 @@ use std::time::Duration;
 use avrlab::engine::EngineConfig;
 use avrlab_bench::Benchmark;
 use avrlab_exec::{Limits, MavenSettings, SandboxKind, check_sandbox};
-use avrlab_validate::ValidatorConfig;
+use avrlab_validate::{FastConfig, FastOracle, MavenOracle, Oracle, ValidatorConfig};
 use clap::ValueEnum;
 
 use super::Failure;
@@ -19,6 +19,25 @@ pub enum SandboxArg {
     Bwrap,
     /// No sandbox at all (you are trusting every candidate).
     None,
+}
+
+/// Which oracle validates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// A resident JVM per task and worker: changed files compiled in memory, tests run through
+    /// the JUnit Platform launcher; every Plausible is confirmed with Maven.
+    Fast,
+    /// Maven for every candidate: compile, PoV tests, regression tests.
+    Maven,
+}
+
+impl EngineArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fast => "fast",
+            Self::Maven => "maven",
+        }
+    }
 }
 
 /// Validation options.
@@ -52,18 +71,58 @@ pub struct ValidationOptions {
     /// Keep each candidate's workspace for inspection.
     #[arg(long)]
     pub keep_workspaces: bool,
+    /// The validation engine (`throughput` takes a list to compare).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "fast")]
+    pub engine: Vec<EngineArg>,
+    /// Fast engine: the share (0 to 1) of non-Plausible verdicts also re-checked with Maven.
+    #[arg(long, default_value_t = 0.1)]
+    pub recheck_sample: f64,
+    /// Fast engine: start a fresh JVM after this many candidates.
+    #[arg(long, default_value_t = 50)]
+    pub recycle_every: usize,
+}
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache")
+        })
+        .join("avrlab")
 }
 
 fn default_maven_repo() -> PathBuf {
     if let Some(repo) = std::env::var_os("AVRLAB_MAVEN_REPO") {
         return repo.into();
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache")
-        });
-    cache.join("avrlab/maven-repository")
+    cache_dir().join("maven-repository")
+}
+
+/// The oracle of one engine for a resolved configuration.
+pub fn oracle_for(
+    engine: EngineArg,
+    options: &ValidationOptions,
+    config: &EngineConfig,
+    confirm_plausible: bool,
+) -> Box<dyn Oracle> {
+    match engine {
+        EngineArg::Maven => Box::new(MavenOracle::new(config.validator.clone())),
+        EngineArg::Fast => Box::new(FastOracle::new(
+            config.validator.clone(),
+            fast_config(options, confirm_plausible),
+        )),
+    }
+}
+
+/// The fast engine's settings from the options.
+pub fn fast_config(options: &ValidationOptions, confirm_plausible: bool) -> FastConfig {
+    FastConfig {
+        confirm_plausible,
+        recheck_sample: options.recheck_sample,
+        recycle_every: options.recycle_every.max(1),
+        test_timeout: Duration::from_secs(options.timeout),
+        helper_cache: cache_dir().join("fastpath"),
+    }
 }
 
 /// The work folder, removed when dropped unless the user named it.
@@ -107,6 +166,24 @@ impl ValidationOptions {
             benchmark.tasks.retain(|t| self.tasks.contains(&t.id));
         }
         Ok(benchmark)
+    }
+
+    /// The one engine of `validate`, `eval` and `transform`, and its oracle.
+    pub fn oracle(&self, config: &EngineConfig) -> Result<Box<dyn Oracle>, Failure> {
+        match self.engine.as_slice() {
+            [engine] => {
+                if !(0.0..=1.0).contains(&self.recheck_sample) {
+                    return Err(Failure::input(anyhow::anyhow!(
+                        "--recheck-sample must be between 0 and 1, not {}",
+                        self.recheck_sample
+                    )));
+                }
+                Ok(oracle_for(*engine, self, config, true))
+            }
+            _ => Err(Failure::input(anyhow::anyhow!(
+                "--engine takes one engine here (fast or maven); only `avrlab throughput` compares several"
+            ))),
+        }
     }
 
     /// Checks the tools and resolves the engine configuration.

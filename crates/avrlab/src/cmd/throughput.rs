@@ -1,16 +1,21 @@
-//! `avrlab throughput`: candidate validations per minute on a benchmark's reference check, with 1
-//! worker and with N, in a scratch store, so users see what parallel validation buys; and with
-//! `--eval-samples`, the end-to-end throughput of `eval` with the template baseline (a model that
-//! costs nothing), so that generation cost does not hide validation cost.
+//! `avrlab throughput`: candidate validations per minute on a benchmark's reference check, for
+//! each engine (`--engine fast,maven`) with 1 worker and with N, on the same candidates in one
+//! run, with the ratio to Maven and the agreement of their verdicts. The fast engine is measured
+//! twice: raw (no Maven cross-checks) and end to end (every Plausible confirmed by Maven, plus the
+//! re-check sample). With `--eval-samples`, also the end-to-end throughput of `eval` with the
+//! template baseline (a model that costs nothing), so that generation cost does not hide
+//! validation cost.
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use avrlab::engine::{RunRequest, execute};
 use avrlab::input::reference_candidates;
 use avrlab_store::Store;
+use avrlab_validate::{FastOracle, MavenOracle, Oracle};
 
 use super::Failure;
-use super::options::ValidationOptions;
+use super::options::{EngineArg, ValidationOptions, fast_config, oracle_for};
 use super::validate::store_failure;
 use crate::progress::StderrProgress;
 
@@ -27,6 +32,21 @@ pub struct Args {
     pub eval_samples: u32,
 }
 
+/// One measured run.
+struct Row {
+    engine: &'static str,
+    workers: usize,
+    candidates: usize,
+    seconds: f64,
+    outcomes: BTreeMap<String, String>,
+}
+
+impl Row {
+    fn per_minute(&self) -> f64 {
+        self.candidates as f64 / self.seconds * 60.0
+    }
+}
+
 #[expect(
     clippy::print_stdout,
     reason = "the measurement is the command's output"
@@ -34,36 +54,71 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
     let scratch = tempfile_dir()?;
-    let mut rows = Vec::new();
-    for &workers in &args.measure_workers {
-        let mut options = args.options.clone();
-        options.workers = Some(workers);
-        let (config, _work) = options.engine(false)?;
-        let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
-        let mut store = Store::open(&scratch.join(format!("throughput-{workers}.sqlite")))
-            .map_err(store_failure)?;
+    // One work folder and one oracle per engine for the whole measurement, so that the fast
+    // engine's warm-up (and its JVMs) are paid once, like Maven's dependency cache.
+    let (mut config, _work) = args.options.engine(false)?;
+    let mut engines: Vec<EngineArg> = args.options.engine.clone();
+    engines.dedup();
+    let fast = engines
+        .contains(&EngineArg::Fast)
+        .then(|| FastOracle::new(config.validator.clone(), fast_config(&args.options, true)));
+    let maven = MavenOracle::new(config.validator.clone());
+    let mut rows: Vec<Row> = Vec::new();
+    let mut measure = |label: &'static str,
+                       oracle: &dyn Oracle,
+                       workers: usize,
+                       config: &avrlab::engine::EngineConfig|
+     -> Result<(), Failure> {
+        let path = scratch.join(format!("throughput-{label}-{workers}.sqlite"));
+        let mut store = Store::open(&path).map_err(store_failure)?;
         let planned = reference_candidates(&benchmark);
         let count = planned.len();
         let request = RunRequest {
             mode: "reference",
             benchmark: &benchmark,
             planned,
-            run_id: None,
+            run_id: Some(format!("{label}-{workers}")),
             resume: false,
             config_json: "{}".into(),
         };
-        // Only the validation phase is timed: preparing tasks and warming the dependency cache
-        // happen once per run and would blur the comparison.
-        let report = execute(
-            &mut store,
-            request,
-            &config,
-            &oracle,
-            &StderrProgress::new(),
-        )
-        .map_err(Failure::infrastructure)?;
-        let seconds = report.validation_wall.as_secs_f64();
-        rows.push((workers, count, seconds, count as f64 / seconds * 60.0));
+        // Only the validation phase is timed: preparing tasks and warming up happen once per
+        // task and would blur the comparison.
+        let report = execute(&mut store, request, config, oracle, &StderrProgress::new())
+            .map_err(Failure::infrastructure)?;
+        let outcomes = store
+            .verdicts(&report.run_id)
+            .map_err(store_failure)?
+            .into_iter()
+            .map(|v| (v.candidate_id, v.outcome))
+            .collect();
+        rows.push(Row {
+            engine: label,
+            workers,
+            candidates: count,
+            seconds: report.validation_wall.as_secs_f64(),
+            outcomes,
+        });
+        Ok(())
+    };
+    for &workers in &args.measure_workers {
+        if workers == 0 {
+            return Err(Failure::input(anyhow::anyhow!(
+                "--measure-workers takes counts of at least 1"
+            )));
+        }
+        config.workers = workers;
+        for engine in &engines {
+            match engine {
+                EngineArg::Fast => {
+                    let fast = fast.as_ref().expect("made when fast is measured");
+                    fast.set_cross_checks(false);
+                    measure("fast-raw", fast, workers, &config)?;
+                    fast.set_cross_checks(true);
+                    measure("fast+confirm", fast, workers, &config)?;
+                }
+                EngineArg::Maven => measure("maven", &maven, workers, &config)?,
+            }
+        }
     }
     let eval = if args.eval_samples > 0 {
         Some(measure_eval(&args, &benchmark, &scratch)?)
@@ -72,20 +127,64 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let _ = std::fs::remove_dir_all(&scratch);
     println!(
-        "{:>7}  {:>10}  {:>9}  {:>16}  {:>8}",
-        "workers", "candidates", "seconds", "validations/min", "speed-up"
+        "{:<13} {:>7}  {:>10}  {:>9}  {:>16}  {:>9}",
+        "engine", "workers", "candidates", "seconds", "validations/min", "vs maven"
     );
-    let base = rows.first().map_or(1.0, |r| r.3);
-    for (workers, count, seconds, per_minute) in &rows {
+    for row in &rows {
+        let base = rows
+            .iter()
+            .find(|r| r.engine == "maven" && r.workers == row.workers);
+        let ratio = base.map_or_else(
+            || "-".to_owned(),
+            |b| format!("{:.1}x", row.per_minute() / b.per_minute()),
+        );
         println!(
-            "{workers:>7}  {count:>10}  {seconds:>9.1}  {per_minute:>16.1}  {:>7.2}x",
-            per_minute / base
+            "{:<13} {:>7}  {:>10}  {:>9.1}  {:>16.1}  {:>9}",
+            row.engine,
+            row.workers,
+            row.candidates,
+            row.seconds,
+            row.per_minute(),
+            ratio
+        );
+    }
+    for row in rows.iter().filter(|r| r.engine != "maven") {
+        let Some(base) = rows
+            .iter()
+            .find(|r| r.engine == "maven" && r.workers == row.workers)
+        else {
+            continue;
+        };
+        let differing: Vec<String> = base
+            .outcomes
+            .iter()
+            .filter(|(id, outcome)| row.outcomes.get(*id) != Some(outcome))
+            .map(|(id, outcome)| {
+                format!(
+                    "{id}: {} {}, maven {outcome}",
+                    row.engine,
+                    row.outcomes.get(id).map_or("none", String::as_str)
+                )
+            })
+            .collect();
+        println!(
+            "agreement {} vs maven, {} worker(s): {}/{} same outcome{}",
+            row.engine,
+            row.workers,
+            base.outcomes.len() - differing.len(),
+            base.outcomes.len(),
+            if differing.is_empty() {
+                String::new()
+            } else {
+                format!(" — differing: {}", differing.join("; "))
+            }
         );
     }
     if let Some((samples, candidates, seconds)) = eval {
         println!(
-            "eval (baseline, {} samples per task): {samples} samples, {candidates} distinct candidates in {seconds:.1} s = {:.1} samples/min end to end",
+            "eval (baseline, {} samples per task, {} engine): {samples} samples, {candidates} distinct candidates in {seconds:.1} s = {:.1} samples/min end to end",
             args.eval_samples,
+            engines.first().map_or("fast", |e| e.as_str()),
             samples as f64 / seconds * 60.0
         );
     }
@@ -100,7 +199,13 @@ fn measure_eval(
 ) -> Result<(usize, usize, f64), Failure> {
     use avrlab::eval::{EvalRequest, EvalSpec, execute_eval};
     let (config, _work) = args.options.engine(true)?;
-    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
+    let engine = args
+        .options
+        .engine
+        .first()
+        .copied()
+        .unwrap_or(EngineArg::Fast);
+    let oracle = oracle_for(engine, &args.options, &config, true);
     let mut store = Store::open(&scratch.join("eval.sqlite")).map_err(store_failure)?;
     let spec = EvalSpec {
         model_name: "baseline".into(),
@@ -125,7 +230,7 @@ fn measure_eval(
         &mut store,
         request,
         &config,
-        &oracle,
+        oracle.as_ref(),
         &StderrProgress::new(),
     )
     .map_err(Failure::infrastructure)?;

@@ -12,7 +12,7 @@ use avrlab::transform::{
     transform_verified, transformed_id, verify,
 };
 use avrlab_transform::{Rule, Variant, unified_diff};
-use avrlab_validate::{MavenOracle, Oracle};
+use avrlab_validate::Oracle;
 
 use super::Failure;
 use super::options::ValidationOptions;
@@ -108,12 +108,12 @@ pub fn run(mut args: Args) -> Result<ExitCode, Failure> {
         ))
     })?;
     let (config, _work) = args.options.engine(false)?;
-    let oracle = MavenOracle::new(config.validator.clone());
+    let oracle = args.options.oracle(&config)?;
     let results = transform_all(
         &inputs,
         variant,
         args.seed,
-        &oracle,
+        oracle.as_ref(),
         config.workers,
         &staging.path,
     )?;

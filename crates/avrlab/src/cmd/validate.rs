@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let mut store = Store::open(&args.store).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
-    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
+    let oracle = args.options.oracle(&config)?;
     let config_json = serde_json::json!({
         "benchmark": args.options.benchmark,
         "tasks": args.options.tasks,
@@ -84,7 +84,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let progress = StderrProgress::new();
     let report =
-        execute(&mut store, request, &config, &oracle, &progress).map_err(|e| match e {
+        execute(&mut store, request, &config, oracle.as_ref(), &progress).map_err(|e| match e {
             EngineError::Store(e) => store_failure(e),
             EngineError::Validate(_) => Failure::infrastructure(e),
             other => Failure::input(other),

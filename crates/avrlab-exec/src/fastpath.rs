@@ -1,0 +1,706 @@
+//! The fast path's process side: building the resident validator (a small Java helper, compiled
+//! from the sources in `java/fastpath` with the task's own JDK), warming a task up for it (the
+//! project compiled once and its test classpath resolved by Maven), and talking to one resident
+//! validator JVM per task and worker over an authenticated channel.
+//!
+//! Every frame the helper sends carries an HMAC-SHA256 under a key made for the session and handed
+//! to the helper on its standard input before any project code is loaded. Test code runs in the
+//! same JVM and can write to the same descriptor, so anything that is not a frame under that key,
+//! for the sequence number just asked, is discarded; a frame that fails authentication ends the
+//! session and makes the candidate's verdict `Indeterminate`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use avrlab_bench::{RegressionTests, TestName};
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256};
+
+use crate::maven::{Maven, MavenError, last_error_line};
+use crate::process::{ProcessError, RunSpec, run};
+use crate::resident::{ReadLine, ResidentProcess};
+use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
+use crate::surefire::{TestCaseResult, TestStatus};
+
+/// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
+const CONTROL_SOURCES: [(&str, &str); 3] = [
+    (
+        "module-info.java",
+        include_str!("../../../java/fastpath/control/module-info.java"),
+    ),
+    (
+        "avrlab/fastpath/Main.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Main.java"),
+    ),
+    (
+        "avrlab/fastpath/Compile.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Compile.java"),
+    ),
+];
+const RUNNER_SOURCE: (&str, &str) = (
+    "avrlab/fastpath/runner/Runner.java",
+    include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
+);
+
+/// What the fast path needs of a task, resolved once at warm-up.
+#[derive(Debug, Clone)]
+pub struct FastBuild {
+    /// The project compiled from the pristine state (its `target/classes` and `target/test-classes`).
+    pub project: PathBuf,
+    /// The test classpath (dependencies), with the JUnit Platform launcher added.
+    pub classpath: Vec<PathBuf>,
+    /// The helper's compiled classes.
+    pub helper: PathBuf,
+}
+
+impl FastBuild {
+    /// Moves a freshly warmed build (in `staging`) to `kept`, where later runs find it.
+    pub fn keep(self, staging: &Path, kept: &Path) -> Result<Self, FastPathError> {
+        let parent = kept.parent().expect("a kept build lives in a folder");
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        let _ = std::fs::remove_dir_all(kept);
+        std::fs::rename(staging, kept).map_err(io(kept))?;
+        let module = self
+            .project
+            .strip_prefix(staging)
+            .unwrap_or(Path::new(""))
+            .to_owned();
+        let build = Self {
+            project: kept.join(module),
+            classpath: self.classpath,
+            helper: self.helper,
+        };
+        let record = format!(
+            "{}\n{}\n{}\n",
+            build.project.display(),
+            build.helper.display(),
+            std::env::join_paths(&build.classpath)
+                .map_err(|e| FastPathError::Start(e.to_string()))?
+                .to_string_lossy()
+        );
+        let file = kept.join(".avrlab-fast-build");
+        std::fs::write(&file, record).map_err(io(&file))?;
+        Ok(build)
+    }
+
+    /// A build kept by an earlier run, if it is complete and everything it names still exists.
+    pub fn load(kept: &Path, _maven: &Maven) -> Option<Self> {
+        let text = std::fs::read_to_string(kept.join(".avrlab-fast-build")).ok()?;
+        let mut lines = text.lines();
+        let project = PathBuf::from(lines.next()?);
+        let helper = PathBuf::from(lines.next()?);
+        let classpath: Vec<PathBuf> = std::env::split_paths(lines.next()?).collect();
+        let present = project.join("target/classes").is_dir()
+            && helper.join("complete").is_file()
+            && classpath.iter().all(|p| p.exists());
+        present.then_some(Self {
+            project,
+            classpath,
+            helper,
+        })
+    }
+}
+
+/// Why the fast path cannot take a task (it then falls back to Maven; not an error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+/// Why the fast path could not be driven (infrastructure).
+#[derive(Debug, thiserror::Error)]
+pub enum FastPathError {
+    /// Maven failed during the warm-up.
+    #[error(transparent)]
+    Maven(#[from] MavenError),
+    /// A process could not be run.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    /// The helper did not compile (a bug in avrlab, or a JDK without javac).
+    #[error("cannot build the fast-path helper with {javac}: {tail}")]
+    HelperBuild { javac: PathBuf, tail: String },
+    /// A file operation failed.
+    #[error("cannot use {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The helper could not be started or told its task.
+    #[error("cannot start the resident validator: {0}")]
+    Start(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FastPathError + '_ {
+    move |source| FastPathError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// `…/junit-platform-engine-1.10.2.jar` → `1.10.2`.
+fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let rest = name.strip_prefix(artifact)?.strip_prefix('-')?;
+    let version = rest.strip_suffix(".jar")?;
+    version
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit())
+        .then(|| version.to_owned())
+}
+
+impl Maven {
+    /// Prepares `project` (a copy of the pristine state that the fast path keeps) for the fast
+    /// path: compiles it and its tests, resolves the test classpath, adds the JUnit Platform
+    /// launcher of the project's own platform version, and builds the helper. Runs sandboxed with
+    /// network, like the Maven warm-up, and never on a candidate.
+    pub fn fast_warm_up(
+        &self,
+        project: &Path,
+        helper_cache: &Path,
+    ) -> Result<Result<FastBuild, Unsupported>, FastPathError> {
+        if self.jdk().major < 11 {
+            return Ok(Err(Unsupported(format!(
+                "the resident validator needs JDK 11 or newer; this task builds with JDK {}",
+                self.jdk().major
+            ))));
+        }
+        let repository = self.settings().repository.clone();
+        let module = project.join(self.module());
+        let classpath_file = module.join("target").join("avrlab-test-classpath.txt");
+        let policy = SandboxPolicy {
+            mounts: vec![
+                Mount::ReadWrite(repository.clone()),
+                Mount::ReadWrite(project.to_owned()),
+            ],
+            network: true,
+        };
+        let limits = Limits {
+            wall: Duration::from_secs(1800),
+            ..self.settings().limits
+        };
+        let args = vec![
+            "test-compile".to_owned(),
+            "dependency:build-classpath".to_owned(),
+            format!("-Dmdep.outputFile={}", classpath_file.display()),
+            "-Dmdep.includeScope=test".to_owned(),
+        ];
+        let result = run(&self.spec(project, args, policy.clone(), limits))?;
+        if !result.exit.success() {
+            return Ok(Err(Unsupported(format!(
+                "compiling the pristine state or resolving its test classpath failed: {}",
+                last_error_line(&result)
+            ))));
+        }
+        let text = std::fs::read_to_string(&classpath_file).map_err(io(&classpath_file))?;
+        let mut classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
+        let Some(platform) = classpath
+            .iter()
+            .find_map(|p| artifact_version(p, "junit-platform-engine"))
+        else {
+            return Ok(Err(Unsupported(
+                "the project's tests do not use the JUnit Platform (JUnit 5, or JUnit 4 through \
+                 the vintage engine); only those run on the fast path"
+                    .into(),
+            )));
+        };
+        let launcher = repository.join(format!(
+            "org/junit/platform/junit-platform-launcher/{platform}/junit-platform-launcher-{platform}.jar"
+        ));
+        if !launcher.is_file() {
+            let args = vec![
+                "dependency:get".to_owned(),
+                format!("-Dartifact=org.junit.platform:junit-platform-launcher:{platform}"),
+                "-Dtransitive=false".to_owned(),
+            ];
+            let result = run(&self.spec(project, args, policy, limits))?;
+            if !result.exit.success() || !launcher.is_file() {
+                return Ok(Err(Unsupported(format!(
+                    "cannot fetch junit-platform-launcher {platform}: {}",
+                    last_error_line(&result)
+                ))));
+            }
+        }
+        classpath.push(launcher);
+        let helper = self.build_helper(helper_cache, &classpath)?;
+        Ok(Ok(FastBuild {
+            project: module,
+            classpath,
+            helper,
+        }))
+    }
+
+    /// Compiles the helper with this task's JDK against its launcher, once per source text, JDK
+    /// and classpath: `<cache>/<fingerprint>/{control,runner}`.
+    fn build_helper(&self, cache: &Path, classpath: &[PathBuf]) -> Result<PathBuf, FastPathError> {
+        let mut hasher = Sha256::new();
+        for (name, text) in CONTROL_SOURCES.iter().chain([&RUNNER_SOURCE]) {
+            hasher.update(name.as_bytes());
+            hasher.update(text.as_bytes());
+        }
+        hasher.update(self.jdk().home.to_string_lossy().as_bytes());
+        for entry in classpath {
+            hasher.update(entry.to_string_lossy().as_bytes());
+        }
+        let dir = cache.join(hex::encode(&hasher.finalize()[..12]));
+        if dir.join("complete").is_file() {
+            return Ok(dir);
+        }
+        let staging = cache.join(format!(
+            "staging-{}-{}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos()
+        ));
+        let _ = std::fs::remove_dir_all(&staging);
+        for (name, text) in CONTROL_SOURCES {
+            let path = staging.join("src/control").join(name);
+            std::fs::create_dir_all(path.parent().expect("a file in a folder"))
+                .map_err(io(&path))?;
+            std::fs::write(&path, text).map_err(io(&path))?;
+        }
+        let runner_src = staging.join("src/runner").join(RUNNER_SOURCE.0);
+        std::fs::create_dir_all(runner_src.parent().expect("a file in a folder"))
+            .map_err(io(&runner_src))?;
+        std::fs::write(&runner_src, RUNNER_SOURCE.1).map_err(io(&runner_src))?;
+        let release = self.jdk().major.to_string();
+        let joined = std::env::join_paths(classpath)
+            .map_err(|e| FastPathError::Start(e.to_string()))?
+            .to_string_lossy()
+            .into_owned();
+        let control: Vec<String> = CONTROL_SOURCES
+            .iter()
+            .map(|(name, _)| staging.join("src/control").join(name).display().to_string())
+            .collect();
+        let mut control_args = vec![
+            "--release".to_owned(),
+            release.clone(),
+            "-nowarn".to_owned(),
+            "-d".to_owned(),
+            staging.join("control").display().to_string(),
+        ];
+        control_args.extend(control);
+        let runner_args = vec![
+            "--release".to_owned(),
+            release,
+            "-nowarn".to_owned(),
+            "-cp".to_owned(),
+            joined,
+            "-d".to_owned(),
+            staging.join("runner").display().to_string(),
+            runner_src.display().to_string(),
+        ];
+        let javac = self.jdk().home.join("bin/javac");
+        for args in [control_args, runner_args] {
+            let spec = RunSpec {
+                program: javac.clone(),
+                args,
+                cwd: staging.clone(),
+                env: vec![("LANG".into(), "C.UTF-8".into())],
+                sandbox: self.settings().sandbox,
+                policy: SandboxPolicy {
+                    mounts: vec![
+                        Mount::ReadOnly(self.settings().repository.clone()),
+                        Mount::ReadWrite(staging.clone()),
+                    ],
+                    network: false,
+                },
+                limits: self.settings().limits,
+                stdin: Vec::new(),
+            };
+            let result = run(&spec)?;
+            if !result.exit.success() {
+                return Err(FastPathError::HelperBuild {
+                    javac,
+                    tail: last_error_line(&result),
+                });
+            }
+        }
+        std::fs::write(staging.join("complete"), "").map_err(io(&staging))?;
+        match std::fs::rename(&staging, &dir) {
+            Ok(()) => Ok(dir),
+            // Another process built the same helper first: use its copy.
+            Err(_) if dir.join("complete").is_file() => {
+                let _ = std::fs::remove_dir_all(&staging);
+                Ok(dir)
+            }
+            Err(e) => Err(io(&dir)(e)),
+        }
+    }
+
+    /// Starts a resident validator for `build`. `sources` is the folder under which each request's
+    /// changed source files will be written (mounted read-only); `test_timeout` bounds each test
+    /// (JUnit's per-test timeout) and each test phase.
+    pub fn start_fast_session(
+        &self,
+        build: &FastBuild,
+        sources: &Path,
+        test_timeout: Duration,
+    ) -> Result<FastSession, FastPathError> {
+        let home = match self.settings().sandbox {
+            SandboxKind::Bubblewrap => "/tmp".to_owned(),
+            SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
+        };
+        let spec = RunSpec {
+            program: self.jdk().home.join("bin/java"),
+            args: [
+                "-Djava.security.manager=allow",
+                "-XX:+DisableAttachMechanism",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xss4m",
+                "-Xmx1g",
+                "--module-path",
+                &build.helper.join("control").display().to_string(),
+                "-m",
+                "avrlab.fastpath/avrlab.fastpath.Main",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            cwd: build.project.clone(),
+            env: vec![
+                ("HOME".into(), home),
+                ("LANG".into(), "C.UTF-8".into()),
+                (
+                    "PATH".into(),
+                    format!("{}/bin:/usr/bin:/bin", self.jdk().home.display()),
+                ),
+            ],
+            sandbox: self.settings().sandbox,
+            policy: SandboxPolicy {
+                mounts: vec![
+                    Mount::ReadOnly(self.settings().repository.clone()),
+                    Mount::ReadOnly(build.project.clone()),
+                    Mount::ReadOnly(build.helper.clone()),
+                    Mount::ReadOnly(sources.to_owned()),
+                ],
+                network: false,
+            },
+            limits: self.settings().limits,
+            stdin: Vec::new(),
+        };
+        let mut process = ResidentProcess::start(&spec)?;
+        let mut key = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
+            .map_err(io(Path::new("/dev/urandom")))?;
+        let joined = std::env::join_paths(&build.classpath)
+            .map_err(|e| FastPathError::Start(e.to_string()))?
+            .to_string_lossy()
+            .into_owned();
+        let setup = [
+            "SETUP".to_owned(),
+            self.jdk().major.to_string(),
+            test_timeout.as_millis().to_string(),
+            build.project.join("target/classes").display().to_string(),
+            build
+                .project
+                .join("target/test-classes")
+                .display()
+                .to_string(),
+            build.helper.join("runner").display().to_string(),
+            joined,
+        ]
+        .join("\t");
+        process
+            .send_line(&format!("KEY\t{}", hex::encode(key)))
+            .and_then(|()| process.send_line(&setup))
+            .map_err(|e| FastPathError::Start(format!("{e}; {}", process.stderr_text())))?;
+        Ok(FastSession {
+            process,
+            key,
+            seq: 0,
+            served: 0,
+            phase_limit: test_timeout,
+        })
+    }
+}
+
+/// One candidate for the resident validator.
+#[derive(Debug, Clone)]
+pub struct FastRequest<'a> {
+    pub pov: &'a [TestName],
+    pub regression: &'a RegressionTests,
+    /// The candidate's changed source files (absolute, under the session's sources folder).
+    pub sources: &'a [PathBuf],
+}
+
+/// How a test phase of the resident validator ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PhaseEnd {
+    /// The launcher returned.
+    Done,
+    /// The phase outlived its limit.
+    TimedOut(String),
+    /// The launcher itself failed.
+    Crashed(String),
+}
+
+/// One test phase (`pov`, `regression`).
+#[derive(Debug, Clone)]
+pub struct FastPhase {
+    pub name: String,
+    pub end: PhaseEnd,
+    pub wall: Duration,
+    pub cases: Vec<TestCaseResult>,
+    /// A test hit its per-test timeout.
+    pub test_timed_out: bool,
+}
+
+/// What the resident validator said about one candidate.
+#[derive(Debug, Clone, Default)]
+pub struct FastReply {
+    /// The fast path cannot judge this candidate; Maven must.
+    pub fallback: Option<String>,
+    /// The in-memory compilation: its wall time and its errors (none: it compiled).
+    pub compile: Option<(Duration, Vec<String>)>,
+    pub phases: Vec<FastPhase>,
+    /// What the tests printed (the end of it).
+    pub log: String,
+    /// Why the JVM cannot serve another candidate (it has then exited).
+    pub dirty: Option<String>,
+    /// The session was lost before an authenticated answer came: why.
+    pub lost: Option<Lost>,
+    pub wall: Duration,
+}
+
+/// Why no authenticated answer came.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lost {
+    /// Nothing came before the deadline (the JVM was killed).
+    TimedOut,
+    /// The JVM exited or closed its output.
+    Closed(String),
+    /// A frame failed authentication: something other than the helper wrote it.
+    Forged,
+}
+
+/// A resident validator JVM serving one task for one worker.
+pub struct FastSession {
+    process: ResidentProcess,
+    key: [u8; 32],
+    seq: u64,
+    /// Candidates served so far.
+    pub served: usize,
+    phase_limit: Duration,
+}
+
+impl std::fmt::Debug for FastSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FastSession")
+            .field("process", &self.process)
+            .field("served", &self.served)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unhex(text: &str) -> String {
+    hex::decode(text)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+fn test_list(tests: &[TestName]) -> String {
+    tests
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+impl FastSession {
+    /// The limits and sandbox of the JVM.
+    pub fn enforcement(&self) -> &str {
+        &self.process.enforcement
+    }
+
+    /// Validates one candidate. A reply with `dirty` or `lost` set means the session is over.
+    pub fn validate(&mut self, request: &FastRequest<'_>) -> FastReply {
+        let started = Instant::now();
+        self.seq += 1;
+        self.served += 1;
+        let regression = match request.regression {
+            RegressionTests::AllOthers => "*".to_owned(),
+            RegressionTests::Listed(list) => test_list(list),
+        };
+        let sources: Vec<String> = request
+            .sources
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let line = [
+            "VALIDATE".to_owned(),
+            self.seq.to_string(),
+            test_list(request.pov),
+            regression,
+            sources.join(","),
+        ]
+        .join("\t");
+        let mut reply = FastReply::default();
+        if let Err(e) = self.process.send_line(&line) {
+            reply.lost = Some(Lost::Closed(format!(
+                "cannot send the request ({e}): {}",
+                self.process.stderr_text()
+            )));
+            return reply;
+        }
+        // Two phases, the compilation and some slack for class loading.
+        let deadline = started + self.phase_limit * 2 + Duration::from_secs(30);
+        let prefix = format!("FRAME\t{}\t", self.seq);
+        loop {
+            match self.process.read_line(deadline) {
+                ReadLine::Line(text) if text.starts_with("FRAME\t") => {
+                    let Some((signed, tag)) = text.rsplit_once('\t') else {
+                        reply.lost = Some(Lost::Forged);
+                        break;
+                    };
+                    let mut mac = Hmac::<Sha256>::new_from_slice(&self.key)
+                        .expect("HMAC takes keys of any length");
+                    mac.update(signed.as_bytes());
+                    let genuine = hex::decode(tag).is_ok_and(|t| mac.verify_slice(&t).is_ok());
+                    if !genuine || !signed.starts_with(&prefix) {
+                        reply.lost = Some(Lost::Forged);
+                        break;
+                    }
+                    parse_payload(&unhex(&signed[prefix.len()..]), &mut reply);
+                    break;
+                }
+                // Test code may write to the same descriptor: anything else is not ours.
+                ReadLine::Line(_) => {}
+                ReadLine::TimedOut => {
+                    reply.lost = Some(Lost::TimedOut);
+                    break;
+                }
+                ReadLine::Closed => {
+                    reply.lost = Some(Lost::Closed(self.process.stderr_text()));
+                    break;
+                }
+            }
+        }
+        if reply.lost.is_some() {
+            self.process.kill();
+        }
+        reply.wall = started.elapsed();
+        reply
+    }
+}
+
+fn parse_status(text: &str) -> (TestStatus, bool) {
+    match text {
+        "passed" => (TestStatus::Passed, false),
+        "failed" => (TestStatus::Failed, false),
+        "skipped" => (TestStatus::Skipped, false),
+        "timeout" => (TestStatus::Errored, true),
+        _ => (TestStatus::Errored, false),
+    }
+}
+
+fn parse_payload(payload: &str, reply: &mut FastReply) {
+    for line in payload.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let millis = |i: usize| {
+            Duration::from_millis(f.get(i).and_then(|t| t.parse().ok()).unwrap_or_default())
+        };
+        match f[0] {
+            "FALLBACK" => reply.fallback = Some(unhex(f.get(1).copied().unwrap_or(""))),
+            "COMPILE" => {
+                let diagnostics = if f.get(1) == Some(&"ok") {
+                    Vec::new()
+                } else {
+                    f.iter().skip(3).map(|d| unhex(d)).collect()
+                };
+                reply.compile = Some((millis(2), diagnostics));
+            }
+            "CASE" if f.len() >= 7 => {
+                let (status, timed_out) = parse_status(f[4]);
+                let case = TestCaseResult {
+                    class: unhex(f[2]),
+                    method: unhex(f[3]),
+                    status,
+                    seconds: f[5].parse().unwrap_or_default(),
+                    message: unhex(f[6]),
+                };
+                let phase = phase_named(reply, f[1]);
+                phase.test_timed_out |= timed_out;
+                phase.cases.push(case);
+            }
+            "PHASE" if f.len() >= 4 => {
+                let detail = unhex(f.get(4).copied().unwrap_or(""));
+                let end = match f[2] {
+                    "done" => PhaseEnd::Done,
+                    "timeout" => PhaseEnd::TimedOut(detail),
+                    _ => PhaseEnd::Crashed(detail),
+                };
+                let wall = millis(3);
+                let phase = phase_named(reply, f[1]);
+                phase.end = end;
+                phase.wall = wall;
+            }
+            "LOG" => reply.log = unhex(f.get(1).copied().unwrap_or("")),
+            "STATE" if f.get(1) == Some(&"dirty") => {
+                reply.dirty = Some(unhex(f.get(2).copied().unwrap_or("")));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn phase_named<'r>(reply: &'r mut FastReply, name: &str) -> &'r mut FastPhase {
+    if let Some(i) = reply.phases.iter().position(|p| p.name == name) {
+        return &mut reply.phases[i];
+    }
+    reply.phases.push(FastPhase {
+        name: name.to_owned(),
+        end: PhaseEnd::Crashed("the phase did not report its end".into()),
+        wall: Duration::ZERO,
+        cases: Vec::new(),
+        test_timed_out: false,
+    });
+    reply.phases.last_mut().expect("just pushed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_artifact_versions_from_jar_names() {
+        let jar = Path::new(
+            "/r/org/junit/platform/junit-platform-engine/1.10.2/junit-platform-engine-1.10.2.jar",
+        );
+        assert_eq!(
+            artifact_version(jar, "junit-platform-engine").as_deref(),
+            Some("1.10.2")
+        );
+        assert_eq!(artifact_version(jar, "junit-platform"), None);
+        assert_eq!(
+            artifact_version(
+                Path::new("x/junit-platform-engine-tests.jar"),
+                "junit-platform-engine"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_payload_becomes_phases_with_their_cases() {
+        let mut reply = FastReply::default();
+        let h = |s: &str| hex::encode(s);
+        let payload = format!(
+            "COMPILE\tok\t12\nCASE\tpov\t{}\t{}\tfailed\t0.5\t{}\nCASE\tpov\t{}\t{}\ttimeout\t3\t\nPHASE\tpov\tdone\t40\t\nSTATE\tdirty\t{}",
+            h("a.BTest"),
+            h("m"),
+            h("boom"),
+            h("a.BTest"),
+            h("n"),
+            h("thread left")
+        );
+        parse_payload(&payload, &mut reply);
+        assert_eq!(reply.compile, Some((Duration::from_millis(12), Vec::new())));
+        let pov = &reply.phases[0];
+        assert_eq!(
+            (pov.end.clone(), pov.cases.len(), pov.test_timed_out),
+            (PhaseEnd::Done, 2, true)
+        );
+        assert_eq!(pov.cases[0].message, "boom");
+        assert_eq!(reply.dirty.as_deref(), Some("thread left"));
+    }
+}

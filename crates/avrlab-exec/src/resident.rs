@@ -1,0 +1,152 @@
+//! A resident process: started once under the same sandbox and limits as every other command, then
+//! spoken to line by line over its standard input and output. Every read has a deadline; past it,
+//! or when the process is dropped, its whole tree is killed.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::time::Instant;
+
+use crate::cgroup::Cgroup;
+use crate::process::{Prepared, ProcessError, RunSpec, kill_tree, prepare};
+
+/// Longest line kept from the process's output; longer lines are cut (a frame is far shorter).
+const MAX_LINE_BYTES: usize = 32 << 20;
+/// Bytes of standard error kept for diagnostics.
+const STDERR_BYTES: usize = 16 << 10;
+
+/// A running resident process.
+pub struct ResidentProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<std::sync::Mutex<Vec<u8>>>,
+    cgroup: Option<Arc<Cgroup>>,
+    /// Which limits were enforced and how.
+    pub enforcement: String,
+}
+
+impl std::fmt::Debug for ResidentProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResidentProcess")
+            .field("pid", &self.child.id())
+            .finish()
+    }
+}
+
+/// What a read found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadLine {
+    Line(String),
+    /// The process closed its output (it exited or crashed).
+    Closed,
+    /// Nothing came before the deadline.
+    TimedOut,
+}
+
+impl ResidentProcess {
+    /// Starts the command of `spec` with piped standard input and output. `spec.limits.wall` is
+    /// not applied here: each read has its own deadline.
+    pub fn start(spec: &RunSpec) -> Result<Self, ProcessError> {
+        let Prepared {
+            mut command,
+            program,
+            cgroup,
+            enforcement,
+            disk: _,
+            inherited,
+        } = prepare(spec)?;
+        command.stdin(Stdio::piped());
+        let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
+            program: program.to_string_lossy().into_owned(),
+            source,
+        })?;
+        // The child has its copies of the inherited descriptors; the parent's go.
+        drop(inherited);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+        // A bounded queue: a process that floods its output blocks instead of filling memory.
+        let (sender, lines) = sync_channel(64);
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                let read = reader
+                    .by_ref()
+                    .take(MAX_LINE_BYTES as u64)
+                    .read_until(b'\n', &mut line);
+                match read {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&line).trim_end().to_owned();
+                        if sender.send(text).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let stderr = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr_pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                let room = STDERR_BYTES.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+        });
+        Ok(Self {
+            child,
+            stdin,
+            lines,
+            stderr,
+            cgroup,
+            enforcement,
+        })
+    }
+
+    /// Writes one line (a newline is added).
+    pub fn send_line(&mut self, line: &str) -> std::io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("the process's input is closed"))?;
+        stdin.write_all(line.as_bytes())?;
+        stdin.write_all(b"\n")?;
+        stdin.flush()
+    }
+
+    /// The next line of output, waiting until `deadline` at most.
+    pub fn read_line(&mut self, deadline: Instant) -> ReadLine {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => ReadLine::Line(line),
+            Err(RecvTimeoutError::Timeout) => ReadLine::TimedOut,
+            Err(RecvTimeoutError::Disconnected) => ReadLine::Closed,
+        }
+    }
+
+    /// The start of what the process wrote to standard error.
+    pub fn stderr_text(&self) -> String {
+        let kept = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept).into_owned()
+    }
+
+    /// Kills the process and everything it started.
+    pub fn kill(&mut self) {
+        self.stdin = None;
+        kill_tree(&mut self.child, self.cgroup.as_deref());
+    }
+}
+
+impl Drop for ResidentProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

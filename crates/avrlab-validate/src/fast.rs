@@ -1,0 +1,617 @@
+//! The fast oracle: one resident validator JVM per task and worker compiles each candidate's
+//! changed files in memory and runs the PoV, then the regression tests through the JUnit Platform
+//! launcher (see `avrlab-exec`'s `fastpath`). Maven stays the ground truth: a fast `Plausible` is
+//! confirmed by the Maven oracle before it is returned, a sample of other verdicts is re-checked,
+//! and both views are kept in the verdict's [`EngineRecord`]. Tasks and candidates the fast path
+//! cannot take go to Maven, with the reason recorded.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
+use avrlab_exec::{
+    ExitKind, FastBuild, FastPhase, FastReply, FastRequest, FastSession, Lost, Maven, PhaseEnd,
+    TestRun,
+};
+use sha2::{Digest, Sha256};
+
+use crate::candidate::{Candidate, CandidateError, apply_candidate};
+use crate::oracle::{Oracle, PreparedTask};
+use crate::outcome::{CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, Verdict};
+use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
+use crate::verdict_rules::{PhaseJudgement, judge_run};
+
+/// How the fast oracle runs and how much of it Maven re-checks.
+#[derive(Debug, Clone)]
+pub struct FastConfig {
+    /// Confirm every fast `Plausible` with Maven before returning it (the default; turning it
+    /// off is for measuring the raw fast path only).
+    pub confirm_plausible: bool,
+    /// The share of other verdicts (0.0 – 1.0) also re-checked with Maven, chosen by a hash of
+    /// the candidate so that a re-run picks the same ones.
+    pub recheck_sample: f64,
+    /// Start a fresh JVM after this many candidates even when nothing was left behind.
+    pub recycle_every: usize,
+    /// The per-test and per-phase time limit inside the JVM.
+    pub test_timeout: Duration,
+    /// Where the compiled helper is cached.
+    pub helper_cache: PathBuf,
+}
+
+/// The fast oracle, with the Maven oracle it falls back on and is confirmed by.
+pub struct FastOracle {
+    maven: MavenOracle,
+    config: ValidatorConfig,
+    fast: FastConfig,
+    /// Cross-checks switched off (`avrlab throughput` measures the raw engine this way).
+    unchecked: std::sync::atomic::AtomicBool,
+    /// Per task: what the fast path needs, or why it cannot take the task.
+    builds: Mutex<HashMap<String, Result<FastBuild, String>>>,
+    /// Per worker slot: the task its JVM serves, and the JVM.
+    sessions: Mutex<HashMap<String, (String, FastSession)>>,
+    /// Per task: started, primed JVMs that no slot holds (started at warm-up, or handed back
+    /// when a slot moved on to another task).
+    spares: Mutex<HashMap<String, Vec<FastSession>>>,
+    /// Numbers each candidate's source folder.
+    counter: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for FastOracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FastOracle")
+            .field("fast", &self.fast)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FastOracle {
+    pub fn new(config: ValidatorConfig, fast: FastConfig) -> Self {
+        Self {
+            maven: MavenOracle::new(config.clone()),
+            config,
+            fast,
+            unchecked: std::sync::atomic::AtomicBool::new(false),
+            builds: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(HashMap::new()),
+            spares: Mutex::new(HashMap::new()),
+            counter: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Switches the Maven cross-checks (confirmation and sample) off or back on. Off, a fast
+    /// `Plausible` is returned unconfirmed: only for measuring the raw engine.
+    pub fn set_cross_checks(&self, on: bool) {
+        self.unchecked
+            .store(!on, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Why the fast path does not take `task` (it falls back to Maven), if it does not.
+    pub fn unsupported(&self, task: &str) -> Option<String> {
+        match self
+            .builds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(task)
+        {
+            Some(Ok(_)) => None,
+            Some(Err(why)) => Some(why.clone()),
+            None => Some("the task was not warmed up for the fast path".into()),
+        }
+    }
+
+    fn maven_for(&self, task: &Task) -> Result<Maven, ValidateError> {
+        Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
+            ValidateError::Maven {
+                task: task.id.clone(),
+                source,
+            }
+        })
+    }
+
+    fn fallback(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+        why: String,
+    ) -> Result<Verdict, ValidateError> {
+        let mut verdict = self.maven.validate(prepared, candidate, slot)?;
+        verdict.engine.fallback = Some(why);
+        Ok(verdict)
+    }
+
+    fn sampled(&self, task: &Task, candidate: &Candidate) -> bool {
+        if self.fast.recheck_sample <= 0.0 {
+            return false;
+        }
+        let digest = Sha256::digest(format!("{}\0{candidate:?}", task.id).as_bytes());
+        let draw = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"));
+        (draw as f64 / u64::MAX as f64) < self.fast.recheck_sample
+    }
+
+    fn start_session(
+        &self,
+        task: &Task,
+        build: &FastBuild,
+        sources_root: &Path,
+    ) -> Result<FastSession, ValidateError> {
+        self.maven_for(task)?
+            .start_fast_session(build, sources_root, self.fast.test_timeout)
+            .map_err(|source| ValidateError::FastPath {
+                task: task.id.clone(),
+                source,
+            })
+    }
+
+    fn sources_root(&self) -> PathBuf {
+        self.config.work_root.join("fast-sources")
+    }
+
+    /// Runs one candidate on the resident validator of `slot`, starting one when needed.
+    fn run_fast(
+        &self,
+        build: &FastBuild,
+        prepared: &PreparedTask,
+        sources: &[PathBuf],
+        sources_root: &Path,
+        slot: &str,
+    ) -> Result<(FastReply, String), ValidateError> {
+        let task = &prepared.task;
+        let taken = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+            match sessions.remove(slot) {
+                Some((id, session)) if id == task.id => Some(session),
+                Some((other, session)) => {
+                    // The slot moves on to another task: its JVM waits for that task's next
+                    // candidate.
+                    self.spares
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .entry(other)
+                        .or_default()
+                        .push(session);
+                    None
+                }
+                None => None,
+            }
+        };
+        let spare = || {
+            self.spares
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_mut(&task.id)
+                .and_then(Vec::pop)
+        };
+        let mut session = match taken.or_else(spare) {
+            Some(session) => session,
+            None => self.start_session(task, build, sources_root)?,
+        };
+        let enforcement = format!("resident JVM; {}", session.enforcement());
+        let reply = session.validate(&FastRequest {
+            pov: &task.oracle.pov_tests,
+            regression: &task.oracle.regression_tests,
+            sources,
+        });
+        // A JVM that might carry a candidate's leftovers is never reused.
+        if reply.dirty.is_none() && reply.lost.is_none() && session.served < self.fast.recycle_every
+        {
+            self.sessions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(slot.to_owned(), (task.id.clone(), session));
+        }
+        Ok((reply, enforcement))
+    }
+}
+
+/// The files a candidate writes: (path relative to the project root, created or changed).
+fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, String> {
+    match candidate {
+        Candidate::Unchanged => Ok(Vec::new()),
+        Candidate::Diff(patch) => {
+            let mut files = Vec::new();
+            for file in &patch.files {
+                if file.deleted || (!file.created && file.old_path != file.new_path) {
+                    return Err(format!(
+                        "the candidate deletes or moves {}; the fast path only compiles changed \
+                         and new files",
+                        file.old_path
+                    ));
+                }
+                files.push(file.new_path.clone());
+            }
+            Ok(files)
+        }
+        Candidate::Replacement { target, .. } => {
+            let index = match *target {
+                crate::candidate::ReplacementTarget::Method(m) => m,
+                crate::candidate::ReplacementTarget::Hunk { method, .. } => method,
+            };
+            Ok(task
+                .localization
+                .get(index)
+                .map(|l| vec![l.file.clone()])
+                .unwrap_or_default())
+        }
+    }
+}
+
+/// A hash of every file of a task state (paths and contents) and the JDK that compiles it.
+fn state_fingerprint(root: &Path, jdk: u32) -> std::io::Result<String> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(root).follow_links(false) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        if entry.file_type().is_file() {
+            files.push(entry.path().to_owned());
+        }
+    }
+    files.sort();
+    let mut hasher = Sha256::new();
+    hasher.update(jdk.to_le_bytes());
+    for file in files {
+        let rel = file.strip_prefix(root).unwrap_or(&file);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        let bytes = std::fs::read(&file)?;
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    Ok(hex::encode(&hasher.finalize()[..12]))
+}
+
+fn phase_run(phase: &FastPhase) -> TestRun {
+    let exit = match (&phase.end, phase.test_timed_out) {
+        (PhaseEnd::TimedOut(_), _) | (_, true) => ExitKind::TimedOut,
+        _ => ExitKind::Code(0),
+    };
+    TestRun {
+        exit,
+        cases: phase.cases.clone(),
+        log: String::new(),
+        wall: phase.wall,
+        enforcement: String::new(),
+        tree_gone: true,
+    }
+}
+
+/// Turns the resident validator's reply into a verdict, with the same rules as Maven's runs.
+fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Instant) -> Verdict {
+    let mut verdict = Verdict {
+        outcome: Outcome::Indeterminate,
+        reason: String::new(),
+        tests: Vec::new(),
+        diagnostics: Vec::new(),
+        phases: Vec::new(),
+        wall: Duration::ZERO,
+        engine: EngineRecord {
+            engine: "fast".into(),
+            ..EngineRecord::default()
+        },
+    };
+    let finish = |mut verdict: Verdict, outcome, reason: String| {
+        verdict.outcome = outcome;
+        verdict.reason = reason;
+        verdict.wall = started.elapsed();
+        verdict
+    };
+    if let Some(lost) = &reply.lost {
+        let (outcome, reason) = match lost {
+            Lost::TimedOut => (
+                Outcome::Timeout,
+                "the resident validator did not answer in time (JVM killed)".to_owned(),
+            ),
+            Lost::Closed(stderr) => (
+                Outcome::Indeterminate,
+                format!(
+                    "the resident validator JVM ended during the candidate: {}",
+                    stderr.lines().last().unwrap_or("no output")
+                ),
+            ),
+            Lost::Forged => (
+                Outcome::Indeterminate,
+                "a result frame failed authentication: something in the JVM forged it".to_owned(),
+            ),
+        };
+        return finish(verdict, outcome, reason);
+    }
+    let Some((compile_wall, diagnostics)) = &reply.compile else {
+        return finish(
+            verdict,
+            Outcome::Indeterminate,
+            "the resident validator did not report the compilation".into(),
+        );
+    };
+    verdict.phases.push(PhaseRecord {
+        phase: Phase::Compile,
+        wall: *compile_wall,
+        exit: if diagnostics.is_empty() {
+            "compiled in memory".into()
+        } else {
+            format!("{} compiler errors", diagnostics.len())
+        },
+        log_excerpt: String::new(),
+        enforcement: enforcement.to_owned(),
+    });
+    if let Some(first) = diagnostics.first() {
+        verdict.diagnostics = diagnostics.clone();
+        return finish(verdict, Outcome::Uncompilable, first.clone());
+    }
+    let pov = &task.oracle.pov_tests;
+    let (wanted, excluded): (&[TestName], &[TestName]) = match &task.oracle.regression_tests {
+        RegressionTests::AllOthers => (&[], pov),
+        RegressionTests::Listed(list) => (list, pov),
+    };
+    let steps = [
+        (
+            "pov",
+            Phase::Pov,
+            pov.as_slice(),
+            &[][..],
+            Outcome::PovFailing,
+        ),
+        (
+            "regression",
+            Phase::Regression,
+            wanted,
+            excluded,
+            Outcome::RegressionBroken,
+        ),
+    ];
+    for (name, phase, wanted, excluded, failure) in steps {
+        let Some(ran) = reply.phases.iter().find(|p| p.name == name) else {
+            return finish(
+                verdict,
+                Outcome::Indeterminate,
+                format!("the resident validator did not run the {name} phase"),
+            );
+        };
+        let run = phase_run(ran);
+        record(&mut verdict, phase, &run);
+        if let Some(last) = verdict.phases.last_mut() {
+            last.log_excerpt = excerpt(&reply.log);
+            last.enforcement = enforcement.to_owned();
+            if let PhaseEnd::Crashed(why) = &ran.end {
+                last.exit = format!("launcher failed: {why}");
+            }
+        }
+        if let PhaseEnd::Crashed(why) = &ran.end {
+            return finish(
+                verdict,
+                Outcome::Indeterminate,
+                format!("the test launcher failed in the {name} phase: {why}"),
+            );
+        }
+        if let PhaseJudgement::Decided(outcome, reason) = judge_run(&run, wanted, excluded, failure)
+        {
+            return finish(verdict, outcome, reason);
+        }
+    }
+    let count = verdict.tests.len();
+    finish(
+        verdict,
+        Outcome::Plausible,
+        format!("all {count} oracle tests passed"),
+    )
+}
+
+impl Oracle for FastOracle {
+    fn name(&self) -> &str {
+        "fast"
+    }
+
+    fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
+        self.maven.materialize(task)
+    }
+
+    /// Warms Maven up (it confirms and falls back), then compiles a kept copy of the pristine
+    /// state and resolves its test classpath for the resident validator.
+    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        self.maven.warm_up(prepared)?;
+        let task = &prepared.task;
+        let done = self
+            .builds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(&task.id);
+        if done {
+            // Warmed up earlier by this oracle (the pristine state is the same task state).
+            return Ok(());
+        }
+        let maven = self.maven_for(task)?;
+        let fast_err = |source| ValidateError::FastPath {
+            task: task.id.clone(),
+            source,
+        };
+        // The compiled pristine state is kept across runs, keyed by its content and JDK, like
+        // Maven's warm repository: a task is compiled for the fast path once.
+        let fingerprint =
+            state_fingerprint(prepared.pristine(), maven.jdk().major).map_err(|source| {
+                ValidateError::Workspace {
+                    path: prepared.pristine().to_owned(),
+                    source,
+                }
+            })?;
+        let kept = self.fast.helper_cache.join("states").join(&fingerprint);
+        let built = match FastBuild::load(&kept, &maven) {
+            Some(build) => Ok(build),
+            None => {
+                let staging = self.config.work_root.join("fast").join(&task.id);
+                let io = |source| ValidateError::Workspace {
+                    path: staging.clone(),
+                    source,
+                };
+                if staging.exists() {
+                    std::fs::remove_dir_all(&staging).map_err(io)?;
+                }
+                copy_project(prepared.pristine(), &staging).map_err(|source| {
+                    ValidateError::Checkout {
+                        task: task.id.clone(),
+                        source,
+                    }
+                })?;
+                let built = maven
+                    .fast_warm_up(&staging, &self.fast.helper_cache)
+                    .map_err(fast_err)?;
+                match built {
+                    Ok(build) => Ok(build.keep(&staging, &kept).map_err(fast_err)?),
+                    Err(unsupported) => Err(unsupported),
+                }
+            }
+        };
+        let build = built.map_err(|u| u.0);
+        if let Ok(build) = &build {
+            // The task's first JVM starts now and runs the task state's own PoV and regression
+            // tests once (answer discarded), so that class loading and JIT warm-up are paid here,
+            // like Maven's dependency warm-up, and not by the first candidate.
+            let root = self.sources_root();
+            std::fs::create_dir_all(&root).map_err(|source| ValidateError::Workspace {
+                path: root.clone(),
+                source,
+            })?;
+            let mut session = self.start_session(task, build, &root)?;
+            let primed = session.validate(&FastRequest {
+                pov: &task.oracle.pov_tests,
+                regression: &task.oracle.regression_tests,
+                sources: &[],
+            });
+            if primed.dirty.is_none() && primed.lost.is_none() {
+                self.spares
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(task.id.clone())
+                    .or_default()
+                    .push(session);
+            }
+        }
+        self.builds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(task.id.clone(), build);
+        Ok(())
+    }
+
+    fn validate(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+    ) -> Result<Verdict, ValidateError> {
+        let started = Instant::now();
+        let task = &prepared.task;
+        let build = self
+            .builds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&task.id)
+            .cloned();
+        let build = match build {
+            Some(Ok(build)) => build,
+            Some(Err(why)) => return self.fallback(prepared, candidate, slot, why),
+            None => {
+                let why = "the task was not warmed up for the fast path".to_owned();
+                return self.fallback(prepared, candidate, slot, why);
+            }
+        };
+        let files = match touched_files(task, candidate) {
+            Ok(files) => files,
+            Err(why) => return self.fallback(prepared, candidate, slot, why),
+        };
+        // `module = "."` is the project root: compare without the `./`.
+        let main_root: PathBuf = Path::new(&task.build.module)
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect::<PathBuf>()
+            .join("src/main/java");
+        if let Some(other) = files
+            .iter()
+            .find(|f| !Path::new(f).starts_with(&main_root) || !f.ends_with(".java"))
+        {
+            let why = format!(
+                "the candidate changes {other}, which is not a Java file under {}",
+                main_root.display()
+            );
+            return self.fallback(prepared, candidate, slot, why);
+        }
+        // The changed files, written where the slot's JVM can read them.
+        let sources_root = self.sources_root();
+        let number = self
+            .counter
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let workspace = sources_root.join(slot).join(number.to_string());
+        let ws_err = |source| ValidateError::Workspace {
+            path: workspace.clone(),
+            source,
+        };
+        std::fs::create_dir_all(&sources_root).map_err(ws_err)?;
+        if workspace.exists() {
+            std::fs::remove_dir_all(&workspace).map_err(ws_err)?;
+        }
+        for file in &files {
+            let from = prepared.pristine().join(file);
+            let to = workspace.join(file);
+            std::fs::create_dir_all(to.parent().expect("a file in a folder")).map_err(ws_err)?;
+            if from.is_file() {
+                std::fs::copy(&from, &to).map_err(ws_err)?;
+            }
+        }
+        std::fs::create_dir_all(&workspace).map_err(ws_err)?;
+        match apply_candidate(task, prepared.classes(), candidate, &workspace) {
+            Ok(()) => {}
+            Err(CandidateError::Io(source)) => return Err(ws_err(source)),
+            Err(problem) => {
+                let _ = std::fs::remove_dir_all(&workspace);
+                let mut verdict = judge_reply(task, &FastReply::default(), "", started);
+                verdict.outcome = Outcome::ApplyFailed;
+                verdict.reason = problem.to_string();
+                return Ok(verdict);
+            }
+        }
+        let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
+        let ran = self.run_fast(&build, prepared, &sources, &sources_root, slot);
+        if !self.config.keep_workspaces {
+            let _ = std::fs::remove_dir_all(&workspace);
+        }
+        let (mut reply, enforcement) = ran?;
+        // Diagnostics name files as the project does (`src/main/java/…`), like Maven's.
+        if let Some((_, diagnostics)) = reply.compile.as_mut() {
+            let prefix = format!("{}/", workspace.display());
+            for d in diagnostics.iter_mut() {
+                if let Some(rest) = d.strip_prefix(&prefix) {
+                    *d = rest.to_owned();
+                }
+            }
+        }
+        if let Some(why) = reply.fallback.clone() {
+            return self.fallback(prepared, candidate, slot, why);
+        }
+        let fast = judge_reply(task, &reply, &enforcement, started);
+        let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
+        let kind = if !checks {
+            None
+        } else if fast.outcome == Outcome::Plausible && self.fast.confirm_plausible {
+            Some(CheckKind::Confirmation)
+        } else if self.sampled(task, candidate) {
+            Some(CheckKind::Sample)
+        } else {
+            None
+        };
+        let Some(kind) = kind else {
+            return Ok(fast);
+        };
+        // Maven's verdict is the one that counts; the fast path's view is kept next to it.
+        let mut maven = self
+            .maven
+            .validate(prepared, candidate, &format!("{slot}-maven"))?;
+        maven.engine.engine = "maven".into();
+        maven.engine.cross_check = Some(CrossCheck {
+            kind,
+            fast: fast.outcome,
+            fast_reason: fast.reason,
+            maven: maven.outcome,
+        });
+        maven.wall = started.elapsed();
+        Ok(maven)
+    }
+}

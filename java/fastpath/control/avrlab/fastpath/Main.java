@@ -1,0 +1,387 @@
+package avrlab.fastpath;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The resident validator. One JVM serves one task: the host sends a session key and the task's
+ * set-up, then one request per candidate; each answer is one frame authenticated with the key.
+ *
+ * <p>The key lives only in this module, which exports and opens nothing: test code, which runs in
+ * this JVM, can write to the process's standard output (through {@code FileDescriptor.out}) but
+ * cannot produce a frame the host accepts without the key. What code with {@code sun.misc.Unsafe}
+ * could still do is written down in ARCHITECTURE.md.
+ */
+public final class Main {
+    private Main() {}
+
+    /** Packages a candidate may not define: the test framework's and this helper's. */
+    private static final String[] FRAMEWORK_PACKAGES = {
+        "java.", "javax.", "jdk.", "sun.", "org.junit.", "junit.", "org.opentest4j.",
+        "org.apiguardian.", "avrlab."
+    };
+
+    private static final OutputStream CHANNEL = new FileOutputStream(FileDescriptor.out);
+    private static final Capture CAPTURE = new Capture(64 << 10);
+    private static Mac mac;
+    private static int release;
+    private static long timeoutMillis;
+    private static Path classes;
+    private static Path testClasses;
+    private static List<Path> dependencies;
+    private static ClassLoader shared;
+    private static Method runner;
+
+    public static void main(String[] args) throws Exception {
+        InputStream requests = System.in;
+        System.setIn(InputStream.nullInputStream());
+        PrintStream captured = new PrintStream(CAPTURE, true, StandardCharsets.UTF_8);
+        System.setOut(captured);
+        System.setErr(captured);
+        Guard guard = new Guard();
+        System.setSecurityManager(guard);
+        BufferedReader in =
+                new BufferedReader(new InputStreamReader(requests, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] f = line.split("\t", -1);
+            switch (f[0]) {
+                case "KEY":
+                    mac = Mac.getInstance("HmacSHA256");
+                    mac.init(new SecretKeySpec(unhex(f[1]), "HmacSHA256"));
+                    break;
+                case "SETUP":
+                    setUp(f);
+                    break;
+                case "VALIDATE":
+                    if (mac == null || runner == null) {
+                        return;
+                    }
+                    long seq = Long.parseLong(f[1]);
+                    List<String> payload = new ArrayList<>();
+                    boolean dirty = validate(f, payload, guard);
+                    send(seq, payload);
+                    if (dirty) {
+                        // Whatever the candidate left behind dies with this JVM.
+                        guard.leaving = true;
+                        Runtime.getRuntime().halt(0);
+                    }
+                    break;
+                default:
+                    return;
+            }
+        }
+        guard.leaving = true;
+    }
+
+    private static void setUp(String[] f) throws Exception {
+        release = Integer.parseInt(f[1]);
+        timeoutMillis = Long.parseLong(f[2]);
+        classes = Path.of(f[3]);
+        testClasses = Path.of(f[4]);
+        Path runnerDir = Path.of(f[5]);
+        dependencies = new ArrayList<>();
+        for (String entry : f[6].split(":")) {
+            if (!entry.isEmpty()) {
+                dependencies.add(Path.of(entry));
+            }
+        }
+        List<URL> urls = new ArrayList<>();
+        for (Path p : dependencies) {
+            urls.add(p.toUri().toURL());
+        }
+        urls.add(runnerDir.toUri().toURL());
+        shared = new URLClassLoader("dependencies", urls.toArray(new URL[0]),
+                ClassLoader.getPlatformClassLoader());
+        Class<?> c = Class.forName("avrlab.fastpath.runner.Runner", true, shared);
+        runner = c.getMethod("run", String[].class, String[].class, String.class, long.class);
+    }
+
+    /** Validates one candidate; returns whether this JVM must be replaced. */
+    private static boolean validate(String[] f, List<String> out, Guard guard) throws Exception {
+        String[] pov = split(f[2]);
+        String regression = f[3];
+        String[] sources = split(f[4]);
+        CAPTURE.reset();
+        long t0 = System.nanoTime();
+        Map<String, byte[]> compiled = new HashMap<>();
+        List<String> diagnostics = new ArrayList<>();
+        String problem =
+                Compile.compile(sources, classes, dependencies, release, compiled, diagnostics);
+        long compileMillis = (System.nanoTime() - t0) / 1_000_000;
+        if (problem != null) {
+            out.add("FALLBACK\t" + hex(problem));
+            return false;
+        }
+        if (!diagnostics.isEmpty()) {
+            StringBuilder line = new StringBuilder("COMPILE\terror\t" + compileMillis);
+            for (String d : diagnostics) {
+                line.append('\t').append(hex(d));
+            }
+            out.add(line.toString());
+            return false;
+        }
+        out.add("COMPILE\tok\t" + compileMillis);
+        for (String name : compiled.keySet()) {
+            if (isFramework(name)) {
+                out.add("FALLBACK\t" + hex("the candidate defines " + name
+                        + ", a class in a framework package"));
+                return false;
+            }
+        }
+        CandidateLoader loader =
+                new CandidateLoader(new URL[] {classes.toUri().toURL(), testClasses.toUri().toURL()},
+                        compiled, shared);
+        String why = phase("pov", pov, new String[0], loader, out, guard);
+        if (why == null && allPassed(out, "pov")) {
+            String[] selected = regression.equals("*") ? new String[0] : split(regression);
+            String[] excluded = regression.equals("*") ? pov : new String[0];
+            why = phase("regression", selected, excluded, loader, out, guard);
+        }
+        out.add("LOG\t" + hex(CAPTURE.text()));
+        if (why == null && guard.exitAttempted) {
+            why = "a test called System.exit or Runtime.halt";
+        }
+        if (why == null) {
+            why = threadsLeft(loader);
+        }
+        out.add("STATE\t" + (why == null ? "clean" : "dirty") + "\t" + hex(why == null ? "" : why));
+        return why != null;
+    }
+
+    /** Runs one phase in its own thread; returns why the JVM is now dirty, or null. */
+    private static String phase(String name, String[] tests, String[] excluded,
+            CandidateLoader loader, List<String> out, Guard guard) throws InterruptedException {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                result.set(runner.invoke(null, tests, excluded, testClasses.toString(),
+                        timeoutMillis));
+            } catch (Throwable t) {
+                result.set(t);
+            }
+        }, "avrlab-" + name);
+        worker.setContextClassLoader(loader);
+        worker.setDaemon(true);
+        long t0 = System.nanoTime();
+        guard.armed = true;
+        worker.start();
+        worker.join(timeoutMillis);
+        guard.armed = false;
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        if (worker.isAlive()) {
+            out.add("PHASE\t" + name + "\ttimeout\t" + millis + "\t" + hex("the phase outlived "
+                    + timeoutMillis + " ms"));
+            return "a test phase timed out";
+        }
+        Object r = result.get();
+        if (!(r instanceof List)) {
+            Throwable t = r instanceof java.lang.reflect.InvocationTargetException
+                    ? ((java.lang.reflect.InvocationTargetException) r).getCause() : (Throwable) r;
+            StringBuilder chain = new StringBuilder(String.valueOf(t));
+            for (Throwable c = t.getCause(); c != null && chain.length() < 4000; c = c.getCause()) {
+                chain.append(" <- ").append(c);
+            }
+            out.add("PHASE\t" + name + "\tcrashed\t" + millis + "\t" + hex(chain.toString()));
+            return "the test launcher failed";
+        }
+        @SuppressWarnings("unchecked")
+        List<String[]> records = (List<String[]>) r;
+        for (String[] rec : records) {
+            out.add("CASE\t" + name + "\t" + hex(rec[0]) + "\t" + hex(rec[1]) + "\t" + rec[2]
+                    + "\t" + rec[3] + "\t" + hex(rec[4]));
+        }
+        out.add("PHASE\t" + name + "\tdone\t" + millis + "\t");
+        return null;
+    }
+
+    private static boolean allPassed(List<String> out, String phase) {
+        boolean any = false;
+        for (String line : out) {
+            if (line.startsWith("CASE\t" + phase + "\t")) {
+                any = true;
+                if (!line.split("\t")[4].equals("passed")) {
+                    return false;
+                }
+            }
+        }
+        return any;
+    }
+
+    /** Threads the candidate's code started that are still alive (after a short grace). */
+    private static String threadsLeft(ClassLoader loader) throws InterruptedException {
+        for (int i = 0; i < 20; i++) {
+            String alive = null;
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t != Thread.currentThread() && t.isAlive()
+                        && t.getContextClassLoader() == loader) {
+                    alive = t.getName();
+                }
+            }
+            if (alive == null) {
+                return null;
+            }
+            if (i == 19) {
+                return "a thread started by the tests is still running (" + alive + ")";
+            }
+            Thread.sleep(10);
+        }
+        return null;
+    }
+
+    static boolean isFramework(String className) {
+        for (String p : FRAMEWORK_PACKAGES) {
+            if (className.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void send(long seq, List<String> payload) throws IOException {
+        String body = hex(String.join("\n", payload));
+        String signed = "FRAME\t" + seq + "\t" + body;
+        byte[] tag = mac.doFinal(signed.getBytes(StandardCharsets.UTF_8));
+        // A leading newline ends any partial line that test code wrote to the same descriptor.
+        String frame = "\n" + signed + "\t" + hex(tag) + "\n";
+        CHANNEL.write(frame.getBytes(StandardCharsets.UTF_8));
+        CHANNEL.flush();
+    }
+
+    private static String[] split(String list) {
+        return list.isEmpty() ? new String[0] : list.split(",");
+    }
+
+    static String hex(String text) {
+        return hex(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String hex(byte[] bytes) {
+        StringBuilder s = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            s.append(Character.forDigit((b >> 4) & 15, 16)).append(Character.forDigit(b & 15, 16));
+        }
+        return s.toString();
+    }
+
+    private static byte[] unhex(String text) {
+        byte[] out = new byte[text.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) Integer.parseInt(text.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
+
+    /** The project's classes for one candidate: compiled overrides first, then its folders. */
+    static final class CandidateLoader extends URLClassLoader {
+        private final Map<String, byte[]> overrides;
+
+        CandidateLoader(URL[] folders, Map<String, byte[]> overrides, ClassLoader parent) {
+            super("candidate", folders, parent);
+            this.overrides = overrides;
+        }
+
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            // Parent-first delegation already gave framework classes to the shared loader; a
+            // project class may never stand in for one that it did not find.
+            if (isFramework(name)) {
+                throw new ClassNotFoundException(name);
+            }
+            byte[] bytes = overrides.get(name);
+            if (bytes != null) {
+                return defineClass(name, bytes, 0, bytes.length);
+            }
+            return super.findClass(name);
+        }
+    }
+
+    /** Standard output and error of the tests: the last bytes, for the log. */
+    static final class Capture extends OutputStream {
+        private final int cap;
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        Capture(int cap) {
+            this.cap = cap;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            if (bytes.size() < cap) {
+                bytes.write(b);
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            bytes.write(b, off, Math.max(0, Math.min(len, cap - bytes.size())));
+        }
+
+        synchronized void reset() {
+            bytes.reset();
+        }
+
+        synchronized String text() {
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Blocks System.exit and Runtime.halt while tests run, and the removal of itself. */
+    @SuppressWarnings("removal")
+    static final class Guard extends SecurityManager {
+        volatile boolean armed;
+        volatile boolean exitAttempted;
+        volatile boolean leaving;
+
+        @Override
+        public void checkExit(int status) {
+            if (!leaving) {
+                exitAttempted = exitAttempted || armed;
+                if (armed) {
+                    throw new SecurityException("avrlab: System.exit is blocked during tests");
+                }
+            }
+        }
+
+        @Override
+        public void checkPermission(java.security.Permission perm) {
+            if (perm instanceof RuntimePermission && armed) {
+                String name = perm.getName();
+                if (name.equals("setSecurityManager") || name.equals("createSecurityManager")) {
+                    throw new SecurityException("avrlab: the security manager stays");
+                }
+            }
+        }
+
+        @Override
+        public void checkPermission(java.security.Permission perm, Object context) {
+            checkPermission(perm);
+        }
+    }
+
+    static Set<String> frameworkPackages() {
+        return Set.of(FRAMEWORK_PACKAGES);
+    }
+}

@@ -1,0 +1,207 @@
+package avrlab.fastpath.runner;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.FilterResult;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
+import org.junit.platform.engine.discovery.ClassNameFilter;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.PostDiscoveryFilter;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherConfig;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * Runs selected tests through the JUnit Platform launcher and returns one record per test:
+ * {class, method, status, seconds, message}. Loaded in the shared dependency class loader (next to
+ * the project's own JUnit), never in the control module; the control side calls it by reflection.
+ */
+public final class Runner {
+    private Runner() {}
+
+    /** Surefire's default includes: Test*, *Test, *Tests, *TestCase (top-level classes). */
+    private static final String[] SUREFIRE_INCLUDES = {
+        "^(.*\\.)?Test[^.$]*$", "^[^$]*Tests?$", "^[^$]*TestCase$"
+    };
+
+    /**
+     * @param tests selected tests ("Class#method" or "Class"); empty with {@code testRoot} set: all
+     *     tests under {@code testRoot} matching Surefire's includes, minus {@code excluded}
+     * @param timeoutMillis the per-test timeout handed to the Jupiter engine
+     */
+    public static List<String[]> run(
+            String[] tests, String[] excluded, String testRoot, long timeoutMillis) {
+        List<DiscoverySelector> selectors = new ArrayList<>();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        for (String test : tests) {
+            int hash = test.indexOf('#');
+            if (hash < 0) {
+                selectors.add(DiscoverySelectors.selectClass(test));
+                continue;
+            }
+            // Like Surefire's filter, a method name selects every method of that name, whatever
+            // its parameters (@TempDir, parameterized tests).
+            String className = test.substring(0, hash);
+            String methodName = test.substring(hash + 1);
+            try {
+                Class<?> type = Class.forName(className, false, loader);
+                boolean found = false;
+                for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+                    for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                        if (m.getName().equals(methodName)) {
+                            selectors.add(DiscoverySelectors.selectMethod(type, m));
+                            found = true;
+                        }
+                    }
+                }
+                if (!found) {
+                    selectors.add(DiscoverySelectors.selectMethod(className, methodName));
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                selectors.add(DiscoverySelectors.selectMethod(className, methodName));
+            }
+        }
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        if (tests.length == 0) {
+            selectors.addAll(DiscoverySelectors.selectClasspathRoots(Set.of(Path.of(testRoot))));
+            request.filters(ClassNameFilter.includeClassNamePatterns(SUREFIRE_INCLUDES));
+        }
+        Set<String> skip = new HashSet<>(List.of(excluded));
+        PostDiscoveryFilter notExcluded =
+                descriptor -> {
+                    Optional<TestSource> source = descriptor.getSource();
+                    if (source.isPresent() && source.get() instanceof MethodSource) {
+                        MethodSource m = (MethodSource) source.get();
+                        if (skip.contains(m.getClassName() + "#" + m.getMethodName())
+                                || skip.contains(m.getClassName())) {
+                            return FilterResult.excluded("a PoV test");
+                        }
+                    }
+                    return FilterResult.included("selected");
+                };
+        LauncherDiscoveryRequest discovery =
+                request.selectors(selectors)
+                        .filters(notExcluded)
+                        .configurationParameters(
+                                Map.of(
+                                        "junit.jupiter.execution.timeout.default",
+                                        timeoutMillis + " ms",
+                                        "junit.jupiter.execution.timeout.mode",
+                                        "enabled",
+                                        "junit.jupiter.execution.timeout.thread.mode.default",
+                                        "SEPARATE_THREAD",
+                                        "junit.jupiter.extensions.autodetection.enabled",
+                                        "false"))
+                        .build();
+        // Listeners, filters and session hooks found through ServiceLoader could be the project's
+        // (or a candidate's) code; only test engines are discovered that way.
+        LauncherConfig config =
+                LauncherConfig.builder()
+                        .enableTestExecutionListenerAutoRegistration(false)
+                        .enablePostDiscoveryFilterAutoRegistration(false)
+                        .enableLauncherSessionListenerAutoRegistration(false)
+                        .enableLauncherDiscoveryListenerAutoRegistration(false)
+                        .build();
+        Launcher launcher = LauncherFactory.create(config);
+        List<String[]> records = new ArrayList<>();
+        Map<TestIdentifier, Long> started = new java.util.HashMap<>();
+        TestExecutionListener listener =
+                new TestExecutionListener() {
+                    @Override
+                    public void executionStarted(TestIdentifier id) {
+                        started.put(id, System.nanoTime());
+                    }
+
+                    @Override
+                    public void executionSkipped(TestIdentifier id, String reason) {
+                        if (id.isTest()) {
+                            records.add(record(id, "skipped", 0, reason));
+                        }
+                    }
+
+                    @Override
+                    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                        Long t0 = started.remove(id);
+                        double seconds = t0 == null ? 0 : (System.nanoTime() - t0) / 1e9;
+                        Throwable thrown = result.getThrowable().orElse(null);
+                        if (!id.isTest()) {
+                            // A class whose set-up failed: its tests did not run; say so.
+                            if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
+                                records.add(
+                                        new String[] {
+                                            className(id), "", "errored", "0", message(thrown)
+                                        });
+                            }
+                            return;
+                        }
+                        String status;
+                        switch (result.getStatus()) {
+                            case SUCCESSFUL:
+                                status = "passed";
+                                break;
+                            case ABORTED:
+                                status = "skipped";
+                                break;
+                            default:
+                                if (thrown instanceof TimeoutException) {
+                                    status = "timeout";
+                                } else if (thrown instanceof AssertionError) {
+                                    status = "failed";
+                                } else {
+                                    status = "errored";
+                                }
+                        }
+                        records.add(record(id, status, seconds, message(thrown)));
+                    }
+                };
+        launcher.execute(discovery, listener);
+        return records;
+    }
+
+    private static String className(TestIdentifier id) {
+        return id.getSource()
+                .map(
+                        s ->
+                                s instanceof MethodSource
+                                        ? ((MethodSource) s).getClassName()
+                                        : s instanceof org.junit.platform.engine.support.descriptor
+                                                        .ClassSource
+                                                ? ((org.junit.platform.engine.support.descriptor
+                                                                        .ClassSource)
+                                                                s)
+                                                        .getClassName()
+                                                : id.getDisplayName())
+                .orElse(id.getDisplayName());
+    }
+
+    private static String[] record(TestIdentifier id, String status, double seconds, String msg) {
+        String method =
+                id.getSource()
+                        .filter(s -> s instanceof MethodSource)
+                        .map(s -> ((MethodSource) s).getMethodName())
+                        .orElse(id.getDisplayName());
+        return new String[] {className(id), method, status, Double.toString(seconds), msg};
+    }
+
+    private static String message(Throwable thrown) {
+        if (thrown == null) {
+            return "";
+        }
+        String text = thrown.getClass().getName() + ": " + thrown.getMessage();
+        return text.length() > 2000 ? text.substring(0, 2000) : text;
+    }
+}
