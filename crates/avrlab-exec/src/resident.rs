@@ -16,6 +16,40 @@ const MAX_LINE_BYTES: usize = 32 << 20;
 /// Bytes of standard error kept for diagnostics.
 const STDERR_BYTES: usize = 16 << 10;
 
+type SpawnRequest = (
+    std::process::Command,
+    std::sync::mpsc::Sender<std::io::Result<Child>>,
+);
+
+/// Spawns `command` from one thread that lives as long as the program. bubblewrap's
+/// `--die-with-parent` (PR_SET_PDEATHSIG) fires when the spawning *thread* ends, and a resident
+/// process outlives the worker thread that first needed it.
+fn spawn_from_keeper(command: std::process::Command) -> std::io::Result<Child> {
+    static KEEPER: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<SpawnRequest>>> =
+        std::sync::OnceLock::new();
+    let keeper = KEEPER.get_or_init(|| {
+        let (sender, requests) = std::sync::mpsc::channel::<SpawnRequest>();
+        std::thread::Builder::new()
+            .name("avrlab-resident-spawner".into())
+            .spawn(move || {
+                for (mut command, reply) in requests {
+                    let _ = reply.send(command.spawn());
+                }
+            })
+            .expect("a thread can be started");
+        std::sync::Mutex::new(sender)
+    });
+    let (reply, answer) = std::sync::mpsc::channel();
+    keeper
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .send((command, reply))
+        .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
+    answer
+        .recv()
+        .map_err(|_| std::io::Error::other("the spawner thread is gone"))?
+}
+
 /// A running resident process.
 pub struct ResidentProcess {
     child: Child,
@@ -58,7 +92,7 @@ impl ResidentProcess {
             inherited,
         } = prepare(spec)?;
         command.stdin(Stdio::piped());
-        let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
+        let mut child = spawn_from_keeper(command).map_err(|source| ProcessError::Spawn {
             program: program.to_string_lossy().into_owned(),
             source,
         })?;

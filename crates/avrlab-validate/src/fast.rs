@@ -309,10 +309,6 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
                     stderr.lines().last().unwrap_or("no output")
                 ),
             ),
-            Lost::Forged => (
-                Outcome::Indeterminate,
-                "a result frame failed authentication: something in the JVM forged it".to_owned(),
-            ),
         };
         return finish(verdict, outcome, reason);
     }
@@ -337,6 +333,15 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
     if let Some(first) = diagnostics.first() {
         verdict.diagnostics = diagnostics.clone();
         return finish(verdict, Outcome::Uncompilable, first.clone());
+    }
+    if reply.exit_attempted {
+        // Maven's forked test JVM would have ended without its reports: no verdict either way.
+        return finish(
+            verdict,
+            Outcome::Indeterminate,
+            "code under test called System.exit or Runtime.halt (blocked; the JVM was replaced)"
+                .into(),
+        );
     }
     let pov = &task.oracle.pov_tests;
     let (wanted, excluded): (&[TestName], &[TestName]) = match &task.oracle.regression_tests {
@@ -371,6 +376,12 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
         record(&mut verdict, phase, &run);
         if let Some(last) = verdict.phases.last_mut() {
             last.log_excerpt = excerpt(&reply.log);
+            if reply.forged_frames > 0 {
+                last.log_excerpt.push_str(&format!(
+                    "\n[avrlab: {} unauthenticated result frames on the channel were ignored]",
+                    reply.forged_frames
+                ));
+            }
             last.enforcement = enforcement.to_owned();
             if let PhaseEnd::Crashed(why) = &ran.end {
                 last.exit = format!("launcher failed: {why}");
@@ -434,7 +445,8 @@ impl Oracle for FastOracle {
                 }
             })?;
         let kept = self.fast.helper_cache.join("states").join(&fingerprint);
-        let built = match FastBuild::load(&kept, &maven) {
+        let loaded = FastBuild::load(&kept, &maven, &self.fast.helper_cache).map_err(fast_err)?;
+        let built = match loaded {
             Some(build) => Ok(build),
             None => {
                 let staging = self.config.work_root.join("fast").join(&task.id);

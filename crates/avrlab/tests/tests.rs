@@ -4,6 +4,7 @@ mod bad_input;
 mod candidates;
 mod common;
 mod eval;
+mod fast;
 mod prompts;
 mod reference;
 mod resume;

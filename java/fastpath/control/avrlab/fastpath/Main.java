@@ -161,8 +161,11 @@ public final class Main {
             why = phase("regression", selected, excluded, loader, out, guard);
         }
         out.add("LOG\t" + hex(CAPTURE.text()));
-        if (why == null && guard.exitAttempted) {
-            why = "a test called System.exit or Runtime.halt";
+        if (guard.exitAttempted) {
+            out.add("EXIT\tattempted");
+            if (why == null) {
+                why = "a test called System.exit or Runtime.halt";
+            }
         }
         if (why == null) {
             why = threadsLeft(loader);

@@ -1,0 +1,119 @@
+//! The fast engine against Maven on one demo task: every candidate is judged by both (the re-check
+//! sample set to 1), and both must give the expected outcome — the demo fixtures, the reference
+//! fix, and candidates aimed at the resident validator (forged result frames, System.exit, a
+//! thread left running).
+
+use std::collections::BTreeMap;
+
+use crate::common::{avrlab, fixtures, heavy, patch_line, repo_root, text};
+
+const TASK: &str = "demo-zip-slip";
+
+#[test]
+fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.sqlite");
+    let mut cases: Vec<(String, String, String)> = Vec::new();
+    for (folder, labels) in [
+        (
+            "demo-candidates",
+            &["uncompilable", "breaks-regression", "escapes"][..],
+        ),
+        ("fast-path", &["forges-frame", "exits", "leaves-thread"][..]),
+    ] {
+        let expected: BTreeMap<String, BTreeMap<String, String>> = toml::from_str(
+            &std::fs::read_to_string(fixtures().join(folder).join("expected.toml")).unwrap(),
+        )
+        .unwrap();
+        for label in labels {
+            let diff = std::fs::read_to_string(
+                fixtures()
+                    .join(folder)
+                    .join(TASK)
+                    .join(format!("{label}.diff")),
+            )
+            .unwrap();
+            cases.push((label.to_string(), diff, expected[TASK][*label].clone()));
+        }
+    }
+    let reference = std::fs::read_to_string(
+        repo_root()
+            .join("benchmarks/demo")
+            .join(TASK)
+            .join("reference.diff"),
+    )
+    .unwrap();
+    cases.push(("reference".into(), reference, "Plausible".into()));
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|(label, diff, _)| patch_line(TASK, label, diff))
+        .collect();
+    let patches = dir.path().join("candidates.jsonl");
+    std::fs::write(&patches, lines.join("\n")).unwrap();
+
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--benchmark",
+            "demo",
+            "--tasks",
+            TASK,
+            "--patches",
+            patches.to_str().unwrap(),
+            "--engine",
+            "fast",
+            "--recheck-sample",
+            "1",
+            "--workers",
+            "1",
+            "--timeout",
+            "30",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let mut wrong = Vec::new();
+    for (label, _, expected) in &cases {
+        let id = format!("{TASK}/{label}");
+        let (outcome, engine, kind, fast, maven): (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        ) = db
+            .query_row(
+                "SELECT v.outcome, e.engine, e.check_kind, e.fast_outcome, e.maven_outcome
+                 FROM verdicts v JOIN engines e USING (run_id, candidate_id)
+                 WHERE v.candidate_id = ?1",
+                [&id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        // Every verdict was re-checked, so Maven decided it and the fast path's view is kept.
+        assert_eq!(engine, "maven", "{id}");
+        let want_kind = if expected == "Plausible" {
+            "confirmation"
+        } else {
+            "sample"
+        };
+        assert_eq!(kind.as_deref(), Some(want_kind), "{id}");
+        if fast.as_deref() != Some(expected) || maven.as_deref() != Some(expected) {
+            wrong.push(format!(
+                "{id}: expected {expected}, fast {fast:?}, maven {maven:?}"
+            ));
+        }
+        assert_eq!(
+            outcome,
+            maven.unwrap_or_default(),
+            "{id}: Maven's verdict is stored"
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
