@@ -100,7 +100,8 @@ impl FastBuild {
         };
         let project = PathBuf::from(project);
         let classpath: Vec<PathBuf> = std::env::split_paths(classpath).collect();
-        if !project.join("target/classes").is_dir() || !classpath.iter().all(|p| p.exists()) {
+        let present = classpath.iter().all(|p| maven.host_path(p).exists());
+        if !project.join("target/classes").is_dir() || !present {
             return Ok(None);
         }
         let helper = maven.build_helper(helper_cache, &classpath)?;
@@ -175,12 +176,11 @@ impl Maven {
                 self.jdk().major
             ))));
         }
-        let repository = self.settings().repository.clone();
         let module = project.join(self.module());
         let classpath_file = module.join("target").join("avrlab-test-classpath.txt");
         let policy = SandboxPolicy {
             mounts: vec![
-                Mount::ReadWrite(repository.clone()),
+                self.repository_mount(true),
                 Mount::ReadWrite(project.to_owned()),
             ],
             network: true,
@@ -214,17 +214,18 @@ impl Maven {
                     .into(),
             )));
         };
-        let launcher = repository.join(format!(
+        // Class paths are written as the sandbox sees the repository; files are checked on the host.
+        let launcher = self.repository_view().join(format!(
             "org/junit/platform/junit-platform-launcher/{platform}/junit-platform-launcher-{platform}.jar"
         ));
-        if !launcher.is_file() {
+        if !self.host_path(&launcher).is_file() {
             let args = vec![
                 "dependency:get".to_owned(),
                 format!("-Dartifact=org.junit.platform:junit-platform-launcher:{platform}"),
                 "-Dtransitive=false".to_owned(),
             ];
             let result = run(&self.spec(project, args, policy, limits))?;
-            if !result.exit.success() || !launcher.is_file() {
+            if !result.exit.success() || !self.host_path(&launcher).is_file() {
                 return Ok(Err(Unsupported(format!(
                     "cannot fetch junit-platform-launcher {platform}: {}",
                     last_error_line(&result)
@@ -242,7 +243,11 @@ impl Maven {
 
     /// Compiles the helper with this task's JDK against its launcher, once per source text, JDK
     /// and classpath: `<cache>/<fingerprint>/{control,runner}`.
-    fn build_helper(&self, cache: &Path, classpath: &[PathBuf]) -> Result<PathBuf, FastPathError> {
+    pub(crate) fn build_helper(
+        &self,
+        cache: &Path,
+        classpath: &[PathBuf],
+    ) -> Result<PathBuf, FastPathError> {
         let mut hasher = Sha256::new();
         for (name, text) in CONTROL_SOURCES.iter().chain([&RUNNER_SOURCE]) {
             hasher.update(name.as_bytes());
@@ -307,13 +312,13 @@ impl Maven {
                 cwd: staging.clone(),
                 env: vec![("LANG".into(), "C.UTF-8".into())],
                 sandbox: self.settings().sandbox,
-                policy: SandboxPolicy {
+                policy: self.with_toolchain(SandboxPolicy {
                     mounts: vec![
-                        Mount::ReadOnly(self.settings().repository.clone()),
+                        self.repository_mount(false),
                         Mount::ReadWrite(staging.clone()),
                     ],
                     network: false,
-                },
+                }),
                 limits: self.settings().limits,
                 stdin: Vec::new(),
             };
@@ -376,15 +381,15 @@ impl Maven {
                 ),
             ],
             sandbox: self.settings().sandbox,
-            policy: SandboxPolicy {
+            policy: self.with_toolchain(SandboxPolicy {
                 mounts: vec![
-                    Mount::ReadOnly(self.settings().repository.clone()),
+                    self.repository_mount(false),
                     Mount::ReadOnly(build.project.clone()),
                     Mount::ReadOnly(build.helper.clone()),
                     Mount::ReadOnly(sources.to_owned()),
                 ],
                 network: false,
-            },
+            }),
             limits: self.settings().limits,
             stdin: Vec::new(),
         };

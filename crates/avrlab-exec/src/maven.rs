@@ -238,7 +238,7 @@ impl Maven {
 
     /// The policy plus the JDK and Maven installations, when they live outside `/usr` (which
     /// every sandbox sees), with the `java` launcher execute-only.
-    fn with_toolchain(&self, mut policy: SandboxPolicy) -> SandboxPolicy {
+    pub(crate) fn with_toolchain(&self, mut policy: SandboxPolicy) -> SandboxPolicy {
         let maven_home = self
             .settings
             .mvn
@@ -262,8 +262,24 @@ impl Maven {
         policy
     }
 
+    /// Where the repository is seen by sandboxed commands.
+    pub(crate) fn repository_view(&self) -> PathBuf {
+        match self.settings.sandbox {
+            SandboxKind::Bubblewrap => PathBuf::from(SANDBOX_REPOSITORY),
+            SandboxKind::None => self.settings.repository.clone(),
+        }
+    }
+
+    /// The host path of a path as sandboxed commands see it.
+    pub(crate) fn host_path(&self, seen: &Path) -> PathBuf {
+        match seen.strip_prefix(self.repository_view()) {
+            Ok(rest) => self.settings.repository.join(rest),
+            Err(_) => seen.to_owned(),
+        }
+    }
+
     /// The repository's mount: read-only for candidates, writable for the warm-up.
-    fn repository_mount(&self, writable: bool) -> Mount {
+    pub(crate) fn repository_mount(&self, writable: bool) -> Mount {
         let source = self.settings.repository.clone();
         match (self.settings.sandbox, writable) {
             (SandboxKind::None, _) => Mount::ReadOnly(source),
