@@ -27,8 +27,31 @@ pub enum CheckoutError {
     },
 }
 
+/// Whether a relative link at `link` (relative to the project root) to `target` resolves inside
+/// the project, judged on the path alone (no link is followed): `a/b -> ../c` is `c`, inside;
+/// `a -> ../../x` leaves. Absolute targets always leave.
+fn stays_inside(link: &Path, target: &Path) -> bool {
+    if target.is_absolute() {
+        return false;
+    }
+    let mut depth: usize = link.parent().map_or(0, |p| p.components().count());
+    for part in target.components() {
+        match part {
+            std::path::Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Copies a project tree, skipping build output (`target/`, `build/`, `.git/`) and refusing
-/// symbolic links that leave the tree.
+/// symbolic links that leave the tree (relative links that stay inside it, even through `../`,
+/// are kept).
 pub fn copy_project(from: &Path, to: &Path) -> Result<(), CheckoutError> {
     let copy_err = |source| CheckoutError::Copy {
         from: from.to_owned(),
@@ -59,7 +82,7 @@ pub fn copy_project(from: &Path, to: &Path) -> Result<(), CheckoutError> {
             std::fs::set_permissions(&dest, permissions).map_err(copy_err)?;
         } else if kind.is_symlink() {
             let target = std::fs::read_link(entry.path()).map_err(copy_err)?;
-            if target.is_absolute() || target.components().any(|c| c.as_os_str() == "..") {
+            if !stays_inside(rel, &target) {
                 return Err(copy_err(std::io::Error::other(format!(
                     "{} is a link that leaves the project",
                     entry.path().display()
@@ -85,5 +108,50 @@ impl Task {
             patch.reversed().apply_to_dir(root).map_err(state_err)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_links_inside_the_project_are_kept_and_others_refused() {
+        let cases = [
+            ("src/test/resources/a/link", "../b/file", true),
+            ("src/link", "../../outside", false),
+            ("link", "../x", false),
+            ("a/link", "/etc/passwd", false),
+            ("a/link", "./b/../c", true),
+            ("a/b/link", "../../../x", false),
+        ];
+        for (link, target, inside) in cases {
+            assert_eq!(
+                stays_inside(Path::new(link), Path::new(target)),
+                inside,
+                "{link} -> {target}"
+            );
+        }
+    }
+
+    #[test]
+    fn copies_an_inside_link_and_refuses_an_escaping_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("p");
+        std::fs::create_dir_all(from.join("a")).unwrap();
+        std::fs::create_dir_all(from.join("b")).unwrap();
+        std::fs::write(from.join("b/file"), "x").unwrap();
+        std::os::unix::fs::symlink("../b/file", from.join("a/link")).unwrap();
+        copy_project(&from, &dir.path().join("copy")).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("copy/a/link")).unwrap(),
+            "x"
+        );
+        std::os::unix::fs::symlink("../../secret", from.join("a/escape")).unwrap();
+        let err = copy_project(&from, &dir.path().join("copy2")).unwrap_err();
+        assert!(
+            format!("{:?}", err).contains("leaves the project"),
+            "{err:?}"
+        );
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use avrlab_bench::{BuildSpec, TestName};
 use sha2::{Digest, Sha256};
 
-use crate::jdk::{Jdk, JdkError, find_jdk};
+use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
 use crate::surefire::{TestCaseResult, read_reports};
@@ -29,6 +29,12 @@ const SANDBOX_REPOSITORY: &str = "/avrlab/maven-repository";
 /// Surefire forks without touching the project's own `argLine`, and a JVM reads them before any
 /// test code runs, so the code under test cannot turn them off for its own JVM either.
 const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:-UsePerfData";
+
+/// The Surefire that runs every test phase, whatever version the project's pom names. Test
+/// selection needs at least 2.19 (`!` exclusions, `Class#method` filters) and 2.22 for JUnit 5;
+/// versions older than 2.20 do not run on JDK 17. The pom's Surefire configuration still applies,
+/// since Maven keys plug-in configuration by plug-in, not by version.
+pub const SUREFIRE_GOAL: &str = "org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test";
 
 /// How every Maven command of a run is made.
 #[derive(Debug, Clone)]
@@ -71,27 +77,43 @@ pub enum MavenError {
 /// Which tests a run executes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TestSelection {
-    /// Exactly these tests or classes.
+    /// Exactly these tests or classes (Surefire's `-Dtest`).
     Only(Vec<TestName>),
-    /// Every test of the module except these.
+    /// Every test the project's own Surefire includes select, except the classes of these names
+    /// (a name with a method excludes its whole class). This is Surefire's `excludesFile`, not a
+    /// `-Dtest` of negations: negations replace the pom's includes with "every class file",
+    /// which loads non-test classes that test resources carry, and method-level negations run
+    /// JUnit 4 through a filter that breaks runners such as Mockito's.
     AllExcept(Vec<TestName>),
 }
 
 impl TestSelection {
-    /// The value of Surefire's `-Dtest`.
-    fn surefire_filter(&self) -> String {
+    /// The value of Surefire's `-Dtest` (none for [`TestSelection::AllExcept`]).
+    fn surefire_filter(&self) -> Option<String> {
         match self {
-            Self::Only(tests) => tests
-                .iter()
-                .map(TestName::surefire_pattern)
-                .collect::<Vec<_>>()
-                .join(","),
-            Self::AllExcept(tests) => tests
-                .iter()
-                .map(|t| format!("!{}", t.surefire_pattern()))
-                .collect::<Vec<_>>()
-                .join(","),
+            Self::Only(tests) => Some(
+                tests
+                    .iter()
+                    .map(TestName::surefire_pattern)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            Self::AllExcept(_) => None,
         }
+    }
+
+    /// The lines of Surefire's `excludesFile`: one class file pattern per excluded class.
+    fn excluded_classes(&self) -> Vec<String> {
+        let Self::AllExcept(tests) = self else {
+            return Vec::new();
+        };
+        let mut classes: Vec<String> = tests
+            .iter()
+            .map(|t| format!("{}.class", t.class.replace('.', "/")))
+            .collect();
+        classes.sort();
+        classes.dedup();
+        classes
     }
 }
 
@@ -128,6 +150,8 @@ pub struct TestRun {
 pub struct Maven {
     settings: MavenSettings,
     jdk: Jdk,
+    /// Why the JDK is not the one the task asks for, when it is not; shown in every phase log.
+    substitution: Option<String>,
     module: PathBuf,
     extra_args: Vec<String>,
 }
@@ -156,19 +180,61 @@ pub fn compiler_diagnostics(log: &str, workspace: &Path) -> Vec<String> {
 
 impl Maven {
     /// Maven for a task's build: finds the JDK it needs.
+    ///
+    /// The JDK policy: the task's JDK when it is installed; otherwise the oldest installed JDK
+    /// newer than it (else the newest), compiling at the task's language level (`-Dmaven.compiler.source/target`, which the
+    /// compiler plug-in reads unless the pom fixes them; JDK 17 compiles no lower than 7), an
+    /// explicit substitution that [`Maven::substitution`] reports and the phase logs record.
     pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
-        let jdk = find_jdk(build.jdk)?;
+        let mut extra_args = build.extra_args.clone();
+        let (jdk, substitution) = match find_jdk(build.jdk) {
+            Ok(jdk) => (jdk, None),
+            Err(JdkError::NoMatch { .. }) => {
+                // The oldest installed JDK newer than the task's (newest first in the list),
+                // else the newest: the closer the JDK, the fewer old plug-ins break on it.
+                let jdks = installed_jdks();
+                let newest = jdks
+                    .iter()
+                    .rev()
+                    .find(|j| j.major > build.jdk)
+                    .or(jdks.first())
+                    .cloned()
+                    .ok_or(JdkError::NoneInstalled)?;
+                // JDK 20 and later compile no lower than 8.
+                let floor = if newest.major >= 20 { 8 } else { 7 };
+                let level = build.jdk.max(floor);
+                let level = if level < 9 {
+                    format!("1.{level}")
+                } else {
+                    level.to_string()
+                };
+                extra_args.push(format!("-Dmaven.compiler.source={level}"));
+                extra_args.push(format!("-Dmaven.compiler.target={level}"));
+                let note = format!(
+                    "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level}",
+                    build.jdk, newest.major, newest.version
+                );
+                (newest, Some(note))
+            }
+            Err(e) => return Err(e.into()),
+        };
         Ok(Self {
             settings,
             jdk,
+            substitution,
             module: build.module.clone(),
-            extra_args: build.extra_args.clone(),
+            extra_args,
         })
     }
 
     /// The JDK this task builds with.
     pub fn jdk(&self) -> &Jdk {
         &self.jdk
+    }
+
+    /// Why the JDK differs from the task's, when it does.
+    pub fn substitution(&self) -> Option<&str> {
+        self.substitution.as_deref()
     }
 
     /// How every command of this Maven is made.
@@ -201,6 +267,13 @@ impl Maven {
             format!("-Dmaven.repo.local={}", repository.display()),
         ];
         all.extend(self.extra_args.iter().cloned());
+        // Coverage agents hook the test JVM through `${argLine}`, which their own goal sets
+        // (JaCoCo's prepare-agent). Old agents crash JDK 17's JVM, and a test phase that runs
+        // Surefire alone leaves the placeholder unresolved, so unless the project sets `argLine`
+        // itself, it is set empty: the tests run without coverage.
+        if !defines_arg_line(dir) {
+            all.push("-DargLine=".to_owned());
+        }
         all.extend(args);
         RunSpec {
             program: self.settings.mvn.clone(),
@@ -298,6 +371,8 @@ impl Maven {
     fn build_fingerprint(&self, project: &Path) -> String {
         let mut hasher = Sha256::new();
         hasher.update(self.jdk.major.to_le_bytes());
+        // The warm-up resolves this Surefire too; a new pin needs a new warm-up.
+        hasher.update(SUREFIRE_GOAL.as_bytes());
         let mut poms: Vec<PathBuf> = walk_poms(project);
         poms.sort();
         for pom in poms {
@@ -334,9 +409,11 @@ impl Maven {
             network: true,
         };
         let args = [
-            "test",
+            "test-compile",
+            SUREFIRE_GOAL,
             "-Dmaven.test.failure.ignore=true",
             "-DfailIfNoTests=false",
+            "-Dsurefire.failIfNoSpecifiedTests=false",
         ]
         .map(str::to_owned)
         .to_vec();
@@ -405,13 +482,37 @@ impl Maven {
             ],
             network: false,
         };
-        let args = vec![
+        let mut args = vec![
             "-o".to_owned(),
-            "surefire:test".to_owned(),
-            format!("-Dtest={}", selection.surefire_filter()),
+            SUREFIRE_GOAL.to_owned(),
             "-Dsurefire.failIfNoSpecifiedTests=false".to_owned(),
             "-DtrimStackTrace=false".to_owned(),
         ];
+        if let Some(filter) = selection.surefire_filter() {
+            args.push(format!("-Dtest={filter}"));
+        }
+        let excluded = selection.excluded_classes();
+        if !excluded.is_empty() {
+            // Written by the host after the compile step, into a path it first clears (whatever
+            // the build left there, a link included), and read-only during the run.
+            let file = target.join("avrlab-excluded-tests.txt");
+            match std::fs::symlink_metadata(&file) {
+                Ok(meta) if meta.is_dir() => {
+                    std::fs::remove_dir_all(&file).map_err(|e| io(&file, e))?;
+                }
+                Ok(_) => std::fs::remove_file(&file).map_err(|e| io(&file, e))?,
+                Err(_) => {}
+            }
+            let mut text = excluded.join("\n");
+            text.push('\n');
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+                .map_err(|e| io(&file, e))?;
+            std::io::Write::write_all(&mut out, text.as_bytes()).map_err(|e| io(&file, e))?;
+            args.push(format!("-Dsurefire.excludesFile={}", file.display()));
+        }
         // Unsandboxed there are no mounts: Surefire writes into the workspace, emptied first.
         let written = match self.settings.sandbox {
             SandboxKind::Bubblewrap => reports.to_owned(),
@@ -453,6 +554,17 @@ fn with_causes(error: &dyn std::error::Error) -> String {
         cause = inner.source();
     }
     text
+}
+
+/// Whether a pom of the project defines the `argLine` property itself.
+fn defines_arg_line(project: &Path) -> bool {
+    walk_poms(project).iter().any(|pom| {
+        let text = std::fs::read_to_string(pom).unwrap_or_default();
+        text.split("<properties>")
+            .skip(1)
+            .filter_map(|rest| rest.split("</properties>").next())
+            .any(|props| props.contains("<argLine>"))
+    })
 }
 
 fn walk_poms(dir: &Path) -> Vec<PathBuf> {

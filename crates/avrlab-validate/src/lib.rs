@@ -5,6 +5,7 @@
 //! The pipeline is apply → compile → PoV tests → regression tests; the first failing stage decides.
 //! Outcomes are data; `Err` is kept for infrastructure failures (no JDK, disk full).
 
+mod baseline;
 mod cache_seal;
 mod candidate;
 mod fast;
@@ -14,6 +15,7 @@ mod outcome;
 mod validator;
 mod verdict_rules;
 
+pub use baseline::Baseline;
 pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, remove_sealed_tree, seal_tree};
 pub use candidate::{
     Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,

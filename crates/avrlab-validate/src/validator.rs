@@ -11,11 +11,12 @@ use avrlab_exec::{
 };
 
 use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
+use crate::baseline::{self, Baseline};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
-use crate::verdict_rules::{PhaseJudgement, judge_run};
+use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// Bytes of each phase log kept with a verdict.
 const LOG_EXCERPT_BYTES: usize = 12 << 10;
@@ -118,6 +119,18 @@ impl MavenOracle {
         }
     }
 
+    /// The stored baseline of a warmed-up task: which regression tests are excluded, and the JDK
+    /// it builds with (with the substitution, when there is one).
+    pub fn baseline(&self, task: &Task) -> Result<(Option<Baseline>, String), ValidateError> {
+        let maven = self.maven(task)?;
+        let jdk = maven.substitution().map_or_else(
+            || format!("JDK {}", maven.jdk().major),
+            |_| format!("JDK {} for {}", maven.jdk().major, task.build.jdk),
+        );
+        let path = baseline::baseline_path(&self.config.work_root, task, maven.jdk().major);
+        Ok((baseline::load(&path), jdk))
+    }
+
     fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
         Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
             ValidateError::Maven {
@@ -178,6 +191,16 @@ impl Oracle for MavenOracle {
             source,
         })?;
         guard.seal(repository)?;
+        // The baseline: which regression tests pass on the reference fix (once per task version).
+        let path = baseline::baseline_path(&self.config.work_root, task, maven.jdk().major);
+        if baseline::load(&path).is_none() {
+            let root = self.config.work_root.join("baseline-run").join(&task.id);
+            let taken = baseline::run_baseline(task, &maven, prepared.pristine(), &root);
+            if !self.config.keep_workspaces {
+                let _ = remove_tree(&root, self.config.maven.sandbox);
+            }
+            baseline::store(&path, &taken?).map_err(Self::workspace_err(&path))?;
+        }
         Ok(())
     }
 
@@ -258,11 +281,15 @@ impl MavenOracle {
         }
 
         let compiled = maven.compile(ws).map_err(maven_err)?;
+        let jdk_note = maven.substitution().map_or_else(
+            || format!("[avrlab] JDK {}\n", maven.jdk().major),
+            |s| format!("[avrlab] {s}\n"),
+        );
         verdict.phases.push(PhaseRecord {
             phase: Phase::Compile,
             wall: compiled.wall,
             exit: exit_text(compiled.exit),
-            log_excerpt: excerpt(&compiled.log),
+            log_excerpt: format!("{jdk_note}{}", excerpt(&compiled.log)),
             enforcement: compiled.enforcement.clone(),
         });
         verdict.diagnostics = compiled.diagnostics.clone();
@@ -298,24 +325,54 @@ impl MavenOracle {
             )
             .map_err(maven_err)?;
         record(&mut verdict, Phase::Pov, &run);
-        if let PhaseJudgement::Decided(outcome, reason) =
-            judge_run(&run, pov, &[], Outcome::PovFailing)
-        {
+        if let PhaseJudgement::Decided(outcome, reason) = judge_run(
+            &run,
+            pov,
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::Indeterminate,
+        ) {
             return finish(verdict, outcome, reason);
         }
 
-        let (selection, wanted, excluded): (TestSelection, &[TestName], &[TestName]) =
-            match &task.oracle.regression_tests {
-                RegressionTests::AllOthers => (TestSelection::AllExcept(pov.clone()), &[], pov),
-                RegressionTests::Listed(list) => (TestSelection::Only(list.clone()), list, pov),
-            };
-        let run = maven
+        // Tests that do not pass on the reference fix never count (see `baseline`).
+        let path = baseline::baseline_path(&self.config.work_root, task, maven.jdk().major);
+        let base = baseline::load(&path).unwrap_or_default();
+        let dropped = base.tests();
+        // Whole classes are excluded (see `TestSelection::AllExcept`); reports must name none of
+        // them. The PoV tests run again with the others: they passed a moment ago.
+        let dropped_classes: Vec<TestName> = dropped
+            .iter()
+            .map(|t| TestName {
+                class: t.class.clone(),
+                method: None,
+            })
+            .collect();
+        let listed: Vec<TestName>;
+        let (selection, wanted): (TestSelection, &[TestName]) = match &task.oracle.regression_tests
+        {
+            RegressionTests::AllOthers => (TestSelection::AllExcept(dropped.clone()), &[]),
+            RegressionTests::Listed(list) => {
+                listed = list
+                    .iter()
+                    .filter(|t| !dropped_classes.iter().any(|d| d.class == t.class))
+                    .cloned()
+                    .collect();
+                (TestSelection::Only(listed.clone()), &listed)
+            }
+        };
+        let mut run = maven
             .test(ws, &selection, &root.join("reports-regression"))
             .map_err(maven_err)?;
+        run.log = format!("[avrlab] {}\n{}", base.describe(), run.log);
         record(&mut verdict, Phase::Regression, &run);
-        if let PhaseJudgement::Decided(outcome, reason) =
-            judge_run(&run, wanted, excluded, Outcome::RegressionBroken)
-        {
+        if let PhaseJudgement::Decided(outcome, reason) = judge_run(
+            &run,
+            wanted,
+            &dropped_classes,
+            Outcome::RegressionBroken,
+            SkippedTests::Allowed,
+        ) {
             return finish(verdict, outcome, reason);
         }
         let count = verdict.tests.len();

@@ -27,6 +27,16 @@ fn describe(case: &TestCaseResult) -> String {
     )
 }
 
+/// What a skipped test means in a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SkippedTests {
+    /// A skipped test did not run, so nothing is known (PoV tests must run).
+    Indeterminate,
+    /// Skipped regression tests are the project's own choice (`@Ignore`, assumptions) and do
+    /// not count; at least one test must still have passed.
+    Allowed,
+}
+
 /// Judges a test run. `wanted` lists the tests that must appear (for "all others" runs, none in
 /// particular); `excluded` lists tests that must not appear; `failure` is the outcome when a test
 /// fails.
@@ -35,6 +45,7 @@ pub(crate) fn judge_run(
     wanted: &[TestName],
     excluded: &[TestName],
     failure: Outcome,
+    skipped: SkippedTests,
 ) -> PhaseJudgement {
     let decided = |outcome, reason: String| PhaseJudgement::Decided(outcome, reason);
     match run.exit {
@@ -76,7 +87,7 @@ pub(crate) fn judge_run(
     if let Some(stray) = run
         .cases
         .iter()
-        .find(|c| excluded.iter().any(|t| t.matches(&c.class, &c.method)))
+        .find(|c| excluded.iter().any(|t| t.covers(&c.class, &c.method)))
     {
         return decided(
             Outcome::Indeterminate,
@@ -90,7 +101,7 @@ pub(crate) fn judge_run(
         && let Some(stray) = run
             .cases
             .iter()
-            .find(|c| !wanted.iter().any(|t| t.matches(&c.class, &c.method)))
+            .find(|c| !wanted.iter().any(|t| t.covers(&c.class, &c.method)))
     {
         return decided(
             Outcome::Indeterminate,
@@ -112,11 +123,23 @@ pub(crate) fn judge_run(
     {
         return decided(failure, describe(failed));
     }
-    if let Some(skipped) = run.cases.iter().find(|c| c.status == TestStatus::Skipped) {
-        return decided(
-            Outcome::Indeterminate,
-            format!("{} was skipped", describe(skipped)),
-        );
+    match skipped {
+        SkippedTests::Indeterminate => {
+            if let Some(case) = run.cases.iter().find(|c| c.status == TestStatus::Skipped) {
+                return decided(
+                    Outcome::Indeterminate,
+                    format!("{} was skipped", describe(case)),
+                );
+            }
+        }
+        SkippedTests::Allowed => {
+            if run.cases.iter().all(|c| c.status == TestStatus::Skipped) {
+                return decided(
+                    Outcome::Indeterminate,
+                    "every test of the run was skipped: no test ran".into(),
+                );
+            }
+        }
     }
     if !run.exit.success() {
         return decided(
@@ -221,7 +244,13 @@ mod tests {
             ),
         ];
         for (index, (test_run, expected)) in cases.into_iter().enumerate() {
-            let judged = judge_run(&test_run, &pov, &[], Outcome::PovFailing);
+            let judged = judge_run(
+                &test_run,
+                &pov,
+                &[],
+                Outcome::PovFailing,
+                SkippedTests::Indeterminate,
+            );
             let got = match judged {
                 PhaseJudgement::Passed => None,
                 PhaseJudgement::Decided(o, _) => Some(o),
@@ -257,6 +286,7 @@ mod tests {
             &wanted,
             &[],
             Outcome::PovFailing,
+            SkippedTests::Indeterminate,
         );
         assert_eq!(
             judged,
@@ -276,6 +306,7 @@ mod tests {
             &[],
             &pov,
             Outcome::RegressionBroken,
+            SkippedTests::Allowed,
         );
         assert!(matches!(
             judged,
@@ -287,10 +318,52 @@ mod tests {
             &[],
             &pov,
             Outcome::RegressionBroken,
+            SkippedTests::Allowed,
         );
         assert!(matches!(
             judged,
             PhaseJudgement::Decided(Outcome::RegressionBroken, _)
+        ));
+    }
+
+    #[test]
+    fn skipped_regression_tests_do_not_count_but_skipped_pov_tests_do() {
+        let cases = vec![
+            case("a.T", "other", TestStatus::Passed),
+            case("a.T", "ignored", TestStatus::Skipped),
+        ];
+        let judged = judge_run(
+            &run(ExitKind::Code(0), cases.clone()),
+            &[],
+            &[],
+            Outcome::RegressionBroken,
+            SkippedTests::Allowed,
+        );
+        assert_eq!(judged, PhaseJudgement::Passed);
+        let judged = judge_run(
+            &run(
+                ExitKind::Code(0),
+                vec![case("a.T", "ignored", TestStatus::Skipped)],
+            ),
+            &[],
+            &[],
+            Outcome::RegressionBroken,
+            SkippedTests::Allowed,
+        );
+        assert!(matches!(
+            judged,
+            PhaseJudgement::Decided(Outcome::Indeterminate, _)
+        ));
+        let judged = judge_run(
+            &run(ExitKind::Code(0), cases),
+            &names(&["a.T#other", "a.T#ignored"]),
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::Indeterminate,
+        );
+        assert!(matches!(
+            judged,
+            PhaseJudgement::Decided(Outcome::Indeterminate, _)
         ));
     }
 }

@@ -18,8 +18,10 @@ use avrlab_exec::{GitError, Repository, mirror_path};
 /// Why a row was refused: it cannot be driven here, or the row itself is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusalKind {
-    /// Something this machine lacks (a mirror, a Gradle or Ant driver).
-    NotHere,
+    /// A row avrlab cannot drive (a Gradle or Ant build, a row without PoV tests).
+    Unsupported,
+    /// The repository has no mirror here (and importing never clones).
+    NoMirror,
     /// The row is wrong: a commit the repository lacks, a PoV test that does not exist.
     BadRow,
 }
@@ -60,7 +62,7 @@ pub fn import_rows(
         summary.refused.push(Refused {
             dataset_id: refusal.dataset_id.clone(),
             kind: if refusal.reason.contains("SpotBugs") {
-                RefusalKind::NotHere
+                RefusalKind::Unsupported
             } else {
                 RefusalKind::BadRow
             },
@@ -108,13 +110,13 @@ fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
         RowBuild::Maven { module } => module.clone(),
         RowBuild::Gradle => {
             return Err((
-                RefusalKind::NotHere,
+                RefusalKind::Unsupported,
                 "a Gradle build: avrlab drives Maven only and no Gradle distribution is reachable here".into(),
             ));
         }
         RowBuild::Ant => {
             return Err((
-                RefusalKind::NotHere,
+                RefusalKind::Unsupported,
                 "an Ant build: avrlab drives Maven only".into(),
             ));
         }
@@ -125,7 +127,7 @@ fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
         Ok(Some(repo)) => repo,
         Ok(None) => {
             return Err((
-                RefusalKind::NotHere,
+                RefusalKind::NoMirror,
                 format!(
                     "no mirror of {} (commit {}) here: expected {}; run `avrlab mirror fetch --benchmark {}` where GitHub is reachable, or put a bare clone there",
                     row.repo_url,

@@ -6,6 +6,7 @@ mod common;
 mod eval;
 mod fast;
 mod prompts;
+mod real;
 mod reference;
 mod resume;
 mod transform;

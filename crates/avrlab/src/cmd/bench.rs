@@ -9,6 +9,7 @@ use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
 use super::Failure;
+use super::options::{SandboxArg, ValidationOptions};
 
 /// Arguments of `avrlab bench`.
 #[derive(Debug, clap::Args)]
@@ -44,6 +45,9 @@ pub enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         ids: Vec<String>,
     },
+    /// The reference check with one row per task: builds? vulnerable fails its PoV tests?
+    /// reference fix Plausible? baseline exclusions, JDK, minutes. Exit 3 when a task fails it.
+    Check(CheckArgs),
     /// Write the task state (the vulnerable project) into a new folder.
     Checkout {
         task: String,
@@ -55,6 +59,30 @@ pub enum BenchCommand {
         #[arg(long)]
         mirrors: Option<PathBuf>,
     },
+}
+
+/// Arguments of `avrlab bench check` (the benchmark is `bench --benchmark`).
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Only these tasks (comma-separated ids).
+    #[arg(long, value_delimiter = ',')]
+    pub tasks: Vec<String>,
+    /// Parallel workers [default: the number of cores].
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Seconds one build or test step may run before its process tree is killed (real
+    /// projects' whole suites take minutes).
+    #[arg(long, default_value_t = 900)]
+    pub timeout: u64,
+    /// A folder of bare git mirrors (owner+repo.git); default `$AVRLAB_MIRRORS`.
+    #[arg(long)]
+    pub mirrors: Option<PathBuf>,
+    /// Where task states, baselines and workspaces are made [default: a fresh temp folder].
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// The results store.
+    #[arg(long, default_value = ".avrlab/results.sqlite")]
+    pub store: PathBuf,
 }
 
 /// `--mirrors`, else `$AVRLAB_MIRRORS`.
@@ -134,22 +162,25 @@ fn import(
     for r in &summary.refused {
         println!("refused {}: {}", r.dataset_id, r.reason);
     }
-    let not_here = summary
-        .refused
-        .iter()
-        .filter(|r| r.kind == RefusalKind::NotHere)
-        .count();
-    let bad = summary.refused.len() - not_here;
+    let count = |kind| summary.refused.iter().filter(|r| r.kind == kind).count();
+    let (unsupported, no_mirror) = (
+        count(RefusalKind::Unsupported),
+        count(RefusalKind::NoMirror),
+    );
+    let bad = count(RefusalKind::BadRow);
     println!(
-        "{}: {} rows turned into tasks in {}, {} refused ({} cannot be driven here, {} bad rows)",
+        "{}: {} rows turned into tasks in {}, {} refused ({} not drivable by avrlab, {} without a mirror here, {} bad rows)",
         kind.as_str(),
         summary.imported.len(),
         out.display(),
         summary.refused.len(),
-        not_here,
+        unsupported,
+        no_mirror,
         bad
     );
-    Ok(if bad > 0 {
+    // Rows avrlab cannot drive are the dataset's nature; a missing mirror or a bad row means the
+    // import is incomplete.
+    Ok(if bad + no_mirror > 0 {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
@@ -168,9 +199,32 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     {
         return import(&dataset, file, out, mirrors, &ids);
     }
+    if let BenchCommand::Check(check) = args.command {
+        let options = ValidationOptions {
+            benchmark: args.benchmark,
+            tasks: check.tasks,
+            workers: check.workers,
+            timeout: check.timeout,
+            sandbox: SandboxArg::Bwrap,
+            maven_repo: None,
+            work_dir: check.work_dir,
+            mirrors: mirrors_dir(check.mirrors),
+            keep_workspaces: false,
+        };
+        return super::validate::check(super::validate::Args {
+            options,
+            reference: true,
+            patches: None,
+            store: check.store,
+            run: None,
+            resume: false,
+            allow_apply_failures: false,
+            json: false,
+        });
+    }
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;
     match args.command {
-        BenchCommand::Import { .. } => unreachable!("handled above"),
+        BenchCommand::Import { .. } | BenchCommand::Check(_) => unreachable!("handled above"),
         BenchCommand::List => {
             println!("{:<28} {:<14} {:<18} methods", "task", "cwe", "cve");
             for task in &benchmark.tasks {

@@ -233,7 +233,10 @@ impl ValidationOptions {
                     limits,
                 },
                 work_root: work.path.clone(),
-                mirrors: self.mirrors.clone(),
+                mirrors: self
+                    .mirrors
+                    .clone()
+                    .or_else(|| std::env::var_os("AVRLAB_MIRRORS").map(PathBuf::from)),
                 keep_workspaces: self.keep_workspaces,
             },
             workers,

@@ -44,6 +44,92 @@ pub struct Args {
     pub json: bool,
 }
 
+/// One task's line of `avrlab bench check`.
+#[derive(Debug)]
+struct CheckRow {
+    task: String,
+    builds: &'static str,
+    vulnerable_fails_pov: &'static str,
+    reference_plausible: &'static str,
+    excluded: String,
+    jdk: String,
+    minutes: f64,
+    note: String,
+}
+
+fn check_row(
+    task: &avrlab_bench::Task,
+    summary: &avrlab::summary::Summary,
+    baseline: Option<&avrlab_validate::Baseline>,
+    jdk: String,
+) -> CheckRow {
+    let of = |label: &str| {
+        summary
+            .verdicts
+            .iter()
+            .find(|v| v.task == task.id && v.label == label)
+    };
+    let (vulnerable, reference) = (of("vulnerable"), of("reference"));
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let builds = match reference {
+        Some(v) => yes_no(v.outcome != "Uncompilable"),
+        None => "-",
+    };
+    let minutes = [vulnerable, reference]
+        .iter()
+        .flatten()
+        .map(|v| v.seconds)
+        .sum::<f64>()
+        / 60.0;
+    let mut note = String::new();
+    for (name, v) in [("vulnerable", vulnerable), ("reference", reference)] {
+        if let Some(v) = v
+            && !matches!(
+                (name, v.outcome.as_str()),
+                ("vulnerable", "PovFailing") | ("reference", "Plausible")
+            )
+        {
+            note = format!("{name}: {} ({})", v.outcome, v.reason);
+        }
+    }
+    CheckRow {
+        task: task.id.clone(),
+        builds,
+        vulnerable_fails_pov: vulnerable.map_or("-", |v| yes_no(v.outcome == "PovFailing")),
+        reference_plausible: reference.map_or("-", |v| yes_no(v.outcome == "Plausible")),
+        excluded: baseline.map_or_else(
+            || "no baseline".to_owned(),
+            |b| match &b.note {
+                Some(n) => n.clone(),
+                None => format!("{} of {}", b.excluded.len(), b.ran),
+            },
+        ),
+        jdk,
+        minutes,
+        note,
+    }
+}
+
+fn render_check_table(rows: &[CheckRow]) -> String {
+    let mut out = String::from(
+        "\n| task | builds | vulnerable fails PoV | reference Plausible | baseline exclusions | JDK | minutes | note |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {:.1} | {} |\n",
+            r.task,
+            r.builds,
+            r.vulnerable_fails_pov,
+            r.reference_plausible,
+            r.excluded,
+            r.jdk,
+            r.minutes,
+            r.note.replace('|', "/")
+        ));
+    }
+    out
+}
+
 pub(super) fn store_failure(error: StoreError) -> Failure {
     match error {
         StoreError::NotADatabase(_) | StoreError::Version { .. } | StoreError::RunExists(_) => {
@@ -54,6 +140,15 @@ pub(super) fn store_failure(error: StoreError) -> Failure {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    run_with(args, false)
+}
+
+/// `avrlab bench check`: the reference check, then one row per task.
+pub fn check(args: Args) -> Result<ExitCode, Failure> {
+    run_with(args, true)
+}
+
+fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
     let (mode, planned) = match &args.patches {
         Some(path) => (
@@ -98,6 +193,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         );
     } else {
         print!("{}", render_text(&summary));
+    }
+    if table {
+        let mut rows = Vec::new();
+        for task in &benchmark.tasks {
+            let (baseline, jdk) = oracle.baseline(task).map_err(Failure::infrastructure)?;
+            rows.push(check_row(task, &summary, baseline.as_ref(), jdk));
+        }
+        #[expect(clippy::print_stdout, reason = "the command's result")]
+        {
+            print!("{}", render_check_table(&rows));
+        }
     }
     let failed_check = summary.reference_check.as_ref().is_some_and(|c| !c.passed);
     Ok(if failed_check {

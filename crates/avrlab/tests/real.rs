@@ -1,0 +1,170 @@
+//! Real vulnerabilities from the datasets: Vul4J and VJBench rows imported from the shared mirrors
+//! (`<repo root>/../shared/mirrors`, beside the clone in CI), checked by building and testing the
+//! real projects; and the dataset rows the importer must refuse, each with one clear line.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{avrlab, heavy, repo_root, text};
+
+/// The shared folder beside the repository; its absence is a setup error, said plainly.
+fn shared(sub: &str) -> PathBuf {
+    let dir = repo_root().join("..").join("shared").join(sub);
+    assert!(
+        dir.is_dir(),
+        "{} is missing: the real-project tests need the shared datasets and mirrors beside the clone",
+        dir.display()
+    );
+    dir
+}
+
+fn import(dir: &Path, dataset: &str, ids: &str, extra: &[&str]) -> std::process::Output {
+    let out = dir.join(dataset);
+    let mirrors = shared("mirrors");
+    let mut args = vec![
+        "bench",
+        "import",
+        dataset,
+        "--mirrors",
+        mirrors.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--ids",
+        ids,
+    ];
+    args.extend_from_slice(extra);
+    avrlab(dir, &args)
+}
+
+/// The three mirrored vulnerabilities import with `all-others` regression tests and no state
+/// patch, and pass the reference check: each vulnerable state fails its PoV tests, each
+/// reference fix is Plausible once the baseline has excluded what does not pass on the fix.
+#[test]
+fn the_three_mirrored_vulnerabilities_pass_the_reference_check() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let output = import(dir.path(), "vjbench", "Json-sanitizer-1,Jinjava-1", &[]);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("vjbench: 2 rows turned into tasks"),
+        "{stdout}"
+    );
+    let output = import(dir.path(), "vul4j", "VUL4J-41", &[]);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("vul4j: 1 rows turned into tasks"),
+        "{stdout}"
+    );
+
+    // One benchmark of the three tasks.
+    let bench = dir.path().join("real");
+    std::fs::create_dir_all(&bench).unwrap();
+    for (dataset, id) in [
+        ("vjbench", "vjbench-json-sanitizer-1"),
+        ("vjbench", "vjbench-jinjava-1"),
+        ("vul4j", "vul4j-41"),
+    ] {
+        let toml =
+            std::fs::read_to_string(dir.path().join(dataset).join(id).join("task.toml")).unwrap();
+        assert!(toml.contains("regression_tests = \"all-others\""), "{toml}");
+        assert!(toml.contains("apply = []"), "{toml}");
+        std::fs::rename(dir.path().join(dataset).join(id), bench.join(id)).unwrap();
+    }
+    let mirrors = shared("mirrors");
+    let store = dir.path().join("results.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "bench",
+            "--benchmark",
+            bench.to_str().unwrap(),
+            "check",
+            "--mirrors",
+            mirrors.to_str().unwrap(),
+            "--workers",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "3/3 vulnerable states fail their PoV tests, 3/3 reference fixes are Plausible"
+        ),
+        "{stdout}"
+    );
+    for id in ["vjbench-json-sanitizer-1", "vjbench-jinjava-1", "vul4j-41"] {
+        assert!(
+            stdout.contains(&format!("| {id} | yes | yes | yes |")),
+            "{id}: {stdout}"
+        );
+    }
+}
+
+/// A dataset row naming a repository with no mirror, a commit the mirror lacks, or a PoV test
+/// the project does not have: one clear line each, exit 2, no task folder.
+#[test]
+fn bad_dataset_rows_are_refused_with_one_line_and_nothing_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let source =
+        std::fs::read_to_string(shared("datasets").join("vul4j/vul4j_dataset.csv")).unwrap();
+    let mut lines = source.lines();
+    let header = lines.next().unwrap();
+    let row = lines.find(|l| l.starts_with("41,VUL4J-41,")).unwrap();
+    let cases = [
+        (
+            row.replace(
+                "codehaus-plexus/plexus-archiver/commit",
+                "nobody/nothing/commit",
+            ),
+            "no mirror of https://github.com/nobody/nothing",
+        ),
+        (
+            row.replace(
+                "58bc24e465c0842981692adbf6d75680298989de",
+                "0123456789abcdef0123456789abcdef01234567",
+            ),
+            "has no commit 0123456789abcdef0123456789abcdef01234567",
+        ),
+        (
+            row.replace(
+                "ZipUnArchiverTest#testExtractingZipWithEntryOutsideDestDirThrowsException",
+                "ZipUnArchiverTest#noSuchTest",
+            ),
+            "PoV test org.codehaus.plexus.archiver.zip.ZipUnArchiverTest#noSuchTest does not exist",
+        ),
+    ];
+    for (index, (bad_row, expected)) in cases.iter().enumerate() {
+        let csv = dir.path().join(format!("bad-{index}.csv"));
+        std::fs::write(&csv, format!("{header}\n{bad_row}\n")).unwrap();
+        let out = dir.path().join(format!("out-{index}"));
+        let mirrors = shared("mirrors");
+        let output = avrlab(
+            dir.path(),
+            &[
+                "bench",
+                "import",
+                "vul4j",
+                "--dataset",
+                csv.to_str().unwrap(),
+                "--mirrors",
+                mirrors.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+        let refusals: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("refused "))
+            .collect();
+        assert_eq!(refusals.len(), 1, "{stdout}");
+        assert!(refusals[0].contains(expected), "{stdout}");
+        let stored: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().collect();
+        assert!(stored.is_empty(), "nothing is stored: {stored:?}");
+    }
+}
