@@ -3,7 +3,8 @@
 //!
 //! During a test run the project folder is mounted read-only: compiled classes, test sources and
 //! build files cannot be changed by the code under test. Only a fresh reports folder (outside the
-//! workspace, bound into it) and Surefire's scratch folder are writable.
+//! workspace, bound into it), Surefire's scratch folder and a fresh in-memory `target/` (around
+//! the read-only build output) are writable.
 //!
 //! Inside the sandbox the dependency repository is mounted at [`SANDBOX_REPOSITORY`], so that the
 //! user's home folder, where it usually lives, is not part of the sandbox's file system at all.
@@ -470,28 +471,8 @@ impl Maven {
         for dir in [&report_mount, &scratch, &reports.to_path_buf()] {
             std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         }
-        let policy = SandboxPolicy {
-            mounts: vec![
-                self.repository_mount(false),
-                Mount::ReadOnly(workspace.to_owned()),
-                Mount::BindAt {
-                    source: reports.to_owned(),
-                    target: report_mount.clone(),
-                },
-                Mount::Tmpfs(scratch),
-            ],
-            network: false,
-        };
-        let mut args = vec![
-            "-o".to_owned(),
-            SUREFIRE_GOAL.to_owned(),
-            "-Dsurefire.failIfNoSpecifiedTests=false".to_owned(),
-            "-DtrimStackTrace=false".to_owned(),
-        ];
-        if let Some(filter) = selection.surefire_filter() {
-            args.push(format!("-Dtest={filter}"));
-        }
         let excluded = selection.excluded_classes();
+        let mut excludes_file = None;
         if !excluded.is_empty() {
             // Written by the host after the compile step, into a path it first clears (whatever
             // the build left there, a link included), and read-only during the run.
@@ -511,6 +492,51 @@ impl Maven {
                 .open(&file)
                 .map_err(|e| io(&file, e))?;
             std::io::Write::write_all(&mut out, text.as_bytes()).map_err(|e| io(&file, e))?;
+            excludes_file = Some(file);
+        }
+        let mut mounts = vec![
+            self.repository_mount(false),
+            Mount::ReadOnly(workspace.to_owned()),
+        ];
+        // Real projects' tests write under `target/` (extracted archives, generated files). The
+        // module's `target/` becomes a fresh in-memory folder in which everything the build left
+        // there (compiled classes, test resources) is mounted back read-only; only real folders
+        // and files are, never a link, so nothing outside the workspace is exposed.
+        mounts.push(Mount::Tmpfs(target.clone()));
+        for entry in std::fs::read_dir(&target)
+            .map_err(|e| io(&target, e))?
+            .flatten()
+        {
+            let name = entry.file_name();
+            if matches!(name.to_str(), Some("surefire-reports" | "surefire")) {
+                continue;
+            }
+            let is_plain = std::fs::symlink_metadata(entry.path())
+                .map(|m| m.is_dir() || m.is_file())
+                .unwrap_or(false);
+            if is_plain {
+                mounts.push(Mount::ReadOnly(entry.path()));
+            }
+        }
+        mounts.push(Mount::BindAt {
+            source: reports.to_owned(),
+            target: report_mount.clone(),
+        });
+        mounts.push(Mount::Tmpfs(scratch));
+        let policy = SandboxPolicy {
+            mounts,
+            network: false,
+        };
+        let mut args = vec![
+            "-o".to_owned(),
+            SUREFIRE_GOAL.to_owned(),
+            "-Dsurefire.failIfNoSpecifiedTests=false".to_owned(),
+            "-DtrimStackTrace=false".to_owned(),
+        ];
+        if let Some(filter) = selection.surefire_filter() {
+            args.push(format!("-Dtest={filter}"));
+        }
+        if let Some(file) = &excludes_file {
             args.push(format!("-Dsurefire.excludesFile={}", file.display()));
         }
         // Unsandboxed there are no mounts: Surefire writes into the workspace, emptied first.

@@ -91,7 +91,7 @@ pub fn mirrors_dir(flag: Option<PathBuf>) -> Option<PathBuf> {
 }
 
 /// The datasets folder: `$AVRLAB_DATASETS`, else `../shared/datasets` beside the source tree.
-fn datasets_dir() -> PathBuf {
+pub(super) fn datasets_dir() -> PathBuf {
     std::env::var_os("AVRLAB_DATASETS").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"),
         PathBuf::from,

@@ -6,6 +6,7 @@
 
 mod bench;
 mod eval;
+mod mirror;
 mod options;
 mod report;
 mod throughput;
@@ -55,6 +56,8 @@ enum Command {
     Bench(bench::Args),
     /// Validate candidates (or the benchmark's own reference fixes) by building and testing them.
     Validate(validate::Args),
+    /// Clone the git repositories a benchmark or dataset needs into the mirror folder.
+    Mirror(mirror::Args),
     /// Ask a model for patches, validate them, and print the tables.
     Eval(eval::Args),
     /// Print the tables of stored eval runs.
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Mirror(args) => mirror::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Report(args) => report::run(args),
         Command::Throughput(args) => throughput::run(args),
