@@ -224,6 +224,14 @@ pub(crate) fn run_baseline(
     let run = maven
         .test(&ws, &selection, &root.join("reports"))
         .map_err(maven_err)?;
+    if let Some(problem) = &run.unusable_reports {
+        return Ok(Baseline {
+            note: Some(format!(
+                "the baseline run's reports are unusable ({problem}); no test is excluded"
+            )),
+            ..Baseline::default()
+        });
+    }
     Ok(judge_baseline(
         &BaselineRun {
             compiled: true,

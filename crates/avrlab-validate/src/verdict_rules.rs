@@ -264,7 +264,13 @@ mod tests {
         let mut test_run = run(ExitKind::Code(0), vec![]);
         test_run.unusable_reports =
             Some("TEST-x.xml is a symbolic link, not a regular file".into());
-        let judged = judge_run(&test_run, &names(&["a.T#pov"]), &[], Outcome::PovFailing);
+        let judged = judge_run(
+            &test_run,
+            &names(&["a.T#pov"]),
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::Indeterminate,
+        );
         assert_eq!(
             judged,
             PhaseJudgement::Decided(
