@@ -10,8 +10,8 @@ use avrlab_exec::{
     remove_tree,
 };
 
-use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
 use crate::baseline::{self, Baseline};
+use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
 use crate::oracle::{Oracle, PreparedTask};
