@@ -191,16 +191,13 @@ impl Maven {
         let (jdk, substitution) = match find_jdk(build.jdk) {
             Ok(jdk) => (jdk, None),
             Err(JdkError::NoMatch { .. }) => {
-                // The oldest installed JDK newer than the task's (newest first in the list),
-                // else the newest: the closer the JDK, the fewer old plug-ins break on it.
+                // The oldest installed JDK newer than the task's (the list is newest first): the
+                // closer the JDK, the fewer old plug-ins break on it.
                 let jdks = installed_jdks();
-                let newest = jdks
-                    .iter()
-                    .rev()
-                    .find(|j| j.major > build.jdk)
-                    .or(jdks.first())
-                    .cloned()
-                    .ok_or(JdkError::NoneInstalled)?;
+                // A JDK older than the task's cannot stand in for it: then the task is refused.
+                let Some(newest) = jdks.iter().rev().find(|j| j.major > build.jdk).cloned() else {
+                    return Err(find_jdk(build.jdk).unwrap_err().into());
+                };
                 // JDK 20 and later compile no lower than 8.
                 let floor = if newest.major >= 20 { 8 } else { 7 };
                 let level = build.jdk.max(floor);

@@ -21,7 +21,7 @@ use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, Verdict};
 use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
-use crate::verdict_rules::{PhaseJudgement, judge_run};
+use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// How the fast oracle runs and how much of it Maven re-checks.
 #[derive(Debug, Clone)]
@@ -398,7 +398,9 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
                 format!("the test launcher failed in the {name} phase: {why}"),
             );
         }
-        if let PhaseJudgement::Decided(outcome, reason) = judge_run(&run, wanted, excluded, failure)
+        // The fast path takes no baseline yet, so a skipped test stays undecided in both phases.
+        if let PhaseJudgement::Decided(outcome, reason) =
+            judge_run(&run, wanted, excluded, failure, SkippedTests::Indeterminate)
         {
             return finish(verdict, outcome, reason);
         }

@@ -9,7 +9,7 @@ use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
 use super::Failure;
-use super::options::{SandboxArg, ValidationOptions};
+use super::options::{EngineArg, SandboxArg, ValidationOptions};
 
 /// Arguments of `avrlab bench`.
 #[derive(Debug, clap::Args)]
@@ -210,6 +210,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             work_dir: check.work_dir,
             mirrors: mirrors_dir(check.mirrors),
             keep_workspaces: false,
+            // The reference check of real projects runs Maven itself, with its baseline.
+            engine: vec![EngineArg::Maven],
+            recheck_sample: 0.0,
+            recycle_every: 50,
         };
         return super::validate::check(super::validate::Args {
             options,

@@ -196,8 +196,10 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     }
     if table {
         let mut rows = Vec::new();
+        // The baseline is the Maven engine's (`bench check` runs that engine).
+        let maven = avrlab_validate::MavenOracle::new(config.validator.clone());
         for task in &benchmark.tasks {
-            let (baseline, jdk) = oracle.baseline(task).map_err(Failure::infrastructure)?;
+            let (baseline, jdk) = maven.baseline(task).map_err(Failure::infrastructure)?;
             rows.push(check_row(task, &summary, baseline.as_ref(), jdk));
         }
         #[expect(clippy::print_stdout, reason = "the command's result")]
