@@ -1,7 +1,7 @@
 //! Candidates with known outcomes, for every demo task: the reference fix, one that does not
 //! compile, one that breaks a regression test, one that loops forever, one that tries to reach
-//! the network and write outside its workspace, plus adversarial ones that touch test files or
-//! forge their own test reports. Each gets its expected Outcome; the sandbox holds.
+//! the network and write outside its workspace. Each gets its expected Outcome; the sandbox holds.
+//! (Hostile candidates have their own suite, `adversarial.rs`.)
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -37,8 +37,8 @@ fn every_candidate_gets_its_expected_outcome_and_the_sandbox_holds() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
     let store = dir.path().join("results.sqlite");
+    // The adversarial fixtures have their own run (adversarial.rs).
     let mut cases = fixture_candidates(&fixtures().join("demo-candidates"));
-    cases.extend(fixture_candidates(&fixtures().join("adversarial")));
     for task in demo_tasks() {
         let diff = std::fs::read_to_string(
             repo_root()

@@ -1,5 +1,6 @@
 //! Integration tests of the avrlab command, with real Maven, javac, JUnit, bubblewrap and SQLite.
 
+mod adversarial;
 mod bad_input;
 mod candidates;
 mod common;

@@ -1,0 +1,485 @@
+//! The containment suite: hostile candidates (main-source Java changes only) against one demo
+//! task, validated in one run with two workers, then the task's reference fix in the same run.
+//! Run as root and as an unprivileged user (`nobody`, through `setpriv`). Every candidate gets its
+//! expected outcome and none is Plausible; host canaries (files, a secret, UNIX sockets, a TCP
+//! port, an environment key) show that nothing outside the workspace was written, read into the
+//! logs or reached; no process, work folder or cgroup is left; the dependency cache is unchanged;
+//! avrlab's own memory and CPU time stay bounded.
+
+use std::collections::BTreeMap;
+use std::io::{ErrorKind, Read};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::{binary, fixtures, heavy, patch_line, processes_mentioning, repo_root};
+
+const TASK: &str = "demo-xxe-config";
+/// The port `escape-network` tries on the host's loopback.
+const LOOPBACK_PORT: u16 = 47114;
+/// Host paths the hostile candidates try to write; none may exist afterwards.
+const WRITE_TARGETS: &[&str] = &[
+    "/root/avrlab-hostile",
+    "/var/tmp/avrlab-hostile",
+    "/run/avrlab-hostile",
+    "/etc/avrlab-hostile",
+    "/usr/avrlab-hostile",
+    "/home/avrlab-hostile",
+    "/usr/avrlab-hostile-remount",
+    "/var/tmp/avrlab-hostile-absolute.java",
+    "/var/tmp/avrlab-hostile-dotdot.java",
+];
+/// avrlab's own peak memory (VmHWM) may not exceed this, whatever the candidates write.
+const RSS_LIMIT_KIB: u64 = 512 << 10;
+/// avrlab's own CPU time (user + system, not its children's) may not exceed this.
+const CPU_LIMIT_SECONDS: f64 = 120.0;
+/// A run that takes longer than this hangs: it is killed and the test fails.
+const WATCHDOG: Duration = Duration::from_secs(1500);
+
+/// The hostile candidates and their expected outcomes.
+fn hostile() -> Vec<(String, String, String)> {
+    let dir = fixtures().join("adversarial");
+    let expected: BTreeMap<String, BTreeMap<String, String>> =
+        toml::from_str(&std::fs::read_to_string(dir.join("expected.toml")).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for (task, candidates) in expected {
+        for (label, outcome) in candidates {
+            let diff = std::fs::read_to_string(dir.join(&task).join(format!("{label}.diff")))
+                .unwrap_or_else(|e| panic!("{task}/{label}.diff: {e}"));
+            assert_ne!(
+                outcome, "Plausible",
+                "{label}: no hostile candidate is Plausible"
+            );
+            out.push((label, diff, outcome));
+        }
+    }
+    out
+}
+
+/// What was on the host before the run, to compare with afterwards.
+struct Canaries {
+    secret: String,
+    secret_file: PathBuf,
+    sockets: Vec<(PathBuf, UnixListener)>,
+    loopback: TcpListener,
+}
+
+impl Canaries {
+    fn plant(tag: &str) -> Self {
+        let secret = format!("AVRLAB-CANARY-{}-{tag}", std::process::id());
+        let secret_file = PathBuf::from(format!("/root/.avrlab-adversarial-canary-{tag}"));
+        std::fs::write(&secret_file, &secret).unwrap();
+        std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let mut sockets = Vec::new();
+        for dir in ["/run", "/tmp", "/root"] {
+            let path = PathBuf::from(format!(
+                "{dir}/avrlab-adversarial-{}-{tag}.sock",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_file(&path);
+            let listener = UnixListener::bind(&path).unwrap();
+            listener.set_nonblocking(true).unwrap();
+            // Even an unprivileged run could connect if the sandbox let it see the socket.
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+            sockets.push((path, listener));
+        }
+        let loopback = TcpListener::bind(("127.0.0.1", LOOPBACK_PORT))
+            .unwrap_or_else(|e| panic!("port {LOOPBACK_PORT} must be free for this test: {e}"));
+        loopback.set_nonblocking(true).unwrap();
+        for target in WRITE_TARGETS {
+            assert!(
+                !Path::new(target).exists(),
+                "{target} exists before the run"
+            );
+        }
+        Self {
+            secret,
+            secret_file,
+            sockets,
+            loopback,
+        }
+    }
+
+    /// Nothing was written, connected to or left on the host.
+    fn check(self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (path, listener) in &self.sockets {
+            if listener.accept().map(|_| ()).err().map(|e| e.kind()) != Some(ErrorKind::WouldBlock)
+            {
+                problems.push(format!("a candidate connected to {}", path.display()));
+            }
+            let _ = std::fs::remove_file(path);
+        }
+        if self.loopback.accept().map(|_| ()).err().map(|e| e.kind()) != Some(ErrorKind::WouldBlock)
+        {
+            problems.push("a candidate reached the host's loopback".into());
+        }
+        for target in WRITE_TARGETS {
+            if Path::new(target).exists() {
+                problems.push(format!("a candidate wrote {target}"));
+                let _ = std::fs::remove_file(target);
+            }
+        }
+        if std::fs::read_to_string(&self.secret_file).ok().as_deref() != Some(&self.secret) {
+            problems.push("the canary secret file changed".into());
+        }
+        let _ = std::fs::remove_file(&self.secret_file);
+        problems
+    }
+}
+
+/// Name, size and modification time of every entry under `root`.
+fn tree_listing(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let meta = e.path().symlink_metadata().unwrap();
+            (e.path().to_owned(), meta.len(), meta.modified().unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Peak resident memory (KiB) and CPU seconds of a live process.
+fn own_usage(pid: u32) -> Option<(u64, f64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().ok()? + fields[12].parse::<f64>().ok()?;
+    Some((hwm, ticks / 100.0))
+}
+
+fn cgroups_named_avrlab() -> Vec<String> {
+    let mut found = Vec::new();
+    for root in [
+        "/sys/fs/cgroup",
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/pids",
+    ] {
+        let mut stack = vec![PathBuf::from(root)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if name.starts_with("avrlab-") {
+                        found.push(entry.path().display().to_string());
+                    }
+                    if dir.components().count() < 8 {
+                        stack.push(entry.path());
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Runs the suite, as `uid` when given (with a work dir and a repository copy it owns).
+fn run_suite(uid: Option<u32>) {
+    let _lock = heavy();
+    let tag = uid.map_or("root".to_owned(), |u| u.to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    let work = base.join("work");
+    let store = base.join("results.sqlite");
+    let root_repository = dirs_repository();
+    let repository = match uid {
+        None => root_repository.clone(),
+        Some(_) => base.join("repository"),
+    };
+
+    let mut cases = hostile();
+    // Without a cgroup the memory and process limits are not enforced for this user (see the
+    // phase log's enforcement line), and these two would take the machine down, not avrlab.
+    let limited = cgroups_writable_by(uid);
+    if !limited {
+        cases.retain(|(label, _, _)| {
+            !matches!(label.as_str(), "exhaust-memory" | "exhaust-fork-bomb")
+        });
+        eprintln!(
+            "adversarial suite as {tag}: no cgroup for this user; exhaust-memory and exhaust-fork-bomb left out"
+        );
+    }
+    let reference = std::fs::read_to_string(
+        repo_root()
+            .join("benchmarks/demo")
+            .join(TASK)
+            .join("reference.diff"),
+    )
+    .unwrap();
+    // Last, after every hostile candidate: later honest candidates are unaffected.
+    cases.push(("reference".into(), reference, "Plausible".into()));
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|(label, diff, _)| patch_line(TASK, label, diff))
+        .collect();
+    let patches = base.join("candidates.jsonl");
+    std::fs::write(&patches, lines.join("\n")).unwrap();
+
+    warm_repository(&root_repository);
+    if uid.is_some() {
+        copy_tree(&root_repository, &repository);
+    }
+    let cache_before = tree_listing(&repository);
+    let canaries = Canaries::plant(&tag);
+    let secret_key = format!("AVRLAB-ADVERSARIAL-KEY-{}", std::process::id());
+    let args: Vec<String> = [
+        "validate",
+        "--benchmark",
+        "demo",
+        "--patches",
+        patches.to_str().unwrap(),
+        "--json",
+        "--allow-apply-failures",
+        "--workers",
+        "2",
+        "--timeout",
+        "30",
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--maven-repo",
+        repository.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    #[expect(clippy::disallowed_methods, reason = "the test runs the real binary")]
+    let mut command = match uid {
+        None => std::process::Command::new(binary()),
+        Some(uid) => {
+            // The unprivileged user owns the base folder, with its copy of the warm repository.
+            chown_tree(base, uid);
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                format!("--reuid={uid}"),
+                format!("--regid={uid}"),
+                "--clear-groups".into(),
+                "--".into(),
+                binary().into(),
+            ]);
+            c.env("HOME", base);
+            c
+        }
+    };
+    let mut child = command
+        .args(&args)
+        .current_dir(base)
+        .env("AVRLAB_TEST_PROVIDER_KEY", &secret_key)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    // setpriv execs avrlab, so the child's pid is avrlab's.
+    let started = Instant::now();
+    let mut usage = (0, 0.0);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        if let Some(now) = own_usage(child.id()) {
+            usage = now;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let stdout = out_reader.join().unwrap();
+    let stderr = err_reader.join().unwrap();
+    let mut problems = canaries.check();
+    let Some(status) = status else {
+        panic!("the run hung (killed after {WATCHDOG:?}); {problems:?}\n{stderr}");
+    };
+    assert!(status.success(), "{stdout}\n{stderr}");
+
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let verdicts = summary["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), cases.len(), "{stdout}");
+    for (label, _, expected) in &cases {
+        let verdict = verdicts.iter().find(|v| v["label"] == *label).unwrap();
+        if verdict["outcome"] != *expected {
+            problems.push(format!(
+                "{label}: expected {expected}, got {} ({})",
+                verdict["outcome"], verdict["reason"]
+            ));
+        }
+    }
+
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let mut logs = db.prepare("SELECT candidate_id, log FROM phases").unwrap();
+    let rows: Vec<(String, String)> = logs
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (candidate, log) in &rows {
+        for line in log.lines().filter(|l| l.contains(": BREACH ")) {
+            problems.push(format!(
+                "{candidate}: {}",
+                line.chars().take(300).collect::<String>()
+            ));
+        }
+        for secret in [&canaries_secret(&tag), &secret_key] {
+            if log.contains(secret.as_str()) {
+                problems.push(format!("{candidate}: a host secret is in the stored log"));
+            }
+        }
+        if log.contains("root:") && log.contains(":0:0:") || log.contains("root:$") {
+            problems.push(format!(
+                "{candidate}: /etc/shadow or /etc/passwd is in the stored log"
+            ));
+        }
+    }
+
+    // Nothing is left behind: processes, workspaces, cgroups; the cache is as it was.
+    let left = processes_mentioning(work.to_str().unwrap());
+    if !left.is_empty() {
+        problems.push(format!("processes left behind: {left:?}"));
+    }
+    let orphans = processes_mentioning("sleep 600");
+    if !orphans.is_empty() {
+        problems.push(format!("an orphan outlived its run: {orphans:?}"));
+    }
+    let workspaces: Vec<_> = std::fs::read_dir(work.join("workspaces"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    if !workspaces.is_empty() {
+        problems.push(format!("work folders left: {workspaces:?}"));
+    }
+    let cgroups = cgroups_named_avrlab()
+        .into_iter()
+        .filter(|c| c.contains(&format!("avrlab-{}-", child.id())))
+        .collect::<Vec<_>>();
+    if !cgroups.is_empty() {
+        problems.push(format!("cgroups left: {cgroups:?}"));
+    }
+    if tree_listing(&repository) != cache_before {
+        problems.push("the dependency cache changed".into());
+    }
+    if repository.join(avrlab_validate::TAMPERED_MARKER).exists() {
+        problems.push("the run found the dependency cache changed".into());
+    }
+    let (rss, cpu) = usage;
+    if rss > RSS_LIMIT_KIB || cpu > CPU_LIMIT_SECONDS {
+        problems.push(format!(
+            "avrlab itself used {} MiB at peak and {cpu:.1} s of CPU",
+            rss >> 10
+        ));
+    }
+    eprintln!(
+        "adversarial suite as {tag}: {} candidates, {:.0} s, avrlab peak {} MiB, {cpu:.1} s CPU",
+        cases.len(),
+        started.elapsed().as_secs_f64(),
+        rss >> 10
+    );
+    if uid.is_some() {
+        // Hand the base folder back so that the temporary directory can be removed.
+        chown_tree(base, 0);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Whether avrlab, run as `uid`, can make cgroups (root can; others only with delegation).
+fn cgroups_writable_by(uid: Option<u32>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(uid) = uid else { return true };
+    ["/sys/fs/cgroup/memory", "/sys/fs/cgroup"]
+        .iter()
+        .any(|dir| std::fs::metadata(dir).is_ok_and(|m| m.uid() == uid || m.mode() & 0o002 != 0))
+}
+
+fn canaries_secret(tag: &str) -> String {
+    format!("AVRLAB-CANARY-{}-{tag}", std::process::id())
+}
+
+fn dirs_repository() -> PathBuf {
+    std::env::var_os("AVRLAB_MAVEN_REPO").map_or_else(
+        || {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+                .join(".cache/avrlab/maven-repository")
+        },
+        PathBuf::from,
+    )
+}
+
+/// Makes sure the task's dependencies are in the root repository (a reference check of the task,
+/// which warms it up), so that the copy for the unprivileged user needs no network.
+fn warm_repository(repository: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::common::avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--reference",
+            "--tasks",
+            TASK,
+            "--maven-repo",
+            repository.to_str().unwrap(),
+            "--store",
+            dir.path().join("r.sqlite").to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+fn chown_tree(root: &Path, uid: u32) {
+    for entry in walkdir::WalkDir::new(root).follow_links(false) {
+        let entry = entry.unwrap();
+        let _ = std::os::unix::fs::lchown(entry.path(), Some(uid), Some(uid));
+        if entry.file_type().is_dir() {
+            let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+#[test]
+fn hostile_candidates_as_root_get_their_outcomes_and_the_host_is_untouched() {
+    run_suite(None);
+}
+
+#[test]
+fn hostile_candidates_as_an_unprivileged_user_get_their_outcomes_and_the_host_is_untouched() {
+    run_suite(Some(65534));
+}
