@@ -187,6 +187,10 @@ fn cgroups_named_avrlab() -> Vec<String> {
 }
 
 /// Runs the suite, as `uid` when given (with a work dir and a repository copy it owns).
+#[expect(
+    clippy::print_stderr,
+    reason = "the suite reports what it measured and left out"
+)]
 fn run_suite(uid: Option<u32>) {
     let _lock = heavy();
     let tag = uid.map_or("root".to_owned(), |u| u.to_string());
