@@ -489,10 +489,24 @@ impl Oracle for FastOracle {
                 source,
             })?;
             let mut session = self.start_session(task, build, &root)?;
+            // The unchanged localized file is compiled too, so that javac is warm as well.
+            let mut sources = Vec::new();
+            if let Some(loc) = task.localization.first() {
+                let copy = root.join("prime").join(&task.id).join(&loc.file);
+                let from = prepared.pristine().join(&loc.file);
+                let written = copy
+                    .parent()
+                    .map(std::fs::create_dir_all)
+                    .transpose()
+                    .and_then(|_| std::fs::copy(&from, &copy));
+                if written.is_ok() {
+                    sources.push(copy);
+                }
+            }
             let primed = session.validate(&FastRequest {
                 pov: &task.oracle.pov_tests,
                 regression: &task.oracle.regression_tests,
-                sources: &[],
+                sources: &sources,
             });
             if primed.dirty.is_none() && primed.lost.is_none() {
                 self.spares
