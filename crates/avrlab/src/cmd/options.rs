@@ -72,7 +72,7 @@ pub struct ValidationOptions {
     #[arg(long)]
     pub keep_workspaces: bool,
     /// The validation engine (`throughput` takes a list to compare).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "fast")]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "maven")]
     pub engine: Vec<EngineArg>,
     /// Fast engine: the share (0 to 1) of non-Plausible verdicts also re-checked with Maven.
     #[arg(long, default_value_t = 0.1)]
