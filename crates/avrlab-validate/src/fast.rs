@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::oracle::{Oracle, PreparedTask};
-use crate::outcome::{CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, Verdict};
+use crate::outcome::{CheckKind, CrossCheck, Outcome, Phase, PhaseRecord, Verdict};
 use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
@@ -282,18 +282,7 @@ fn phase_run(phase: &FastPhase) -> TestRun {
 
 /// Turns the resident validator's reply into a verdict, with the same rules as Maven's runs.
 fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Instant) -> Verdict {
-    let mut verdict = Verdict {
-        outcome: Outcome::Indeterminate,
-        reason: String::new(),
-        tests: Vec::new(),
-        diagnostics: Vec::new(),
-        phases: Vec::new(),
-        wall: Duration::ZERO,
-        engine: EngineRecord {
-            engine: "fast".into(),
-            ..EngineRecord::default()
-        },
-    };
+    let mut verdict = Verdict::undecided("fast");
     let finish = |mut verdict: Verdict, outcome, reason: String| {
         verdict.outcome = outcome;
         verdict.reason = reason;

@@ -175,3 +175,22 @@ pub struct Verdict {
     /// Which engine decided, and the other engine's view where it was asked too.
     pub engine: EngineRecord,
 }
+
+impl Verdict {
+    /// A verdict not yet decided by `engine`: `Indeterminate` with no evidence, which a pipeline
+    /// fills in phase by phase.
+    pub(crate) fn undecided(engine: &str) -> Self {
+        Self {
+            outcome: Outcome::Indeterminate,
+            reason: String::new(),
+            tests: Vec::new(),
+            diagnostics: Vec::new(),
+            phases: Vec::new(),
+            wall: Duration::ZERO,
+            engine: EngineRecord {
+                engine: engine.into(),
+                ..EngineRecord::default()
+            },
+        }
+    }
+}

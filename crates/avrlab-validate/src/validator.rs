@@ -2,7 +2,7 @@
 //! test-compile`, and its PoV then regression tests are run with Surefire, all sandboxed.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use avrlab_bench::{CheckoutError, RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
@@ -15,7 +15,7 @@ use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
 use crate::oracle::{Oracle, PreparedTask};
-use crate::outcome::{EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+use crate::outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// Bytes of each phase log kept with a verdict.
@@ -250,18 +250,7 @@ impl MavenOracle {
             task: task.id.clone(),
             source,
         };
-        let mut verdict = Verdict {
-            outcome: Outcome::Indeterminate,
-            reason: String::new(),
-            tests: Vec::new(),
-            diagnostics: Vec::new(),
-            phases: Vec::new(),
-            wall: Duration::ZERO,
-            engine: EngineRecord {
-                engine: "maven".into(),
-                ..EngineRecord::default()
-            },
-        };
+        let mut verdict = Verdict::undecided("maven");
         let finish = |mut verdict: Verdict, outcome, reason: String| {
             verdict.outcome = outcome;
             verdict.reason = reason;
