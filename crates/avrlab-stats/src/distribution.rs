@@ -163,16 +163,17 @@ pub fn student_t_cdf(t: f64, df: f64) -> f64 {
     if t < 0.0 { tail } else { 1.0 - tail }
 }
 
-/// Inverts a continuous increasing CDF by bracketing then bisection; precise to the last few ulps of
-/// the CDF, which is all a report needs, and robust for any `df`.
+/// Inverts the CDF of a distribution symmetric about 0 by bracketing then bisection on its lower
+/// tail: solving `cdf(-x) = min(p, 1 - p)` for `x ≥ 0` keeps full relative precision far in the
+/// tails (`1 - p` would lose the digits of a tiny `p`), and is robust for any `df`.
 fn invert(p: f64, cdf: impl Fn(f64) -> f64) -> f64 {
     if p == 0.5 {
         return 0.0;
     }
     let sign = if p < 0.5 { -1.0 } else { 1.0 };
-    let target = if p < 0.5 { 1.0 - p } else { p };
+    let tail = if p < 0.5 { p } else { 1.0 - p };
     let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    while cdf(hi) < target && hi < 1e300 {
+    while cdf(-hi) > tail && hi < 1e300 {
         lo = hi;
         hi *= 2.0;
     }
@@ -181,7 +182,7 @@ fn invert(p: f64, cdf: impl Fn(f64) -> f64) -> f64 {
         if mid <= lo || mid >= hi {
             break;
         }
-        if cdf(mid) < target {
+        if cdf(-mid) > tail {
             lo = mid;
         } else {
             hi = mid;
