@@ -64,7 +64,9 @@ pub enum MavenError {
     #[error(transparent)]
     Process(#[from] ProcessError),
     /// Resolving the project's dependencies failed.
-    #[error("resolving the dependencies of {project} failed (is Maven Central reachable?): {tail}")]
+    #[error(
+        "the warm-up build of {project} (test-compile and the tests, with network, to fill the dependency cache) failed: {tail}"
+    )]
     WarmUp { project: PathBuf, tail: String },
     /// A file operation around a run failed.
     #[error("cannot prepare {path}")]
@@ -183,8 +185,10 @@ impl Maven {
     /// Maven for a task's build: finds the JDK it needs.
     ///
     /// The JDK policy: the task's JDK when it is installed; otherwise the oldest installed JDK
-    /// newer than it (else the newest), compiling at the task's language level (`-Dmaven.compiler.source/target`, which the
-    /// compiler plug-in reads unless the pom fixes them; JDK 17 compiles no lower than 7), an
+    /// newer than it (else the newest), compiling at the task's language level
+    /// (`-Dmaven.compiler.source/target`, which the compiler plug-in reads unless the pom fixes
+    /// them, and `-Dmaven.compile.source/target`, which Apache Commons' parent pom binds them to;
+    /// JDK 17 compiles no lower than 7), an
     /// explicit substitution that [`Maven::substitution`] reports and the phase logs record.
     pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
         let mut extra_args = build.extra_args.clone();
@@ -206,8 +210,16 @@ impl Maven {
                 } else {
                     level.to_string()
                 };
-                extra_args.push(format!("-Dmaven.compiler.source={level}"));
-                extra_args.push(format!("-Dmaven.compiler.target={level}"));
+                // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
+                // binds its `<source>`/`<target>` to (command-line properties override both).
+                for property in [
+                    "maven.compiler.source",
+                    "maven.compiler.target",
+                    "maven.compile.source",
+                    "maven.compile.target",
+                ] {
+                    extra_args.push(format!("-D{property}={level}"));
+                }
                 let note = format!(
                     "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level}",
                     build.jdk, newest.major, newest.version
@@ -618,9 +630,66 @@ fn combined_log(result: &ProcessResult) -> String {
 }
 
 pub(crate) fn last_error_line(result: &ProcessResult) -> String {
-    let log = combined_log(result);
-    log.lines()
-        .find(|l| l.starts_with("[ERROR]") && l.len() > 8)
-        .unwrap_or_else(|| log.lines().last().unwrap_or("no output"))
-        .to_owned()
+    error_summary(&combined_log(result))
+}
+
+/// What went wrong in a failed Maven log, on one line: the first real error (a compiler message, a
+/// missing artifact) and Maven's "Failed to execute goal" line, without its help boilerplate.
+fn error_summary(log: &str) -> String {
+    const BOILERPLATE: [&str; 6] = [
+        "COMPILATION ERROR",
+        "->",
+        "To see the full stack trace",
+        "Re-run Maven",
+        "For more information",
+        "[Help",
+    ];
+    let details: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("[ERROR]"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !BOILERPLATE.iter().any(|b| l.starts_with(b)))
+        .collect();
+    let goal = details
+        .iter()
+        .find(|l| l.starts_with("Failed to execute goal"));
+    let summary = match (details.first(), goal) {
+        (Some(first), Some(goal)) if first != goal => format!("{first} ({goal})"),
+        (Some(first), _) => (*first).to_owned(),
+        (None, _) => log.lines().last().unwrap_or("no output").to_owned(),
+    };
+    let mut end = summary.len().min(600);
+    while !summary.is_char_boundary(end) {
+        end -= 1;
+    }
+    summary[..end].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_summary;
+
+    #[test]
+    fn error_summary_names_the_cause_and_the_goal() {
+        let compile = "[INFO] Compiling 40 source files\n\
+            [ERROR] COMPILATION ERROR : \n\
+            [ERROR] Source option 5 is no longer supported. Use 7 or later.\n\
+            [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on project p: Compilation failure\n\
+            [ERROR] -> [Help 1]\n\
+            [ERROR] \n\
+            [ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n";
+        assert_eq!(
+            error_summary(compile),
+            "Source option 5 is no longer supported. Use 7 or later. (Failed to execute goal \
+             org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on \
+             project p: Compilation failure)"
+        );
+        let download = "[ERROR] Failed to execute goal on project p: Could not resolve dependencies\n\
+            [ERROR] -> [Help 1]\n";
+        assert_eq!(
+            error_summary(download),
+            "Failed to execute goal on project p: Could not resolve dependencies"
+        );
+        assert_eq!(error_summary("killed\n"), "killed");
+    }
 }
