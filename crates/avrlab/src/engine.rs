@@ -58,7 +58,13 @@ pub struct RunReport {
     pub workers: usize,
     /// The wall time of each stage, in order (materialize, warm up, generate, validate …).
     pub stages: Vec<(&'static str, Duration)>,
+    /// Tasks whose warm-up failed, with the reason: their candidates were left undecided and the
+    /// run unfinished, so that `--resume` tries them again.
+    pub unprepared: Unprepared,
 }
+
+/// Tasks that could not be warmed up, by id, with the reason (the error and its causes).
+pub type Unprepared = std::collections::BTreeMap<String, String>;
 
 /// Times the stages of a run.
 #[derive(Debug)]
@@ -219,22 +225,87 @@ pub fn materialize_tasks(
     Ok(prepared)
 }
 
-/// Warms up each materialized task (the networked step: dependencies, classpaths).
+/// Warms up each materialized task (the networked step: dependencies, classpaths). A task that
+/// cannot be warmed up (a project that does not build here, a download that failed) does not stop
+/// the others: it is returned with the reason. When no task could be warmed up, the first error is
+/// returned instead, as the whole run cannot go on.
 pub fn warm_up_tasks(
     oracle: &dyn Oracle,
     prepared: &HashMap<String, PreparedTask>,
     progress: &dyn Progress,
-) -> Result<(), EngineError> {
+) -> Result<Unprepared, EngineError> {
     let mut ids: Vec<&String> = prepared.keys().collect();
     ids.sort();
+    let mut unprepared = Unprepared::new();
+    let mut first_error = None;
     for id in ids {
         progress.message(&format!(
             "warming up {id} for the {} engine (dependencies)",
             oracle.name()
         ));
-        oracle.warm_up(&prepared[id])?;
+        if let Err(error) = oracle.warm_up(&prepared[id]) {
+            let reason = error_chain(&error);
+            progress.message(&format!(
+                "warming up {id} failed; its candidates stay undecided: {reason}"
+            ));
+            unprepared.insert(id.clone(), reason);
+            first_error.get_or_insert(error);
+        }
     }
-    Ok(())
+    match first_error {
+        Some(error) if unprepared.len() == prepared.len() => Err(error.into()),
+        _ => Ok(unprepared),
+    }
+}
+
+/// An error with its causes, on one line.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Validates the pending candidates of the tasks that were warmed up, then finishes the run; when
+/// some task was not, the run is left unfinished with the reason recorded, for `--resume`.
+pub fn validate_warmed(
+    store: &mut Store,
+    run_id: &str,
+    planned: &[PlannedCandidate],
+    decided: &HashSet<String>,
+    workshop: &Workshop<'_>,
+    unprepared: &Unprepared,
+    progress: &dyn Progress,
+) -> Result<ValidationTally, EngineError> {
+    let ready: Vec<PlannedCandidate> = planned
+        .iter()
+        .filter(|p| !unprepared.contains_key(&p.task))
+        .cloned()
+        .collect();
+    let tally =
+        validate_pending(store, run_id, &ready, decided, workshop, progress).inspect_err(|e| {
+            let _ = store.record_run_error(run_id, &e.to_string());
+        })?;
+    if unprepared.is_empty() {
+        store.finish_run(run_id)?;
+    } else {
+        let reasons: Vec<String> = unprepared
+            .iter()
+            .map(|(task, reason)| format!("{task}: {reason}"))
+            .collect();
+        store.record_run_error(
+            run_id,
+            &format!("tasks not warmed up: {}", reasons.join("; ")),
+        )?;
+    }
+    Ok(tally)
 }
 
 /// Refuses the input if any candidate would not apply or breaks the edit policy. Runs on the
@@ -432,7 +503,7 @@ pub fn execute(
         preflight(&request.planned, &prepared)?;
     }
     clock.lap("materialize and preflight");
-    warm_up_tasks(oracle, &prepared, progress)?;
+    let unprepared = warm_up_tasks(oracle, &prepared, progress)?;
     clock.lap("warm-up");
     if !request.resume {
         let run = NewRun {
@@ -449,18 +520,15 @@ pub fn execute(
         oracle,
         workers: config.workers,
     };
-    let tally = validate_pending(
+    let tally = validate_warmed(
         store,
         &run_id,
         &request.planned,
         &decided,
         &workshop,
+        &unprepared,
         progress,
-    )
-    .inspect_err(|e| {
-        let _ = store.record_run_error(&run_id, &e.to_string());
-    })?;
-    store.finish_run(&run_id)?;
+    )?;
     clock.lap("validate");
     Ok(RunReport {
         run_id,
@@ -472,6 +540,7 @@ pub fn execute(
         validation_wall: tally.wall,
         workers: tally.workers,
         stages: clock.into_stages(),
+        unprepared,
     })
 }
 
@@ -645,6 +714,67 @@ mod tests {
         .expect_err("the input is refused");
         assert!(matches!(error, EngineError::DoesNotApply { .. }), "{error}");
         assert_eq!(oracle.calls(), vec![Call::Materialize(task)]);
+        assert!(store.run("r1").unwrap().is_none(), "nothing was stored");
+    }
+
+    #[test]
+    fn a_task_that_cannot_be_warmed_up_leaves_the_others_validated_and_the_run_resumable() {
+        let benchmark = demo();
+        let mut planned = reference_candidates(&benchmark);
+        planned.truncate(4);
+        let (good, broken) = (planned[0].task.clone(), planned[2].task.clone());
+        assert_ne!(good, broken, "two tasks");
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_unbuildable(&broken);
+        let (_dir, mut store) = store();
+        let report = execute(
+            &mut store,
+            request(&benchmark, planned.clone()),
+            &config(1),
+            &oracle,
+            &Quiet,
+        )
+        .expect("the run goes on without the broken task");
+        assert_eq!(report.validated, 2);
+        assert_eq!(report.unprepared.keys().collect::<Vec<_>>(), vec![&broken]);
+        assert!(
+            report.unprepared[&broken].contains("does not build"),
+            "{:?}",
+            report.unprepared
+        );
+        let stored: Vec<_> = outcomes(&store).into_iter().map(|(id, _)| id).collect();
+        let mut expected = vec![planned[0].id.clone(), planned[1].id.clone()];
+        expected.sort();
+        assert_eq!(stored, expected);
+        let run = store.run("r1").unwrap().unwrap();
+        assert!(run.finished_at.is_none(), "left for --resume");
+
+        // Once the task builds, --resume validates only what is missing.
+        let healed = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let mut again = request(&benchmark, planned);
+        again.resume = true;
+        let report = execute(&mut store, again, &config(1), &healed, &Quiet).expect("resumed");
+        assert_eq!((report.validated, report.already_decided), (2, 2));
+        assert!(report.unprepared.is_empty());
+        assert!(store.run("r1").unwrap().unwrap().finished_at.is_some());
+    }
+
+    #[test]
+    fn no_task_warmed_up_is_an_error_and_stores_nothing() {
+        let benchmark = demo();
+        let mut planned = reference_candidates(&benchmark);
+        planned.truncate(2);
+        let oracle =
+            FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_unbuildable(&planned[0].task);
+        let (_dir, mut store) = store();
+        let error = execute(
+            &mut store,
+            request(&benchmark, planned),
+            &config(1),
+            &oracle,
+            &Quiet,
+        )
+        .expect_err("nothing can run");
+        assert!(matches!(error, EngineError::Validate(_)), "{error}");
         assert!(store.run("r1").unwrap().is_none(), "nothing was stored");
     }
 

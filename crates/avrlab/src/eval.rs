@@ -13,8 +13,8 @@ use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, Workshop,
-    materialize_tasks, resolve_run, validate_pending, warm_up_tasks,
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, Workshop, error_chain,
+    materialize_tasks, resolve_run, validate_warmed, warm_up_tasks,
 };
 use crate::input::{PlannedCandidate, from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
@@ -371,7 +371,7 @@ pub fn execute_eval(
 
     clock.lap("prompt, generate, extract");
     // The networked step runs only once every prompt has been answered and stored.
-    warm_up_tasks(oracle, &prepared, progress)?;
+    let unprepared = warm_up_tasks(oracle, &prepared, progress)?;
     clock.lap("warm-up");
     // Validation: every candidate of the run that has no verdict yet.
     let planned: Vec<PlannedCandidate> = store
@@ -394,11 +394,15 @@ pub fn execute_eval(
         oracle,
         workers: config.workers,
     };
-    let tally = validate_pending(store, &run_id, &planned, &decided, &workshop, progress)
-        .inspect_err(|e| {
-            let _ = store.record_run_error(&run_id, &e.to_string());
-        })?;
-    store.finish_run(&run_id)?;
+    let tally = validate_warmed(
+        store,
+        &run_id,
+        &planned,
+        &decided,
+        &workshop,
+        &unprepared,
+        progress,
+    )?;
     clock.lap("validate");
     Ok(RunReport {
         run_id,
@@ -410,6 +414,7 @@ pub fn execute_eval(
         validation_wall: tally.wall,
         workers: tally.workers,
         stages: clock.into_stages(),
+        unprepared,
     })
 }
 
@@ -434,17 +439,6 @@ fn dedup_key(candidate: &Candidate) -> String {
         }
         Candidate::Unchanged => String::new(),
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

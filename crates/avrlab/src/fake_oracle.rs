@@ -25,6 +25,8 @@ pub enum Call {
 pub struct FakeOracle {
     root: tempfile::TempDir,
     rule: Box<Rule>,
+    /// Tasks whose warm-up fails, as a project that does not build here would.
+    unbuildable: Vec<String>,
     pub calls: Mutex<Vec<Call>>,
 }
 
@@ -33,8 +35,15 @@ impl FakeOracle {
         Self {
             root: tempfile::tempdir().expect("a temporary folder"),
             rule: Box::new(rule),
+            unbuildable: Vec::new(),
             calls: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The warm-up of `task` fails.
+    pub fn with_unbuildable(mut self, task: &str) -> Self {
+        self.unbuildable.push(task.to_owned());
+        self
     }
 
     pub fn calls(&self) -> Vec<Call> {
@@ -90,6 +99,12 @@ impl Oracle for FakeOracle {
             .lock()
             .expect("not poisoned")
             .push(Call::WarmUp(prepared.task.id.clone()));
+        if self.unbuildable.contains(&prepared.task.id) {
+            return Err(ValidateError::Workspace {
+                path: prepared.pristine().to_owned(),
+                source: std::io::Error::other("the fake project does not build"),
+            });
+        }
         Ok(())
     }
 

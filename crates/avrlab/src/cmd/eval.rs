@@ -163,7 +163,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             args.store.display()
         ),
     );
-    Ok(ExitCode::SUCCESS)
+    match super::unprepared_failure(&report) {
+        Some(failure) => Err(failure),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 fn progress_message(progress: &StderrProgress, text: &str) {

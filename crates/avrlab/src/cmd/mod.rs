@@ -42,6 +42,27 @@ impl Failure {
     }
 }
 
+/// The tasks a run could not warm up, as one infrastructure failure (exit 1) naming each task and
+/// why; their candidates were left undecided and the run unfinished, so `--resume` retries them.
+pub(crate) fn unprepared_failure(report: &avrlab::engine::RunReport) -> Option<Failure> {
+    if report.unprepared.is_empty() {
+        return None;
+    }
+    let tasks: Vec<String> = report
+        .unprepared
+        .iter()
+        .map(|(task, reason)| format!("{task} ({reason})"))
+        .collect();
+    Some(Failure::infrastructure(anyhow::anyhow!(
+        "run {}: {} task(s) could not be warmed up and their candidates were not validated: {}; \
+         fix the cause and continue with --resume --run {}",
+        report.run_id,
+        tasks.len(),
+        tasks.join("; "),
+        report.run_id
+    )))
+}
+
 /// Execution-based evaluation of automated vulnerability repair on Java.
 #[derive(Debug, Parser)]
 #[command(name = "avrlab", version, about)]

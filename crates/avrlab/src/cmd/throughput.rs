@@ -85,6 +85,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         // task and would blur the comparison.
         let report = execute(&mut store, request, config, oracle, &StderrProgress::new())
             .map_err(Failure::infrastructure)?;
+        if let Some(failure) = super::unprepared_failure(&report) {
+            return Err(failure);
+        }
         let outcomes = store
             .verdicts(&report.run_id)
             .map_err(store_failure)?

@@ -110,6 +110,20 @@ fn check_row(
     }
 }
 
+/// The row of a task whose warm-up failed: nothing of it was validated.
+fn unprepared_row(task: &avrlab_bench::Task, reason: &str) -> CheckRow {
+    CheckRow {
+        task: task.id.clone(),
+        builds: "no",
+        vulnerable_fails_pov: "-",
+        reference_plausible: "-",
+        excluded: "no baseline".to_owned(),
+        jdk: format!("{} (task)", task.build.jdk),
+        minutes: 0.0,
+        note: format!("warm-up failed: {reason}"),
+    }
+}
+
 fn render_check_table(rows: &[CheckRow]) -> String {
     let mut out = String::from(
         "\n| task | builds | vulnerable fails PoV | reference Plausible | baseline exclusions | JDK | minutes | note |\n|---|---|---|---|---|---|---|---|\n",
@@ -199,6 +213,10 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         // The baseline is the Maven engine's (`bench check` runs that engine).
         let maven = avrlab_validate::MavenOracle::new(config.validator.clone());
         for task in &benchmark.tasks {
+            if let Some(reason) = report.unprepared.get(&task.id) {
+                rows.push(unprepared_row(task, reason));
+                continue;
+            }
             let (baseline, jdk) = maven.baseline(task).map_err(Failure::infrastructure)?;
             rows.push(check_row(task, &summary, baseline.as_ref(), jdk));
         }
@@ -207,7 +225,11 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
             print!("{}", render_check_table(&rows));
         }
     }
-    let failed_check = summary.reference_check.as_ref().is_some_and(|c| !c.passed);
+    let failed_check = summary.reference_check.as_ref().is_some_and(|c| !c.passed)
+        || !report.unprepared.is_empty();
+    if !table && let Some(failure) = super::unprepared_failure(&report) {
+        return Err(failure);
+    }
     Ok(if failed_check {
         ExitCode::from(3)
     } else {
