@@ -179,6 +179,8 @@ fn build_task(
             "the fix {commit} changes no main source file (src/main/java)"
         )));
     }
+    let module = infer_module(module, &main, &mut notes);
+    let module = module.as_str();
     let diff_text = repo.diff(&parent, &commit, &main).map_err(git_bad)?;
     let reference =
         Patch::parse(&diff_text).map_err(|e| bad(format!("the fix's diff cannot be read: {e}")))?;
@@ -240,6 +242,31 @@ fn build_task(
         },
     };
     write_task_folder(&config.out, &row.task_id, &manifest.to_toml(), &diff_text)
+}
+
+/// The module of a row whose dataset names none (`.`) but whose fix changes the main sources of
+/// exactly one module of a multi-module build (`datetime/src/main/java/…` → `datetime`): the PoV
+/// tests live beside them. A dataset's own module is kept as given.
+fn infer_module(module: &str, main_sources: &[String], notes: &mut Vec<String>) -> String {
+    if module != "." {
+        return module.to_owned();
+    }
+    let in_modules = main_sources.iter().all(|p| p.contains("/src/main/java/"));
+    let mut modules: Vec<&str> = main_sources
+        .iter()
+        .filter_map(|p| p.find("/src/main/java/").map(|at| &p[..at]))
+        .collect();
+    modules.sort_unstable();
+    modules.dedup();
+    match modules.as_slice() {
+        [only] if in_modules => {
+            notes.push(format!(
+                "the dataset names no module; the fix changes the main sources of module {only}, so the task builds and tests that module"
+            ));
+            (*only).to_owned()
+        }
+        _ => module.to_owned(),
+    }
 }
 
 /// Writes the folder under a temporary name, checks that it loads, then moves it into place, so
@@ -432,6 +459,28 @@ fn check_pov_tests_exist(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_without_module_takes_the_one_module_its_fix_changes() {
+        let mut notes = Vec::new();
+        let one = ["datetime/src/main/java/a/B.java".to_owned()];
+        assert_eq!(infer_module(".", &one, &mut notes), "datetime");
+        assert_eq!(notes.len(), 1, "the inference is recorded");
+        let two = [
+            "datetime/src/main/java/a/B.java".to_owned(),
+            "joda/src/main/java/a/C.java".to_owned(),
+        ];
+        assert_eq!(infer_module(".", &two, &mut notes), ".");
+        let mixed = [
+            "src/main/java/a/B.java".to_owned(),
+            "m/src/main/java/a/C.java".to_owned(),
+        ];
+        assert_eq!(infer_module(".", &mixed, &mut notes), ".");
+        let root = ["src/main/java/a/B.java".to_owned()];
+        assert_eq!(infer_module(".", &root, &mut notes), ".");
+        assert_eq!(infer_module("core", &one, &mut notes), "core");
+        assert_eq!(notes.len(), 1);
+    }
 
     #[test]
     fn changed_ranges_mark_replacements_and_insertions() {
