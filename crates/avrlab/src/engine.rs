@@ -588,34 +588,11 @@ mod tests {
     use avrlab_validate::{Candidate, Outcome};
 
     use super::*;
-    use crate::fake_oracle::{Call, FakeOracle, demo};
+    use crate::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
     use crate::input::reference_candidates;
 
-    struct Quiet;
-
-    impl Progress for Quiet {
-        fn message(&self, _: &str) {}
-        fn start(&self, _: usize, _: usize) {}
-        fn verdict(&self, _: &PlannedCandidate, _: &Verdict) {}
-        fn finish(&self) {}
-    }
-
     fn config(workers: usize) -> EngineConfig {
-        EngineConfig {
-            validator: ValidatorConfig {
-                maven: avrlab_exec::MavenSettings {
-                    mvn: "/nonexistent/mvn".into(),
-                    repository: "/nonexistent/repository".into(),
-                    sandbox: avrlab_exec::SandboxKind::None,
-                    limits: avrlab_exec::Limits::default(),
-                },
-                work_root: "/nonexistent/work".into(),
-                mirrors: None,
-                keep_workspaces: false,
-            },
-            workers,
-            allow_apply_failures: false,
-        }
+        engine_config(workers, false)
     }
 
     fn request<'a>(benchmark: &'a Benchmark, planned: Vec<PlannedCandidate>) -> RunRequest<'a> {

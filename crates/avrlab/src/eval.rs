@@ -444,21 +444,10 @@ fn dedup_key(candidate: &Candidate) -> String {
 #[cfg(test)]
 mod tests {
     use avrlab_store::Store;
-    use avrlab_validate::{Outcome, ValidatorConfig};
+    use avrlab_validate::Outcome;
 
     use super::*;
-    use crate::engine::Progress;
-    use crate::fake_oracle::{Call, FakeOracle, demo};
-    use crate::input::PlannedCandidate;
-
-    struct Quiet;
-
-    impl Progress for Quiet {
-        fn message(&self, _: &str) {}
-        fn start(&self, _: usize, _: usize) {}
-        fn verdict(&self, _: &PlannedCandidate, _: &avrlab_validate::Verdict) {}
-        fn finish(&self) {}
-    }
+    use crate::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
 
     #[test]
     fn baseline_samples_become_stored_verdicts_through_the_oracle() {
@@ -467,21 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
         let oracle = FakeOracle::new(|_, _| Some(Outcome::RegressionBroken));
-        let config = EngineConfig {
-            validator: ValidatorConfig {
-                maven: avrlab_exec::MavenSettings {
-                    mvn: "/nonexistent/mvn".into(),
-                    repository: "/nonexistent".into(),
-                    sandbox: avrlab_exec::SandboxKind::None,
-                    limits: avrlab_exec::Limits::default(),
-                },
-                work_root: "/nonexistent".into(),
-                mirrors: None,
-                keep_workspaces: false,
-            },
-            workers: 2,
-            allow_apply_failures: true,
-        };
+        let config = engine_config(2, true);
         let request = EvalRequest {
             benchmark: &benchmark,
             model: Box::new(avrlab_model::BaselineModel),

@@ -55,6 +55,35 @@ impl FakeOracle {
     }
 }
 
+/// Progress that shows nothing.
+pub struct Quiet;
+
+impl crate::engine::Progress for Quiet {
+    fn message(&self, _: &str) {}
+    fn start(&self, _: usize, _: usize) {}
+    fn verdict(&self, _: &crate::input::PlannedCandidate, _: &Verdict) {}
+    fn finish(&self) {}
+}
+
+/// An engine configuration whose Maven and folders do not exist: only a fake oracle can serve it.
+pub fn engine_config(workers: usize, allow_apply_failures: bool) -> crate::engine::EngineConfig {
+    crate::engine::EngineConfig {
+        validator: avrlab_validate::ValidatorConfig {
+            maven: avrlab_exec::MavenSettings {
+                mvn: "/nonexistent/mvn".into(),
+                repository: "/nonexistent/repository".into(),
+                sandbox: avrlab_exec::SandboxKind::None,
+                limits: avrlab_exec::Limits::default(),
+            },
+            work_root: "/nonexistent/work".into(),
+            mirrors: None,
+            keep_workspaces: false,
+        },
+        workers,
+        allow_apply_failures,
+    }
+}
+
 /// The demo benchmark that ships with avrlab.
 pub fn demo() -> Benchmark {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/demo");
