@@ -652,11 +652,19 @@ fn error_summary(log: &str) -> String {
         .collect();
     let goal = details
         .iter()
-        .find(|l| l.starts_with("Failed to execute goal"));
-    let summary = match (details.first(), goal) {
-        (Some(first), Some(goal)) if first != goal => format!("{first} ({goal})"),
-        (Some(first), _) => (*first).to_owned(),
-        (None, _) => log.lines().last().unwrap_or("no output").to_owned(),
+        .position(|l| l.starts_with("Failed to execute goal"));
+    let summary = match goal {
+        // The cause is printed before the goal line (a compiler message) or after it (the
+        // compiler plug-in's own list): whichever comes first.
+        Some(0) => match details.get(1) {
+            Some(cause) => format!("{} ({})", cause, details[0]),
+            None => details[0].to_owned(),
+        },
+        Some(at) => format!("{} ({})", details[0], details[at]),
+        None => details.first().map_or_else(
+            || log.lines().last().unwrap_or("no output").to_owned(),
+            |first| (*first).to_owned(),
+        ),
     };
     let mut end = summary.len().min(600);
     while !summary.is_char_boundary(end) {
@@ -683,6 +691,15 @@ mod tests {
             "Source option 5 is no longer supported. Use 7 or later. (Failed to execute goal \
              org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on \
              project p: Compilation failure)"
+        );
+        let listed = "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:2.0.2:compile on project jsoup: Compilation failure: Compilation failure:\n\
+            [ERROR] /w/src/main/java/org/jsoup/A.java:[3,8] cannot find symbol\n\
+            [ERROR] -> [Help 1]\n";
+        assert_eq!(
+            error_summary(listed),
+            "/w/src/main/java/org/jsoup/A.java:[3,8] cannot find symbol (Failed to execute goal \
+             org.apache.maven.plugins:maven-compiler-plugin:2.0.2:compile on project jsoup: \
+             Compilation failure: Compilation failure:)"
         );
         let download = "[ERROR] Failed to execute goal on project p: Could not resolve dependencies\n\
             [ERROR] -> [Help 1]\n";

@@ -5,13 +5,15 @@
 //!   modification time, mode) is taken after each warm-up and checked after each candidate. A
 //!   change is an infrastructure alarm: the run stops, and the repository is marked so that no
 //!   later run trusts it until a person deletes it. Warm-ups (the only step that writes the cache)
-//!   never overlap a candidate run.
+//!   never overlap a candidate run, in this process or in any other avrlab process sharing the
+//!   cache: both take a file lock in the repository (a warm-up exclusively, a candidate run
+//!   shared; a turnstile lets a waiting warm-up in before new candidates), and the fingerprint
+//!   is kept in the repository too, so that a warm-up by another process re-seals it for all.
 //! - Pristine task states are made read-only on disk once materialized ([`seal_tree`]), and are
 //!   removed with [`remove_sealed_tree`], which also removes what a hostile run left unreadable.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use sha2::{Digest, Sha256};
 
@@ -41,19 +43,55 @@ pub enum CacheAlarm {
     },
 }
 
-/// The fingerprint of a repository, shared by every clone of an oracle.
+/// The files in a repository that coordinate the processes sharing it; they are not part of the
+/// fingerprint.
+const LOCK_FILE: &str = ".avrlab-lock";
+const TURNSTILE_FILE: &str = ".avrlab-turnstile";
+const SEAL_FILE: &str = ".avrlab-seal";
+
+/// Coordinates warm-ups and candidate runs on one repository, across threads and processes.
 #[derive(Debug, Clone, Default)]
-pub struct CacheSeal {
-    state: Arc<RwLock<Option<String>>>,
-}
+pub struct CacheSeal;
 
 /// Held by a candidate run: no warm-up can change the cache meanwhile.
 #[derive(Debug)]
-pub struct CandidateGuard<'a>(RwLockReadGuard<'a, Option<String>>);
+pub struct CandidateGuard {
+    _lock: std::fs::File,
+}
 
 /// Held by a warm-up: no candidate runs meanwhile.
 #[derive(Debug)]
-pub struct WarmUpGuard<'a>(RwLockWriteGuard<'a, Option<String>>);
+pub struct WarmUpGuard {
+    _lock: std::fs::File,
+    _turnstile: std::fs::File,
+}
+
+fn lock_file(repository: &Path, name: &str) -> Result<std::fs::File, CacheAlarm> {
+    std::fs::create_dir_all(repository).map_err(|source| CacheAlarm::Io {
+        path: repository.to_owned(),
+        source,
+    })?;
+    let path = repository.join(name);
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| CacheAlarm::Io { path, source })
+}
+
+fn locked(
+    repository: &Path,
+    name: &str,
+    lock: fn(&std::fs::File) -> std::io::Result<()>,
+) -> Result<std::fs::File, CacheAlarm> {
+    let file = lock_file(repository, name)?;
+    lock(&file).map_err(|source| CacheAlarm::Io {
+        path: repository.join(name),
+        source,
+    })?;
+    Ok(file)
+}
 
 impl CacheSeal {
     /// Refuses a repository that an earlier run marked as tampered with.
@@ -64,33 +102,51 @@ impl CacheSeal {
         Ok(())
     }
 
-    /// Starts a warm-up: waits until no candidate runs.
-    pub fn warm_up(&self) -> WarmUpGuard<'_> {
-        WarmUpGuard(self.state.write().unwrap_or_else(|p| p.into_inner()))
+    /// Starts a warm-up: waits until no candidate runs, here or in another process, and keeps new
+    /// ones out until it is done.
+    pub fn warm_up(&self, repository: &Path) -> Result<WarmUpGuard, CacheAlarm> {
+        let turnstile = locked(repository, TURNSTILE_FILE, std::fs::File::lock)?;
+        let lock = locked(repository, LOCK_FILE, std::fs::File::lock)?;
+        Ok(WarmUpGuard {
+            _lock: lock,
+            _turnstile: turnstile,
+        })
     }
 
-    /// Starts a candidate run: waits until no warm-up runs.
-    pub fn candidate(&self) -> CandidateGuard<'_> {
-        CandidateGuard(self.state.read().unwrap_or_else(|p| p.into_inner()))
+    /// Starts a candidate run: waits until no warm-up runs, here or in another process.
+    pub fn candidate(&self, repository: &Path) -> Result<CandidateGuard, CacheAlarm> {
+        // Passing the turnstile first means a waiting warm-up is not starved by candidates.
+        let turnstile = locked(repository, TURNSTILE_FILE, std::fs::File::lock)?;
+        let lock = locked(repository, LOCK_FILE, std::fs::File::lock_shared)?;
+        drop(turnstile);
+        Ok(CandidateGuard { _lock: lock })
     }
 }
 
-impl WarmUpGuard<'_> {
-    /// Records the repository's fingerprint once the warm-up is done.
-    pub fn seal(mut self, repository: &Path) -> Result<(), CacheAlarm> {
-        *self.0 = Some(fingerprint(repository)?);
-        Ok(())
+impl WarmUpGuard {
+    /// Records the repository's fingerprint, for every process, once the warm-up is done.
+    pub fn seal(self, repository: &Path) -> Result<(), CacheAlarm> {
+        let print = fingerprint(repository)?;
+        let path = repository.join(SEAL_FILE);
+        let tmp = repository.join(format!("{SEAL_FILE}.{}", std::process::id()));
+        std::fs::write(&tmp, &print)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|source| CacheAlarm::Io { path, source })
     }
 }
 
-impl CandidateGuard<'_> {
+impl CandidateGuard {
     /// Checks, after a candidate ran, that the repository is as the last warm-up left it. On a
     /// change the repository is marked, so later runs refuse it too.
     pub fn verify(&self, repository: &Path, candidate: &str) -> Result<(), CacheAlarm> {
-        let Some(sealed) = self.0.as_ref() else {
-            return Ok(());
+        let path = repository.join(SEAL_FILE);
+        let sealed = match std::fs::read_to_string(&path) {
+            Ok(sealed) => sealed,
+            // No warm-up has sealed this repository yet: nothing to compare with.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(CacheAlarm::Io { path, source }),
         };
-        if fingerprint(repository)? == *sealed {
+        if fingerprint(repository)? == sealed {
             return Ok(());
         }
         let _ = std::fs::write(
@@ -117,8 +173,16 @@ pub fn fingerprint(root: &Path) -> Result<String, CacheAlarm> {
         .sort_by_file_name();
     for entry in walker {
         let entry = entry.map_err(|e| io(e.into()))?;
-        let meta = entry.metadata().map_err(|e| io(e.into()))?;
         let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        // The root itself (its time changes with the coordination files) and those files are
+        // left out; every entry a change could add or remove is still in.
+        let coordination = relative
+            .to_str()
+            .is_some_and(|r| [LOCK_FILE, TURNSTILE_FILE].contains(&r) || r.starts_with(SEAL_FILE));
+        if relative.as_os_str().is_empty() || coordination {
+            continue;
+        }
+        let meta = entry.metadata().map_err(|e| io(e.into()))?;
         let modified = meta
             .modified()
             .ok()
@@ -200,18 +264,53 @@ mod tests {
         let repo = dir.path().join("repo");
         std::fs::create_dir_all(repo.join("org/x/1.0")).unwrap();
         std::fs::write(repo.join("org/x/1.0/x-1.0.jar"), "jar").unwrap();
-        let seal = CacheSeal::default();
-        seal.warm_up().seal(&repo).unwrap();
-        seal.candidate().verify(&repo, "t/a").unwrap();
+        let seal = CacheSeal;
+        seal.warm_up(&repo).unwrap().seal(&repo).unwrap();
+        seal.candidate(&repo).unwrap().verify(&repo, "t/a").unwrap();
         // Same size, different content and time: still noticed through the mtime.
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(repo.join("org/x/1.0/x-1.0.jar"), "JAR").unwrap();
-        let err = seal.candidate().verify(&repo, "t/b").unwrap_err();
+        let err = seal
+            .candidate(&repo)
+            .unwrap()
+            .verify(&repo, "t/b")
+            .unwrap_err();
         assert!(err.to_string().contains("after t/b"), "{err}");
         assert!(matches!(
             CacheSeal::check_trusted(&repo),
             Err(CacheAlarm::Marked(_))
         ));
+    }
+
+    /// Two processes share one cache: the other one's warm-up re-seals it, so its downloads are
+    /// no alarm here, and it waits for the candidate in flight.
+    #[test]
+    fn a_warm_up_by_another_sharer_is_no_alarm_and_waits_for_running_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join("org/x/1.0")).unwrap();
+        let (here, other) = (CacheSeal, CacheSeal);
+        here.warm_up(&repo).unwrap().seal(&repo).unwrap();
+        let running = here.candidate(&repo).unwrap();
+        let finished = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let warm = scope.spawn(|| {
+                let guard = other.warm_up(&repo).unwrap();
+                assert!(
+                    finished.load(std::sync::atomic::Ordering::SeqCst),
+                    "the warm-up waited for the candidate"
+                );
+                std::fs::write(repo.join("org/x/1.0/new.jar"), "jar").unwrap();
+                guard.seal(&repo).unwrap();
+            });
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            running.verify(&repo, "t/a").unwrap();
+            finished.store(true, std::sync::atomic::Ordering::SeqCst);
+            drop(running);
+            warm.join().unwrap();
+        });
+        here.candidate(&repo).unwrap().verify(&repo, "t/b").unwrap();
+        CacheSeal::check_trusted(&repo).unwrap();
     }
 
     #[test]

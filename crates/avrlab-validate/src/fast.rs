@@ -458,8 +458,11 @@ impl Oracle for FastOracle {
                         source,
                     }
                 })?;
-                let built = maven
-                    .fast_warm_up(&staging, &self.fast.helper_cache)
+                // It downloads into the shared cache (the dependency plug-in, the launcher):
+                // no candidate may run meanwhile, and the cache is re-sealed after.
+                let built = self
+                    .maven
+                    .while_cache_writable(|| maven.fast_warm_up(&staging, &self.fast.helper_cache))?
                     .map_err(fast_err)?;
                 match built {
                     Ok(build) => Ok(build.keep(&staging, &kept).map_err(fast_err)?),

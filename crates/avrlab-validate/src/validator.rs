@@ -108,7 +108,7 @@ impl MavenOracle {
     pub fn new(config: ValidatorConfig) -> Self {
         Self {
             config,
-            seal: CacheSeal::default(),
+            seal: CacheSeal,
         }
     }
 
@@ -177,7 +177,7 @@ impl Oracle for MavenOracle {
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
         // The cache is writable only now, and no candidate runs meanwhile.
-        let guard = self.seal.warm_up();
+        let guard = self.seal.warm_up(repository)?;
         let warm = self.config.work_root.join("warm-up").join(&task.id);
         remove_tree(&warm, self.config.maven.sandbox)?;
         copy_project(prepared.pristine(), &warm).map_err(|source| ValidateError::Checkout {
@@ -215,7 +215,7 @@ impl Oracle for MavenOracle {
         let ws = root.join("project");
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
-        let guard = self.seal.candidate();
+        let guard = self.seal.candidate(repository)?;
         // Whatever the last candidate left here, however deep, is removed in bounded time.
         remove_tree(&root, self.config.maven.sandbox)?;
         std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
@@ -236,6 +236,20 @@ impl Oracle for MavenOracle {
 }
 
 impl MavenOracle {
+    /// Runs `step`, which may write the shared dependency cache (a networked warm-up of another
+    /// engine), while no candidate runs anywhere, then re-seals the cache.
+    pub(crate) fn while_cache_writable<T>(
+        &self,
+        step: impl FnOnce() -> T,
+    ) -> Result<T, ValidateError> {
+        let repository = &self.config.maven.repository;
+        CacheSeal::check_trusted(repository)?;
+        let guard = self.seal.warm_up(repository)?;
+        let result = step();
+        guard.seal(repository)?;
+        Ok(result)
+    }
+
     fn run_pipeline(
         &self,
         prepared: &PreparedTask,
