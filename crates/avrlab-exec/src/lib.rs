@@ -6,6 +6,7 @@ mod cgroup;
 mod fastpath;
 mod git;
 mod jdk;
+mod levels;
 mod maven;
 mod process;
 mod removal;
@@ -23,7 +24,8 @@ pub use git::{
 };
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 pub use maven::{
-    CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, compiler_diagnostics,
+    CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, adapt_build_files,
+    compiler_diagnostics,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};

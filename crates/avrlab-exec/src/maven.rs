@@ -181,6 +181,55 @@ pub fn compiler_diagnostics(log: &str, workspace: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The JDK that stands in for a task's JDK that is not installed, and the language level it
+/// compiles the task at.
+struct Substitute {
+    jdk: Jdk,
+    /// The lowest level the substitute compiles (7, or 8 from JDK 20 on), or the task's if higher.
+    floor: u32,
+    /// That level as build files spell it (`1.7`, `11`).
+    level: String,
+}
+
+/// `None` when the task's JDK is installed. The oldest installed JDK newer than the task's (the
+/// closer the JDK, the fewer old plug-ins break on it); a JDK older than the task's cannot stand
+/// in for it, and then the task is refused.
+fn substitute_jdk(task_jdk: u32) -> Result<Option<Substitute>, MavenError> {
+    match find_jdk(task_jdk) {
+        Ok(_) => Ok(None),
+        Err(JdkError::NoMatch { .. }) => {
+            let jdks = installed_jdks();
+            let Some(jdk) = jdks.iter().rev().find(|j| j.major > task_jdk).cloned() else {
+                return Err(find_jdk(task_jdk).unwrap_err().into());
+            };
+            // JDK 20 and later compile no lower than 8.
+            let floor = task_jdk.max(if jdk.major >= 20 { 8 } else { 7 });
+            let level = if floor < 9 {
+                format!("1.{floor}")
+            } else {
+                floor.to_string()
+            };
+            Ok(Some(Substitute { jdk, floor, level }))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Where a JDK substitutes for the task's, raises the language levels that the substitute no
+/// longer compiles in every `pom.xml` of `project` (a task state being made). Returns one note per
+/// changed file, for the record; none when the task's JDK is installed.
+pub fn adapt_build_files(project: &Path, task_jdk: u32) -> Result<Vec<String>, MavenError> {
+    let Some(substitute) = substitute_jdk(task_jdk)? else {
+        return Ok(Vec::new());
+    };
+    crate::levels::raise_language_levels(project, substitute.floor, &substitute.level).map_err(
+        |source| MavenError::Io {
+            path: project.to_owned(),
+            source,
+        },
+    )
+}
+
 impl Maven {
     /// Maven for a task's build: finds the JDK it needs.
     ///
@@ -192,24 +241,9 @@ impl Maven {
     /// explicit substitution that [`Maven::substitution`] reports and the phase logs record.
     pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
         let mut extra_args = build.extra_args.clone();
-        let (jdk, substitution) = match find_jdk(build.jdk) {
-            Ok(jdk) => (jdk, None),
-            Err(JdkError::NoMatch { .. }) => {
-                // The oldest installed JDK newer than the task's (the list is newest first): the
-                // closer the JDK, the fewer old plug-ins break on it.
-                let jdks = installed_jdks();
-                // A JDK older than the task's cannot stand in for it: then the task is refused.
-                let Some(newest) = jdks.iter().rev().find(|j| j.major > build.jdk).cloned() else {
-                    return Err(find_jdk(build.jdk).unwrap_err().into());
-                };
-                // JDK 20 and later compile no lower than 8.
-                let floor = if newest.major >= 20 { 8 } else { 7 };
-                let level = build.jdk.max(floor);
-                let level = if level < 9 {
-                    format!("1.{level}")
-                } else {
-                    level.to_string()
-                };
+        let (jdk, substitution) = match substitute_jdk(build.jdk)? {
+            None => (find_jdk(build.jdk)?, None),
+            Some(Substitute { jdk, level, .. }) => {
                 // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
                 // binds its `<source>`/`<target>` to (command-line properties override both).
                 for property in [
@@ -221,12 +255,11 @@ impl Maven {
                     extra_args.push(format!("-D{property}={level}"));
                 }
                 let note = format!(
-                    "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level}",
-                    build.jdk, newest.major, newest.version
+                    "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it)",
+                    build.jdk, jdk.major, jdk.version
                 );
-                (newest, Some(note))
+                (jdk, Some(note))
             }
-            Err(e) => return Err(e.into()),
         };
         Ok(Self {
             settings,

@@ -18,6 +18,9 @@ pub struct PreparedTask {
     pristine: PathBuf,
     /// The classes the task state declares, which candidates may not shadow.
     classes: ClassPolicy,
+    /// What avrlab changed in the task state's build files to build it here (raised language
+    /// levels under a JDK substitution), one line per file.
+    build_notes: Vec<String>,
 }
 
 impl PreparedTask {
@@ -31,7 +34,19 @@ impl PreparedTask {
             task,
             pristine,
             classes,
+            build_notes: Vec::new(),
         })
+    }
+
+    /// Records what was changed in the state's build files.
+    pub fn with_build_notes(mut self, notes: Vec<String>) -> Self {
+        self.build_notes = notes;
+        self
+    }
+
+    /// What avrlab changed in the task state's build files, one line per file.
+    pub fn build_notes(&self) -> &[String] {
+        &self.build_notes
     }
 
     /// The class rules of this task state (what a candidate may declare).

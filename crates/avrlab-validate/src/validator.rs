@@ -154,10 +154,19 @@ pub(crate) fn materialize_pristine(
     };
     remove_sealed_tree(&pristine).map_err(workspace_err)?;
     materialize_task(task, &pristine, mirrors)?;
+    // Under a JDK substitution, language levels the substitute cannot compile are raised in the
+    // build files (recorded in every compile log).
+    let build_notes =
+        avrlab_exec::adapt_build_files(&pristine, task.build.jdk).map_err(|source| {
+            ValidateError::Maven {
+                task: task.id.clone(),
+                source,
+            }
+        })?;
     // Read-only on disk from now on: nothing that runs later (as this user) can change the state
     // every workspace of the task starts from. Sandboxed runs do not see it at all.
     seal_tree(&pristine).map_err(workspace_err)?;
-    PreparedTask::new(task.clone(), pristine)
+    Ok(PreparedTask::new(task.clone(), pristine)?.with_build_notes(build_notes))
 }
 
 impl Oracle for MavenOracle {
@@ -284,10 +293,13 @@ impl MavenOracle {
         }
 
         let compiled = maven.compile(ws).map_err(maven_err)?;
-        let jdk_note = maven.substitution().map_or_else(
+        let mut jdk_note = maven.substitution().map_or_else(
             || format!("[avrlab] JDK {}\n", maven.jdk().major),
             |s| format!("[avrlab] {s}\n"),
         );
+        for note in prepared.build_notes() {
+            jdk_note.push_str(&format!("[avrlab] build file adapted: {note}\n"));
+        }
         verdict.phases.push(PhaseRecord {
             phase: Phase::Compile,
             wall: compiled.wall,
