@@ -51,6 +51,9 @@ pub struct FastBuild {
     pub classpath: Vec<PathBuf>,
     /// The helper's compiled classes.
     pub helper: PathBuf,
+    /// What the warm-up decided that Maven does differently (the vintage engine added, an old
+    /// JUnit replaced), shown in every fast verdict's log.
+    pub notes: Vec<String>,
 }
 
 impl FastBuild {
@@ -69,14 +72,16 @@ impl FastBuild {
             project: kept.join(module),
             classpath: self.classpath,
             helper: self.helper,
+            notes: self.notes,
         };
         let record = format!(
-            "{}\n{}\n{}\n",
+            "{}\n{}\n{}\n{}\n",
             build.project.display(),
             build.helper.display(),
             std::env::join_paths(&build.classpath)
                 .map_err(|e| FastPathError::Start(e.to_string()))?
-                .to_string_lossy()
+                .to_string_lossy(),
+            build.notes.join("\t")
         );
         let file = kept.join(".avrlab-fast-build");
         std::fs::write(&file, record).map_err(io(&file))?;
@@ -94,10 +99,16 @@ impl FastBuild {
             return Ok(None);
         };
         let mut lines = text.lines();
-        let (Some(project), Some(_), Some(classpath)) = (lines.next(), lines.next(), lines.next())
+        let (Some(project), Some(_), Some(classpath), Some(notes)) =
+            (lines.next(), lines.next(), lines.next(), lines.next())
         else {
             return Ok(None);
         };
+        let notes = notes
+            .split('\t')
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
         let project = PathBuf::from(project);
         let classpath: Vec<PathBuf> = std::env::split_paths(classpath).collect();
         let present = classpath.iter().all(|p| maven.host_path(p).exists());
@@ -109,6 +120,7 @@ impl FastBuild {
             project,
             classpath,
             helper,
+            notes,
         }))
     }
 }
@@ -160,6 +172,111 @@ fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
         .then(|| version.to_owned())
 }
 
+/// The JUnit Platform a project without one (JUnit 3 or 4 tests only) is run on: the release
+/// line the pinned Surefire 3.2.5 resolves for its own JUnit Platform provider.
+const PLATFORM: &str = "1.10.2";
+/// What a JUnit 4 older than 4.12 (or a JUnit 3) is replaced by: the vintage engine refuses
+/// anything before 4.12, and JUnit 4 runs JUnit 3 `TestCase` classes itself.
+const JUNIT4_SUBSTITUTE: &str = "4.13.2";
+
+/// How a project's test classpath becomes one the JUnit Platform launcher can run.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct PlatformPlan {
+    /// Artifacts to add (group, artifact, version), fetched into the shared repository.
+    added: Vec<(String, String, String)>,
+    /// Entries of the project's classpath left out (an old JUnit replaced by a newer one).
+    dropped: Vec<PathBuf>,
+    /// What was decided, for the evidence of every verdict.
+    notes: Vec<String>,
+}
+
+/// `4.8.2` → (4, 8); `3.8.1` → (3, 8).
+fn major_minor(version: &str) -> (u32, u32) {
+    let mut parts = version
+        .split(['.', '-'])
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+/// Decides what the launcher needs besides the project's own test classpath: the launcher of
+/// the project's JUnit Platform version, or, for JUnit 3/4 projects, the platform and the vintage
+/// engine (versions of one release line), with an old JUnit replaced by 4.13.2 (recorded).
+fn platform_plan(classpath: &[PathBuf]) -> Result<PlatformPlan, Unsupported> {
+    let version_of = |artifact: &str| {
+        classpath
+            .iter()
+            .find_map(|p| artifact_version(p, artifact).map(|v| (p.clone(), v)))
+    };
+    let mut plan = PlatformPlan::default();
+    let add = |plan: &mut PlatformPlan, group: &str, artifact: &str, version: &str| {
+        if version_of(artifact).is_none() {
+            plan.added
+                .push((group.to_owned(), artifact.to_owned(), version.to_owned()));
+        }
+    };
+    // groupId `junit`: `junit-4.12.jar` (the platform's jars have a name after `junit-`).
+    let junit = version_of("junit");
+    let platform = version_of("junit-platform-engine").map(|(_, v)| v);
+    if platform.is_none() && junit.is_none() {
+        return Err(Unsupported(
+            "the project's tests use neither the JUnit Platform nor JUnit 3/4 (TestNG or \
+             another framework); only those run on the fast path"
+                .into(),
+        ));
+    }
+    // A project with the platform runs what its own engines find, like Surefire's platform
+    // provider (which would not run JUnit 4 tests without the project's vintage engine either).
+    let own_platform = platform.is_some();
+    let platform = platform.unwrap_or_else(|| PLATFORM.to_owned());
+    add(
+        &mut plan,
+        "org.junit.platform",
+        "junit-platform-engine",
+        &platform,
+    );
+    add(
+        &mut plan,
+        "org.junit.platform",
+        "junit-platform-commons",
+        &platform,
+    );
+    add(
+        &mut plan,
+        "org.junit.platform",
+        "junit-platform-launcher",
+        &platform,
+    );
+    add(&mut plan, "org.opentest4j", "opentest4j", "1.3.0");
+    add(&mut plan, "org.apiguardian", "apiguardian-api", "1.1.2");
+    let Some((jar, version)) = junit.filter(|_| !own_platform) else {
+        return Ok(plan);
+    };
+    if major_minor(&version) < (4, 12) {
+        plan.dropped.push(jar);
+        plan.added
+            .push(("junit".into(), "junit".into(), JUNIT4_SUBSTITUTE.to_owned()));
+        add(&mut plan, "org.hamcrest", "hamcrest-core", "1.3");
+        plan.notes.push(format!(
+            "junit {version} replaced by {JUNIT4_SUBSTITUTE} on the fast path (the vintage \
+             engine needs 4.12 or newer); Maven runs the project's own"
+        ));
+    }
+    {
+        // Platform 1.N goes with the vintage engine 5.N of the same release.
+        let vintage = format!("5{}", platform.strip_prefix('1').unwrap_or(&platform));
+        plan.added.push((
+            "org.junit.vintage".into(),
+            "junit-vintage-engine".into(),
+            vintage.clone(),
+        ));
+        plan.notes.push(format!(
+            "JUnit 3/4 tests run through the JUnit Vintage engine {vintage} (platform {platform}), \
+             added for the fast path"
+        ));
+    }
+    Ok(plan)
+}
+
 impl Maven {
     /// Prepares `project` (a copy of the pristine state that the fast path keeps) for the fast
     /// path: compiles it and its tests, resolves the test classpath, adds the JUnit Platform
@@ -203,41 +320,43 @@ impl Maven {
             ))));
         }
         let text = std::fs::read_to_string(&classpath_file).map_err(io(&classpath_file))?;
-        let mut classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
-        let Some(platform) = classpath
-            .iter()
-            .find_map(|p| artifact_version(p, "junit-platform-engine"))
-        else {
-            return Ok(Err(Unsupported(
-                "the project's tests do not use the JUnit Platform (JUnit 5, or JUnit 4 through \
-                 the vintage engine); only those run on the fast path"
-                    .into(),
-            )));
+        let classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
+        let plan = match platform_plan(&classpath) {
+            Ok(plan) => plan,
+            Err(unsupported) => return Ok(Err(unsupported)),
         };
         // Class paths are written as the sandbox sees the repository; files are checked on the host.
-        let launcher = self.repository_view().join(format!(
-            "org/junit/platform/junit-platform-launcher/{platform}/junit-platform-launcher-{platform}.jar"
-        ));
-        if !self.host_path(&launcher).is_file() {
-            let args = vec![
-                "dependency:get".to_owned(),
-                format!("-Dartifact=org.junit.platform:junit-platform-launcher:{platform}"),
-                "-Dtransitive=false".to_owned(),
-            ];
-            let result = run(&self.spec(project, args, policy, limits))?;
-            if !result.exit.success() || !self.host_path(&launcher).is_file() {
-                return Ok(Err(Unsupported(format!(
-                    "cannot fetch junit-platform-launcher {platform}: {}",
-                    last_error_line(&result)
-                ))));
+        let mut classpath: Vec<PathBuf> = classpath
+            .into_iter()
+            .filter(|p| !plan.dropped.iter().any(|d| p == d))
+            .collect();
+        for (group, artifact, version) in &plan.added {
+            let jar = self.repository_view().join(format!(
+                "{}/{artifact}/{version}/{artifact}-{version}.jar",
+                group.replace('.', "/")
+            ));
+            if !self.host_path(&jar).is_file() {
+                let args = vec![
+                    "dependency:get".to_owned(),
+                    format!("-Dartifact={group}:{artifact}:{version}"),
+                    "-Dtransitive=false".to_owned(),
+                ];
+                let result = run(&self.spec(project, args, policy.clone(), limits))?;
+                if !result.exit.success() || !self.host_path(&jar).is_file() {
+                    return Ok(Err(Unsupported(format!(
+                        "cannot fetch {group}:{artifact}:{version}: {}",
+                        last_error_line(&result)
+                    ))));
+                }
             }
+            classpath.push(jar);
         }
-        classpath.push(launcher);
         let helper = self.build_helper(helper_cache, &classpath)?;
         Ok(Ok(FastBuild {
             project: module,
             classpath,
             helper,
+            notes: plan.notes,
         }))
     }
 
@@ -355,10 +474,31 @@ impl Maven {
             SandboxKind::Bubblewrap => "/tmp".to_owned(),
             SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
         };
+        // Like Surefire's forked JVM: the working directory is the module, `basedir` names it,
+        // and `target/` is writable in memory with the build's output mounted back read-only
+        // (the helper empties what a candidate's tests wrote there before the next one).
+        let target = build.project.join("target");
+        let mut mounts = vec![
+            self.repository_mount(false),
+            Mount::ReadOnly(build.project.clone()),
+            Mount::Tmpfs(target.clone()),
+        ];
+        for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
+            let plain = std::fs::symlink_metadata(entry.path())
+                .map(|m| m.is_dir() || m.is_file())
+                .unwrap_or(false);
+            if plain {
+                mounts.push(Mount::ReadOnly(entry.path()));
+            }
+        }
+        mounts.push(Mount::ReadOnly(build.helper.clone()));
+        mounts.push(Mount::ReadOnly(sources.to_owned()));
+        let basedir = format!("-Dbasedir={}", build.project.display());
         let spec = RunSpec {
             program: self.jdk().home.join("bin/java"),
             args: [
                 "-Djava.security.manager=allow",
+                &basedir,
                 "-XX:+DisableAttachMechanism",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
@@ -382,12 +522,7 @@ impl Maven {
             ],
             sandbox: self.settings().sandbox,
             policy: self.with_toolchain(SandboxPolicy {
-                mounts: vec![
-                    self.repository_mount(false),
-                    Mount::ReadOnly(build.project.clone()),
-                    Mount::ReadOnly(build.helper.clone()),
-                    Mount::ReadOnly(sources.to_owned()),
-                ],
+                mounts,
                 network: false,
             }),
             limits: self.settings().limits,
@@ -435,6 +570,9 @@ impl Maven {
 pub struct FastRequest<'a> {
     pub pov: &'a [TestName],
     pub regression: &'a RegressionTests,
+    /// Tests (whole classes, or `Class#method`) that never count in the regression phase: the
+    /// task's baseline exclusions.
+    pub excluded: &'a [TestName],
     /// The candidate's changed source files (absolute, under the session's sources folder).
     pub sources: &'a [PathBuf],
 }
@@ -550,6 +688,7 @@ impl FastSession {
             test_list(request.pov),
             regression,
             sources.join(","),
+            test_list(request.excluded),
         ]
         .join("\t");
         let mut reply = FastReply::default();
@@ -697,6 +836,86 @@ mod tests {
                 "junit-platform-engine"
             ),
             None
+        );
+    }
+
+    fn jars(names: &[&str]) -> Vec<PathBuf> {
+        names
+            .iter()
+            .map(|n| PathBuf::from(format!("/r/x/{n}")))
+            .collect()
+    }
+
+    fn added(plan: &PlatformPlan) -> Vec<String> {
+        plan.added
+            .iter()
+            .map(|(_, artifact, version)| format!("{artifact}:{version}"))
+            .collect()
+    }
+
+    #[test]
+    fn a_junit4_project_gets_the_platform_and_the_vintage_engine_of_one_release() {
+        let plan = platform_plan(&jars(&["junit-4.12.jar", "hamcrest-core-1.3.jar"])).unwrap();
+        assert_eq!(
+            added(&plan),
+            [
+                "junit-platform-engine:1.10.2",
+                "junit-platform-commons:1.10.2",
+                "junit-platform-launcher:1.10.2",
+                "opentest4j:1.3.0",
+                "apiguardian-api:1.1.2",
+                "junit-vintage-engine:5.10.2"
+            ]
+        );
+        assert!(plan.dropped.is_empty());
+        assert!(
+            plan.notes[0].contains("Vintage engine 5.10.2"),
+            "{:?}",
+            plan.notes
+        );
+    }
+
+    #[test]
+    fn a_junit_older_than_4_12_is_replaced_and_the_replacement_recorded() {
+        for old in ["junit-4.8.2.jar", "junit-3.8.1.jar", "junit-4.11.jar"] {
+            let plan = platform_plan(&jars(&[old])).unwrap();
+            assert_eq!(plan.dropped, jars(&[old]));
+            let added = added(&plan);
+            assert!(added.contains(&"junit:4.13.2".to_owned()), "{added:?}");
+            assert!(added.contains(&"hamcrest-core:1.3".to_owned()), "{added:?}");
+            assert!(
+                plan.notes[0].contains("replaced by 4.13.2"),
+                "{:?}",
+                plan.notes
+            );
+        }
+    }
+
+    #[test]
+    fn a_platform_project_gets_only_its_own_launcher_never_vintage() {
+        // Surefire's platform provider would not run JUnit 4 tests without the project's own
+        // vintage engine, so neither does the fast path.
+        let plan = platform_plan(&jars(&[
+            "junit-platform-engine-1.9.3.jar",
+            "junit-platform-commons-1.9.3.jar",
+            "opentest4j-1.2.0.jar",
+            "apiguardian-api-1.1.2.jar",
+            "junit-4.13.2.jar",
+        ]))
+        .unwrap();
+        assert_eq!(added(&plan), ["junit-platform-launcher:1.9.3"]);
+        assert!(plan.notes.is_empty());
+    }
+
+    #[test]
+    fn a_project_without_junit_is_not_taken() {
+        let refused = platform_plan(&jars(&["testng-7.5.jar"])).unwrap_err();
+        assert!(
+            refused
+                .0
+                .contains("neither the JUnit Platform nor JUnit 3/4"),
+            "{}",
+            refused.0
         );
     }
 

@@ -54,6 +54,8 @@ pub struct FastOracle {
     /// Per task: started, primed JVMs that no slot holds (started at warm-up, or handed back
     /// when a slot moved on to another task).
     spares: Mutex<HashMap<String, Vec<FastSession>>>,
+    /// Per task: the regression selection its baseline leaves.
+    selections: Mutex<HashMap<String, FastSelection>>,
     /// Numbers each candidate's source folder.
     counter: std::sync::atomic::AtomicU64,
 }
@@ -76,6 +78,7 @@ impl FastOracle {
             builds: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
             spares: Mutex::new(HashMap::new()),
+            selections: Mutex::new(HashMap::new()),
             counter: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -145,6 +148,25 @@ impl FastOracle {
             })
     }
 
+    /// The task's regression selection after its baseline (taken by the Maven warm-up).
+    fn selection(&self, task: &Task) -> Result<FastSelection, ValidateError> {
+        if let Some(known) = self
+            .selections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&task.id)
+        {
+            return Ok(known.clone());
+        }
+        let (baseline, _) = self.maven.baseline(task)?;
+        let selection = FastSelection::new(task, baseline.as_ref());
+        self.selections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(task.id.clone(), selection.clone());
+        Ok(selection)
+    }
+
     fn sources_root(&self) -> PathBuf {
         self.config.work_root.join("fast-sources")
     }
@@ -157,6 +179,7 @@ impl FastOracle {
         sources: &[PathBuf],
         sources_root: &Path,
         slot: &str,
+        selection: &FastSelection,
     ) -> Result<(FastReply, String), ValidateError> {
         let task = &prepared.task;
         let taken = {
@@ -191,7 +214,8 @@ impl FastOracle {
         let enforcement = format!("resident JVM; {}", session.enforcement());
         let reply = session.validate(&FastRequest {
             pov: &task.oracle.pov_tests,
-            regression: &task.oracle.regression_tests,
+            regression: &selection.regression,
+            excluded: &selection.dropped_classes,
             sources,
         });
         // A JVM that might carry a candidate's leftovers is never reused.
@@ -203,6 +227,46 @@ impl FastOracle {
                 .insert(slot.to_owned(), (task.id.clone(), session));
         }
         Ok((reply, enforcement))
+    }
+}
+
+/// The regression tests of a task as its baseline leaves them, as the Maven oracle selects them:
+/// the classes of tests that fail on the reference fix never count.
+#[derive(Debug, Clone)]
+struct FastSelection {
+    regression: RegressionTests,
+    dropped_classes: Vec<TestName>,
+    /// The baseline, in words, for the regression log.
+    describe: String,
+}
+
+impl FastSelection {
+    fn new(task: &Task, baseline: Option<&crate::baseline::Baseline>) -> Self {
+        let base = baseline.cloned().unwrap_or_default();
+        let mut dropped_classes: Vec<TestName> = Vec::new();
+        for test in base.tests() {
+            let class = TestName {
+                class: test.class.clone(),
+                method: None,
+            };
+            if !dropped_classes.contains(&class) {
+                dropped_classes.push(class);
+            }
+        }
+        let regression = match &task.oracle.regression_tests {
+            RegressionTests::AllOthers => RegressionTests::AllOthers,
+            RegressionTests::Listed(list) => RegressionTests::Listed(
+                list.iter()
+                    .filter(|t| !dropped_classes.iter().any(|d| d.class == t.class))
+                    .cloned()
+                    .collect(),
+            ),
+        };
+        Self {
+            regression,
+            dropped_classes,
+            describe: base.describe(),
+        }
     }
 }
 
@@ -250,7 +314,7 @@ fn state_fingerprint(root: &Path, jdk: u32) -> std::io::Result<String> {
     files.sort();
     let mut hasher = Sha256::new();
     // The layout of a kept build; a new one never reads an old one.
-    hasher.update(b"avrlab fast build 2");
+    hasher.update(b"avrlab fast build 3");
     hasher.update(jdk.to_le_bytes());
     for file in files {
         let rel = file.strip_prefix(root).unwrap_or(&file);
@@ -281,7 +345,14 @@ fn phase_run(phase: &FastPhase) -> TestRun {
 }
 
 /// Turns the resident validator's reply into a verdict, with the same rules as Maven's runs.
-fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Instant) -> Verdict {
+fn judge_reply(
+    task: &Task,
+    selection: &FastSelection,
+    notes: &[String],
+    reply: &FastReply,
+    enforcement: &str,
+    started: Instant,
+) -> Verdict {
     let mut verdict = Verdict::undecided("fast");
     let finish = |mut verdict: Verdict, outcome, reason: String| {
         verdict.outcome = outcome;
@@ -337,10 +408,14 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
         );
     }
     let pov = &task.oracle.pov_tests;
-    let (wanted, excluded): (&[TestName], &[TestName]) = match &task.oracle.regression_tests {
-        RegressionTests::AllOthers => (&[], pov),
-        RegressionTests::Listed(list) => (list, pov),
+    let mut not_selected: Vec<TestName> = pov.clone();
+    not_selected.extend(selection.dropped_classes.iter().cloned());
+    let (wanted, excluded): (&[TestName], &[TestName]) = match &selection.regression {
+        RegressionTests::AllOthers => (&[], &not_selected),
+        RegressionTests::Listed(list) => (list, &not_selected),
     };
+    // Like Maven's: a skipped PoV test leaves the verdict undecided, a skipped regression test
+    // does not (the baseline decides which regression tests count).
     let steps = [
         (
             "pov",
@@ -348,6 +423,7 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
             pov.as_slice(),
             &[][..],
             Outcome::PovFailing,
+            SkippedTests::Indeterminate,
         ),
         (
             "regression",
@@ -355,9 +431,10 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
             wanted,
             excluded,
             Outcome::RegressionBroken,
+            SkippedTests::Allowed,
         ),
     ];
-    for (name, phase, wanted, excluded, failure) in steps {
+    for (name, phase, wanted, excluded, failure, skipped) in steps {
         let Some(ran) = reply.phases.iter().find(|p| p.name == name) else {
             return finish(
                 verdict,
@@ -368,7 +445,14 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
         let run = phase_run(ran);
         record(&mut verdict, phase, &run);
         if let Some(last) = verdict.phases.last_mut() {
-            last.log_excerpt = excerpt(&reply.log);
+            let mut header = String::new();
+            for note in notes {
+                header.push_str(&format!("[avrlab] {note}\n"));
+            }
+            if phase == Phase::Regression {
+                header.push_str(&format!("[avrlab] {}\n", selection.describe));
+            }
+            last.log_excerpt = format!("{header}{}", excerpt(&reply.log));
             if reply.forged_frames > 0 {
                 last.log_excerpt.push_str(&format!(
                     "\n[avrlab: {} unauthenticated result frames on the channel were ignored]",
@@ -387,9 +471,8 @@ fn judge_reply(task: &Task, reply: &FastReply, enforcement: &str, started: Insta
                 format!("the test launcher failed in the {name} phase: {why}"),
             );
         }
-        // The fast path takes no baseline yet, so a skipped test stays undecided in both phases.
         if let PhaseJudgement::Decided(outcome, reason) =
-            judge_run(&run, wanted, excluded, failure, SkippedTests::Indeterminate)
+            judge_run(&run, wanted, excluded, failure, skipped)
         {
             return finish(verdict, outcome, reason);
         }
@@ -458,8 +541,8 @@ impl Oracle for FastOracle {
                         source,
                     }
                 })?;
-                // It downloads into the shared cache (the dependency plug-in, the launcher):
-                // no candidate may run meanwhile, and the cache is re-sealed after.
+                // It downloads into the shared cache (the dependency plug-in, the launcher, the
+                // vintage engine): no candidate may run meanwhile, and the cache is re-sealed after.
                 let built = self
                     .maven
                     .while_cache_writable(|| maven.fast_warm_up(&staging, &self.fast.helper_cache))?
@@ -495,9 +578,11 @@ impl Oracle for FastOracle {
                     sources.push(copy);
                 }
             }
+            let selection = self.selection(task)?;
             let primed = session.validate(&FastRequest {
                 pov: &task.oracle.pov_tests,
-                regression: &task.oracle.regression_tests,
+                regression: &selection.regression,
+                excluded: &selection.dropped_classes,
                 sources: &sources,
             });
             if primed.dirty.is_none() && primed.lost.is_none() {
@@ -586,14 +671,17 @@ impl Oracle for FastOracle {
             Err(CandidateError::Io(source)) => return Err(ws_err(source)),
             Err(problem) => {
                 let _ = std::fs::remove_dir_all(&workspace);
-                let mut verdict = judge_reply(task, &FastReply::default(), "", started);
+                let selection = self.selection(task)?;
+                let mut verdict =
+                    judge_reply(task, &selection, &[], &FastReply::default(), "", started);
                 verdict.outcome = Outcome::ApplyFailed;
                 verdict.reason = problem.to_string();
                 return Ok(verdict);
             }
         }
         let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
-        let ran = self.run_fast(&build, prepared, &sources, &sources_root, slot);
+        let selection = self.selection(task)?;
+        let ran = self.run_fast(&build, prepared, &sources, &sources_root, slot, &selection);
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);
         }
@@ -610,7 +698,14 @@ impl Oracle for FastOracle {
         if let Some(why) = reply.fallback.clone() {
             return self.fallback(prepared, candidate, slot, why);
         }
-        let fast = judge_reply(task, &reply, &enforcement, started);
+        let fast = judge_reply(
+            task,
+            &selection,
+            &build.notes,
+            &reply,
+            &enforcement,
+            started,
+        );
         let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
         let kind = if !checks {
             None

@@ -53,6 +53,8 @@ public final class Main {
     private static List<Path> dependencies;
     private static ClassLoader shared;
     private static Method runner;
+    /** The entries of {@code target/} and the temporary folder before any candidate. */
+    private static final Map<Path, Set<String>> baselineEntries = new HashMap<>();
 
     public static void main(String[] args) throws Exception {
         InputStream requests = System.in;
@@ -116,6 +118,13 @@ public final class Main {
         shared = new URLClassLoader("dependencies", urls.toArray(new URL[0]),
                 ClassLoader.getPlatformClassLoader());
         Class<?> c = Class.forName("avrlab.fastpath.runner.Runner", true, shared);
+        for (Path folder : List.of(classes.getParent(),
+                Path.of(System.getProperty("java.io.tmpdir")))) {
+            String[] names = folder.toFile().list();
+            if (names != null) {
+                baselineEntries.put(folder, Set.of(names));
+            }
+        }
         runner = c.getMethod("run", String[].class, String[].class, String.class, long.class);
     }
 
@@ -124,6 +133,7 @@ public final class Main {
         String[] pov = split(f[2]);
         String regression = f[3];
         String[] sources = split(f[4]);
+        String[] baseline = f.length > 5 ? split(f[5]) : new String[0];
         CAPTURE.reset();
         long t0 = System.nanoTime();
         Map<String, byte[]> compiled = new HashMap<>();
@@ -157,7 +167,12 @@ public final class Main {
         String why = phase("pov", pov, new String[0], loader, out, guard);
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : split(regression);
-            String[] excluded = regression.equals("*") ? pov : new String[0];
+            String[] excluded = new String[0];
+            if (regression.equals("*")) {
+                excluded = new String[pov.length + baseline.length];
+                System.arraycopy(pov, 0, excluded, 0, pov.length);
+                System.arraycopy(baseline, 0, excluded, pov.length, baseline.length);
+            }
             why = phase("regression", selected, excluded, loader, out, guard);
         }
         out.add("LOG\t" + hex(CAPTURE.text()));
@@ -169,6 +184,9 @@ public final class Main {
         }
         if (why == null) {
             why = threadsLeft(loader);
+        }
+        if (why == null) {
+            why = removeWritten();
         }
         out.add("STATE\t" + (why == null ? "clean" : "dirty") + "\t" + hex(why == null ? "" : why));
         return why != null;
@@ -231,6 +249,37 @@ public final class Main {
             }
         }
         return any;
+    }
+
+    /**
+     * Empties what the tests wrote under {@code target/} and the temporary folder, so that the
+     * next candidate starts from what Surefire's fresh fork would see; returns why the JVM is
+     * dirty when something could not be removed.
+     */
+    private static String removeWritten() {
+        for (Map.Entry<Path, Set<String>> folder : baselineEntries.entrySet()) {
+            String[] now = folder.getKey().toFile().list();
+            if (now == null) {
+                continue;
+            }
+            for (String name : now) {
+                if (folder.getValue().contains(name)) {
+                    continue;
+                }
+                Path written = folder.getKey().resolve(name);
+                try (java.util.stream.Stream<Path> walk = Files.walk(written)) {
+                    List<Path> all = new ArrayList<>();
+                    walk.forEach(all::add);
+                    java.util.Collections.reverse(all);
+                    for (Path p : all) {
+                        Files.deleteIfExists(p);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    return "files the tests wrote could not be removed (" + written + ")";
+                }
+            }
+        }
+        return null;
     }
 
     /** Threads the candidate's code started that are still alive (after a short grace). */

@@ -46,17 +46,32 @@ public final class Runner {
     public static List<String[]> run(
             String[] tests, String[] excluded, String testRoot, long timeoutMillis) {
         List<DiscoverySelector> selectors = new ArrayList<>();
+        // "Class#method[3]": one invocation of a parameterized test, named as Surefire reports it
+        // (the engine's legacy reporting name); its class is selected and the rest filtered out.
+        Set<String> invocations = new HashSet<>();
+        Set<String> invocationClasses = new HashSet<>();
+        Set<String> wholeClasses = new HashSet<>();
+        Set<String> methods = new HashSet<>();
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         for (String test : tests) {
             int hash = test.indexOf('#');
             if (hash < 0) {
                 selectors.add(DiscoverySelectors.selectClass(test));
+                wholeClasses.add(test);
                 continue;
             }
             // Like Surefire's filter, a method name selects every method of that name, whatever
             // its parameters (@TempDir, parameterized tests).
             String className = test.substring(0, hash);
             String methodName = test.substring(hash + 1);
+            if (methodName.endsWith("]") && methodName.indexOf('[') > 0) {
+                invocations.add(test);
+                if (invocationClasses.add(className)) {
+                    selectors.add(DiscoverySelectors.selectClass(className));
+                }
+                continue;
+            }
+            methods.add(test);
             try {
                 Class<?> type = Class.forName(className, false, loader);
                 boolean found = false;
@@ -86,8 +101,16 @@ public final class Runner {
                     Optional<TestSource> source = descriptor.getSource();
                     if (source.isPresent() && source.get() instanceof MethodSource) {
                         MethodSource m = (MethodSource) source.get();
-                        if (skip.contains(m.getClassName() + "#" + m.getMethodName())
-                                || skip.contains(m.getClassName())) {
+                        String owner = m.getClassName();
+                        if (invocationClasses.contains(owner) && !wholeClasses.contains(owner)
+                                && !methods.contains(owner + "#" + m.getMethodName())
+                                && !invocations.contains(
+                                        owner + "#" + descriptor.getLegacyReportingName())) {
+                            return FilterResult.excluded("another invocation");
+                        }
+                        if (skip.contains(owner + "#" + m.getMethodName())
+                                || skip.contains(owner + "#" + descriptor.getLegacyReportingName())
+                                || skip.contains(owner)) {
                             return FilterResult.excluded("a PoV test");
                         }
                     }
@@ -194,6 +217,11 @@ public final class Runner {
                         .filter(s -> s instanceof MethodSource)
                         .map(s -> ((MethodSource) s).getMethodName())
                         .orElse(id.getDisplayName());
+        // JUnit 4's parameterized invocations are "method[3]" in Surefire's reports; the vintage
+        // engine keeps that name as the legacy reporting name.
+        if (id.getUniqueId().startsWith("[engine:junit-vintage]")) {
+            method = id.getLegacyReportingName();
+        }
         return new String[] {className(id), method, status, Double.toString(seconds), msg};
     }
 
