@@ -475,6 +475,24 @@ impl Maven {
         Ok(true)
     }
 
+    /// The naive way to validate a candidate, as Vul4J does: one Maven run that compiles the
+    /// project and runs its whole test suite (`test-compile` and the pinned Surefire, since the
+    /// pom's own Surefire may not run on this JDK), offline, sandboxed, the workspace writable.
+    /// Only its exit status speaks; benchmarks compare against it, verdicts never rest on it.
+    pub fn plain_test(&self, workspace: &Path) -> Result<ExitKind, MavenError> {
+        let policy = SandboxPolicy {
+            mounts: vec![
+                self.repository_mount(false),
+                Mount::ReadWrite(workspace.to_owned()),
+            ],
+            network: false,
+        };
+        let args = ["-o", "test-compile", SUREFIRE_GOAL]
+            .map(str::to_owned)
+            .to_vec();
+        Ok(run(&self.spec(workspace, args, policy, self.settings.limits))?.exit)
+    }
+
     /// `mvn test-compile`, offline, in the sandbox, with the workspace writable.
     pub fn compile(&self, workspace: &Path) -> Result<CompileResult, MavenError> {
         let policy = SandboxPolicy {

@@ -259,6 +259,50 @@ impl MavenOracle {
         Ok(result)
     }
 
+    /// Validates `candidate` the naive way, for benchmarks: a fresh copy of the task state, the
+    /// candidate applied, one `mvn test` (see `Maven::plain_test`). `Some(passed)` from Maven's
+    /// exit status, `None` when the candidate did not apply. No verdict is made from it.
+    pub fn plain(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+    ) -> Result<Option<bool>, ValidateError> {
+        let task = &prepared.task;
+        let maven = self.maven(task)?;
+        let root = self.config.work_root.join("plain").join(slot);
+        let ws = root.join("project");
+        let repository = &self.config.maven.repository;
+        CacheSeal::check_trusted(repository)?;
+        let guard = self.seal.candidate(repository)?;
+        remove_tree(&root, self.config.maven.sandbox)?;
+        std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
+        copy_project(prepared.pristine(), &ws).map_err(|source| ValidateError::Checkout {
+            task: task.id.clone(),
+            source,
+        })?;
+        let passed = match apply_candidate(task, prepared.classes(), candidate, &ws) {
+            Ok(()) => Some(
+                maven
+                    .plain_test(&ws)
+                    .map_err(|source| ValidateError::Maven {
+                        task: task.id.clone(),
+                        source,
+                    })?
+                    .success(),
+            ),
+            Err(CandidateError::Io(source)) => {
+                return Err(ValidateError::Workspace { path: ws, source });
+            }
+            Err(_) => None,
+        };
+        let _ = remove_tree(&root, self.config.maven.sandbox);
+        if self.config.maven.sandbox == SandboxKind::Bubblewrap {
+            guard.verify(repository, &format!("a plain run of {}", task.id))?;
+        }
+        Ok(passed)
+    }
+
     fn run_pipeline(
         &self,
         prepared: &PreparedTask,

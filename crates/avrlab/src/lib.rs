@@ -11,5 +11,6 @@ pub mod import;
 pub mod input;
 pub mod method;
 pub mod models;
+pub mod mutants;
 pub mod summary;
 pub mod transform;

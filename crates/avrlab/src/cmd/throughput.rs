@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use avrlab::engine::{RunRequest, execute};
-use avrlab::input::reference_candidates;
+use avrlab::input::{PlannedCandidate, reference_candidates};
+use avrlab::mutants::mutants;
 use avrlab_store::Store;
 use avrlab_validate::{FastOracle, MavenOracle, Oracle};
 
@@ -30,6 +31,23 @@ pub struct Args {
     /// Also measure `eval` with the baseline model and this many samples per task (0: skip).
     #[arg(long, default_value_t = 0)]
     pub eval_samples: u32,
+    /// Instead of each task's vulnerable state and reference fix: its reference fix and this
+    /// many mechanical mutants of its localized method (tasks without one are left out).
+    #[arg(long, default_value_t = 0)]
+    pub mutants: usize,
+    /// The seed that picks the mutants.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Measure the Maven engine on the first N candidates only (0: all of them).
+    #[arg(long, default_value_t = 0)]
+    pub maven_sample: usize,
+    /// Also measure the naive way, one plain `mvn test` per candidate (as Vul4J validates), on
+    /// the first N candidates, one at a time.
+    #[arg(long, default_value_t = 0)]
+    pub plain_sample: usize,
+    /// Measure the fast engine raw only (not again with Maven confirming its Plausibles).
+    #[arg(long)]
+    pub fast_raw_only: bool,
 }
 
 /// One measured run.
@@ -63,6 +81,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .contains(&EngineArg::Fast)
         .then(|| FastOracle::new(config.validator.clone(), fast_config(&args.options, true)));
     let maven = MavenOracle::new(config.validator.clone());
+    let candidates = if args.mutants > 0 {
+        mutant_candidates(&benchmark, &maven, args.mutants, args.seed)?
+    } else {
+        reference_candidates(&benchmark)
+    };
+    let maven_candidates: Vec<PlannedCandidate> = match args.maven_sample {
+        0 => candidates.clone(),
+        n => candidates.iter().take(n).cloned().collect(),
+    };
     let mut rows: Vec<Row> = Vec::new();
     let mut measure = |label: &'static str,
                        oracle: &dyn Oracle,
@@ -71,7 +98,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
      -> Result<(), Failure> {
         let path = scratch.join(format!("throughput-{label}-{workers}.sqlite"));
         let mut store = Store::open(&path).map_err(store_failure)?;
-        let planned = reference_candidates(&benchmark);
+        let planned = if label == "maven" {
+            maven_candidates.clone()
+        } else {
+            candidates.clone()
+        };
         let count = planned.len();
         let request = RunRequest {
             mode: "reference",
@@ -117,11 +148,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     fast.set_cross_checks(false);
                     measure("fast-raw", fast, workers, &config)?;
                     fast.set_cross_checks(true);
-                    measure("fast+confirm", fast, workers, &config)?;
+                    if !args.fast_raw_only {
+                        measure("fast+confirm", fast, workers, &config)?;
+                    }
                 }
                 EngineArg::Maven => measure("maven", &maven, workers, &config)?,
             }
         }
+    }
+    if args.plain_sample > 0 {
+        rows.push(measure_plain(
+            &benchmark,
+            &maven,
+            &candidates[..args.plain_sample.min(candidates.len())],
+        )?);
     }
     let eval = if args.eval_samples > 0 {
         Some(measure_eval(&args, &benchmark, &scratch)?)
@@ -151,7 +191,26 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             ratio
         );
     }
-    for row in rows.iter().filter(|r| r.engine != "maven") {
+    if let (Some(plain), Some(fast)) = (
+        rows.iter().find(|r| r.engine == "plain-mvn"),
+        rows.iter()
+            .find(|r| r.engine == "fast-raw" && r.workers == 1),
+    ) {
+        let passed = plain.outcomes.values().filter(|o| *o == "passes").count();
+        println!(
+            "plain `mvn test` per candidate (the Vul4J way), measured on {} of {} candidates: {:.1} validations/min ({passed} pass the whole suite); fast-raw with 1 worker on all {}: {:.1}/min = {:.1}x",
+            plain.candidates,
+            candidates.len(),
+            plain.per_minute(),
+            fast.candidates,
+            fast.per_minute(),
+            fast.per_minute() / plain.per_minute()
+        );
+    }
+    for row in rows
+        .iter()
+        .filter(|r| r.engine != "maven" && r.engine != "plain-mvn")
+    {
         let Some(base) = rows
             .iter()
             .find(|r| r.engine == "maven" && r.workers == row.workers)
@@ -192,6 +251,102 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The reference fix and `count` mutants of the localized method of each task that has one, read
+/// from the task state as the oracle materializes it.
+fn mutant_candidates(
+    benchmark: &avrlab_bench::Benchmark,
+    maven: &MavenOracle,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<PlannedCandidate>, Failure> {
+    let mut planned = Vec::new();
+    for task in &benchmark.tasks {
+        let Some(loc) = task.localization.first() else {
+            #[expect(
+                clippy::print_stderr,
+                reason = "why a task is left out of the measurement"
+            )]
+            {
+                eprintln!("{}: no localized method, so no mutants; left out", task.id);
+            }
+            continue;
+        };
+        let prepared = maven.materialize(task).map_err(Failure::infrastructure)?;
+        let path = prepared.pristine().join(&loc.file);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Failure::infrastructure(anyhow::anyhow!("cannot read {}: {e}", path.display()))
+        })?;
+        let (start, end) = loc.method_lines;
+        let method: String = text
+            .lines()
+            .skip(start as usize - 1)
+            .take((end + 1 - start) as usize)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let origin = task.dir.join("task.toml").display().to_string();
+        if let Some(reference) = &task.reference {
+            planned.push(PlannedCandidate {
+                id: format!("{}/reference", task.id),
+                task: task.id.clone(),
+                label: "reference".into(),
+                candidate: avrlab_validate::Candidate::Diff(reference.clone()),
+                origin: origin.clone(),
+            });
+        }
+        for mutant in mutants(&method, 0, count, seed) {
+            planned.push(PlannedCandidate {
+                id: format!("{}/{}", task.id, mutant.label),
+                task: task.id.clone(),
+                label: mutant.label,
+                candidate: mutant.candidate,
+                origin: origin.clone(),
+            });
+        }
+    }
+    Ok(planned)
+}
+
+/// One plain `mvn test` per candidate, one at a time (see `MavenOracle::plain`).
+fn measure_plain(
+    benchmark: &avrlab_bench::Benchmark,
+    maven: &MavenOracle,
+    candidates: &[PlannedCandidate],
+) -> Result<Row, Failure> {
+    let mut prepared = BTreeMap::new();
+    for task in &benchmark.tasks {
+        if candidates.iter().any(|c| c.task == task.id) {
+            let ready = maven.materialize(task).map_err(Failure::infrastructure)?;
+            maven.warm_up(&ready).map_err(Failure::infrastructure)?;
+            prepared.insert(task.id.clone(), ready);
+        }
+    }
+    let started = std::time::Instant::now();
+    let mut outcomes = BTreeMap::new();
+    for candidate in candidates {
+        let ready = &prepared[&candidate.task];
+        let passed = maven
+            .plain(ready, &candidate.candidate, "plain")
+            .map_err(Failure::infrastructure)?;
+        let outcome = match passed {
+            Some(true) => "passes",
+            Some(false) => "fails",
+            None => "does not apply",
+        };
+        #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
+        {
+            eprintln!("plain mvn test: {} {outcome}", candidate.id);
+        }
+        outcomes.insert(candidate.id.clone(), outcome.to_owned());
+    }
+    Ok(Row {
+        engine: "plain-mvn",
+        workers: 1,
+        candidates: candidates.len(),
+        seconds: started.elapsed().as_secs_f64(),
+        outcomes,
+    })
 }
 
 /// Runs `eval` with the baseline model: (samples, distinct candidates, seconds).
