@@ -1,6 +1,6 @@
-//! Mechanical candidates for throughput benchmarks: single-point mutations of a task's localized
-//! method (a statement deleted, a condition negated, a constant changed), chosen with a seeded
-//! generator so that the same seed gives the same candidates. They stand in for a repair tool's
+//! Mechanical candidates for throughput benchmarks: mutations of a task's localized method (a
+//! statement deleted, a condition negated, a constant changed; one point, then two), chosen with
+//! a seeded generator so that the same seed gives the same candidates. They stand in for a repair tool's
 //! output: mostly wrong, some not compiling, a few equivalent to the original.
 
 use avrlab_validate::{Candidate, ReplacementTarget};
@@ -111,8 +111,9 @@ fn next(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Up to `count` distinct single-point mutants of `method` (localization entry `target`), in an
-/// order fixed by `seed`. Fewer when the method has fewer mutation points.
+/// Up to `count` distinct mutants of `method` (localization entry `target`), in an order fixed
+/// by `seed`: every single-point mutant first, then, when more are asked for than the method has
+/// points, two-point mutants (two points on different lines). Fewer when even those run out.
 pub fn mutants(method: &str, target: usize, count: usize, seed: u64) -> Vec<Mutant> {
     let mut all = points(method);
     // Fisher–Yates with the seeded generator.
@@ -121,25 +122,49 @@ pub fn mutants(method: &str, target: usize, count: usize, seed: u64) -> Vec<Muta
         let j = (next(&mut state) % (i as u64 + 1)) as usize;
         all.swap(i, j);
     }
+    let mut chosen: Vec<Vec<usize>> = (0..all.len()).take(count).map(|i| vec![i]).collect();
+    let n = all.len() as u64;
+    let mut seen = std::collections::HashSet::new();
+    let mut attempts = 0;
+    while chosen.len() < count && n >= 2 && attempts < count * 50 {
+        attempts += 1;
+        let a = (next(&mut state) % n) as usize;
+        let b = (next(&mut state) % n) as usize;
+        if all[a].line == all[b].line {
+            continue;
+        }
+        let pair = (a.min(b), a.max(b));
+        if seen.insert(pair) {
+            chosen.push(vec![pair.0, pair.1]);
+        }
+    }
     let lines: Vec<&str> = method.lines().collect();
-    all.into_iter()
-        .take(count)
+    chosen
+        .into_iter()
         .enumerate()
-        .map(|(n, point)| {
+        .map(|(number, combination)| {
+            let picked: Vec<&Point> = combination.iter().map(|&i| &all[i]).collect();
             let mut text = String::new();
             for (index, line) in lines.iter().enumerate() {
-                if index == point.line {
-                    if let Some(changed) = &point.new_text {
-                        text.push_str(changed);
+                match picked.iter().find(|p| p.line == index) {
+                    Some(point) => {
+                        if let Some(changed) = &point.new_text {
+                            text.push_str(changed);
+                            text.push('\n');
+                        }
+                    }
+                    None => {
+                        text.push_str(line);
                         text.push('\n');
                     }
-                } else {
-                    text.push_str(line);
-                    text.push('\n');
                 }
             }
+            let what: Vec<String> = picked
+                .iter()
+                .map(|p| format!("{}-line{}", p.kind, p.line + 1))
+                .collect();
             Mutant {
-                label: format!("mutant-{n:04}-{}-line{}", point.kind, point.line + 1),
+                label: format!("mutant-{number:04}-{}", what.join("+")),
                 candidate: Candidate::Replacement {
                     target: ReplacementTarget::Method(target),
                     text,
@@ -205,6 +230,22 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         assert_eq!(a.len(), 4);
+    }
+
+    #[test]
+    fn past_the_single_points_come_distinct_two_point_mutants() {
+        let singles = mutants(METHOD, 0, 1000, 3)
+            .iter()
+            .filter(|m| !m.label.contains('+'))
+            .count();
+        let all = mutants(METHOD, 0, singles + 5, 3);
+        assert_eq!(all.len(), singles + 5);
+        let texts: Vec<&str> = all.iter().map(text).collect();
+        let mut unique = texts.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), texts.len());
+        assert!(all[singles..].iter().all(|m| m.label.contains('+')));
     }
 
     #[test]
