@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{avrlab, heavy, repo_root, text};
+use crate::common::{avrlab, fixtures, heavy, patch_line, repo_root, text};
 
 /// The shared folder beside the repository; its absence is a setup error, said plainly.
 fn shared(sub: &str) -> PathBuf {
@@ -73,6 +73,8 @@ fn the_three_mirrored_vulnerabilities_pass_the_reference_check() {
     }
     let mirrors = shared("mirrors");
     let store = dir.path().join("results.sqlite");
+    // One work folder for the check and the fast validations below: the baseline is taken once.
+    let work = dir.path().join("work");
     let output = avrlab(
         dir.path(),
         &[
@@ -84,6 +86,8 @@ fn the_three_mirrored_vulnerabilities_pass_the_reference_check() {
             mirrors.to_str().unwrap(),
             "--workers",
             "1",
+            "--work-dir",
+            work.to_str().unwrap(),
             "--store",
             store.to_str().unwrap(),
         ],
@@ -101,6 +105,75 @@ fn the_three_mirrored_vulnerabilities_pass_the_reference_check() {
             stdout.contains(&format!("| {id} | yes | yes | yes |")),
             "{id}: {stdout}"
         );
+    }
+    fast_engine_takes_the_real_tasks(dir.path(), &bench, &work);
+}
+
+/// Next to Maven's check: one wrong candidate per real task on the fast engine (JUnit 3/4
+/// through the vintage engine), decided by the fast path itself — no fallback, no Maven
+/// re-check (none is Plausible, and the sample is 0) — with the outcome Maven gives it
+/// (`fixtures/real-candidates/expected.toml`, where every candidate was judged by both).
+fn fast_engine_takes_the_real_tasks(dir: &Path, bench: &Path, work: &Path) {
+    let folder = fixtures().join("real-candidates");
+    let expected: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>> =
+        toml::from_str(&std::fs::read_to_string(folder.join("expected.toml")).unwrap()).unwrap();
+    // A PoV failure for the two VJBench tasks; for plexus-archiver a candidate that passes its
+    // PoV test, so that the whole regression suite runs on the fast path too.
+    let cases = [
+        ("vjbench-jinjava-1", "restricts-another-method"),
+        ("vjbench-json-sanitizer-1", "escapes-close-tags-only"),
+        ("vul4j-41", "rejects-every-entry"),
+    ];
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|(task, label)| {
+            let diff =
+                std::fs::read_to_string(folder.join(task).join(format!("{label}.diff"))).unwrap();
+            patch_line(task, label, &diff)
+        })
+        .collect();
+    let patches = dir.join("real-candidates.jsonl");
+    std::fs::write(&patches, lines.join("\n")).unwrap();
+    let store = dir.join("fast.sqlite");
+    let mirrors = shared("mirrors");
+    let output = avrlab(
+        dir,
+        &[
+            "validate",
+            "--benchmark",
+            bench.to_str().unwrap(),
+            "--patches",
+            patches.to_str().unwrap(),
+            "--engine",
+            "fast",
+            "--recheck-sample",
+            "0",
+            "--workers",
+            "1",
+            "--mirrors",
+            mirrors.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let db = rusqlite::Connection::open(&store).unwrap();
+    for (task, label) in cases {
+        let id = format!("{task}/{label}");
+        let (outcome, engine, fallback): (String, String, Option<String>) = db
+            .query_row(
+                "SELECT v.outcome, e.engine, e.fallback
+                 FROM verdicts v JOIN engines e USING (run_id, candidate_id)
+                 WHERE v.candidate_id = ?1",
+                [&id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!((engine.as_str(), fallback), ("fast", None), "{id}");
+        assert_eq!(outcome, expected[task][label], "{id}");
     }
 }
 
