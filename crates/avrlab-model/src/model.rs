@@ -69,7 +69,18 @@ pub enum FinishReason {
 }
 
 impl FinishReason {
-    pub(crate) fn parse(reason: Option<&str>) -> Self {
+    /// The word stored for this reason (the OpenAI spelling; another server's own word as is).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Stop => "stop",
+            Self::Length => "length",
+            Self::ContentFilter => "content_filter",
+            Self::Other(other) => other,
+        }
+    }
+
+    /// The reason a server's (or the store's) word names; none means the model stopped.
+    pub fn parse(reason: Option<&str>) -> Self {
         match reason {
             None | Some("stop") | Some("eos") | Some("stop_sequence") => Self::Stop,
             Some("length") => Self::Length,

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
-use avrlab_store::{GenerationRow, Store, StoreError};
+use avrlab_store::{Correctness, Extraction, GenerationRow, RunMode, Store, StoreError};
 use serde::Serialize;
 
 /// Why a report could not be built.
@@ -89,8 +89,11 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         let run = store
             .run(run_id)?
             .ok_or_else(|| ReportError::UnknownRun(run_id.clone()))?;
-        if run.mode != "eval" {
-            return Err(ReportError::NotAnEval(run_id.clone(), run.mode));
+        if run.mode != RunMode::Eval {
+            return Err(ReportError::NotAnEval(
+                run_id.clone(),
+                run.mode.as_str().to_owned(),
+            ));
         }
         let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
         if let Some(map) = config.get("cwe").and_then(serde_json::Value::as_object) {
@@ -127,14 +130,14 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .collect();
         let duplicates = with_candidate
             .iter()
-            .filter(|g| g.extraction == "duplicate")
+            .filter(|g| g.extraction == Extraction::Duplicate)
             .count();
         let compiled = with_candidate
             .iter()
             .filter(|g| !matches!(outcome_of(g), Some("Uncompilable" | "ApplyFailed") | None))
             .count();
         let plausible = |g: &GenerationRow| outcome_of(g) == Some("Plausible");
-        let correct = |g: &GenerationRow| plausible(g) && g.correct == "Exact";
+        let correct = |g: &GenerationRow| plausible(g) && g.correct == Correctness::Exact;
 
         let mut cells: HashMap<String, TaskCell> = HashMap::new();
         for task in &tasks {
@@ -187,7 +190,11 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         });
         let mut to_audit: Vec<String> = generations
             .iter()
-            .filter(|g| plausible(g) && g.correct != "Exact" && g.extraction == "candidate")
+            .filter(|g| {
+                plausible(g)
+                    && g.correct != Correctness::Exact
+                    && g.extraction == Extraction::Candidate
+            })
             .map(|g| g.id.clone())
             .collect();
         to_audit.sort();
@@ -282,9 +289,9 @@ mod tests {
             latency_ms: 0,
             cached: false,
             error: None,
-            extraction: extraction.into(),
+            extraction: Extraction::parse(extraction).unwrap(),
             candidate_id: candidate.map(str::to_owned),
-            correct: correct.into(),
+            correct: Correctness::parse(correct).unwrap(),
         }
     }
 
@@ -309,7 +316,7 @@ mod tests {
         let run = NewRun {
             id: "e".into(),
             benchmark: "demo".into(),
-            mode: "eval".into(),
+            mode: RunMode::Eval,
             input_hash: "h".into(),
             config: r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0,"cwe":{"a":[22],"b":[79,80]}}"#.into(),
         };
@@ -389,7 +396,7 @@ mod tests {
         let run = NewRun {
             id: "v".into(),
             benchmark: "demo".into(),
-            mode: "reference".into(),
+            mode: RunMode::Reference,
             input_hash: "h".into(),
             config: "{}".into(),
         };

@@ -4,8 +4,10 @@
 
 mod schema;
 mod store;
+mod vocabulary;
 
 pub use store::{
     CandidateRow, EngineRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store,
     StoreError, TestRow, VerdictRow, VerdictSummary,
 };
+pub use vocabulary::{Correctness, Extraction, RunMode, UnknownWord};

@@ -1,10 +1,23 @@
-//! The store's tables. `user_version` carries the schema version; a newer file is refused rather
-//! than misread.
+//! The store's tables, as numbered migrations: `user_version` carries how many have been applied
+//! (an older store is upgraded when opened, a newer one refused rather than misread), and
+//! `application_id` marks the file as an avrlab store.
+
+use rusqlite_migration::{M, Migrations};
+
+/// `application_id` of every avrlab store ("AVRL").
+pub(crate) const APPLICATION_ID: i32 = 0x4156_524C;
+
+/// The migrations, oldest first; the schema version is their count.
+pub(crate) fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(V1), M::up(V2_ENGINES)])
+}
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
 
-pub(crate) const CREATE: &str = r#"
+/// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
+/// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
+const V1: &str = r#"
 CREATE TABLE IF NOT EXISTS runs (
     id           TEXT PRIMARY KEY,
     created_at   TEXT NOT NULL,
@@ -79,6 +92,13 @@ CREATE TABLE IF NOT EXISTS generations (
     correct        TEXT NOT NULL DEFAULT 'Unknown',
     PRIMARY KEY (run_id, id)
 );
+CREATE INDEX IF NOT EXISTS phases_by_candidate ON phases(run_id, candidate_id);
+CREATE INDEX IF NOT EXISTS tests_by_candidate ON test_results(run_id, candidate_id);
+"#;
+
+/// Version 2: which engine decided each verdict, and the fast path's view where Maven re-checked
+/// it. (Some version-1 stores already have it.)
+const V2_ENGINES: &str = r#"
 CREATE TABLE IF NOT EXISTS engines (
     run_id         TEXT NOT NULL,
     candidate_id   TEXT NOT NULL,
@@ -90,6 +110,4 @@ CREATE TABLE IF NOT EXISTS engines (
     maven_outcome  TEXT,
     PRIMARY KEY (run_id, candidate_id)
 );
-CREATE INDEX IF NOT EXISTS phases_by_candidate ON phases(run_id, candidate_id);
-CREATE INDEX IF NOT EXISTS tests_by_candidate ON test_results(run_id, candidate_id);
 "#;

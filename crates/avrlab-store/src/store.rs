@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::schema::{CREATE, SCHEMA_VERSION};
+use crate::schema::{APPLICATION_ID, SCHEMA_VERSION, migrations};
+use crate::vocabulary::{Correctness, Extraction, RunMode, UnknownWord};
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +28,16 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is an SQLite database of something else.
+    #[error("{0} is an SQLite database but not an avrlab results store: give another --store path")]
+    NotAStore(PathBuf),
+    /// The schema could not be brought up to date.
+    #[error("cannot upgrade the results store {path} to schema {SCHEMA_VERSION}")]
+    Migration {
+        path: PathBuf,
+        #[source]
+        source: rusqlite_migration::Error,
+    },
     /// A run id was reused.
     #[error("the store already has a run `{0}`: pass --resume to continue it, or another --run id")]
     RunExists(String),
@@ -39,6 +50,18 @@ pub enum StoreError {
     },
 }
 
+/// Reads a column that holds a word of one of the store's enums.
+fn word<T>(
+    row: &rusqlite::Row<'_>,
+    index: usize,
+    parse: fn(&str) -> Result<T, UnknownWord>,
+) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    parse(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
 /// The columns of a run, in the order `run_from_row` reads them.
 const RUN_SELECT: &str =
     "SELECT id, created_at, benchmark, mode, input_hash, config, finished_at, last_error FROM runs";
@@ -48,7 +71,7 @@ const RUN_SELECT: &str =
 pub struct NewRun {
     pub id: String,
     pub benchmark: String,
-    pub mode: String,
+    pub mode: RunMode,
     /// A hash of everything that defines the run's candidates, so a resume can check its input.
     pub input_hash: String,
     /// The run's settings as JSON.
@@ -91,12 +114,12 @@ pub struct GenerationRow {
     pub cached: bool,
     /// Why the model gave no answer for this prompt (e.g. the prompt exceeds its context).
     pub error: Option<String>,
-    /// `candidate`, `duplicate`, or why no candidate came out (`EmptyAnswer`, `NoCode`, …).
-    pub extraction: String,
+    /// A candidate, a duplicate, or why no candidate came out.
+    pub extraction: Extraction,
     /// The candidate validated for this sample (shared by duplicates).
     pub candidate_id: Option<String>,
     /// `Exact` when the candidate equals the reference fix up to layout, else `Unknown`.
-    pub correct: String,
+    pub correct: Correctness,
 }
 
 /// A stored run.
@@ -105,7 +128,7 @@ pub struct RunInfo {
     pub id: String,
     pub created_at: String,
     pub benchmark: String,
-    pub mode: String,
+    pub mode: RunMode,
     pub input_hash: String,
     pub config: String,
     pub finished_at: Option<String>,
@@ -191,7 +214,7 @@ impl Store {
             path: path.to_owned(),
             source,
         };
-        let conn = Connection::open(path).map_err(sqlite)?;
+        let mut conn = Connection::open(path).map_err(sqlite)?;
         let version: i64 = match conn.query_row("PRAGMA user_version", [], |r| r.get(0)) {
             Ok(v) => v,
             Err(rusqlite::Error::SqliteFailure(e, _))
@@ -201,6 +224,17 @@ impl Store {
             }
             Err(e) => return Err(sqlite(e)),
         };
+        let application: i32 = conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(sqlite)?;
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(sqlite)?;
+        // Another program's database is never written to: one marked as such, or one with
+        // tables that no avrlab made.
+        if application != APPLICATION_ID && (application != 0 || (version == 0 && tables > 0)) {
+            return Err(StoreError::NotAStore(path.to_owned()));
+        }
         if version > SCHEMA_VERSION {
             return Err(StoreError::Version {
                 path: path.to_owned(),
@@ -217,8 +251,13 @@ impl Store {
             .map_err(sqlite)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(sqlite)?;
-        conn.execute_batch(CREATE).map_err(sqlite)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|source| StoreError::Migration {
+                path: path.to_owned(),
+                source,
+            })?;
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(sqlite)?;
         Ok(Self {
             conn,
@@ -268,7 +307,13 @@ impl Store {
         tx.execute(
             "INSERT INTO runs (id, created_at, benchmark, mode, input_hash, config)
              VALUES (?1, datetime('now'), ?2, ?3, ?4, ?5)",
-            params![run.id, run.benchmark, run.mode, run.input_hash, run.config],
+            params![
+                run.id,
+                run.benchmark,
+                run.mode.as_str(),
+                run.input_hash,
+                run.config
+            ],
         )
         .map_err(sqlite)?;
         {
@@ -307,7 +352,7 @@ impl Store {
             id: row.get(0)?,
             created_at: row.get(1)?,
             benchmark: row.get(2)?,
-            mode: row.get(3)?,
+            mode: word(row, 3, RunMode::parse)?,
             input_hash: row.get(4)?,
             config: row.get(5)?,
             finished_at: row.get(6)?,
@@ -323,12 +368,12 @@ impl Store {
     /// The newest run of this mode and benchmark that has not finished.
     pub fn latest_unfinished_run(
         &self,
-        mode: &str,
+        mode: RunMode,
         benchmark: &str,
     ) -> Result<Option<RunInfo>, StoreError> {
         self.one_run(
             "WHERE mode = ?1 AND benchmark = ?2 AND finished_at IS NULL ORDER BY rowid DESC LIMIT 1",
-            [mode, benchmark],
+            [mode.as_str(), benchmark],
         )
     }
 
@@ -585,9 +630,9 @@ impl Store {
                         g.latency_ms as i64,
                         g.cached,
                         g.error,
-                        g.extraction,
+                        g.extraction.as_str(),
                         g.candidate_id,
-                        g.correct
+                        g.correct.as_str()
                     ])
                     .map_err(sqlite)?;
             }
@@ -631,9 +676,9 @@ impl Store {
                     latency_ms: r.get::<_, i64>(13)? as u64,
                     cached: r.get(14)?,
                     error: r.get(15)?,
-                    extraction: r.get(16)?,
+                    extraction: word(r, 16, Extraction::parse)?,
                     candidate_id: r.get(17)?,
-                    correct: r.get(18)?,
+                    correct: word(r, 18, Correctness::parse)?,
                 })
             },
         )
@@ -665,7 +710,7 @@ mod tests {
         let run = NewRun {
             id: id.into(),
             benchmark: "demo".into(),
-            mode: "patches".into(),
+            mode: RunMode::Patches,
             input_hash: "h".into(),
             config: "{}".into(),
         };
@@ -736,7 +781,7 @@ mod tests {
         );
         assert_eq!(
             store
-                .latest_unfinished_run("patches", "demo")
+                .latest_unfinished_run(RunMode::Patches, "demo")
                 .unwrap()
                 .unwrap()
                 .id,
@@ -780,10 +825,66 @@ mod tests {
         assert_eq!(store.runs().unwrap().len(), 1);
         assert!(
             store
-                .latest_unfinished_run("patches", "demo")
+                .latest_unfinished_run(RunMode::Patches, "demo")
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_version_1_store_is_upgraded_and_another_programs_database_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        // A store as version 1 wrote it: no engines table, no application id.
+        let old = dir.path().join("old.sqlite");
+        {
+            let conn = Connection::open(&old).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE runs (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, benchmark TEXT NOT NULL,
+                 mode TEXT NOT NULL, input_hash TEXT NOT NULL, config TEXT NOT NULL, finished_at TEXT,
+                 last_error TEXT);
+                 INSERT INTO runs VALUES ('r0', 't', 'demo', 'reference', 'h', '{}', NULL, NULL);
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&old).expect("a version-1 store opens");
+        assert_eq!(store.run("r0").unwrap().unwrap().mode, RunMode::Reference);
+        let (version, application, engines): (i64, i32, i64) = store
+            .conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version),
+                        (SELECT application_id FROM pragma_application_id),
+                        (SELECT count(*) FROM sqlite_master WHERE name = 'engines')",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            (version, application, engines),
+            (SCHEMA_VERSION, APPLICATION_ID, 1)
+        );
+        drop(store);
+
+        // Another program's database, with its own tables: refused, and not written to.
+        let foreign = dir.path().join("foreign.sqlite");
+        Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE notes (text TEXT);")
+            .unwrap();
+        let before = std::fs::read(&foreign).unwrap();
+        let err = Store::open(&foreign).unwrap_err();
+        assert!(matches!(err, StoreError::NotAStore(_)), "{err}");
+        assert_eq!(std::fs::read(&foreign).unwrap(), before);
+
+        // A stored word the store does not know is an error naming it, not a different row.
+        let store = Store::open(&old).unwrap();
+        store
+            .conn
+            .execute("UPDATE runs SET mode = 'Eval' WHERE id = 'r0'", [])
+            .unwrap();
+        let err = store.run("r0").unwrap_err();
+        let chain = format!("{err}: {}", std::error::Error::source(&err).unwrap());
+        assert!(chain.contains("`Eval` is not a known run mode"), "{chain}");
     }
 
     #[test]

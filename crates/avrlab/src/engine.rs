@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_store::{EngineRow, NewRun, PhaseRow, Store, StoreError, TestRow, VerdictRow};
+use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
@@ -29,8 +29,8 @@ pub struct EngineConfig {
 /// What to run.
 #[derive(Debug)]
 pub struct RunRequest<'a> {
-    /// `reference` or `patches`: runs of different modes are never resumed into each other.
-    pub mode: &'a str,
+    /// Runs of different modes are never resumed into each other.
+    pub mode: RunMode,
     pub benchmark: &'a Benchmark,
     pub planned: Vec<PlannedCandidate>,
     /// The run id; a fresh one is made when absent.
@@ -509,7 +509,7 @@ pub fn execute(
         let run = NewRun {
             id: run_id.clone(),
             benchmark: benchmark.name.clone(),
-            mode: request.mode.into(),
+            mode: request.mode,
             input_hash: hash,
             config: request.config_json.clone(),
         };
@@ -560,7 +560,7 @@ pub fn resolve_run(
             None => store
                 .latest_unfinished_run(request.mode, &benchmark.name)?
                 .ok_or_else(|| EngineError::NothingToResume {
-                    mode: request.mode.into(),
+                    mode: request.mode.as_str().into(),
                     benchmark: benchmark.name.clone(),
                     store: store.path().display().to_string(),
                 })?,
@@ -574,7 +574,7 @@ pub fn resolve_run(
         let id = request
             .run_id
             .clone()
-            .unwrap_or_else(|| fresh_run_id(request.mode, &benchmark.name));
+            .unwrap_or_else(|| fresh_run_id(request.mode.as_str(), &benchmark.name));
         if store.run(&id)?.is_some() {
             return Err(StoreError::RunExists(id).into());
         }
@@ -597,7 +597,7 @@ mod tests {
 
     fn request<'a>(benchmark: &'a Benchmark, planned: Vec<PlannedCandidate>) -> RunRequest<'a> {
         RunRequest {
-            mode: "patches",
+            mode: RunMode::Patches,
             benchmark,
             planned,
             run_id: Some("r1".into()),

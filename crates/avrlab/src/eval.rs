@@ -8,7 +8,7 @@ use std::time::Instant;
 use avrlab_bench::{Benchmark, Patch};
 use avrlab_model::{CachedModel, GenParams, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
-use avrlab_store::{GenerationRow, NewCandidate, NewRun, Store};
+use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
 use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
@@ -160,7 +160,7 @@ pub fn execute_eval(
     let model = CachedModel::new(Boxed(model), cache);
     let hash = input_hash(spec, &identity, benchmark);
     let run_request = RunRequest {
-        mode: "eval",
+        mode: RunMode::Eval,
         benchmark,
         planned: Vec::new(),
         run_id,
@@ -191,7 +191,7 @@ pub fn execute_eval(
         let run = NewRun {
             id: run_id.clone(),
             benchmark: benchmark.name.clone(),
-            mode: "eval".into(),
+            mode: RunMode::Eval,
             input_hash: hash,
             config: config_json,
         };
@@ -287,9 +287,9 @@ pub fn execute_eval(
                 latency_ms: 0,
                 cached: false,
                 error: None,
-                extraction: String::new(),
+                extraction: Extraction::NoAnswer,
                 candidate_id: None,
-                correct: "Unknown".into(),
+                correct: Correctness::Unknown,
             };
             let mut rows = Vec::new();
             let mut candidates = Vec::new();
@@ -299,7 +299,7 @@ pub fn execute_eval(
                         let sample = sample as u32;
                         let mut row = base(sample);
                         row.raw = generation.text.clone();
-                        row.finish_reason = format!("{:?}", generation.finish_reason);
+                        row.finish_reason = generation.finish_reason.as_str().to_owned();
                         row.tokens_in = generation.tokens_in;
                         row.tokens_out = generation.tokens_out;
                         row.latency_ms = generation.latency.as_millis() as u64;
@@ -311,15 +311,15 @@ pub fn execute_eval(
                         {
                             None => {
                                 row.extraction = match rendered.extract(&generation.text) {
-                                    Err(why) => format!("{why:?}"),
-                                    Ok(_) => "MalformedDiff".into(),
+                                    Err(why) => extraction_of(&why),
+                                    Ok(_) => Extraction::MalformedDiff,
                                 };
                             }
                             Some(candidate) => {
-                                row.correct = correctness(task, root, &candidate).into();
+                                row.correct = correctness(task, root, &candidate);
                                 let key = (task.id.clone(), dedup_key(&candidate));
                                 if let Some(first) = first_by_key.get(&key) {
-                                    row.extraction = "duplicate".into();
+                                    row.extraction = Extraction::Duplicate;
                                     row.candidate_id = Some(first.clone());
                                 } else {
                                     let (kind, content) = stored_form(&candidate);
@@ -331,7 +331,7 @@ pub fn execute_eval(
                                         content,
                                     });
                                     first_by_key.insert(key, row.id.clone());
-                                    row.extraction = "candidate".into();
+                                    row.extraction = Extraction::Candidate;
                                     row.candidate_id = Some(row.id.clone());
                                 }
                             }
@@ -341,7 +341,7 @@ pub fn execute_eval(
                     // A replay or the baseline may have fewer samples than asked for.
                     for sample in generations.len() as u32..spec.samples {
                         let mut row = base(sample);
-                        row.extraction = "NoAnswer".into();
+                        row.extraction = Extraction::NoAnswer;
                         row.error = Some("the model gave fewer samples than asked for".into());
                         rows.push(row);
                     }
@@ -350,7 +350,7 @@ pub fn execute_eval(
                     let message = error_chain(&error);
                     for sample in 0..spec.samples {
                         let mut row = base(sample);
-                        row.extraction = "NoAnswer".into();
+                        row.extraction = Extraction::NoAnswer;
                         row.error = Some(message.clone());
                         rows.push(row);
                     }
@@ -428,6 +428,15 @@ impl Model for Boxed {
 
     fn generate(&self, request: &Request<'_>) -> Result<Vec<avrlab_model::Generation>, ModelError> {
         self.0.generate(request)
+    }
+}
+
+/// How an answer that yields no candidate is stored.
+fn extraction_of(why: &avrlab_prompt::NoCandidate) -> Extraction {
+    match why {
+        avrlab_prompt::NoCandidate::EmptyAnswer => Extraction::EmptyAnswer,
+        avrlab_prompt::NoCandidate::NoCode => Extraction::NoCode,
+        avrlab_prompt::NoCandidate::UnclosedMethod => Extraction::UnclosedMethod,
     }
 }
 

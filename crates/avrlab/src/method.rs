@@ -5,6 +5,7 @@ use std::path::Path;
 
 use avrlab_bench::{Task, apply_to_text};
 use avrlab_prompt::{LineRange, VulnerableMethod};
+use avrlab_store::Correctness;
 use avrlab_validate::{Candidate, ReplacementTarget};
 
 use crate::cwe::cwe_info;
@@ -80,12 +81,12 @@ fn layout_free(text: &str) -> String {
 
 /// Whether a candidate makes the localized file identical to the reference fix's, up to layout and
 /// comments (`Exact`), or not known to be (`Unknown`).
-pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> &'static str {
+pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> Correctness {
     let (Some(reference), Some(loc)) = (&task.reference, task.localization.first()) else {
-        return "Unknown";
+        return Correctness::Unknown;
     };
     let Ok(original) = std::fs::read_to_string(root.join(&loc.file)) else {
-        return "Unknown";
+        return Correctness::Unknown;
     };
     let Some(fixed) = reference
         .files
@@ -93,7 +94,7 @@ pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> &'static 
         .find(|f| f.old_path == loc.file)
         .and_then(|f| apply_to_text(f, &original).ok())
     else {
-        return "Unknown";
+        return Correctness::Unknown;
     };
     let candidate_text = match candidate {
         Candidate::Replacement {
@@ -103,7 +104,7 @@ pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> &'static 
             let lines: Vec<&str> = original.split_inclusive('\n').collect();
             let (start, end) = (loc.method_lines.0 as usize, loc.method_lines.1 as usize);
             if end > lines.len() {
-                return "Unknown";
+                return Correctness::Unknown;
             }
             format!(
                 "{}{text}\n{}",
@@ -114,20 +115,20 @@ pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> &'static 
         Candidate::Diff(patch) => match patch.files.iter().find(|f| f.old_path == loc.file) {
             Some(file) => match apply_to_text(file, &original) {
                 Ok(text) => text,
-                Err(_) => return "Unknown",
+                Err(_) => return Correctness::Unknown,
             },
-            None => return "Unknown",
+            None => return Correctness::Unknown,
         },
-        _ => return "Unknown",
+        _ => return Correctness::Unknown,
     };
     // A multi-file reference fix is exact only if the candidate changes the other files alike; a
     // method-only candidate cannot, so it is never called exact then.
     if reference.files.len() > 1 {
-        return "Unknown";
+        return Correctness::Unknown;
     }
     if layout_free(&candidate_text) == layout_free(&fixed) {
-        "Exact"
+        Correctness::Exact
     } else {
-        "Unknown"
+        Correctness::Unknown
     }
 }

@@ -105,7 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         };
         let count = planned.len();
         let request = RunRequest {
-            mode: "reference",
+            mode: avrlab_store::RunMode::Reference,
             benchmark: &benchmark,
             planned,
             run_id: Some(format!("{label}-{workers}")),

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use avrlab::engine::{EngineError, RunRequest, execute};
 use avrlab::input::{read_patches_file, reference_candidates};
 use avrlab::summary::{render_text, summarize};
-use avrlab_store::{Store, StoreError};
+use avrlab_store::{RunMode, Store, StoreError};
 
 use super::Failure;
 use super::options::ValidationOptions;
@@ -166,10 +166,10 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
     let (mode, planned) = match &args.patches {
         Some(path) => (
-            "patches",
+            RunMode::Patches,
             read_patches_file(path, &benchmark).map_err(Failure::input)?,
         ),
-        None => ("reference", reference_candidates(&benchmark)),
+        None => (RunMode::Reference, reference_candidates(&benchmark)),
     };
     let mut store = Store::open(&args.store).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
@@ -198,7 +198,8 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
             EngineError::Validate(_) => Failure::infrastructure(e),
             other => Failure::input(other),
         })?;
-    let summary = summarize(&store, &report, &benchmark.name, mode).map_err(store_failure)?;
+    let summary =
+        summarize(&store, &report, &benchmark.name, mode.as_str()).map_err(store_failure)?;
     #[expect(clippy::print_stdout, reason = "the command's result")]
     if args.json {
         println!(
