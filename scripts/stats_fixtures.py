@@ -14,6 +14,7 @@ import scipy
 import statsmodels
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.weightstats import ttost_paired
 
@@ -124,6 +125,31 @@ def paired_tost():
     return cases
 
 
+def cohen_kappa():
+    cases = []
+    for table in [
+        [[20, 5, 1], [3, 15, 2], [0, 2, 4]],
+        [[12, 3], [2, 9]],
+        [[40, 1], [6, 3]],
+        [[7, 0, 0], [0, 6, 1], [2, 0, 3]],
+        [[1, 9], [8, 2]],
+    ]:
+        for confidence in [0.95, 0.90]:
+            result = cohens_kappa(np.array(table))
+            if confidence == 0.95:
+                # statsmodels' own interval is at 95%.
+                interval = [float(result.kappa_low), float(result.kappa_upp)]
+            else:
+                z = stats.norm.ppf(1 - (1 - confidence) / 2)
+                interval = [float(result.kappa - z * result.std_kappa),
+                            float(result.kappa + z * result.std_kappa)]
+            cases.append({
+                "table": table, "confidence": confidence, "kappa": float(result.kappa),
+                "std_error": float(result.std_kappa), "interval": interval,
+            })
+    return cases
+
+
 def main():
     document = {
         "generated_by": {
@@ -143,6 +169,7 @@ def main():
         "pass_at_k": pass_at_k(),
         "mcnemar_exact": mcnemar_exact(),
         "paired_tost": paired_tost(),
+        "cohen_kappa": cohen_kappa(),
     }
     json.dump(document, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use avrlab_stats::{
-    agresti_coull, mcnemar_exact, mean_with_margin, normal_cdf, normal_quantile, paired_tost,
-    pass_at_k, student_t_cdf, student_t_quantile, wilson,
+    agresti_coull, cohen_kappa, mcnemar_exact, mean_with_margin, normal_cdf, normal_quantile,
+    paired_tost, pass_at_k, student_t_cdf, student_t_quantile, wilson,
 };
 use serde::Deserialize;
 
@@ -25,6 +25,16 @@ struct Reference {
     pass_at_k: Vec<PassAtK>,
     mcnemar_exact: Vec<McNemarCase>,
     paired_tost: Vec<TostCase>,
+    cohen_kappa: Vec<KappaCase>,
+}
+
+#[derive(Deserialize)]
+struct KappaCase {
+    table: Vec<Vec<u64>>,
+    confidence: f64,
+    kappa: f64,
+    std_error: f64,
+    interval: (f64, f64),
 }
 
 #[derive(Deserialize)]
@@ -255,4 +265,19 @@ fn paired_tost_matches_statsmodels() {
         assert_eq!(got.equivalent, case.equivalent, "{what}: equivalence");
     }
     check.finish(30);
+}
+
+#[test]
+fn cohen_kappa_matches_statsmodels() {
+    let reference = reference();
+    let mut check = Checker::default();
+    for case in &reference.cohen_kappa {
+        let got = cohen_kappa(&case.table, case.confidence).unwrap();
+        let what = format!("cohen_kappa({:?}, {})", case.table, case.confidence);
+        check.absolute(format!("{what} kappa"), got.kappa, case.kappa);
+        check.absolute(format!("{what} std_error"), got.std_error, case.std_error);
+        check.absolute(format!("{what} low"), got.interval.0, case.interval.0);
+        check.absolute(format!("{what} high"), got.interval.1, case.interval.1);
+    }
+    check.finish(40);
 }
