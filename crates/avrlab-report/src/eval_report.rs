@@ -3,7 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
-use avrlab_store::{Correctness, Extraction, GenerationRow, RunMode, Store, StoreError};
+use avrlab_store::{
+    AuditLabel, AuditRow, Correctness, Extraction, GenerationRow, RunMode, Store, StoreError,
+};
 use serde::Serialize;
 
 /// Why a report could not be built.
@@ -40,7 +42,8 @@ pub struct ModelSummary {
     pub duplicate_rate: f64,
     /// Share of samples with a candidate that applied and compiled.
     pub compile_rate: f64,
-    /// Tasks with at least one correct sample (Plausible and identical to the reference fix).
+    /// Tasks with at least one correct sample: Plausible, and identical to the reference fix or
+    /// audited correct by every auditor who labelled it.
     pub correct_tasks: usize,
     /// Tasks with at least one Plausible sample.
     pub plausible_tasks: usize,
@@ -53,8 +56,30 @@ pub struct ModelSummary {
     pub plausible_across_runs: Option<(f64, f64)>,
     /// Samples whose prompt the model could not answer (e.g. longer than its context).
     pub errors: usize,
-    /// Plausible but not known to be correct: to audit by hand.
+    /// Plausible but not known to be correct, and not audited yet: to audit by hand.
     pub to_audit: Vec<String>,
+    /// Plausible candidates, not identical to the reference, that auditors labelled alike.
+    pub audited: usize,
+    /// Of those, labelled correct.
+    pub audited_correct: usize,
+    /// Plausible candidates whose auditors disagree (counted as not correct).
+    pub disputed: usize,
+}
+
+/// The label every auditor of a candidate gave it; `None` where they disagree.
+fn consensus(audits: &[AuditRow]) -> HashMap<&str, Option<AuditLabel>> {
+    let mut labels: HashMap<&str, Option<AuditLabel>> = HashMap::new();
+    for audit in audits {
+        labels
+            .entry(audit.candidate_id.as_str())
+            .and_modify(|agreed| {
+                if *agreed != Some(audit.label) {
+                    *agreed = None;
+                }
+            })
+            .or_insert(Some(audit.label));
+    }
+    labels
 }
 
 /// One cell of the task × model matrix.
@@ -137,7 +162,18 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .filter(|g| !matches!(outcome_of(g), Some("Uncompilable" | "ApplyFailed") | None))
             .count();
         let plausible = |g: &GenerationRow| outcome_of(g) == Some("Plausible");
-        let correct = |g: &GenerationRow| plausible(g) && g.correct == Correctness::Exact;
+        let audits = store.audits(run_id)?;
+        let labels = consensus(&audits);
+        let label_of = |g: &GenerationRow| {
+            g.candidate_id
+                .as_deref()
+                .and_then(|c| labels.get(c).copied())
+        };
+        let correct = |g: &GenerationRow| {
+            plausible(g)
+                && (g.correct == Correctness::Exact
+                    || label_of(g) == Some(Some(AuditLabel::Correct)))
+        };
 
         let mut cells: HashMap<String, TaskCell> = HashMap::new();
         for task in &tasks {
@@ -188,16 +224,32 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
                 .map(|m| (m.mean, m.margin))
                 .unwrap_or((f64::NAN, f64::NAN))
         });
-        let mut to_audit: Vec<String> = generations
+        let not_proven: Vec<&GenerationRow> = generations
             .iter()
             .filter(|g| {
                 plausible(g)
                     && g.correct != Correctness::Exact
                     && g.extraction == Extraction::Candidate
             })
+            .collect();
+        let mut to_audit: Vec<String> = not_proven
+            .iter()
+            .filter(|g| label_of(g).is_none())
             .map(|g| g.id.clone())
             .collect();
         to_audit.sort();
+        let audited = not_proven
+            .iter()
+            .filter(|g| matches!(label_of(g), Some(Some(_))))
+            .count();
+        let audited_correct = not_proven
+            .iter()
+            .filter(|g| label_of(g) == Some(Some(AuditLabel::Correct)))
+            .count();
+        let disputed = not_proven
+            .iter()
+            .filter(|g| label_of(g) == Some(None))
+            .count();
         let share = |part: usize, whole: usize| {
             if whole == 0 {
                 0.0
@@ -237,6 +289,9 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             plausible_across_runs,
             errors: generations.iter().filter(|g| g.error.is_some()).count(),
             to_audit,
+            audited,
+            audited_correct,
+            disputed,
         });
         per_run_cells.push(cells);
     }
@@ -385,6 +440,44 @@ mod tests {
         assert_eq!(csv.lines().count(), 2);
         assert!(
             markdown.contains("| b | CWE-79, CWE-80 | plausible |"),
+            "{markdown}"
+        );
+
+        // Two auditors disagree on b1: disputed, not correct, no longer waiting for an audit.
+        let label = |auditor: &str, label| AuditRow {
+            candidate_id: "b1".into(),
+            auditor: auditor.into(),
+            label,
+            note: String::new(),
+            labelled_at: String::new(),
+        };
+        store
+            .record_audits(
+                "e",
+                &[
+                    label("ana", AuditLabel::Correct),
+                    label("bo", AuditLabel::Incorrect),
+                ],
+            )
+            .unwrap();
+        let report = build_eval_report(&store, &["e".into()]).unwrap();
+        let m = &report.models[0];
+        assert_eq!((m.disputed, m.audited, m.correct_tasks), (1, 0, 1));
+        assert!(m.to_audit.is_empty());
+        // Once they agree it is correct, task b counts as correctly fixed.
+        store
+            .record_audits("e", &[label("bo", AuditLabel::Correct)])
+            .unwrap();
+        let report = build_eval_report(&store, &["e".into()]).unwrap();
+        let m = &report.models[0];
+        assert_eq!(
+            (m.disputed, m.audited, m.audited_correct, m.correct_tasks),
+            (0, 1, 1, 2)
+        );
+        assert_eq!(report.matrix["b"], [TaskCell::Correct]);
+        let markdown = crate::render(&report, crate::ReportFormat::Markdown);
+        assert!(
+            markdown.contains("1 plausible candidates audited by hand (1 correct)"),
             "{markdown}"
         );
     }

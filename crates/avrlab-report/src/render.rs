@@ -98,11 +98,22 @@ fn markdown(report: &EvalReport) -> String {
             cells.join(" | ")
         );
     }
+    for m in report.models.iter().filter(|m| m.audited + m.disputed > 0) {
+        let _ = writeln!(
+            out,
+            "\n{}: {} plausible candidates audited by hand ({} correct), {} disputed between auditors, {} not audited",
+            m.run_id,
+            m.audited,
+            m.audited_correct,
+            m.disputed,
+            m.to_audit.len()
+        );
+    }
     let audit: Vec<&String> = report.models.iter().flat_map(|m| &m.to_audit).collect();
     if !audit.is_empty() {
         let _ = writeln!(
             out,
-            "\nPlausible but not identical to the reference fix (audit by hand):"
+            "\nPlausible but not identical to the reference fix, not audited yet (`avrlab audit RUN`):"
         );
         for id in audit {
             let _ = writeln!(out, "- {id}");

@@ -7,7 +7,7 @@ mod store;
 mod vocabulary;
 
 pub use store::{
-    CandidateRow, EngineRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo, Store,
-    StoreError, TestRow, VerdictRow, VerdictSummary,
+    AuditRow, CandidateRow, EngineRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo,
+    Store, StoreError, TestRow, VerdictRow, VerdictSummary,
 };
-pub use vocabulary::{Correctness, Extraction, RunMode, UnknownWord};
+pub use vocabulary::{AuditLabel, Correctness, Extraction, RunMode, UnknownWord};

@@ -9,11 +9,11 @@ pub(crate) const APPLICATION_ID: i32 = 0x4156_524C;
 
 /// The migrations, oldest first; the schema version is their count.
 pub(crate) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2_ENGINES)])
+    Migrations::new(vec![M::up(V1), M::up(V2_ENGINES), M::up(V3_AUDITS)])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -109,5 +109,19 @@ CREATE TABLE IF NOT EXISTS engines (
     fast_reason    TEXT,
     maven_outcome  TEXT,
     PRIMARY KEY (run_id, candidate_id)
+);
+"#;
+
+/// Version 3: people's labels of plausible candidates (`avrlab audit`), one per auditor.
+const V3_AUDITS: &str = r#"
+CREATE TABLE audits (
+    run_id        TEXT NOT NULL,
+    candidate_id  TEXT NOT NULL,
+    auditor       TEXT NOT NULL,
+    label         TEXT NOT NULL,
+    note          TEXT NOT NULL,
+    labelled_at   TEXT NOT NULL,
+    PRIMARY KEY (run_id, candidate_id, auditor),
+    FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
 );
 "#;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::schema::{APPLICATION_ID, SCHEMA_VERSION, migrations};
-use crate::vocabulary::{Correctness, Extraction, RunMode, UnknownWord};
+use crate::vocabulary::{AuditLabel, Correctness, Extraction, RunMode, UnknownWord};
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +38,9 @@ pub enum StoreError {
         #[source]
         source: rusqlite_migration::Error,
     },
+    /// An audit names a candidate the run does not have.
+    #[error("run `{run}` has no candidate `{candidate}`: audit only candidates of that run")]
+    UnknownCandidate { run: String, candidate: String },
     /// A run id was reused.
     #[error("the store already has a run `{0}`: pass --resume to continue it, or another --run id")]
     RunExists(String),
@@ -155,6 +158,17 @@ pub struct TestRow {
     pub status: String,
     pub seconds: f64,
     pub message: String,
+}
+
+/// One auditor's label of one candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditRow {
+    pub candidate_id: String,
+    pub auditor: String,
+    pub label: AuditLabel,
+    pub note: String,
+    /// When it was labelled (UTC, ISO 8601); empty when recording means now.
+    pub labelled_at: String,
 }
 
 /// Which engine decided a verdict, and the fast path's view where Maven re-checked it.
@@ -556,6 +570,90 @@ impl Store {
         )
     }
 
+    /// Records audit labels of candidates of `run_id`, all or none; an auditor's new label of a
+    /// candidate replaces their old one. A candidate the run does not have is refused.
+    pub fn record_audits(&mut self, run_id: &str, audits: &[AuditRow]) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT OR REPLACE INTO audits (run_id, candidate_id, auditor, label, note, labelled_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5,
+                             CASE WHEN ?6 = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') ELSE ?6 END)",
+                )
+                .map_err(sqlite)?;
+            for audit in audits {
+                insert
+                    .execute(params![
+                        run_id,
+                        audit.candidate_id,
+                        audit.auditor,
+                        audit.label.as_str(),
+                        audit.note,
+                        audit.labelled_at
+                    ])
+                    .map_err(|e| match e {
+                        rusqlite::Error::SqliteFailure(f, _)
+                            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                        {
+                            StoreError::UnknownCandidate {
+                                run: run_id.to_owned(),
+                                candidate: audit.candidate_id.clone(),
+                            }
+                        }
+                        other => sqlite(other),
+                    })?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    /// Every audit label of a run, by candidate then auditor.
+    pub fn audits(&self, run_id: &str) -> Result<Vec<AuditRow>, StoreError> {
+        self.all_rows(
+            "SELECT candidate_id, auditor, label, note, labelled_at FROM audits
+                 WHERE run_id = ?1 ORDER BY candidate_id, auditor",
+            [run_id],
+            |r| {
+                Ok(AuditRow {
+                    candidate_id: r.get(0)?,
+                    auditor: r.get(1)?,
+                    label: word(r, 2, AuditLabel::parse)?,
+                    note: r.get(3)?,
+                    labelled_at: r.get(4)?,
+                })
+            },
+        )
+    }
+
+    /// The test results stored with a candidate's verdict.
+    pub fn test_results(
+        &self,
+        run_id: &str,
+        candidate_id: &str,
+    ) -> Result<Vec<TestRow>, StoreError> {
+        self.all_rows(
+            "SELECT phase, class, method, status, seconds, message FROM test_results
+                 WHERE run_id = ?1 AND candidate_id = ?2 ORDER BY rowid",
+            [run_id, candidate_id],
+            |r| {
+                Ok(TestRow {
+                    phase: r.get(0)?,
+                    class: r.get(1)?,
+                    method: r.get(2)?,
+                    status: r.get(3)?,
+                    seconds: r.get(4)?,
+                    message: r.get(5)?,
+                })
+            },
+        )
+    }
+
     /// Adds the samples of one prompt and the candidates they yielded, atomically, to an existing
     /// run; candidates already registered are kept as they are.
     pub fn add_generations(
@@ -829,6 +927,58 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn audit_labels_are_kept_per_auditor_and_refused_for_unknown_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("a.sqlite")).unwrap();
+        let (run, candidates) = sample_run("r1");
+        store.create_run(&run, &candidates).unwrap();
+        let label = |candidate: &str, auditor: &str, label| AuditRow {
+            candidate_id: candidate.into(),
+            auditor: auditor.into(),
+            label,
+            note: String::new(),
+            labelled_at: String::new(),
+        };
+        store
+            .record_audits(
+                "r1",
+                &[
+                    label("c1", "ana", AuditLabel::Incorrect),
+                    label("c1", "bo", AuditLabel::Correct),
+                ],
+            )
+            .unwrap();
+        // A new label by the same auditor replaces the old one.
+        store
+            .record_audits("r1", &[label("c1", "ana", AuditLabel::Correct)])
+            .unwrap();
+        // All or none: the unknown candidate stops the whole batch.
+        let err = store
+            .record_audits(
+                "r1",
+                &[
+                    label("c2", "ana", AuditLabel::Unsure),
+                    label("nope", "ana", AuditLabel::Unsure),
+                ],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("has no candidate `nope`"), "{err}");
+        let audits = store.audits("r1").unwrap();
+        let got: Vec<_> = audits
+            .iter()
+            .map(|a| (a.candidate_id.as_str(), a.auditor.as_str(), a.label))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("c1", "ana", AuditLabel::Correct),
+                ("c1", "bo", AuditLabel::Correct)
+            ]
+        );
+        assert!(audits[0].labelled_at.ends_with('Z'), "{audits:?}");
     }
 
     #[test]

@@ -93,6 +93,18 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// A person's judgement of a plausible candidate that no automatic check proved correct.
+    AuditLabel, "audit label" {
+        /// It fixes the vulnerability as the reference does (semantically).
+        Correct => "correct",
+        /// It passes the tests without really fixing the vulnerability, or breaks something.
+        Incorrect => "incorrect",
+        /// The auditor could not decide.
+        Unsure => "unsure",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! The avrlab engine behind the command line: reading candidate files, running validations on
 //! parallel workers into the results store (resumably), and summarizing runs.
 
+pub mod audit;
 pub mod command_runner;
 mod cwe;
 pub mod engine;

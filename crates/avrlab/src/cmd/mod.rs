@@ -4,6 +4,7 @@
 //! (no JDK, Maven, sandbox, disk); 2 bad input (arguments, task files, predictions files, store);
 //! 3 the benchmark's reference check failed.
 
+mod audit;
 mod bench;
 mod eval;
 mod mirror;
@@ -73,6 +74,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Label plausible candidates that no check proved correct, by hand; exchange labels;
+    /// compare two auditors (Cohen's kappa).
+    Audit(audit::Args),
     /// List, show and check out benchmark tasks.
     Bench(bench::Args),
     /// Validate candidates (or the benchmark's own reference fixes) by building and testing them.
@@ -96,6 +100,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Validate(args) => validate::run(args),
         Command::Mirror(args) => mirror::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Audit(args) => audit::run(args),
         Command::Report(args) => report::run(args),
         Command::Throughput(args) => throughput::run(args),
         Command::Transform(args) => transform::run(args),

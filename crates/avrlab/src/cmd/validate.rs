@@ -146,9 +146,11 @@ fn render_check_table(rows: &[CheckRow]) -> String {
 
 pub(super) fn store_failure(error: StoreError) -> Failure {
     match error {
-        StoreError::NotADatabase(_) | StoreError::Version { .. } | StoreError::RunExists(_) => {
-            Failure::input(error)
-        }
+        StoreError::NotADatabase(_)
+        | StoreError::NotAStore(_)
+        | StoreError::Version { .. }
+        | StoreError::RunExists(_)
+        | StoreError::UnknownCandidate { .. } => Failure::input(error),
         other => Failure::infrastructure(other),
     }
 }

@@ -1,0 +1,394 @@
+//! Auditing plausible candidates by hand: the queue of candidates that passed every test but are
+//! not proven correct (not identical to the reference fix), the labels people give them, their
+//! exchange as JSON lines (so two auditors can label independently and merge), and the agreement
+//! between two auditors (Cohen's kappa).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use avrlab_stats::{Kappa, KappaError, cohen_kappa};
+use avrlab_store::{AuditLabel, AuditRow, Correctness, RunMode, Store, StoreError};
+use serde::{Deserialize, Serialize};
+
+/// One candidate waiting for (or holding) audit labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditItem {
+    pub candidate_id: String,
+    pub task: String,
+    pub label: String,
+    /// `diff`, `replacement:<target>`, … and the candidate's text.
+    pub kind: String,
+    pub content: String,
+    /// The tests that passed, `Class#method`.
+    pub passed: Vec<String>,
+}
+
+/// Why an audit step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the store has no run `{0}`")]
+    UnknownRun(String),
+    #[error("{origin}: {message}")]
+    BadLine { origin: String, message: String },
+    #[error(
+        "auditors `{first}` and `{second}` labelled no candidate of run `{run}` in common: nothing to compare"
+    )]
+    NothingInCommon {
+        run: String,
+        first: String,
+        second: String,
+    },
+    #[error("agreement of `{first}` and `{second}`: {source}")]
+    Kappa {
+        first: String,
+        second: String,
+        #[source]
+        source: KappaError,
+    },
+}
+
+/// The plausible candidates of `run_id` that no check proved correct (for eval runs: not
+/// identical to the reference fix), in run order; with `auditor`, only those that auditor has
+/// not labelled yet.
+pub fn queue(
+    store: &Store,
+    run_id: &str,
+    auditor: Option<&str>,
+) -> Result<Vec<AuditItem>, AuditError> {
+    let run = store
+        .run(run_id)?
+        .ok_or_else(|| AuditError::UnknownRun(run_id.to_owned()))?;
+    let exact: BTreeSet<String> = if run.mode == RunMode::Eval {
+        store
+            .generations(run_id)?
+            .into_iter()
+            .filter(|g| g.correct == Correctness::Exact)
+            .filter_map(|g| g.candidate_id)
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    let done: BTreeSet<String> = match auditor {
+        Some(auditor) => store
+            .audits(run_id)?
+            .into_iter()
+            .filter(|a| a.auditor == auditor)
+            .map(|a| a.candidate_id)
+            .collect(),
+        None => BTreeSet::new(),
+    };
+    let contents: HashMap<String, (String, String)> = store
+        .candidates(run_id)?
+        .into_iter()
+        .map(|c| (c.id, (c.kind, c.content)))
+        .collect();
+    let mut items = Vec::new();
+    for verdict in store.verdicts(run_id)? {
+        if verdict.outcome != "Plausible"
+            || exact.contains(&verdict.candidate_id)
+            || done.contains(&verdict.candidate_id)
+        {
+            continue;
+        }
+        let (kind, content) = contents
+            .get(&verdict.candidate_id)
+            .cloned()
+            .unwrap_or_default();
+        let passed = store
+            .test_results(run_id, &verdict.candidate_id)?
+            .into_iter()
+            .filter(|t| t.status == "passed")
+            .map(|t| format!("{}#{}", t.class, t.method))
+            .collect();
+        items.push(AuditItem {
+            candidate_id: verdict.candidate_id,
+            task: verdict.task,
+            label: verdict.label,
+            kind,
+            content,
+            passed,
+        });
+    }
+    Ok(items)
+}
+
+/// One audit label as a JSON line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditLine {
+    pub run: String,
+    pub candidate: String,
+    pub auditor: String,
+    pub label: String,
+    #[serde(default)]
+    pub note: String,
+    #[serde(default)]
+    pub labelled_at: String,
+}
+
+/// The labels of a run as JSON lines.
+pub fn export(store: &Store, run_id: &str) -> Result<String, AuditError> {
+    let mut out = String::new();
+    for audit in store.audits(run_id)? {
+        let line = AuditLine {
+            run: run_id.to_owned(),
+            candidate: audit.candidate_id,
+            auditor: audit.auditor,
+            label: audit.label.as_str().to_owned(),
+            note: audit.note,
+            labelled_at: audit.labelled_at,
+        };
+        out.push_str(&serde_json::to_string(&line).expect("audit lines serialize"));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Reads JSON lines of labels for `run_id` (blank lines skipped, a byte-order mark allowed); any
+/// bad line refuses the whole input, naming `origin` and the line.
+pub fn parse_lines(text: &str, origin: &str, run_id: &str) -> Result<Vec<AuditRow>, AuditError> {
+    let mut rows = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim_start_matches('\u{feff}').trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = |message: String| AuditError::BadLine {
+            origin: format!("{origin}:{}", index + 1),
+            message,
+        };
+        let parsed: AuditLine =
+            serde_json::from_str(line).map_err(|e| bad(format!("not an audit line ({e})")))?;
+        if parsed.run != run_id {
+            return Err(bad(format!(
+                "the label is for run `{}`, not `{run_id}`",
+                parsed.run
+            )));
+        }
+        if parsed.auditor.trim().is_empty() {
+            return Err(bad("the auditor is empty".into()));
+        }
+        let label = AuditLabel::parse(&parsed.label).map_err(|e| bad(e.to_string()))?;
+        rows.push(AuditRow {
+            candidate_id: parsed.candidate,
+            auditor: parsed.auditor,
+            label,
+            note: parsed.note,
+            labelled_at: parsed.labelled_at,
+        });
+    }
+    Ok(rows)
+}
+
+/// How two auditors agree on the candidates both labelled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agreement {
+    /// Rows: the first auditor's label; columns: the second's (in `AuditLabel::ALL` order).
+    pub table: Vec<Vec<u64>>,
+    pub kappa: Kappa,
+}
+
+/// Cohen's kappa between `first` and `second` over the candidates of `run_id` both labelled.
+pub fn agreement(
+    store: &Store,
+    run_id: &str,
+    first: &str,
+    second: &str,
+) -> Result<Agreement, AuditError> {
+    let mut by_candidate: BTreeMap<String, [Option<AuditLabel>; 2]> = BTreeMap::new();
+    for audit in store.audits(run_id)? {
+        let slot = if audit.auditor == first {
+            0
+        } else if audit.auditor == second {
+            1
+        } else {
+            continue;
+        };
+        by_candidate.entry(audit.candidate_id).or_default()[slot] = Some(audit.label);
+    }
+    let index = |label: AuditLabel| {
+        AuditLabel::ALL
+            .iter()
+            .position(|l| *l == label)
+            .expect("every label is listed")
+    };
+    let k = AuditLabel::ALL.len();
+    let mut table = vec![vec![0u64; k]; k];
+    for [a, b] in by_candidate.values() {
+        if let (Some(a), Some(b)) = (a, b) {
+            table[index(*a)][index(*b)] += 1;
+        }
+    }
+    let kappa = cohen_kappa(&table, 0.95).map_err(|source| match source {
+        KappaError::NoItems => AuditError::NothingInCommon {
+            run: run_id.to_owned(),
+            first: first.to_owned(),
+            second: second.to_owned(),
+        },
+        source => AuditError::Kappa {
+            first: first.to_owned(),
+            second: second.to_owned(),
+            source,
+        },
+    })?;
+    Ok(Agreement { table, kappa })
+}
+
+#[cfg(test)]
+mod tests {
+    use avrlab_store::{NewCandidate, NewRun, PhaseRow, TestRow, VerdictRow};
+
+    use super::*;
+
+    fn store_with_plausibles(dir: &std::path::Path) -> Store {
+        let mut store = Store::open(&dir.join("s.sqlite")).unwrap();
+        let run = NewRun {
+            id: "r".into(),
+            benchmark: "demo".into(),
+            mode: RunMode::Patches,
+            input_hash: "h".into(),
+            config: "{}".into(),
+        };
+        let candidates: Vec<NewCandidate> = (0..4)
+            .map(|i| NewCandidate {
+                id: format!("c{i}"),
+                task: "t".into(),
+                label: format!("l{i}"),
+                kind: "diff".into(),
+                content: format!("--- diff {i}\n"),
+            })
+            .collect();
+        store.create_run(&run, &candidates).unwrap();
+        for (i, outcome) in ["Plausible", "PovFailing", "Plausible", "Plausible"]
+            .iter()
+            .enumerate()
+        {
+            let verdict = VerdictRow {
+                outcome: (*outcome).into(),
+                reason: "r".into(),
+                wall_ms: 1,
+                diagnostics: vec![],
+                phases: vec![PhaseRow {
+                    phase: "pov".into(),
+                    wall_ms: 1,
+                    exit: "exit 0".into(),
+                    enforcement: String::new(),
+                    log: String::new(),
+                }],
+                tests: vec![TestRow {
+                    phase: "pov".into(),
+                    class: "a.PovTest".into(),
+                    method: "exploit".into(),
+                    status: "passed".into(),
+                    seconds: 0.1,
+                    message: String::new(),
+                }],
+                engine: Default::default(),
+            };
+            store
+                .record_verdict("r", &format!("c{i}"), &verdict)
+                .unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn the_queue_holds_plausible_candidates_the_auditor_has_not_labelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_plausibles(dir.path());
+        let all = queue(&store, "r", Some("ana")).unwrap();
+        let ids: Vec<&str> = all.iter().map(|i| i.candidate_id.as_str()).collect();
+        assert_eq!(ids, ["c0", "c2", "c3"]);
+        assert_eq!(all[0].passed, ["a.PovTest#exploit"]);
+        assert_eq!(all[0].content, "--- diff 0\n");
+        let lines =
+            "{\"run\":\"r\",\"candidate\":\"c2\",\"auditor\":\"ana\",\"label\":\"correct\"}\n";
+        let rows = parse_lines(lines, "labels.jsonl", "r").unwrap();
+        store.record_audits("r", &rows).unwrap();
+        let left: Vec<String> = queue(&store, "r", Some("ana"))
+            .unwrap()
+            .into_iter()
+            .map(|i| i.candidate_id)
+            .collect();
+        assert_eq!(left, ["c0", "c3"]);
+        assert_eq!(queue(&store, "r", Some("bo")).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn labels_round_trip_as_json_lines_and_bad_lines_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_plausibles(dir.path());
+        let text = "\u{feff}{\"run\":\"r\",\"candidate\":\"c0\",\"auditor\":\"ana\",\"label\":\"incorrect\",\"note\":\"removes the check\"}\n\n";
+        store
+            .record_audits("r", &parse_lines(text, "a.jsonl", "r").unwrap())
+            .unwrap();
+        let exported = export(&store, "r").unwrap();
+        let again = parse_lines(&exported, "export", "r").unwrap();
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].note, "removes the check");
+        assert!(again[0].labelled_at.ends_with('Z'));
+
+        let cases = [
+            (
+                "{\"run\":\"other\",\"candidate\":\"c0\",\"auditor\":\"a\",\"label\":\"correct\"}",
+                "for run `other`",
+            ),
+            (
+                "{\"run\":\"r\",\"candidate\":\"c0\",\"auditor\":\"a\",\"label\":\"right\"}",
+                "`right` is not a known audit label",
+            ),
+            (
+                "{\"run\":\"r\",\"candidate\":\"c0\",\"auditor\":\" \",\"label\":\"correct\"}",
+                "the auditor is empty",
+            ),
+            (
+                "{\"run\":\"r\",\"candidate\":\"c0\",\"auditor\":\"a\",\"label\":\"correct\",\"extra\":1}",
+                "not an audit line",
+            ),
+        ];
+        for (line, expected) in cases {
+            let text = format!("{exported}{line}\n");
+            let err = parse_lines(&text, "b.jsonl", "r").unwrap_err().to_string();
+            assert!(err.starts_with("b.jsonl:2: "), "{err}");
+            assert!(err.contains(expected), "{err}");
+        }
+    }
+
+    #[test]
+    fn agreement_compares_only_candidates_both_auditors_labelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_plausibles(dir.path());
+        let row = |candidate: &str, auditor: &str, label| AuditRow {
+            candidate_id: candidate.into(),
+            auditor: auditor.into(),
+            label,
+            note: String::new(),
+            labelled_at: String::new(),
+        };
+        assert!(matches!(
+            agreement(&store, "r", "ana", "bo"),
+            Err(AuditError::NothingInCommon { .. })
+        ));
+        store
+            .record_audits(
+                "r",
+                &[
+                    row("c0", "ana", AuditLabel::Correct),
+                    row("c0", "bo", AuditLabel::Correct),
+                    row("c2", "ana", AuditLabel::Incorrect),
+                    row("c2", "bo", AuditLabel::Incorrect),
+                    row("c3", "ana", AuditLabel::Correct),
+                    row("c3", "bo", AuditLabel::Incorrect),
+                    row("c1", "ana", AuditLabel::Unsure),
+                ],
+            )
+            .unwrap();
+        let agreed = agreement(&store, "r", "ana", "bo").unwrap();
+        assert_eq!(agreed.kappa.items, 3);
+        assert_eq!(agreed.table[0], [1, 1, 0]);
+        assert_eq!(agreed.table[1], [0, 1, 0]);
+        // p_o = 2/3, p_e = (2/3)(1/3) + (1/3)(2/3) = 4/9, kappa = (2/9)/(5/9) = 0.4.
+        assert!((agreed.kappa.kappa - 0.4).abs() < 1e-12, "{agreed:?}");
+    }
+}

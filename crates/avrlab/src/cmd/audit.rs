@@ -1,0 +1,243 @@
+//! `avrlab audit RUN`: label plausible-but-not-proven candidates by hand, one by one; list the
+//! queue; exchange labels as JSON lines; compare two auditors.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use avrlab::audit::{AuditError, AuditItem, agreement, export, parse_lines, queue};
+use avrlab_bench::Benchmark;
+use avrlab_store::{AuditLabel, AuditRow, Store};
+
+use super::Failure;
+use super::validate::store_failure;
+
+/// Arguments of `avrlab audit`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("action").args(["list", "export", "import", "agreement"])))]
+pub struct Args {
+    /// The run whose plausible candidates to audit.
+    pub run: String,
+    /// Who labels (stored with each label) [default: $USER].
+    #[arg(long)]
+    pub auditor: Option<String>,
+    /// The benchmark of the run, to show each task's reference fix [default: the run's].
+    #[arg(long)]
+    pub benchmark: Option<String>,
+    /// Print the queue (candidates this auditor has not labelled) and stop.
+    #[arg(long)]
+    pub list: bool,
+    /// Write every label of the run as JSON lines to this file ("-": standard output).
+    #[arg(long)]
+    pub export: Option<PathBuf>,
+    /// Store the labels of a JSON-lines file (all or none).
+    #[arg(long)]
+    pub import: Option<PathBuf>,
+    /// Cohen's kappa between two auditors, `A,B`.
+    #[arg(long, value_name = "A,B")]
+    pub agreement: Option<String>,
+    /// The results store.
+    #[arg(long, default_value = ".avrlab/results.sqlite")]
+    pub store: PathBuf,
+}
+
+fn audit_failure(error: AuditError) -> Failure {
+    match error {
+        AuditError::Store(e) => store_failure(e),
+        other => Failure::input(other),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    if !args.store.is_file() {
+        return Err(Failure::input(anyhow::anyhow!(
+            "no results store at {}: give --store",
+            args.store.display()
+        )));
+    }
+    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let run_info = store
+        .run(&args.run)
+        .map_err(store_failure)?
+        .ok_or_else(|| audit_failure(AuditError::UnknownRun(args.run.clone())))?;
+    if let Some(path) = &args.export {
+        let text = export(&store, &args.run).map_err(audit_failure)?;
+        if path.as_os_str() == "-" {
+            #[expect(clippy::print_stdout, reason = "the export is the command's output")]
+            {
+                print!("{text}");
+            }
+        } else {
+            std::fs::write(path, text).map_err(|e| {
+                Failure::input(anyhow::anyhow!("cannot write {}: {e}", path.display()))
+            })?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &args.import {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+        let rows =
+            parse_lines(&text, &path.display().to_string(), &args.run).map_err(audit_failure)?;
+        store
+            .record_audits(&args.run, &rows)
+            .map_err(store_failure)?;
+        say(&format!(
+            "stored {} label(s) of run {} from {}",
+            rows.len(),
+            args.run,
+            path.display()
+        ));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(pair) = &args.agreement {
+        let Some((first, second)) = pair
+            .split_once(',')
+            .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !b.contains(','))
+        else {
+            return Err(Failure::input(anyhow::anyhow!(
+                "--agreement takes two auditors, `A,B`; got `{pair}`"
+            )));
+        };
+        let agreed = agreement(&store, &args.run, first, second).map_err(audit_failure)?;
+        let k = agreed.kappa;
+        #[expect(clippy::print_stdout, reason = "the agreement is the command's output")]
+        {
+            println!(
+                "{first} vs {second} on run {}: {} candidates labelled by both, observed agreement {:.1}%, chance {:.1}%, Cohen's kappa {:.3} (95% CI {:.3} to {:.3})",
+                args.run,
+                k.items,
+                100.0 * k.observed,
+                100.0 * k.chance,
+                k.kappa,
+                k.interval.0,
+                k.interval.1
+            );
+            let names: Vec<&str> = AuditLabel::ALL.iter().map(|l| l.as_str()).collect();
+            println!("| {first} \\ {second} | {} |", names.join(" | "));
+            println!("|---|{}", "---|".repeat(names.len()));
+            for (name, row) in names.iter().zip(&agreed.table) {
+                let cells: Vec<String> = row.iter().map(u64::to_string).collect();
+                println!("| {name} | {} |", cells.join(" | "));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let auditor = args
+        .auditor
+        .clone()
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|a| !a.trim().is_empty())
+        .ok_or_else(|| Failure::input(anyhow::anyhow!("say who audits: --auditor NAME")))?;
+    let items = queue(&store, &args.run, Some(&auditor)).map_err(audit_failure)?;
+    if args.list {
+        #[expect(clippy::print_stdout, reason = "the queue is the command's output")]
+        {
+            for item in &items {
+                println!(
+                    "{}\t{}\t{}\t{} tests passed",
+                    item.candidate_id,
+                    item.task,
+                    item.label,
+                    item.passed.len()
+                );
+            }
+        }
+        say(&format!(
+            "{} plausible candidate(s) of run {} not yet labelled by {auditor}",
+            items.len(),
+            args.run
+        ));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let benchmark = Benchmark::open(args.benchmark.as_deref().unwrap_or(&run_info.benchmark)).ok();
+    label_interactively(&mut store, &args.run, &auditor, &items, benchmark.as_ref())
+}
+
+/// Shows each candidate and reads a label for it from standard input; each label is stored as it
+/// is given, so quitting (or a crash) loses nothing already labelled.
+fn label_interactively(
+    store: &mut Store,
+    run: &str,
+    auditor: &str,
+    items: &[AuditItem],
+    benchmark: Option<&Benchmark>,
+) -> Result<ExitCode, Failure> {
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut stderr = std::io::stderr();
+    let mut labelled = 0;
+    for (index, item) in items.iter().enumerate() {
+        let reference = benchmark
+            .and_then(|b| b.task(&item.task).ok())
+            .and_then(|t| t.reference.as_ref())
+            .map_or_else(
+                || "(not available: pass --benchmark)\n".to_owned(),
+                ToString::to_string,
+            );
+        let _ = writeln!(
+            stderr,
+            "\n=== [{}/{}] {} (task {}, {})\n--- the reference fix:\n{reference}--- the candidate ({}):\n{}\n--- tests passed: {}",
+            index + 1,
+            items.len(),
+            item.candidate_id,
+            item.task,
+            item.label,
+            item.kind,
+            item.content.trim_end(),
+            item.passed.join(", ")
+        );
+        let label = loop {
+            let _ = write!(
+                stderr,
+                "label: [c]orrect, [i]ncorrect, [u]nsure, [s]kip, [q]uit > "
+            );
+            let _ = stderr.flush();
+            let Some(Ok(answer)) = lines.next() else {
+                return Ok(finish(labelled));
+            };
+            match answer.trim() {
+                "c" | "correct" => break Some(AuditLabel::Correct),
+                "i" | "incorrect" => break Some(AuditLabel::Incorrect),
+                "u" | "unsure" => break Some(AuditLabel::Unsure),
+                "s" | "skip" => break None,
+                "q" | "quit" => return Ok(finish(labelled)),
+                _ => continue,
+            }
+        };
+        let Some(label) = label else {
+            continue;
+        };
+        let _ = write!(stderr, "note (optional) > ");
+        let _ = stderr.flush();
+        let note = match lines.next() {
+            Some(Ok(note)) => note.trim().to_owned(),
+            _ => String::new(),
+        };
+        store
+            .record_audits(
+                run,
+                &[AuditRow {
+                    candidate_id: item.candidate_id.clone(),
+                    auditor: auditor.to_owned(),
+                    label,
+                    note,
+                    labelled_at: String::new(),
+                }],
+            )
+            .map_err(store_failure)?;
+        labelled += 1;
+    }
+    Ok(finish(labelled))
+}
+
+/// A line for the person at the terminal (the command's data goes to standard output).
+fn say(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+fn finish(labelled: usize) -> ExitCode {
+    say(&format!("\n{labelled} label(s) stored"));
+    ExitCode::SUCCESS
+}
