@@ -23,7 +23,7 @@ use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 use crate::surefire::{TestCaseResult, TestStatus};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const CONTROL_SOURCES: [(&str, &str); 3] = [
+const CONTROL_SOURCES: [(&str, &str); 4] = [
     (
         "module-info.java",
         include_str!("../../../java/fastpath/control/module-info.java"),
@@ -35,6 +35,10 @@ const CONTROL_SOURCES: [(&str, &str); 3] = [
     (
         "avrlab/fastpath/Compile.java",
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Compile.java"),
+    ),
+    (
+        "avrlab/fastpath/Api.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Api.java"),
     ),
 ];
 const RUNNER_SOURCE: (&str, &str) = (
@@ -549,6 +553,8 @@ impl Maven {
                 .to_string(),
             build.helper.join("runner").display().to_string(),
             joined,
+            // What the tests may print per candidate, as for a Maven run.
+            self.settings().limits.output_bytes.to_string(),
         ]
         .join("\t");
         process
@@ -584,6 +590,8 @@ pub enum PhaseEnd {
     Done,
     /// The phase outlived its limit.
     TimedOut(String),
+    /// The tests printed past the output limit.
+    OutputLimit(String),
     /// The launcher itself failed.
     Crashed(String),
 }
@@ -606,6 +614,9 @@ pub struct FastReply {
     pub fallback: Option<String>,
     /// The in-memory compilation: its wall time and its errors (none: it compiled).
     pub compile: Option<(Duration, Vec<String>)>,
+    /// What the compilation did beyond the candidate's files (every project source recompiled
+    /// because the candidate changed an API other classes were compiled against), if anything.
+    pub compile_note: Option<String>,
     pub phases: Vec<FastPhase>,
     /// What the tests printed (the end of it).
     pub log: String,
@@ -761,6 +772,10 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
             "FALLBACK" => reply.fallback = Some(unhex(f.get(1).copied().unwrap_or(""))),
             "COMPILE" => {
                 let diagnostics = if f.get(1) == Some(&"ok") {
+                    reply.compile_note = f
+                        .get(3)
+                        .map(|note| unhex(note))
+                        .filter(|note| !note.is_empty());
                     Vec::new()
                 } else {
                     f.iter().skip(3).map(|d| unhex(d)).collect()
@@ -785,6 +800,7 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
                 let end = match f[2] {
                     "done" => PhaseEnd::Done,
                     "timeout" => PhaseEnd::TimedOut(detail),
+                    "output" => PhaseEnd::OutputLimit(detail),
                     _ => PhaseEnd::Crashed(detail),
                 };
                 let wall = millis(3);

@@ -17,7 +17,7 @@ use avrlab_exec::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::candidate::{Candidate, CandidateError, apply_candidate};
+use crate::candidate::{Candidate, CandidateError, apply_candidate, check_candidate};
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{CheckKind, CrossCheck, Outcome, Phase, PhaseRecord, Verdict};
 use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
@@ -40,6 +40,9 @@ pub struct FastConfig {
     pub helper_cache: PathBuf,
 }
 
+/// What the fast path needs of a task state, or why it cannot take it.
+type TaskBuild = Result<FastBuild, String>;
+
 /// The fast oracle, with the Maven oracle it falls back on and is confirmed by.
 pub struct FastOracle {
     maven: MavenOracle,
@@ -47,12 +50,15 @@ pub struct FastOracle {
     fast: FastConfig,
     /// Cross-checks switched off (`avrlab throughput` measures the raw engine this way).
     unchecked: std::sync::atomic::AtomicBool,
-    /// Per task: what the fast path needs, or why it cannot take the task.
-    builds: Mutex<HashMap<String, Result<FastBuild, String>>>,
-    /// Per worker slot: the task its JVM serves, and the JVM.
+    /// Per task: the fingerprint of the task state it was warmed up with, and what the fast
+    /// path needs, or why it cannot take the task. One task id can be warmed up with several
+    /// states in one run (`transform` verifies a rename, then its rollback), and a JVM or a
+    /// compiled build of one state must never serve another.
+    builds: Mutex<HashMap<String, (String, TaskBuild)>>,
+    /// Per worker slot: the task state (its fingerprint) its JVM serves, and the JVM.
     sessions: Mutex<HashMap<String, (String, FastSession)>>,
-    /// Per task: started, primed JVMs that no slot holds (started at warm-up, or handed back
-    /// when a slot moved on to another task).
+    /// Per task state (fingerprint): started, primed JVMs that no slot holds (started at
+    /// warm-up, or handed back when a slot moved on to another task).
     spares: Mutex<HashMap<String, Vec<FastSession>>>,
     /// Per task: the regression selection its baseline leaves.
     selections: Mutex<HashMap<String, FastSelection>>,
@@ -98,8 +104,8 @@ impl FastOracle {
             .unwrap_or_else(|p| p.into_inner())
             .get(task)
         {
-            Some(Ok(_)) => None,
-            Some(Err(why)) => Some(why.clone()),
+            Some((_, Ok(_))) => None,
+            Some((_, Err(why))) => Some(why.clone()),
             None => Some("the task was not warmed up for the fast path".into()),
         }
     }
@@ -174,6 +180,7 @@ impl FastOracle {
     /// Runs one candidate on the resident validator of `slot`, starting one when needed.
     fn run_fast(
         &self,
+        state: &str,
         build: &FastBuild,
         prepared: &PreparedTask,
         sources: &[PathBuf],
@@ -185,7 +192,7 @@ impl FastOracle {
         let taken = {
             let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
             match sessions.remove(slot) {
-                Some((id, session)) if id == task.id => Some(session),
+                Some((served, session)) if served == state => Some(session),
                 Some((other, session)) => {
                     // The slot moves on to another task: its JVM waits for that task's next
                     // candidate.
@@ -204,7 +211,7 @@ impl FastOracle {
             self.spares
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .get_mut(&task.id)
+                .get_mut(state)
                 .and_then(Vec::pop)
         };
         let mut session = match taken.or_else(spare) {
@@ -224,7 +231,7 @@ impl FastOracle {
             self.sessions
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(slot.to_owned(), (task.id.clone(), session));
+                .insert(slot.to_owned(), (state.to_owned(), session));
         }
         Ok((reply, enforcement))
     }
@@ -329,6 +336,7 @@ fn state_fingerprint(root: &Path, jdk: u32) -> std::io::Result<String> {
 
 fn phase_run(phase: &FastPhase) -> TestRun {
     let exit = match (&phase.end, phase.test_timed_out) {
+        (PhaseEnd::OutputLimit(_), _) => ExitKind::OutputLimit,
         (PhaseEnd::TimedOut(_), _) | (_, true) => ExitKind::TimedOut,
         _ => ExitKind::Code(0),
     };
@@ -387,7 +395,10 @@ fn judge_reply(
         phase: Phase::Compile,
         wall: *compile_wall,
         exit: if diagnostics.is_empty() {
-            "compiled in memory".into()
+            match &reply.compile_note {
+                Some(note) => format!("compiled in memory ({note})"),
+                None => "compiled in memory".into(),
+            }
         } else {
             format!("{} compiler errors", diagnostics.len())
         },
@@ -485,6 +496,19 @@ fn judge_reply(
     )
 }
 
+/// The verdict of a candidate that does not apply to the task state.
+fn apply_failed(
+    task: &Task,
+    selection: &FastSelection,
+    problem: &CandidateError,
+    started: Instant,
+) -> Verdict {
+    let mut verdict = judge_reply(task, selection, &[], &FastReply::default(), "", started);
+    verdict.outcome = Outcome::ApplyFailed;
+    verdict.reason = problem.to_string();
+    verdict
+}
+
 impl Oracle for FastOracle {
     fn name(&self) -> &str {
         "fast"
@@ -499,15 +523,6 @@ impl Oracle for FastOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.maven.warm_up(prepared)?;
         let task = &prepared.task;
-        let done = self
-            .builds
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains_key(&task.id);
-        if done {
-            // Warmed up earlier by this oracle (the pristine state is the same task state).
-            return Ok(());
-        }
         let maven = self.maven_for(task)?;
         let fast_err = |source| ValidateError::FastPath {
             task: task.id.clone(),
@@ -522,6 +537,27 @@ impl Oracle for FastOracle {
                     source,
                 }
             })?;
+        let earlier = self
+            .builds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&task.id)
+            .map(|(state, _)| state.clone());
+        if earlier.as_deref() == Some(fingerprint.as_str()) {
+            // Warmed up earlier by this oracle, with this very task state.
+            return Ok(());
+        }
+        if let Some(earlier) = earlier {
+            // The task's state changed: the JVMs of the old one are ended.
+            self.spares
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&earlier);
+            self.sessions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|_, (state, _)| *state != earlier);
+        }
         let kept = self.fast.helper_cache.join("states").join(&fingerprint);
         let loaded = FastBuild::load(&kept, &maven, &self.fast.helper_cache).map_err(fast_err)?;
         let built = match loaded {
@@ -573,7 +609,8 @@ impl Oracle for FastOracle {
                     .parent()
                     .map(std::fs::create_dir_all)
                     .transpose()
-                    .and_then(|_| std::fs::copy(&from, &copy));
+                    .and_then(|_| std::fs::read(&from))
+                    .and_then(|bytes| std::fs::write(&copy, bytes));
                 if written.is_ok() {
                     sources.push(copy);
                 }
@@ -589,7 +626,7 @@ impl Oracle for FastOracle {
                 self.spares
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .entry(task.id.clone())
+                    .entry(fingerprint.clone())
                     .or_default()
                     .push(session);
             }
@@ -597,7 +634,7 @@ impl Oracle for FastOracle {
         self.builds
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(task.id.clone(), build);
+            .insert(task.id.clone(), (fingerprint, build));
         Ok(())
     }
 
@@ -615,9 +652,9 @@ impl Oracle for FastOracle {
             .unwrap_or_else(|p| p.into_inner())
             .get(&task.id)
             .cloned();
-        let build = match build {
-            Some(Ok(build)) => build,
-            Some(Err(why)) => return self.fallback(prepared, candidate, slot, why),
+        let (state, build) = match build {
+            Some((state, Ok(build))) => (state, build),
+            Some((_, Err(why))) => return self.fallback(prepared, candidate, slot, why),
             None => {
                 let why = "the task was not warmed up for the fast path".to_owned();
                 return self.fallback(prepared, candidate, slot, why);
@@ -643,6 +680,26 @@ impl Oracle for FastOracle {
             );
             return self.fallback(prepared, candidate, slot, why);
         }
+        // The fast workspace holds only the changed files, so the candidate is first checked
+        // against the whole task state, as Maven's full copy would (a path through an existing
+        // file, a link, a missing file): the same refusal, the same `ApplyFailed`.
+        match check_candidate(task, prepared.classes(), candidate, prepared.pristine()) {
+            Ok(()) => {}
+            Err(CandidateError::Io(source)) => {
+                return Err(ValidateError::Workspace {
+                    path: prepared.pristine().to_owned(),
+                    source,
+                });
+            }
+            Err(problem) => {
+                return Ok(apply_failed(
+                    task,
+                    &self.selection(task)?,
+                    &problem,
+                    started,
+                ));
+            }
+        }
         // The changed files, written where the slot's JVM can read them.
         let sources_root = self.sources_root();
         let number = self
@@ -662,7 +719,11 @@ impl Oracle for FastOracle {
             let to = workspace.join(file);
             std::fs::create_dir_all(to.parent().expect("a file in a folder")).map_err(ws_err)?;
             if from.is_file() {
-                std::fs::copy(&from, &to).map_err(ws_err)?;
+                // Contents only: the pristine state is sealed read-only, and a copy that kept
+                // its mode could not be patched by a user other than root.
+                std::fs::read(&from)
+                    .and_then(|bytes| std::fs::write(&to, bytes))
+                    .map_err(ws_err)?;
             }
         }
         std::fs::create_dir_all(&workspace).map_err(ws_err)?;
@@ -671,17 +732,25 @@ impl Oracle for FastOracle {
             Err(CandidateError::Io(source)) => return Err(ws_err(source)),
             Err(problem) => {
                 let _ = std::fs::remove_dir_all(&workspace);
-                let selection = self.selection(task)?;
-                let mut verdict =
-                    judge_reply(task, &selection, &[], &FastReply::default(), "", started);
-                verdict.outcome = Outcome::ApplyFailed;
-                verdict.reason = problem.to_string();
-                return Ok(verdict);
+                return Ok(apply_failed(
+                    task,
+                    &self.selection(task)?,
+                    &problem,
+                    started,
+                ));
             }
         }
         let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
         let selection = self.selection(task)?;
-        let ran = self.run_fast(&build, prepared, &sources, &sources_root, slot, &selection);
+        let ran = self.run_fast(
+            &state,
+            &build,
+            prepared,
+            &sources,
+            &sources_root,
+            slot,
+            &selection,
+        );
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);
         }

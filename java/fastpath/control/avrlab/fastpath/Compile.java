@@ -29,7 +29,8 @@ final class Compile {
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
 
     /**
-     * Fills {@code out} with the class files, or {@code diagnostics} with the errors. Returns why
+     * Fills {@code out} with the class files, or {@code diagnostics} with the errors; compiled
+     * against {@code classes} (null: none) and {@code classpath}. Returns why
      * the fast path cannot compile this candidate at all, or null.
      */
     static String compile(String[] sources, Path classes, List<Path> classpath, int release,
@@ -44,7 +45,11 @@ final class Compile {
         StandardJavaFileManager files =
                 JAVAC.getStandardFileManager(collector, Locale.ROOT, StandardCharsets.UTF_8);
         List<Path> path = new ArrayList<>();
-        path.add(classes);
+        // Without the task state's classes when every project source is compiled (a class the
+        // candidate removed must not be found there).
+        if (classes != null) {
+            path.add(classes);
+        }
         path.addAll(classpath);
         files.setLocationFromPaths(StandardLocation.CLASS_PATH, path);
         files.setLocationFromPaths(StandardLocation.SOURCE_PATH, List.of());

@@ -48,6 +48,8 @@ public final class Main {
     private static Mac mac;
     private static int release;
     private static long timeoutMillis;
+    /** What the tests may print per candidate: the same output limit as a Maven run's. */
+    private static long outputLimit;
     private static Path classes;
     private static Path testClasses;
     private static List<Path> dependencies;
@@ -104,6 +106,7 @@ public final class Main {
         classes = Path.of(f[3]);
         testClasses = Path.of(f[4]);
         Path runnerDir = Path.of(f[5]);
+        outputLimit = Long.parseLong(f[7]);
         dependencies = new ArrayList<>();
         for (String entry : f[6].split(":")) {
             if (!entry.isEmpty()) {
@@ -153,7 +156,37 @@ public final class Main {
             out.add(line.toString());
             return false;
         }
-        out.add("COMPILE\tok\t" + compileMillis);
+        // Other classes (tests above all) were compiled against the task state's classes: when
+        // the candidate changes what they see (a renamed method, a new constant value that javac
+        // inlined), they are stale, and Maven would recompile them. So does this: every main and
+        // test source, in memory, with the candidate's files in place.
+        String note = "";
+        String changedApi = Api.changed(compiled, classes);
+        if (changedApi != null) {
+            List<String> everything = new ArrayList<>();
+            String missing = projectSources(sources, everything);
+            if (missing != null) {
+                out.add("FALLBACK\t" + hex(changedApi + ", and " + missing));
+                return false;
+            }
+            Map<String, byte[]> all = new HashMap<>();
+            List<String> errors = new ArrayList<>();
+            problem = Compile.compile(everything.toArray(new String[0]), null, dependencies,
+                    release, all, errors);
+            if (problem != null || !errors.isEmpty()) {
+                // Maven decides whether the project still compiles (its compiler settings, not
+                // these): a compilation error here is a reason to ask it, not a verdict.
+                out.add("FALLBACK\t" + hex(changedApi + ", and the project's sources do not"
+                        + " compile against it in memory: "
+                        + (problem != null ? problem : errors.get(0))));
+                return false;
+            }
+            compiled = all;
+            compileMillis = (System.nanoTime() - t0) / 1_000_000;
+            note = changedApi + ": " + everything.size()
+                    + " main and test sources recompiled in memory";
+        }
+        out.add("COMPILE\tok\t" + compileMillis + "\t" + hex(note));
         for (String name : compiled.keySet()) {
             if (isFramework(name)) {
                 out.add("FALLBACK\t" + hex("the candidate defines " + name
@@ -192,6 +225,65 @@ public final class Main {
         return why != null;
     }
 
+    /**
+     * Fills {@code out} with every main and test source of the project (the task state's, as
+     * compiled by Maven at warm-up, including generated sources), the candidate's files in place
+     * of their originals. Returns why that is not possible, or null.
+     */
+    private static String projectSources(String[] candidate, List<String> out)
+            throws IOException {
+        Path project = classes.getParent().getParent();
+        String mainMarker = "/src/main/java/";
+        java.util.Set<Path> replaced = new java.util.HashSet<>();
+        for (String file : candidate) {
+            int at = file.lastIndexOf(mainMarker);
+            if (at < 0) {
+                return "the candidate's file " + file + " is not under src/main/java";
+            }
+            replaced.add(project.resolve("src/main/java")
+                    .resolve(file.substring(at + mainMarker.length())).normalize());
+            out.add(file);
+        }
+        List<Path> roots = new ArrayList<>();
+        roots.add(project.resolve("src/main/java"));
+        roots.add(project.resolve("src/test/java"));
+        for (String generated : new String[] {"generated-sources", "generated-test-sources"}) {
+            Path dir = project.resolve("target").resolve(generated);
+            if (Files.isDirectory(dir)) {
+                try (java.util.stream.Stream<Path> kinds = Files.list(dir)) {
+                    kinds.filter(Files::isDirectory).forEach(roots::add);
+                }
+            }
+        }
+        if (hasClassFiles(testClasses) && !Files.isDirectory(roots.get(1))) {
+            return "the project's test sources are not in src/test/java";
+        }
+        for (Path root : roots) {
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+                for (Path file : (Iterable<Path>) files::iterator) {
+                    String name = file.getFileName().toString();
+                    if (name.endsWith(".java") && !name.equals("module-info.java")
+                            && Files.isRegularFile(file) && !replaced.contains(file.normalize())) {
+                        out.add(file.toString());
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean hasClassFiles(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return false;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            return files.anyMatch(f -> f.toString().endsWith(".class"));
+        }
+    }
+
     /** Runs one phase in its own thread; returns why the JVM is now dirty, or null. */
     private static String phase(String name, String[] tests, String[] excluded,
             CandidateLoader loader, List<String> out, Guard guard) throws InterruptedException {
@@ -209,9 +301,23 @@ public final class Main {
         long t0 = System.nanoTime();
         guard.armed = true;
         worker.start();
-        worker.join(timeoutMillis);
+        // Waited in slices, so that tests printing without end are stopped at the output limit
+        // (as Maven's run would be) rather than at the time limit.
+        long deadline = t0 + timeoutMillis * 1_000_000;
+        while (worker.isAlive() && CAPTURE.total() <= outputLimit) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                break;
+            }
+            worker.join(Math.min(left, 50));
+        }
         guard.armed = false;
         long millis = (System.nanoTime() - t0) / 1_000_000;
+        if (CAPTURE.total() > outputLimit) {
+            out.add("PHASE\t" + name + "\toutput\t" + millis + "\t" + hex("the tests printed more"
+                    + " than " + outputLimit + " bytes"));
+            return "the tests printed past the output limit";
+        }
         if (worker.isAlive()) {
             out.add("PHASE\t" + name + "\ttimeout\t" + millis + "\t" + hex("the phase outlived "
                     + timeoutMillis + " ms"));
@@ -374,6 +480,8 @@ public final class Main {
     static final class Capture extends OutputStream {
         private final int cap;
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        /** Everything written since the last reset, kept or not. */
+        private long total;
 
         Capture(int cap) {
             this.cap = cap;
@@ -381,6 +489,7 @@ public final class Main {
 
         @Override
         public synchronized void write(int b) {
+            total++;
             if (bytes.size() < cap) {
                 bytes.write(b);
             }
@@ -388,11 +497,17 @@ public final class Main {
 
         @Override
         public synchronized void write(byte[] b, int off, int len) {
+            total += len;
             bytes.write(b, off, Math.max(0, Math.min(len, cap - bytes.size())));
         }
 
         synchronized void reset() {
             bytes.reset();
+            total = 0;
+        }
+
+        synchronized long total() {
+            return total;
         }
 
         synchronized String text() {
