@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use avrlab::engine::{RunRequest, execute};
-use avrlab::input::{PlannedCandidate, reference_candidates};
+use avrlab::input::{PlannedCandidate, read_patches_file, reference_candidates};
 use avrlab::mutants::mutants;
 use avrlab_store::Store;
 use avrlab_validate::{FastOracle, MavenOracle, Oracle};
@@ -48,6 +48,10 @@ pub struct Args {
     /// Measure the fast engine raw only (not again with Maven confirming its Plausibles).
     #[arg(long)]
     pub fast_raw_only: bool,
+    /// Measure on these candidates (a predictions file, as for `validate --patches`) instead of
+    /// the benchmark's reference check; candidates that do not apply count as `ApplyFailed`.
+    #[arg(long, conflicts_with = "mutants")]
+    pub patches: Option<std::path::PathBuf>,
 }
 
 /// One measured run.
@@ -57,6 +61,8 @@ struct Row {
     candidates: usize,
     seconds: f64,
     outcomes: BTreeMap<String, String>,
+    /// Per candidate: the reason its verdict gives (shown where the engines differ).
+    reasons: BTreeMap<String, String>,
 }
 
 impl Row {
@@ -74,14 +80,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let scratch = tempfile_dir()?;
     // One work folder and one oracle per engine for the whole measurement, so that the fast
     // engine's warm-up (and its JVMs) are paid once, like Maven's dependency cache.
-    let (mut config, _work) = args.options.engine(false)?;
+    let (mut config, _work) = args.options.engine(args.patches.is_some())?;
     let mut engines: Vec<EngineArg> = args.options.engine.clone();
     engines.dedup();
     let fast = engines
         .contains(&EngineArg::Fast)
         .then(|| FastOracle::new(config.validator.clone(), fast_config(&args.options, true)));
     let maven = MavenOracle::new(config.validator.clone());
-    let candidates = if args.mutants > 0 {
+    let candidates = if let Some(path) = &args.patches {
+        read_patches_file(path, &benchmark).map_err(Failure::input)?
+    } else if args.mutants > 0 {
         mutant_candidates(&benchmark, &maven, args.mutants, args.seed)?
     } else {
         reference_candidates(&benchmark)
@@ -105,7 +113,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         };
         let count = planned.len();
         let request = RunRequest {
-            mode: avrlab_store::RunMode::Reference,
+            mode: if args.patches.is_some() {
+                avrlab_store::RunMode::Patches
+            } else {
+                avrlab_store::RunMode::Reference
+            },
             benchmark: &benchmark,
             planned,
             run_id: Some(format!("{label}-{workers}")),
@@ -119,9 +131,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         if let Some(failure) = super::unprepared_failure(&report) {
             return Err(failure);
         }
-        let outcomes = store
-            .verdicts(&report.run_id)
-            .map_err(store_failure)?
+        let verdicts = store.verdicts(&report.run_id).map_err(store_failure)?;
+        let reasons = verdicts
+            .iter()
+            .map(|v| (v.candidate_id.clone(), v.reason.clone()))
+            .collect();
+        let outcomes = verdicts
             .into_iter()
             .map(|v| (v.candidate_id, v.outcome))
             .collect();
@@ -131,6 +146,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             candidates: count,
             seconds: report.validation_wall.as_secs_f64(),
             outcomes,
+            reasons,
         });
         Ok(())
     };
@@ -222,10 +238,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .iter()
             .filter(|(id, outcome)| row.outcomes.get(*id) != Some(outcome))
             .map(|(id, outcome)| {
+                let why = |r: &Row| r.reasons.get(id).cloned().unwrap_or_default();
                 format!(
-                    "{id}: {} {}, maven {outcome}",
+                    "\n  {id}: {} {} ({}); maven {outcome} ({})",
                     row.engine,
-                    row.outcomes.get(id).map_or("none", String::as_str)
+                    row.outcomes.get(id).map_or("none", String::as_str),
+                    why(row),
+                    why(base)
                 )
             })
             .collect();
@@ -238,7 +257,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             if differing.is_empty() {
                 String::new()
             } else {
-                format!(" — differing: {}", differing.join("; "))
+                format!(" — differing:{}", differing.join(""))
             }
         );
     }
@@ -346,6 +365,7 @@ fn measure_plain(
         candidates: candidates.len(),
         seconds: started.elapsed().as_secs_f64(),
         outcomes,
+        reasons: BTreeMap::new(),
     })
 }
 
