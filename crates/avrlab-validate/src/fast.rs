@@ -184,7 +184,6 @@ impl FastOracle {
         build: &FastBuild,
         prepared: &PreparedTask,
         sources: &[PathBuf],
-        sources_root: &Path,
         slot: &str,
         selection: &FastSelection,
     ) -> Result<(FastReply, String), ValidateError> {
@@ -216,7 +215,7 @@ impl FastOracle {
         };
         let mut session = match taken.or_else(spare) {
             Some(session) => session,
-            None => self.start_session(task, build, sources_root)?,
+            None => self.start_session(task, build, &self.sources_root())?,
         };
         let enforcement = format!("resident JVM; {}", session.enforcement());
         let reply = session.validate(&FastRequest {
@@ -742,15 +741,7 @@ impl Oracle for FastOracle {
         }
         let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
         let selection = self.selection(task)?;
-        let ran = self.run_fast(
-            &state,
-            &build,
-            prepared,
-            &sources,
-            &sources_root,
-            slot,
-            &selection,
-        );
+        let ran = self.run_fast(&state, &build, prepared, &sources, slot, &selection);
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);
         }
