@@ -159,6 +159,8 @@ fn tree_listing(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
             !(e.depth() == 1 && e.file_name().to_string_lossy().starts_with(".avrlab-"))
         })
         .flatten()
+        // The top folder's own time changes with those files; its entries are listed.
+        .filter(|e| e.depth() > 0)
         .map(|e| {
             let meta = e.path().symlink_metadata().unwrap();
             (e.path().to_owned(), meta.len(), meta.modified().unwrap())
