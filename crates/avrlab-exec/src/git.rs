@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::process::{ExitKind, ProcessError, RunSpec, run};
-use crate::sandbox::{Limits, SandboxKind, SandboxPolicy};
+use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// Why a git operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -284,6 +284,59 @@ pub fn checkout_git_project(
     let full = repo.resolve(commit)?;
     git(dest, &["checkout", "--quiet", "--detach", &full])?;
     Ok(full)
+}
+
+/// Makes `dir`, a fresh copy of a task state without `.git`, a git repository of exactly one
+/// commit holding that state: the workspace an agent gets. A new repository has no object or ref
+/// but those of that commit (and its reflog is removed), so nothing of the task's history (the fix above all)
+/// can be found in it. Author, committer and date are fixed, so one state always gets the same
+/// commit id. git runs in `sandbox`, with nothing of the user's git configuration.
+pub fn init_state_repository(dir: &Path, sandbox: SandboxKind) -> Result<(), GitError> {
+    if crate::sandbox::find_on_path("git").is_none() {
+        return Err(GitError::Missing);
+    }
+    let script = "set -e\n\
+        git init --quiet --template= --initial-branch=task .\n\
+        git add --all --force .\n\
+        git commit --quiet --no-verify --no-gpg-sign --allow-empty --message 'Task state'\n\
+        rm -rf .git/logs\n";
+    let mut env: Vec<(String, String)> = vec![
+        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("HOME".into(), "/tmp".into()),
+        ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+        ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+        ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+    ];
+    for role in ["AUTHOR", "COMMITTER"] {
+        env.push((format!("GIT_{role}_NAME"), "avrlab".into()));
+        env.push((format!("GIT_{role}_EMAIL"), "avrlab@localhost".into()));
+        env.push((format!("GIT_{role}_DATE"), "2000-01-01T00:00:00Z".into()));
+    }
+    let spec = RunSpec {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), script.into()],
+        cwd: dir.to_owned(),
+        env,
+        sandbox,
+        policy: SandboxPolicy {
+            mounts: vec![Mount::ReadWrite(dir.to_owned())],
+            network: false,
+        },
+        limits: Limits {
+            wall: Duration::from_secs(600),
+            ..Limits::default()
+        },
+        stdin: Vec::new(),
+    };
+    let result = run(&spec)?;
+    if result.exit == ExitKind::Code(0) {
+        Ok(())
+    } else {
+        Err(GitError::Failed {
+            args: "init, add and commit of the task state".into(),
+            stderr: result.stderr.text().trim().to_owned(),
+        })
+    }
 }
 
 /// Clones `url` as a bare mirror into `<mirrors>/owner+repo.git` (which must not exist).
