@@ -1,10 +1,11 @@
 //! The `command` model, the door for coding agents: a user's command reads the prompt on stdin and
-//! its stdout is the generation; or, in workdir mode, it runs in the task's workspace and the unified
-//! diff of what it changed there is the generation.
+//! its stdout is the generation; or, in workdir mode, it runs in a fresh copy of the task's state
+//! and the unified diff of what it changed there is the generation.
 //!
 //! Processes are spawned only by `avrlab-exec`, which this crate must not depend on; so the command
 //! model runs its program through a [`CommandRunner`] that the caller provides (the CLI passes one
-//! backed by `avrlab-exec`, with its sandbox, timeout and process-tree kill).
+//! backed by `avrlab-exec`, which runs the program in the candidates' sandbox with a cleared
+//! environment, a timeout and a process-tree kill).
 
 use std::fmt;
 use std::io::Write;
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use avrlab_prompt::Prompt;
 
 use crate::model::{FinishReason, Generation, Model, ModelError, Request};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{ReadLimits, Snapshot};
 
 /// Bytes of the command's standard error kept in an error message.
 const STDERR_IN_ERROR: usize = 2000;
@@ -29,8 +30,11 @@ pub struct CommandSpec<'a> {
     pub args: &'a [String],
     /// What to write to its standard input (then closed).
     pub stdin: &'a [u8],
-    /// The directory to run it in; `None` for the runner's choice.
+    /// The workspace to run it in, the only host folder it may write; `None` for a scratch
+    /// folder of the runner's choice that does not outlive the run.
     pub cwd: Option<&'a Path>,
+    /// Host files the program may read (the prompt file), at their own paths.
+    pub inputs: &'a [&'a Path],
     /// Variables to set in its environment, beside the runner's own.
     pub env: &'a [(String, String)],
     /// Past this wall-clock time the runner kills the program with its whole process tree.
@@ -82,6 +86,15 @@ pub trait CommandRunner: Send + Sync {
     /// Runs `spec` to its end, its timeout or its output limit. `Err` means the program could not be
     /// run at all (not found, sandbox unavailable), with a sentence saying why.
     fn run(&self, spec: &CommandSpec<'_>) -> Result<CommandOutput, String>;
+
+    /// Turns `dir`, a fresh copy of a task state, into a git repository of one commit holding
+    /// exactly that state (no other ref, object or reflog entry), so that an agent that reads the
+    /// history finds nothing of the task's later commits.
+    fn init_repository(&self, dir: &Path) -> Result<(), String>;
+
+    /// Removes `dir`, a workspace that the program wrote (so possibly made unreadable or
+    /// unreasonably deep).
+    fn remove_workspace(&self, dir: &Path) -> Result<(), String>;
 }
 
 /// Where the command works and what its generation is.
@@ -89,10 +102,10 @@ pub trait CommandRunner: Send + Sync {
 pub enum CommandMode {
     /// The prompt on stdin; the generation is stdout.
     Stdin,
-    /// The prompt on stdin too, but the command runs in the request's workspace
-    /// ([`Request::workspace`]) and the generation is the unified diff of the files it changed
-    /// there. The workspace is put back as it was after each sample, so that every sample starts
-    /// from the same state and the caller's workspace is left untouched.
+    /// The prompt on stdin too, but the command runs in a fresh copy of the request's workspace
+    /// ([`Request::workspace`], the task state), made a one-commit git repository, and the
+    /// generation is the unified diff of the files it changed there. Every sample gets its own
+    /// copy, removed afterwards; the caller's workspace is only read.
     Workdir {
         /// Directory names not snapshotted, wherever they are (build outputs, `.git`).
         ignore: Vec<String>,
@@ -189,6 +202,7 @@ impl CommandModel {
         &self,
         stdin: &[u8],
         cwd: Option<&Path>,
+        inputs: &[&Path],
         env: &[(String, String)],
     ) -> Result<CommandOutput, ModelError> {
         let spec = CommandSpec {
@@ -196,6 +210,7 @@ impl CommandModel {
             args: &self.config.args,
             stdin,
             cwd,
+            inputs,
             env,
             timeout: self.config.timeout,
             output_limit: self.config.output_limit,
@@ -220,36 +235,60 @@ impl CommandModel {
         }
     }
 
-    /// One sample in workdir mode: snapshot, run, diff, restore.
+    /// One sample in workdir mode: copy the task state into a fresh one-commit repository, run
+    /// the program there, diff what it left against the state, remove the copy.
     fn run_in_workspace(
         &self,
+        state: &Path,
+        ignore: &[String],
+        stdin: &[u8],
+        inputs: &[&Path],
+        env: &[(String, String)],
+    ) -> Result<(String, FinishReason), ModelError> {
+        let before = Snapshot::take(state, ignore).map_err(|e| {
+            self.unavailable(format!(
+                "cannot read the task state {}: {e}",
+                state.display()
+            ))
+        })?;
+        let workspace = tempfile::Builder::new()
+            .prefix("avrlab-agent-")
+            .tempdir()
+            .map_err(|e| self.unavailable(format!("cannot create a workspace: {e}")))?
+            .keep();
+        let result = self.run_in_copy(&before, &workspace, ignore, stdin, inputs, env);
+        // However the run ended, the copy goes (through the runner: the program may have made
+        // parts of it unreadable).
+        let removed = self.runner.remove_workspace(&workspace);
+        let diff = result?;
+        removed.map_err(|e| {
+            self.unavailable(format!(
+                "cannot remove the workspace {}: {e}",
+                workspace.display()
+            ))
+        })?;
+        Ok((diff, FinishReason::Stop))
+    }
+
+    fn run_in_copy(
+        &self,
+        before: &Snapshot,
         workspace: &Path,
         ignore: &[String],
         stdin: &[u8],
+        inputs: &[&Path],
         env: &[(String, String)],
-    ) -> Result<(String, FinishReason), ModelError> {
-        let before = Snapshot::take(workspace, ignore).map_err(|e| {
+    ) -> Result<String, ModelError> {
+        before.write_to(workspace).map_err(|e| {
             self.unavailable(format!(
-                "cannot read workspace {}: {e}",
+                "cannot write the workspace {}: {e}",
                 workspace.display()
             ))
         })?;
-        let result = self.run_once(stdin, Some(workspace), env);
-        // Whatever the run did, and however it ended, the workspace goes back as it was.
-        let after = Snapshot::take(workspace, ignore).map_err(|e| {
-            self.unavailable(format!(
-                "cannot read workspace {}: {e}",
-                workspace.display()
-            ))
+        self.runner.init_repository(workspace).map_err(|e| {
+            self.unavailable(format!("cannot make the workspace a repository: {e}"))
         })?;
-        let restored = before.restore(workspace, &after);
-        let output = result?;
-        restored.map_err(|e| {
-            self.unavailable(format!(
-                "cannot restore workspace {}: {e}",
-                workspace.display()
-            ))
-        })?;
+        let output = self.run_once(stdin, Some(workspace), inputs, env)?;
         if output.exit == CommandExit::OutputLimit {
             // The program was killed mid-way: its edits may be half made.
             return Err(ModelError::CommandFailed {
@@ -258,7 +297,16 @@ impl CommandModel {
                 stderr: stderr_tail(&output.stderr),
             });
         }
-        Ok((before.diff_to(&after), FinishReason::Stop))
+        // What the program left is untrusted: read without following links, within limits.
+        let after =
+            Snapshot::take_hostile(workspace, ignore, &ReadLimits::default()).map_err(|e| {
+                ModelError::CommandFailed {
+                    program: self.config.program.clone(),
+                    status: format!("a workspace that cannot be read as a task state ({e})"),
+                    stderr: stderr_tail(&output.stderr),
+                }
+            })?;
+        Ok(before.diff_to(&after))
     }
 }
 
@@ -289,6 +337,7 @@ impl Model for CommandModel {
             .and_then(|()| prompt_file.flush())
             .map_err(|e| self.unavailable(format!("cannot write the prompt file: {e}")))?;
         let prompt_path = prompt_file.path().display().to_string();
+        let inputs = [prompt_file.path()];
 
         let mut generations = Vec::with_capacity(request.params.n as usize);
         for sample in 0..request.params.n {
@@ -300,7 +349,7 @@ impl Model for CommandModel {
             let started = Instant::now();
             let (text, finish_reason) = match &self.config.mode {
                 CommandMode::Stdin => {
-                    let output = self.run_once(text.as_bytes(), None, &env)?;
+                    let output = self.run_once(text.as_bytes(), None, &inputs, &env)?;
                     let finish_reason = if output.exit == CommandExit::OutputLimit {
                         FinishReason::Length
                     } else {
@@ -315,7 +364,7 @@ impl Model for CommandModel {
                     let workspace = request.workspace.ok_or(ModelError::WorkspaceRequired(
                         "the command model in workdir mode",
                     ))?;
-                    self.run_in_workspace(workspace, ignore, text.as_bytes(), &env)?
+                    self.run_in_workspace(workspace, ignore, text.as_bytes(), &inputs, &env)?
                 }
             };
             generations.push(Generation {

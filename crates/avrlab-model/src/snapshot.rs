@@ -111,40 +111,145 @@ impl Snapshot {
         out
     }
 
-    /// Puts `root` back as `self` found it, given that it now looks like `now`: files created since
-    /// are removed, changed and deleted files are rewritten, and directories created since are
-    /// removed once empty.
-    pub(crate) fn restore(&self, root: &Path, now: &Snapshot) -> io::Result<()> {
-        for path in now.files.keys() {
-            if !self.files.contains_key(path) {
-                std::fs::remove_file(root.join(path))?;
-            }
-        }
-        for (path, file) in &self.files {
-            if now.files.get(path) != Some(file) {
-                let target = root.join(path);
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::write(&target, &file.content)?;
-                set_executable(&target, file.executable)?;
-            }
-        }
-        // Deepest first, so that a directory is empty by the time its parent is removed.
-        for dir in now.dirs.iter().rev() {
-            if !self.dirs.contains(dir) {
-                match std::fs::remove_dir(root.join(dir)) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
+    /// Writes the snapshot's directories and files under `root` (an empty folder), with their
+    /// executable bits: the agent's copy of the task state.
+    pub(crate) fn write_to(&self, root: &Path) -> io::Result<()> {
         for dir in &self.dirs {
             std::fs::create_dir_all(root.join(dir))?;
         }
+        for (path, file) in &self.files {
+            let target = root.join(path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&target, &file.content)?;
+            set_executable(&target, file.executable)?;
+        }
         Ok(())
     }
+}
+
+/// How much of a folder written by untrusted code a snapshot reads before giving up.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadLimits {
+    /// Bytes of file content, all files together.
+    pub(crate) bytes: u64,
+    /// Files and directories.
+    pub(crate) entries: u64,
+    /// Directory nesting.
+    pub(crate) depth: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        Self {
+            bytes: 256 << 20,
+            entries: 200_000,
+            depth: 64,
+        }
+    }
+}
+
+impl Snapshot {
+    /// Reads a folder that untrusted code (an agent) wrote, trusting nothing in it: files are
+    /// opened without following links and without blocking, only regular files (checked on the
+    /// open handle) are read, anything else (links, FIFOs, sockets, devices) is left out, and
+    /// past `limits` the read fails rather than exhausting memory.
+    pub(crate) fn take_hostile(
+        root: &Path,
+        ignore: &[String],
+        limits: &ReadLimits,
+    ) -> io::Result<Self> {
+        let mut snapshot = Self::default();
+        let mut budget = Budget {
+            bytes: limits.bytes,
+            entries: limits.entries,
+        };
+        snapshot.read_hostile_dir(root, "", ignore, limits.depth, &mut budget)?;
+        Ok(snapshot)
+    }
+
+    fn read_hostile_dir(
+        &mut self,
+        dir: &Path,
+        prefix: &str,
+        ignore: &[String],
+        depth_left: usize,
+        budget: &mut Budget,
+    ) -> io::Result<()> {
+        if depth_left == 0 {
+            return Err(io::Error::other(format!(
+                "folders nested deeper than the limit at {prefix}"
+            )));
+        }
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            budget.entries = budget.entries.checked_sub(1).ok_or_else(|| {
+                io::Error::other("more files and folders than the limit".to_owned())
+            })?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            // The entry's own type (lstat): a link to a folder is a link, never followed.
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                if ignore.contains(&name) {
+                    continue;
+                }
+                self.dirs.insert(relative.clone());
+                self.read_hostile_dir(&entry.path(), &relative, ignore, depth_left - 1, budget)?;
+            } else if kind.is_file()
+                && let Some(state) = read_regular(&entry.path(), budget)?
+            {
+                self.files.insert(relative, state);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a hostile read may still take.
+struct Budget {
+    bytes: u64,
+    entries: u64,
+}
+
+/// Reads one file that is expected to be regular: `None` if, once opened, it is not (it was
+/// swapped for a FIFO or device between the listing and the open).
+fn read_regular(path: &Path, budget: &mut Budget) -> io::Result<Option<FileState>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Ok(None);
+    }
+    if metadata.len() > budget.bytes {
+        return Err(io::Error::other(format!(
+            "more file content than the limit (at {})",
+            path.display()
+        )));
+    }
+    let mut content = Vec::with_capacity(metadata.len() as usize);
+    // Read at most what is left of the budget, plus one byte to see a file that grew.
+    file.take(budget.bytes + 1).read_to_end(&mut content)?;
+    if content.len() as u64 > budget.bytes {
+        return Err(io::Error::other(format!(
+            "more file content than the limit (at {})",
+            path.display()
+        )));
+    }
+    budget.bytes -= content.len() as u64;
+    Ok(Some(FileState {
+        content,
+        executable: is_executable(&metadata),
+    }))
 }
 
 /// The content as text, if it is UTF-8 without NUL bytes (git's test for binary is the NUL).

@@ -16,9 +16,13 @@ use avrlab_model::{
 use avrlab_prompt::{ChatMessage, Prompt, Role};
 
 /// Runs programs with std::process in their own process group, killed as a group on timeout or
-/// past the output limit.
-#[derive(Debug)]
-struct PlainRunner;
+/// past the output limit. Workspaces get a bare `.git/HEAD` instead of a real repository (the
+/// CLI's runner, tested in the `avrlab` crate, makes the real one-commit repository); the runner
+/// records them so that tests can check each one is removed.
+#[derive(Debug, Default)]
+struct PlainRunner {
+    workspaces: std::sync::Mutex<Vec<std::path::PathBuf>>,
+}
 
 impl CommandRunner for PlainRunner {
     fn run(&self, spec: &CommandSpec<'_>) -> Result<CommandOutput, String> {
@@ -102,6 +106,16 @@ impl CommandRunner for PlainRunner {
             stderr: err_reader.join().unwrap(),
         })
     }
+
+    fn init_repository(&self, dir: &Path) -> Result<(), String> {
+        self.workspaces.lock().unwrap().push(dir.to_owned());
+        write(dir, ".git/HEAD", "ref: refs/heads/task\n");
+        Ok(())
+    }
+
+    fn remove_workspace(&self, dir: &Path) -> Result<(), String> {
+        std::fs::remove_dir_all(dir).map_err(|e| e.to_string())
+    }
 }
 
 fn sh(script: &str) -> CommandModelConfig {
@@ -136,13 +150,18 @@ fn generate(
     n: u32,
     workspace: Option<&Path>,
 ) -> Result<Vec<Generation>, ModelError> {
-    CommandModel::new(config, Arc::new(PlainRunner)).generate(&Request {
+    let runner = Arc::new(PlainRunner::default());
+    let result = CommandModel::new(config, runner.clone()).generate(&Request {
         prompt_id: "task-1",
         prompt,
         params: &params(n),
         method: None,
         workspace,
-    })
+    });
+    for dir in runner.workspaces.lock().unwrap().iter() {
+        assert!(!dir.exists(), "workspace {} was left", dir.display());
+    }
+    result
 }
 
 #[test]
@@ -236,7 +255,7 @@ fn read_tree(root: &Path) -> Vec<(String, String)> {
 }
 
 #[test]
-fn workdir_mode_answers_with_the_diff_and_restores_the_workspace() {
+fn workdir_mode_answers_with_the_diff_of_a_fresh_copy_and_leaves_the_state_untouched() {
     let workspace = tempfile::tempdir().unwrap();
     let root = workspace.path();
     write(
@@ -296,10 +315,8 @@ new file mode 100644
     );
     assert_eq!(generations[0].finish_reason, FinishReason::Stop);
 
-    // The workspace is back as it was (but for the ignored .git), and no directory is left over.
-    let mut after = read_tree(root);
-    after.retain(|(path, _)| path != ".git/index");
-    assert_eq!(after, before);
+    // The state was only read; each sample had its own copy, removed afterwards.
+    assert_eq!(read_tree(root), before);
     assert!(!root.join("src/main/java/util").exists());
 
     // The diff applies to a copy of the original and gives what the agent left.

@@ -14,11 +14,17 @@
 //!
 //! [models.my-agent]
 //! backend = "command"
-//! command = ["./agent.sh", "--fast"] # gets the prompt on stdin and in $AVRLAB_PROMPT_FILE
-//! mode = "stdin"                     # stdin: its stdout is the answer; workdir: it edits the task
-//!                                    # workspace (its working directory) and the diff is the answer
+//! command = ["./agent.sh", "--fast"] # gets the prompt on stdin and in $AVRLAB_PROMPT_FILE; a
+//!                                    # relative program is found from avrlab's working directory
+//! mode = "stdin"                     # stdin: its stdout is the answer; workdir: it edits a copy of
+//!                                    # the task state (its working directory) and the diff is the answer
 //! timeout_seconds = 600
+//! env = ["PROVIDER_API_KEY"]         # avrlab's variables it gets (besides PATH, HOME, LANG, TMPDIR)
+//! network = true                     # default false: no network at all
+//! read_only = ["/opt/agent"]         # host paths it may read, besides its own program
 //! ```
+//!
+//! Command models run in the candidates' sandbox (see `command_runner.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,7 +36,9 @@ use avrlab_model::{
 };
 use serde::Deserialize;
 
-use crate::command_runner::ExecRunner;
+use avrlab_exec::SandboxKind;
+
+use crate::command_runner::{AgentSandbox, ExecRunner};
 
 /// The configuration file.
 #[derive(Debug, Default, Deserialize)]
@@ -58,6 +66,12 @@ pub struct ModelConfig {
     pub command: Option<Vec<String>>,
     /// `stdin` (default) or `workdir`, for a `command` model.
     pub mode: Option<String>,
+    /// Names of avrlab's environment variables a `command` model's program gets.
+    pub env: Option<Vec<String>>,
+    /// Whether a `command` model's program may use the network (default: no).
+    pub network: Option<bool>,
+    /// Host paths a `command` model's program may read.
+    pub read_only: Option<Vec<PathBuf>>,
 }
 
 /// The kinds of model avrlab can drive.
@@ -142,6 +156,9 @@ impl ConfigFile {
             max_context_tokens: None,
             command: None,
             mode: None,
+            env: None,
+            network: None,
+            read_only: None,
         };
         match name {
             "local" => Ok(builtin(Backend::Local)),
@@ -154,11 +171,12 @@ impl ConfigFile {
     }
 }
 
-/// Starts the model a configuration describes.
+/// Starts the model a configuration describes; a `command` model's program will run in `sandbox`.
 pub fn build_model(
     name: &str,
     config: &ModelConfig,
     config_path: &Path,
+    sandbox: SandboxKind,
 ) -> Result<Box<dyn Model>, ModelSetupError> {
     let missing = |backend: &str, key| ModelSetupError::Missing {
         name: name.into(),
@@ -212,7 +230,38 @@ pub fn build_model(
             if let Some(seconds) = config.timeout_seconds {
                 settings.timeout = Duration::from_secs(seconds);
             }
-            Box::new(CommandModel::new(settings, std::sync::Arc::new(ExecRunner)))
+            let malformed = |message: String| ModelSetupError::Malformed {
+                path: config_path.to_owned(),
+                message: format!("model `{name}`: {message}"),
+            };
+            // The provider key, if one is named, is the one secret the program may see.
+            let names = config.env.iter().flatten().chain(&config.api_key_env);
+            let mut env = Vec::new();
+            for variable in names {
+                let value = std::env::var(variable).map_err(|_| {
+                    malformed(format!(
+                        "`env` passes {variable}, which is not set (or not UTF-8) in avrlab's environment; set it or remove it from `env`"
+                    ))
+                })?;
+                env.push((variable.clone(), value));
+            }
+            let mut read_only = Vec::new();
+            for path in config.read_only.iter().flatten() {
+                let absolute = std::fs::canonicalize(path).map_err(|e| {
+                    malformed(format!(
+                        "`read_only` path {} cannot be used ({e}); name an existing path",
+                        path.display()
+                    ))
+                })?;
+                read_only.push(absolute);
+            }
+            let runner = ExecRunner::new(AgentSandbox {
+                kind: sandbox,
+                network: config.network.unwrap_or(false),
+                env,
+                read_only,
+            });
+            Box::new(CommandModel::new(settings, std::sync::Arc::new(runner)))
         }
         Backend::Replay => {
             let path = config

@@ -380,7 +380,11 @@ fn a_command_model_answers_through_its_standard_output() {
     );
     std::fs::write(
         dir.path().join("avrlab.toml"),
-        format!("[models.agent]\nbackend = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout_seconds = 60\n"),
+        // The agent runs in the sandbox: the answer file is a path it is given to read.
+        format!(
+            "[models.agent]\nbackend = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout_seconds = 60\nread_only = [{:?}]\n",
+            answer.display().to_string()
+        ),
     )
     .unwrap();
     let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));

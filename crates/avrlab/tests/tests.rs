@@ -1,6 +1,7 @@
 //! Integration tests of the avrlab command, with real Maven, javac, JUnit, bubblewrap and SQLite.
 
 mod adversarial;
+mod agents;
 mod bad_input;
 mod candidates;
 mod common;
