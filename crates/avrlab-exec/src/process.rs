@@ -251,6 +251,13 @@ pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
         ),
     };
     let cgroup = Cgroup::create(&spec.limits);
+    // Without a cgroup, an unprivileged user's processes can still be capped by RLIMIT_NPROC. It
+    // counts every process and thread of the user (this command's tree and everything else the
+    // user runs), so it bounds a fork bomb rather than this tree alone; the kernel does not apply
+    // it to root, which gets cgroups instead.
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let unprivileged = unsafe { libc::geteuid() } != 0;
+    let user_processes = (cgroup.is_err() && unprivileged).then_some(spec.limits.processes);
     let writable = match spec.sandbox {
         SandboxKind::Bubblewrap => spec.policy.writable_sources(),
         SandboxKind::None => vec![spec.cwd.as_path()],
@@ -279,7 +286,12 @@ pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
         },
         match &cgroup {
             Ok(c) => c.description.clone(),
-            Err(why) => format!("memory and process limits NOT enforced: {why}"),
+            Err(why) => match user_processes {
+                Some(n) => format!(
+                    "memory limit NOT enforced: {why}; processes: RLIMIT_NPROC {n}, counted over all of this user's processes and threads"
+                ),
+                None => format!("memory and process limits NOT enforced: {why}"),
+            },
         },
     );
     let cgroup = cgroup.ok().map(Arc::new);
@@ -316,6 +328,9 @@ pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
             set_rlimit(libc::RLIMIT_CPU, limits.cpu.as_secs().max(1))?;
             set_rlimit(libc::RLIMIT_FSIZE, limits.file_size_bytes)?;
             set_rlimit(libc::RLIMIT_CORE, 0)?;
+            if let Some(processes) = user_processes {
+                set_rlimit(libc::RLIMIT_NPROC, u64::from(processes))?;
+            }
             if let Some(cgroup) = &joined {
                 cgroup.join_current_process()?;
             }

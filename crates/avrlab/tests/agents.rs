@@ -166,6 +166,7 @@ fn agents_are_confined() {
         echo "run: $(ls -A /run 2>/dev/null | wc -l)"
         echo "var: $(ls -A /var 2>/dev/null | wc -l)"
         echo "tmp: $(ls -A /tmp | grep -cvxF "$(basename "$AVRLAB_PROMPT_FILE")")"
+        echo "processes: $(awk '/^Max processes/ {{print $3}}' /proc/self/limits)"
         echo "net: $(bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>/dev/null && echo connected || echo refused)""#,
         ungiven = UNGIVEN,
         secret = secret_file.display(),
@@ -209,6 +210,10 @@ fn agents_are_confined() {
         assert_eq!(line(hidden), "0", "{hidden} in {snoop}");
     }
     assert_eq!(line("net"), "refused", "{snoop}");
+    // An unprivileged user without a cgroup of its own still gets a process limit.
+    if real_uid() != "0" && !cgroup_writable() {
+        assert_eq!(line("processes"), "1024", "{snoop}");
+    }
     // The network is there when the model's configuration asks for it.
     let networked = AgentSandbox {
         network: true,
@@ -255,6 +260,19 @@ fn reachable(found: &[&str]) -> usize {
         .find_map(|l| l.strip_prefix("reachable "))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// Whether this process can make a cgroup (and so gets memory and process limits that way).
+fn cgroup_writable() -> bool {
+    let probe = PathBuf::from(format!(
+        "/sys/fs/cgroup/avrlab-probe-{}",
+        std::process::id()
+    ));
+    let made = std::fs::create_dir(&probe).is_ok();
+    if made {
+        let _ = std::fs::remove_dir(&probe);
+    }
+    made
 }
 
 /// This process's real user id, read from `/proc`.
