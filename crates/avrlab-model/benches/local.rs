@@ -58,6 +58,7 @@ fn main() {
             let started = Instant::now();
             let generations = model
                 .generate(&Request {
+                    first_sample: 0,
                     prompt_id: "bench",
                     prompt: &repair,
                     params: &params,
@@ -83,6 +84,7 @@ fn main() {
             };
             let answer = model
                 .generate(&Request {
+                    first_sample: 0,
                     prompt_id: "sanity",
                     prompt: &chat("What is 2+2?"),
                     params: &params,

@@ -259,13 +259,15 @@ impl Model for BaselineModel {
         "baseline|templates-v1".to_owned()
     }
 
-    /// The first n candidates, each answered as a fenced Java method; fewer when the templates run out.
+    /// Candidates `first_sample ..` (at most n), each answered as a fenced Java method; fewer when
+    /// the templates run out.
     fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
         let method = request
             .method
             .ok_or(ModelError::MethodRequired("the template baseline"))?;
         Ok(baseline_candidates(method)
             .into_iter()
+            .skip(request.first_sample as usize)
             .take(request.params.n as usize)
             .map(|(_, text)| Generation {
                 text: format!("```java\n{text}```\n"),

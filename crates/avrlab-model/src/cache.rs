@@ -130,7 +130,9 @@ impl<M: Model> Model for CachedModel<M> {
         let identity = self.inner.cache_identity();
         let params = request.params;
         let keys: Vec<String> = (0..params.n)
-            .map(|i| ResponseCache::key(&identity, request.prompt, params, i))
+            .map(|i| {
+                ResponseCache::key(&identity, request.prompt, params, request.first_sample + i)
+            })
             .collect();
         let mut samples: Vec<Option<Generation>> = Vec::with_capacity(keys.len());
         for key in &keys {
@@ -143,16 +145,18 @@ impl<M: Model> Model for CachedModel<M> {
         let missing: Vec<usize> = (0..samples.len())
             .filter(|&i| samples[i].is_none())
             .collect();
-        if !missing.is_empty() {
+        // Each run of consecutive missing samples is asked for by its own indices.
+        for run in missing.chunk_by(|a, b| *b == a + 1) {
             let fresh_params = GenParams {
-                n: missing.len() as u32,
+                n: run.len() as u32,
                 ..params.clone()
             };
             let fresh = self.inner.generate(&Request {
                 params: &fresh_params,
+                first_sample: request.first_sample + run[0] as u32,
                 ..*request
             })?;
-            for (index, generation) in missing.iter().zip(fresh) {
+            for (index, generation) in run.iter().zip(fresh) {
                 self.cache.store(&keys[*index], &generation)?;
                 samples[*index] = Some(generation);
             }

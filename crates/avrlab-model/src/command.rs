@@ -340,7 +340,7 @@ impl Model for CommandModel {
         let inputs = [prompt_file.path()];
 
         let mut generations = Vec::with_capacity(request.params.n as usize);
-        for sample in 0..request.params.n {
+        for sample in request.first_sample..request.first_sample + request.params.n {
             let env = [
                 ("AVRLAB_PROMPT_FILE".to_owned(), prompt_path.clone()),
                 ("AVRLAB_PROMPT_ID".to_owned(), request.prompt_id.to_owned()),

@@ -333,7 +333,7 @@ impl LocalModel {
             .seed
             .unwrap_or_else(|| RandomState::new().hash_one(started));
         let mut samples = Vec::with_capacity(params.n as usize);
-        for index in 0..params.n {
+        for index in request.first_sample..request.first_sample + params.n {
             let seed = sample_seed(base_seed, index);
             samples.push(self.sample(&prompt_state, &prompt_logits, prompt_len, params, seed)?);
         }

@@ -42,6 +42,11 @@ impl Default for GenParams {
 pub struct Request<'a> {
     /// A stable id of the prompt (task, format, offset, run), for replay and logs.
     pub prompt_id: &'a str,
+    /// The index of the first sample asked for: the request asks for samples `first_sample ..
+    /// first_sample + n` of the prompt. Backends number (and seed) samples by that index, so that
+    /// asking for samples 3-4 alone gives what asking for 0-4 gives at 3-4, never samples 0-1
+    /// again (the response cache asks only for the samples it lacks).
+    pub first_sample: u32,
     /// The rendered prompt.
     pub prompt: &'a Prompt,
     /// The sampling parameters.

@@ -364,7 +364,10 @@ impl Model for OpenAiClient {
         let mut round = 0u64;
         while generations.len() < params.n as usize {
             let wanted = params.n - generations.len() as u32;
-            let seed = params.seed.map(|s| s.wrapping_add(round));
+            // Samples after the first of the prompt move the seed on too.
+            let seed = params
+                .seed
+                .map(|s| s.wrapping_add(u64::from(request.first_sample) + round));
             let body = self.body(request.prompt, params, wanted, seed).to_string();
             let answer = self.post(&url, &body, chat)?;
             let count = answer.choices.len().min(wanted as usize) as u32;

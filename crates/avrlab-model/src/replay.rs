@@ -107,9 +107,11 @@ impl Model for ReplayModel {
         format!("replay|{}", self.name)
     }
 
-    /// Samples 0, 1, … of the prompt as far as the file has them (at most n); none is an error.
+    /// Samples `first_sample`, … of the prompt as far as the file has them (at most n); none is an
+    /// error.
     fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
-        let generations: Vec<Generation> = (0..request.params.n)
+        let first = request.first_sample;
+        let generations: Vec<Generation> = (first..first + request.params.n)
             .map_while(|sample| {
                 self.records
                     .get(&(request.prompt_id.to_owned(), sample))
@@ -119,7 +121,7 @@ impl Model for ReplayModel {
         if generations.is_empty() {
             return Err(ModelError::ReplayMissing {
                 prompt_id: request.prompt_id.to_owned(),
-                sample: 0,
+                sample: first,
             });
         }
         Ok(generations)

@@ -152,6 +152,7 @@ fn generate(
 ) -> Result<Vec<Generation>, ModelError> {
     let runner = Arc::new(PlainRunner::default());
     let result = CommandModel::new(config, runner.clone()).generate(&Request {
+        first_sample: 0,
         prompt_id: "task-1",
         prompt,
         params: &params(n),

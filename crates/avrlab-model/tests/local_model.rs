@@ -24,6 +24,7 @@ fn model() -> &'static LocalModel {
 
 fn generate(prompt: &Prompt, params: &GenParams) -> Result<Vec<Generation>, ModelError> {
     model().generate(&Request {
+        first_sample: 0,
         prompt_id: "local-test",
         prompt,
         params,

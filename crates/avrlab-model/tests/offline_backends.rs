@@ -1,8 +1,8 @@
 //! Replay and the template baseline: backends that need no server.
 
 use avrlab_model::{
-    BaselineModel, FixTemplate, GenParams, Model, ModelError, ReplayError, ReplayModel, Request,
-    baseline_candidates,
+    BaselineModel, CachedModel, FixTemplate, GenParams, Model, ModelError, ReplayError,
+    ReplayModel, Request, ResponseCache, baseline_candidates,
 };
 use avrlab_prompt::{ChatLevel, Format, LineRange, RenderOptions, Renderer, VulnerableMethod};
 
@@ -27,6 +27,7 @@ fn replay_serves_samples_by_prompt_and_index() {
     };
     let ask = |id: &str, n| {
         replay.generate(&Request {
+            first_sample: 0,
             prompt_id: id,
             prompt: &prompt,
             params: &params(n),
@@ -51,6 +52,55 @@ fn replay_serves_samples_by_prompt_and_index() {
         ReplayModel::from_jsonl("b", "{\"prompt_id\":1}"),
         Err(ReplayError::Parse { line: 1, .. })
     ));
+}
+
+/// More samples of a cached prompt are the next samples, not the first ones again: the cache asks
+/// the backend for samples 2-3 by their indices.
+#[test]
+fn growing_the_sample_count_asks_for_the_next_samples() {
+    let jsonl = (0..4)
+        .map(|i| format!("{{\"prompt_id\": \"t\", \"sample\": {i}, \"text\": \"answer {i}\"}}\n"))
+        .collect::<String>();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let model = CachedModel::new(
+        ReplayModel::from_jsonl("published", &jsonl).unwrap(),
+        ResponseCache::new(cache_dir.path()),
+    );
+    let prompt = avrlab_prompt::Prompt::Completion {
+        prompt: String::new(),
+        suffix: None,
+    };
+    let ask = |n| {
+        model
+            .generate(&Request {
+                first_sample: 0,
+                prompt_id: "t",
+                prompt: &prompt,
+                params: &GenParams {
+                    seed: Some(7),
+                    ..params(n)
+                },
+                method: None,
+                workspace: None,
+            })
+            .unwrap()
+            .into_iter()
+            .map(|g| (g.text, g.cached))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ask(2),
+        [("answer 0".into(), false), ("answer 1".into(), false)]
+    );
+    assert_eq!(
+        ask(4),
+        [
+            ("answer 0".to_owned(), true),
+            ("answer 1".to_owned(), true),
+            ("answer 2".to_owned(), false),
+            ("answer 3".to_owned(), false)
+        ]
+    );
 }
 
 fn traversal() -> VulnerableMethod {
@@ -104,6 +154,7 @@ fn the_baseline_model_answers_what_chat_extraction_reads() {
         .unwrap();
     let generations = BaselineModel
         .generate(&Request {
+            first_sample: 0,
             prompt_id: "t",
             prompt: &rendered.prompt,
             params: &params(2),
@@ -120,6 +171,7 @@ fn the_baseline_model_answers_what_chat_extraction_reads() {
         );
     }
     let no_method = BaselineModel.generate(&Request {
+        first_sample: 0,
         prompt_id: "t",
         prompt: &rendered.prompt,
         params: &params(1),

@@ -50,6 +50,7 @@ fn generate(
     params: &GenParams,
 ) -> Result<Vec<avrlab_model::Generation>, ModelError> {
     client.generate(&Request {
+        first_sample: 0,
         prompt_id: "t1",
         prompt,
         params,

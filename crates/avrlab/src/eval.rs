@@ -263,6 +263,7 @@ pub fn execute_eval(
                 seed: Some(spec.seed + u64::from(run_index)),
             };
             let request = Request {
+                first_sample: 0,
                 prompt_id: &prompt_id,
                 prompt: &rendered.prompt,
                 params: &params,

@@ -49,6 +49,7 @@ fn answer(
         suffix: None,
     };
     let generations = model.generate(&Request {
+        first_sample: 0,
         prompt_id: "agents/0",
         prompt: &prompt,
         params: &GenParams {
