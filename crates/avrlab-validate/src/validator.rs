@@ -220,27 +220,10 @@ impl Oracle for MavenOracle {
         slot: &str,
     ) -> Result<Verdict, ValidateError> {
         let started = Instant::now();
-        let root = self.config.work_root.join("workspaces").join(slot);
-        let ws = root.join("project");
-        let repository = &self.config.maven.repository;
-        CacheSeal::check_trusted(repository)?;
-        let guard = self.seal.candidate(repository)?;
-        // Whatever the last candidate left here, however deep, is removed in bounded time.
-        remove_tree(&root, self.config.maven.sandbox)?;
-        std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
-        copy_project(prepared.pristine(), &ws).map_err(|source| ValidateError::Checkout {
-            task: prepared.task.id.clone(),
-            source,
-        })?;
-        let verdict = self.run_pipeline(prepared, candidate, &root, &ws, started);
-        if !self.config.keep_workspaces {
-            let _ = remove_tree(&root, self.config.maven.sandbox);
-        }
-        // Unsandboxed (`--sandbox none`) nothing is contained, and Maven may touch the cache.
-        if self.config.maven.sandbox == SandboxKind::Bubblewrap {
-            guard.verify(repository, &format!("a candidate of {}", prepared.task.id))?;
-        }
-        verdict
+        let what = format!("a candidate of {}", prepared.task.id);
+        self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
+            self.run_pipeline(prepared, candidate, root, ws, started)
+        })?
     }
 }
 
@@ -270,37 +253,63 @@ impl MavenOracle {
     ) -> Result<Option<bool>, ValidateError> {
         let task = &prepared.task;
         let maven = self.maven(task)?;
-        let root = self.config.work_root.join("plain").join(slot);
+        let what = format!("a plain run of {}", task.id);
+        self.in_fresh_workspace(
+            prepared,
+            "plain",
+            slot,
+            &what,
+            |_, ws| match apply_candidate(task, prepared.classes(), candidate, ws) {
+                Ok(()) => Ok(Some(
+                    maven
+                        .plain_test(ws)
+                        .map_err(|source| ValidateError::Maven {
+                            task: task.id.clone(),
+                            source,
+                        })?
+                        .success(),
+                )),
+                Err(CandidateError::Io(source)) => Err(ValidateError::Workspace {
+                    path: ws.to_owned(),
+                    source,
+                }),
+                Err(_) => Ok(None),
+            },
+        )?
+    }
+
+    /// Runs `body` on a fresh copy of the task state in `<work_root>/<kind>/<slot>/project` while
+    /// holding the cache's candidate lock, removes the copy (unless workspaces are kept), and then
+    /// checks that the dependency cache is unchanged (`what` names the run in the alarm).
+    fn in_fresh_workspace<T>(
+        &self,
+        prepared: &PreparedTask,
+        kind: &str,
+        slot: &str,
+        what: &str,
+        body: impl FnOnce(&Path, &Path) -> T,
+    ) -> Result<T, ValidateError> {
+        let root = self.config.work_root.join(kind).join(slot);
         let ws = root.join("project");
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
         let guard = self.seal.candidate(repository)?;
+        // Whatever the last run left here, however deep, is removed in bounded time.
         remove_tree(&root, self.config.maven.sandbox)?;
         std::fs::create_dir_all(&root).map_err(Self::workspace_err(&root))?;
         copy_project(prepared.pristine(), &ws).map_err(|source| ValidateError::Checkout {
-            task: task.id.clone(),
+            task: prepared.task.id.clone(),
             source,
         })?;
-        let passed = match apply_candidate(task, prepared.classes(), candidate, &ws) {
-            Ok(()) => Some(
-                maven
-                    .plain_test(&ws)
-                    .map_err(|source| ValidateError::Maven {
-                        task: task.id.clone(),
-                        source,
-                    })?
-                    .success(),
-            ),
-            Err(CandidateError::Io(source)) => {
-                return Err(ValidateError::Workspace { path: ws, source });
-            }
-            Err(_) => None,
-        };
-        let _ = remove_tree(&root, self.config.maven.sandbox);
-        if self.config.maven.sandbox == SandboxKind::Bubblewrap {
-            guard.verify(repository, &format!("a plain run of {}", task.id))?;
+        let result = body(&root, &ws);
+        if !self.config.keep_workspaces {
+            let _ = remove_tree(&root, self.config.maven.sandbox);
         }
-        Ok(passed)
+        // Unsandboxed (`--sandbox none`) nothing is contained, and Maven may touch the cache.
+        if self.config.maven.sandbox == SandboxKind::Bubblewrap {
+            guard.verify(repository, what)?;
+        }
+        Ok(result)
     }
 
     fn run_pipeline(
