@@ -181,22 +181,21 @@ pub fn compiler_diagnostics(log: &str, workspace: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The JDK that stands in for a task's JDK that is not installed, and the language level it
+/// What stands in for a task's JDK that is not installed: the language level the substitute
 /// compiles the task at.
 struct Substitute {
-    jdk: Jdk,
     /// The lowest level the substitute compiles (7, or 8 from JDK 20 on), or the task's if higher.
     floor: u32,
     /// That level as build files spell it (`1.7`, `11`).
     level: String,
 }
 
-/// `None` when the task's JDK is installed. The oldest installed JDK newer than the task's (the
-/// closer the JDK, the fewer old plug-ins break on it); a JDK older than the task's cannot stand
-/// in for it, and then the task is refused.
-fn substitute_jdk(task_jdk: u32) -> Result<Option<Substitute>, MavenError> {
+/// The JDK a task builds with, and the substitution when it is not the task's own: the oldest
+/// installed JDK newer than the task's (the closer the JDK, the fewer old plug-ins break on it);
+/// a JDK older than the task's cannot stand in for it, and then the task is refused.
+fn build_jdk(task_jdk: u32) -> Result<(Jdk, Option<Substitute>), MavenError> {
     match find_jdk(task_jdk) {
-        Ok(_) => Ok(None),
+        Ok(jdk) => Ok((jdk, None)),
         Err(JdkError::NoMatch { .. }) => {
             let jdks = installed_jdks();
             let Some(jdk) = jdks.iter().rev().find(|j| j.major > task_jdk).cloned() else {
@@ -209,7 +208,7 @@ fn substitute_jdk(task_jdk: u32) -> Result<Option<Substitute>, MavenError> {
             } else {
                 floor.to_string()
             };
-            Ok(Some(Substitute { jdk, floor, level }))
+            Ok((jdk, Some(Substitute { floor, level })))
         }
         Err(e) => Err(e.into()),
     }
@@ -219,7 +218,7 @@ fn substitute_jdk(task_jdk: u32) -> Result<Option<Substitute>, MavenError> {
 /// longer compiles in every `pom.xml` of `project` (a task state being made). Returns one note per
 /// changed file, for the record; none when the task's JDK is installed.
 pub fn adapt_build_files(project: &Path, task_jdk: u32) -> Result<Vec<String>, MavenError> {
-    let Some(substitute) = substitute_jdk(task_jdk)? else {
+    let (_, Some(substitute)) = build_jdk(task_jdk)? else {
         return Ok(Vec::new());
     };
     crate::levels::raise_language_levels(project, substitute.floor, &substitute.level).map_err(
@@ -241,26 +240,23 @@ impl Maven {
     /// explicit substitution that [`Maven::substitution`] reports and the phase logs record.
     pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
         let mut extra_args = build.extra_args.clone();
-        let (jdk, substitution) = match substitute_jdk(build.jdk)? {
-            None => (find_jdk(build.jdk)?, None),
-            Some(Substitute { jdk, level, .. }) => {
-                // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
-                // binds its `<source>`/`<target>` to (command-line properties override both).
-                for property in [
-                    "maven.compiler.source",
-                    "maven.compiler.target",
-                    "maven.compile.source",
-                    "maven.compile.target",
-                ] {
-                    extra_args.push(format!("-D{property}={level}"));
-                }
-                let note = format!(
-                    "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it)",
-                    build.jdk, jdk.major, jdk.version
-                );
-                (jdk, Some(note))
+        let (jdk, substitute) = build_jdk(build.jdk)?;
+        let substitution = substitute.map(|Substitute { level, .. }| {
+            // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
+            // binds its `<source>`/`<target>` to (command-line properties override both).
+            for property in [
+                "maven.compiler.source",
+                "maven.compiler.target",
+                "maven.compile.source",
+                "maven.compile.target",
+            ] {
+                extra_args.push(format!("-D{property}={level}"));
             }
-        };
+            format!(
+                "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it)",
+                build.jdk, jdk.major, jdk.version
+            )
+        });
         Ok(Self {
             settings,
             jdk,
@@ -726,7 +722,66 @@ fn error_summary(log: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::error_summary;
+    use super::*;
+
+    /// No machine has JDK 6: a newer JDK stands in, every source/target property is set to its
+    /// floor, and a pom's hard-coded level below the floor is raised while others stay.
+    #[test]
+    fn a_substituted_jdk_compiles_at_its_floor_and_raises_hard_coded_levels() {
+        let build = BuildSpec {
+            system: avrlab_bench::BuildSystem::Maven,
+            jdk: 6,
+            module: ".".into(),
+            extra_args: vec![],
+        };
+        let settings = MavenSettings {
+            mvn: "mvn".into(),
+            repository: "/nonexistent".into(),
+            sandbox: SandboxKind::None,
+            limits: Limits::default(),
+        };
+        let maven = Maven::for_build(settings, &build).expect("an installed JDK stands in for 6");
+        let level = if maven.jdk().major >= 20 {
+            "1.8"
+        } else {
+            "1.7"
+        };
+        for property in [
+            "compiler.source",
+            "compiler.target",
+            "compile.source",
+            "compile.target",
+        ] {
+            let arg = format!("-Dmaven.{property}={level}");
+            assert!(
+                maven.extra_args.contains(&arg),
+                "{arg} in {:?}",
+                maven.extra_args
+            );
+        }
+        assert!(
+            maven
+                .substitution()
+                .is_some_and(|s| s.contains("JDK 6 is not installed"))
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("pom.xml"),
+            "<source>1.5</source><target>11</target>",
+        )
+        .unwrap();
+        let notes = adapt_build_files(dir.path(), 6).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("pom.xml")).unwrap(),
+            format!("<source>{level}</source><target>11</target>")
+        );
+        // The task's own JDK (the one running the build here) changes nothing.
+        let own = maven.jdk().major;
+        std::fs::write(dir.path().join("pom.xml"), "<source>1.5</source>").unwrap();
+        assert!(adapt_build_files(dir.path(), own).unwrap().is_empty());
+    }
 
     #[test]
     fn error_summary_names_the_cause_and_the_goal() {
