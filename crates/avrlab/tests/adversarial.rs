@@ -14,7 +14,7 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{binary, fixtures, heavy, patch_line, processes_mentioning, repo_root};
+use crate::common::{binary, fixtures, heavy, processes_mentioning, write_cases_with_reference};
 
 const TASK: &str = "demo-xxe-config";
 /// The port `escape-network` tries on the host's loopback.
@@ -241,21 +241,8 @@ fn run_suite(uid: Option<u32>, engine: &str) {
             "adversarial suite as {tag}: no cgroup for this user; exhaust-memory and exhaust-fork-bomb left out"
         );
     }
-    let reference = std::fs::read_to_string(
-        repo_root()
-            .join("benchmarks/demo")
-            .join(TASK)
-            .join("reference.diff"),
-    )
-    .unwrap();
     // Last, after every hostile candidate: later honest candidates are unaffected.
-    cases.push(("reference".into(), reference, "Plausible".into()));
-    let lines: Vec<String> = cases
-        .iter()
-        .map(|(label, diff, _)| patch_line(TASK, label, diff))
-        .collect();
-    let patches = base.join("candidates.jsonl");
-    std::fs::write(&patches, lines.join("\n")).unwrap();
+    let patches = write_cases_with_reference(base, TASK, &mut cases);
 
     warm_repository(&root_repository);
     if uid.is_some() {

@@ -51,6 +51,31 @@ pub fn patch_line(task: &str, label: &str, diff: &str) -> String {
     serde_json::json!({ "task": task, "candidate": label, "patch": diff }).to_string()
 }
 
+/// Writes `cases` (label, diff, expected outcome) of `task`, followed by the task's own reference
+/// fix (expected Plausible, so that a later honest candidate shows it is unaffected), as a
+/// predictions file `candidates.jsonl` in `dir`; returns its path. The reference is added to `cases`.
+pub fn write_cases_with_reference(
+    dir: &Path,
+    task: &str,
+    cases: &mut Vec<(String, String, String)>,
+) -> PathBuf {
+    let reference = std::fs::read_to_string(
+        repo_root()
+            .join("benchmarks/demo")
+            .join(task)
+            .join("reference.diff"),
+    )
+    .unwrap();
+    cases.push(("reference".into(), reference, "Plausible".into()));
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|(label, diff, _)| patch_line(task, label, diff))
+        .collect();
+    let patches = dir.join("candidates.jsonl");
+    std::fs::write(&patches, lines.join("\n")).unwrap();
+    patches
+}
+
 /// The demo tasks' ids.
 pub fn demo_tasks() -> Vec<String> {
     let mut ids: Vec<String> = std::fs::read_dir(repo_root().join("benchmarks/demo"))

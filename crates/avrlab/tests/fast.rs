@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{avrlab, fixtures, heavy, patch_line, repo_root, text};
+use crate::common::{avrlab, fixtures, heavy, text, write_cases_with_reference};
 
 const TASK: &str = "demo-zip-slip";
 
@@ -46,20 +46,7 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
             cases.push((label.to_string(), diff, expected[TASK][*label].clone()));
         }
     }
-    let reference = std::fs::read_to_string(
-        repo_root()
-            .join("benchmarks/demo")
-            .join(TASK)
-            .join("reference.diff"),
-    )
-    .unwrap();
-    cases.push(("reference".into(), reference, "Plausible".into()));
-    let lines: Vec<String> = cases
-        .iter()
-        .map(|(label, diff, _)| patch_line(TASK, label, diff))
-        .collect();
-    let patches = dir.path().join("candidates.jsonl");
-    std::fs::write(&patches, lines.join("\n")).unwrap();
+    let patches = write_cases_with_reference(dir.path(), TASK, &mut cases);
 
     let output = avrlab(
         dir.path(),
