@@ -9,6 +9,7 @@ mod benchmark;
 mod checkout;
 mod class_policy;
 mod dataset;
+mod feature;
 mod patch;
 mod policy;
 mod task;
@@ -21,10 +22,15 @@ pub use dataset::{
     DatasetError, DatasetKind, DatasetLocation, DatasetRow, DatasetRows, RowBuild, RowRefusal,
     read_dataset,
 };
+pub use feature::{
+    ExpectedFailures, FeatureFile, FeatureSpec, PatchText, RecordBuild, RecordError,
+    SusVibesRecord, parse_cwe, read_susvibes, write_susvibes,
+};
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
-    BuildSpec, BuildSystem, FORMAT_VERSION, GitTaskManifest, Localization, Oracle, ProjectSource,
-    Provenance, RegressionTests, StateSpec, Task, TaskError, TaskKind,
+    BuildSpec, BuildSystem, FORMAT_VERSION, FeatureTaskManifest, GitTaskManifest, Localization,
+    ManifestProject, Oracle, ProjectSource, Provenance, RegressionTests, StateSpec, Task,
+    TaskError, TaskKind,
 };
 pub use test_name::{TestName, TestNameError};

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::feature::{FeatureFile, FeatureSpec};
 use crate::patch::{Patch, PatchError};
 use crate::policy::EditPolicy;
 use crate::test_name::{TestName, TestNameError};
@@ -106,6 +107,9 @@ pub struct Task {
     pub policy: EditPolicy,
     /// Where an imported task came from.
     pub provenance: Option<Provenance>,
+    /// The patches and expected failures of a feature task (`kind = "feature"`); its state is
+    /// the project with `task_patch` applied and its reference is `golden_patch`.
+    pub feature: Option<FeatureSpec>,
     /// The folder that holds `task.toml`.
     pub dir: PathBuf,
 }
@@ -168,6 +172,8 @@ struct TaskFile {
     #[serde(default)]
     policy: PolicyFile,
     provenance: Option<Provenance>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    feature: Option<FeatureFile>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -326,6 +332,83 @@ impl GitTaskManifest {
                 editable: self.editable.clone(),
             },
             provenance: Some(self.provenance.clone()),
+            feature: None,
+        };
+        toml::to_string(&file).expect("a task manifest always serializes")
+    }
+}
+
+/// Where a written feature task's project is.
+#[derive(Debug, Clone)]
+pub enum ManifestProject {
+    /// A folder, relative to the task folder.
+    Folder(PathBuf),
+    /// A git repository at the fixed commit.
+    Git { url: String, commit: String },
+}
+
+/// Everything needed to write the `task.toml` of a feature task (the files its `[feature]` table
+/// names are written by the caller).
+#[derive(Debug, Clone)]
+pub struct FeatureTaskManifest {
+    pub id: String,
+    pub cve: Option<String>,
+    pub cwe: Vec<u32>,
+    pub description: String,
+    pub project: ManifestProject,
+    pub build: BuildSpec,
+    pub security_tests: Vec<TestName>,
+    pub functional_tests: RegressionTests,
+    /// The masked methods, located in the task state.
+    pub localization: Vec<Localization>,
+    pub provenance: Option<Provenance>,
+    pub feature: FeatureFile,
+}
+
+impl FeatureTaskManifest {
+    /// The `task.toml` text.
+    pub fn to_toml(&self) -> String {
+        let (path, git, commit) = match &self.project {
+            ManifestProject::Folder(p) => (Some(p.clone()), None, None),
+            ManifestProject::Git { url, commit } => (None, Some(url.clone()), Some(commit.clone())),
+        };
+        let names = |tests: &[TestName]| tests.iter().map(ToString::to_string).collect();
+        let file = TaskFile {
+            format_version: FORMAT_VERSION,
+            id: self.id.clone(),
+            kind: TaskKind::Feature,
+            cve: self.cve.clone(),
+            cwe: self.cwe.clone(),
+            description: self.description.clone(),
+            project: ProjectFile { path, git, commit },
+            build: BuildFile {
+                system: self.build.system,
+                jdk: self.build.jdk,
+                module: self.build.module.clone(),
+                maven_args: self.build.extra_args.clone(),
+            },
+            state: StateFile::default(),
+            oracle: OracleFile {
+                pov_tests: names(&self.security_tests),
+                regression_tests: match &self.functional_tests {
+                    RegressionTests::AllOthers => RegressionFile::Keyword("all-others".into()),
+                    RegressionTests::Listed(list) => RegressionFile::Listed(names(list)),
+                },
+            },
+            localization: self
+                .localization
+                .iter()
+                .map(|l| LocalizationFile {
+                    file: l.file.clone(),
+                    method: l.method.clone(),
+                    method_lines: [l.method_lines.0, l.method_lines.1],
+                    hunks: l.hunks.iter().map(|&(a, b)| [a, b]).collect(),
+                })
+                .collect(),
+            reference: None,
+            policy: PolicyFile { editable: None },
+            provenance: self.provenance.clone(),
+            feature: Some(self.feature.clone()),
         };
         toml::to_string(&file).expect("a task manifest always serializes")
     }
@@ -433,7 +516,33 @@ impl Task {
                 source,
             })
         };
-        let state = StateSpec {
+        let feature = match (file.kind, &file.feature) {
+            (TaskKind::Feature, Some(table)) => {
+                if !file.state.apply.is_empty()
+                    || !file.state.revert.is_empty()
+                    || file.reference.is_some()
+                {
+                    return Err(invalid(
+                        "a feature task's state and reference come from [feature] \
+                         (task_patch, golden_patch); remove [state] and [reference]"
+                            .into(),
+                    ));
+                }
+                Some(table.load(dir).map_err(|(rel, message)| {
+                    invalid(format!("feature file {}: {message}", rel.display()))
+                })?)
+            }
+            (TaskKind::Feature, None) => {
+                return Err(invalid(
+                    "kind = \"feature\" needs a [feature] table (see docs/task-format.md)".into(),
+                ));
+            }
+            (TaskKind::Repair, Some(_)) => {
+                return Err(invalid("a [feature] table needs kind = \"feature\"".into()));
+            }
+            (TaskKind::Repair, None) => None,
+        };
+        let mut state = StateSpec {
             apply: file
                 .state
                 .apply
@@ -447,7 +556,11 @@ impl Task {
                 .map(|p| read_diff(p))
                 .collect::<Result<_, _>>()?,
         };
-        let reference = file.reference.map(|r| read_diff(&r.patch)).transpose()?;
+        let mut reference = file.reference.map(|r| read_diff(&r.patch)).transpose()?;
+        if let Some(spec) = &feature {
+            state.apply.push(spec.task_patch.patch.clone());
+            reference = Some(spec.golden_patch.patch.clone());
+        }
 
         let test_name_error = |source| TaskError::TestName {
             path: path.to_owned(),
@@ -526,6 +639,7 @@ impl Task {
             reference,
             policy,
             provenance: file.provenance,
+            feature,
             dir: dir.to_owned(),
         };
         if let Some(reference) = &task.reference {

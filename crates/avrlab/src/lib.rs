@@ -14,4 +14,5 @@ pub mod method;
 pub mod models;
 pub mod mutants;
 pub mod summary;
+pub mod susvibes;
 pub mod transform;

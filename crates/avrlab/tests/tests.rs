@@ -7,6 +7,7 @@ mod candidates;
 mod common;
 mod eval;
 mod fast;
+mod feature;
 mod prompts;
 mod real;
 mod reference;

@@ -7,6 +7,7 @@
 mod audit;
 mod bench;
 mod eval;
+mod feature;
 mod mirror;
 mod options;
 mod report;
@@ -89,6 +90,8 @@ enum Command {
     Report(report::Args),
     /// Measure validations per minute with 1 and with N workers.
     Throughput(throughput::Args),
+    /// Secure-feature tasks from and to SusVibes JSONL.
+    Feature(feature::Args),
     /// Write a transformed benchmark (renamed identifiers, restructured code), verified by execution.
     Transform(transform::Args),
 }
@@ -104,5 +107,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Report(args) => report::run(args),
         Command::Throughput(args) => throughput::run(args),
         Command::Transform(args) => transform::run(args),
+        Command::Feature(args) => feature::run(args),
     }
 }

@@ -1,0 +1,199 @@
+//! SusVibes JSONL records to feature task folders and back. A record carries the five patches as
+//! text; a task folder keeps each in its own file, byte for byte, so that exporting what was
+//! imported gives the same file.
+
+use std::path::{Path, PathBuf};
+
+use avrlab_bench::{
+    BuildSpec, BuildSystem, FeatureFile, FeatureTaskManifest, ManifestProject, ProjectSource,
+    Provenance, RecordBuild, RegressionTests, SusVibesRecord, Task, TaskKind, TestName, parse_cwe,
+};
+
+/// Why records could not be imported or tasks exported.
+#[derive(Debug, thiserror::Error)]
+pub enum SusVibesError {
+    /// A record cannot become a task (named with its instance).
+    #[error("{0}")]
+    Record(String),
+    /// A task cannot become a record.
+    #[error("task {task}: {message}")]
+    Task { task: String, message: String },
+    /// A file could not be written.
+    #[error("cannot write {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The task id of a record: lowercase, other characters made `-`.
+pub fn task_id_of(instance_id: &str) -> String {
+    let id: String = instance_id
+        .chars()
+        .map(|c| {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    id.trim_start_matches(['.', '_', '-']).to_owned()
+}
+
+/// Writes one task folder per record under `out`. Every record is checked and turned into files
+/// in memory first; only then is anything written (all or nothing for bad input). A task folder
+/// that exists already is refused.
+pub fn import_records(
+    records: &[SusVibesRecord],
+    out: &Path,
+) -> Result<Vec<String>, SusVibesError> {
+    let mut planned = Vec::new();
+    for record in records {
+        let id = task_id_of(&record.instance_id);
+        if id.is_empty() {
+            return Err(SusVibesError::Record(format!(
+                "instance_id `{}` gives no task id",
+                record.instance_id
+            )));
+        }
+        let dir = out.join(&id);
+        if dir.exists() || planned.iter().any(|(d, _): &(PathBuf, _)| *d == dir) {
+            return Err(SusVibesError::Record(format!(
+                "{}: the task folder {} exists already (or two records share it); choose another --out",
+                record.instance_id,
+                dir.display()
+            )));
+        }
+        planned.push((dir, files_of(record, &id)?));
+    }
+    let mut ids = Vec::new();
+    for (dir, files) in planned {
+        std::fs::create_dir_all(&dir).map_err(|source| SusVibesError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|source| SusVibesError::Io { path, source })?;
+        }
+        ids.push(dir.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    Ok(ids)
+}
+
+fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, SusVibesError> {
+    let bad = |message: String| SusVibesError::Record(format!("{}: {message}", record.instance_id));
+    let feature = FeatureFile::standard(record.expected_failures.clone());
+    let project = match record.project.strip_prefix("file:") {
+        Some(folder) => ManifestProject::Folder(PathBuf::from(folder)),
+        None => ManifestProject::Git {
+            url: record.project.clone(),
+            commit: record.base_commit.clone(),
+        },
+    };
+    let mut notes = Vec::new();
+    let build = record.build.clone().unwrap_or_else(|| {
+        notes.push("the record names no build: JDK 17 and the root module assumed".into());
+        RecordBuild {
+            jdk: 17,
+            module: ".".into(),
+            maven_args: Vec::new(),
+        }
+    });
+    let security_tests = record
+        .security_tests
+        .iter()
+        .map(|t| TestName::parse_method(t))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(format!("security_tests: {e}")))?;
+    let manifest = FeatureTaskManifest {
+        id: id.to_owned(),
+        cve: record.cve_id.clone(),
+        cwe: record.cwe_ids.iter().filter_map(|c| parse_cwe(c)).collect(),
+        description: String::new(),
+        project,
+        build: BuildSpec {
+            system: BuildSystem::Maven,
+            jdk: build.jdk,
+            module: PathBuf::from(build.module),
+            extra_args: build.maven_args,
+        },
+        security_tests,
+        functional_tests: RegressionTests::AllOthers,
+        localization: Vec::new(),
+        provenance: Some(Provenance {
+            dataset: "susvibes".into(),
+            dataset_id: record.instance_id.clone(),
+            notes,
+        }),
+        feature: feature.clone(),
+    };
+    let name = |p: &Path| p.to_string_lossy().into_owned();
+    Ok(vec![
+        ("task.toml".into(), manifest.to_toml()),
+        (
+            name(&feature.problem_statement),
+            record.problem_statement.clone(),
+        ),
+        (name(&feature.security_patch), record.security_patch.clone()),
+        (name(&feature.test_patch), record.test_patch.clone()),
+        (name(&feature.mask_patch), record.mask_patch.clone()),
+        (name(&feature.task_patch), record.task_patch.clone()),
+        (name(&feature.golden_patch), record.golden_patch.clone()),
+    ])
+}
+
+/// The record of a feature task. The instance id is the dataset id of a task imported from
+/// SusVibes, else the task id.
+pub fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {
+    let refuse = |message: &str| SusVibesError::Task {
+        task: task.id.clone(),
+        message: message.to_owned(),
+    };
+    let feature = match (&task.kind, &task.feature) {
+        (TaskKind::Feature, Some(f)) => f,
+        _ => return Err(refuse("not a feature task (curate it first)")),
+    };
+    let (project, base_commit) = match &task.project {
+        ProjectSource::Git { url, commit } => (url.clone(), commit.clone()),
+        ProjectSource::Folder(folder) => {
+            let folder = folder
+                .canonicalize()
+                .map_err(|_| refuse("its project folder cannot be resolved"))?;
+            (format!("file:{}", folder.display()), String::new())
+        }
+    };
+    let instance_id = match &task.provenance {
+        Some(p) if p.dataset == "susvibes" => p.dataset_id.clone(),
+        _ => task.id.clone(),
+    };
+    Ok(SusVibesRecord {
+        instance_id,
+        base_commit,
+        problem_statement: feature.problem_statement.clone(),
+        security_patch: feature.security_patch.text.clone(),
+        test_patch: feature.test_patch.text.clone(),
+        mask_patch: feature.mask_patch.text.clone(),
+        task_patch: feature.task_patch.text.clone(),
+        golden_patch: feature.golden_patch.text.clone(),
+        expected_failures: feature.expected_failures.clone(),
+        cwe_ids: task.cwe.iter().map(|c| format!("CWE-{c}")).collect(),
+        cve_id: task.cve.clone(),
+        project,
+        language: "java".into(),
+        security_tests: task
+            .oracle
+            .pov_tests
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        build: Some(RecordBuild {
+            jdk: task.build.jdk,
+            module: task.build.module.to_string_lossy().into_owned(),
+            maven_args: task.build.extra_args.clone(),
+        }),
+    })
+}
