@@ -1,7 +1,9 @@
 //! Everything in avrlab that starts a process goes through this crate: the bubblewrap sandbox and
 //! its resource limits, timeouts that kill whole process trees, output caps, JDK discovery, the
-//! Maven driver, Surefire report parsing, and git checkouts.
+//! Maven driver, Surefire report parsing, git checkouts, and the headless browser that checks HTML
+//! reports.
 
+mod browser;
 mod cgroup;
 mod fastpath;
 mod git;
@@ -15,6 +17,7 @@ mod sandbox;
 mod seccomp;
 mod surefire;
 
+pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
 pub use fastpath::{
     FastBuild, FastPathError, FastPhase, FastReply, FastRequest, FastSession, Lost, PhaseEnd,
     Unsupported,

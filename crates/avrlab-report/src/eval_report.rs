@@ -26,6 +26,8 @@ pub enum ReportError {
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelSummary {
     pub run_id: String,
+    /// The benchmark the run was made on (a transformed variant has its own name).
+    pub benchmark: String,
     pub model: String,
     pub format: String,
     pub fl_offset: i64,
@@ -98,6 +100,9 @@ pub struct EvalReport {
     pub matrix: BTreeMap<String, Vec<TaskCell>>,
     /// Task id → its CWE ids, as stored with the runs.
     pub cwe: BTreeMap<String, Vec<u32>>,
+    /// Task id → for each model row, whether that run had the task (reports may combine runs
+    /// on different benchmarks).
+    pub ran: BTreeMap<String, Vec<bool>>,
 }
 
 fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
@@ -259,6 +264,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         };
         models.push(ModelSummary {
             run_id: run_id.clone(),
+            benchmark: run.benchmark.clone(),
             model: config
                 .get("model")
                 .and_then(|v| v.as_str())
@@ -305,11 +311,19 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             (task, row)
         })
         .collect();
+    let ran = matrix
+        .keys()
+        .map(|task| {
+            let row = per_run_cells.iter().map(|c| c.contains_key(task)).collect();
+            (task.clone(), row)
+        })
+        .collect();
     cwe.retain(|task, _| matrix.contains_key(task));
     Ok(EvalReport {
         models,
         matrix,
         cwe,
+        ran,
     })
 }
 

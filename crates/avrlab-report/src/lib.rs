@@ -1,10 +1,18 @@
 //! Reports of eval runs, computed only from stored rows so that every number can be traced: a
 //! summary per model in the shape of VJBench's Table 4 (correct and plausible fixes, compile rate,
 //! duplicate rate, pass@k with the unbiased estimator, Wilson 95% intervals, and the mean ± 95%
-//! margin across runs) and a task × model matrix in the shape of its Table 5.
+//! margin across runs) and a task × model matrix in the shape of its Table 5; rendered as Markdown,
+//! CSV, JSON, LaTeX, or one self-contained HTML page with SVG plots (`html.rs`, `svg.rs`, from the
+//! numbers of `figures.rs`).
 
 mod eval_report;
+pub mod figures;
+mod html;
+mod latex;
 mod render;
+mod svg;
 
 pub use eval_report::{EvalReport, ModelSummary, ReportError, TaskCell, build_eval_report};
+pub use html::{CHECK_ATTRIBUTE, escape as escape_html, render_html};
+pub use latex::{escape as escape_latex, render_latex};
 pub use render::{ReportFormat, render};

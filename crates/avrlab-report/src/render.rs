@@ -1,4 +1,6 @@
-//! Rendering a report as Markdown (for papers and terminals), CSV (for spreadsheets) or JSON.
+//! Rendering a report as Markdown (for papers and terminals), CSV (for spreadsheets, written by the
+//! `csv` crate so that quotes, commas and line breaks in stored names are quoted), JSON, LaTeX
+//! (`booktabs`) or a self-contained HTML page.
 
 use std::fmt::Write as _;
 
@@ -10,6 +12,8 @@ pub enum ReportFormat {
     Markdown,
     Csv,
     Json,
+    Latex,
+    Html,
 }
 
 fn percent(x: f64) -> String {
@@ -34,6 +38,8 @@ pub fn render(report: &EvalReport, format: ReportFormat) -> String {
         ReportFormat::Json => serde_json::to_string_pretty(report).expect("reports serialize"),
         ReportFormat::Csv => csv(report),
         ReportFormat::Markdown => markdown(report),
+        ReportFormat::Latex => crate::latex::render_latex(report),
+        ReportFormat::Html => crate::html::render_html(report),
     }
 }
 
@@ -123,30 +129,51 @@ fn markdown(report: &EvalReport) -> String {
 }
 
 fn csv(report: &EvalReport) -> String {
-    let mut out = String::from(
-        "run,model,format,fl_offset,tasks,samples,correct_tasks,plausible_tasks,plausible_low,plausible_high,compile_rate,duplicate_rate,pass_at_1,pass_at_k,k,no_answer\n",
-    );
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "run",
+        "benchmark",
+        "model",
+        "format",
+        "fl_offset",
+        "tasks",
+        "samples",
+        "correct_tasks",
+        "plausible_tasks",
+        "plausible_low",
+        "plausible_high",
+        "compile_rate",
+        "duplicate_rate",
+        "pass_at_1",
+        "pass_at_k",
+        "k",
+        "no_answer",
+    ];
+    // Writing to memory fails only on a record of the wrong length, which these are not.
+    writer.write_record(header).expect("csv header");
     for m in &report.models {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{}",
-            m.run_id,
-            m.model,
-            m.format,
-            m.fl_offset,
-            m.tasks,
-            m.samples,
-            m.correct_tasks,
-            m.plausible_tasks,
-            m.plausible_interval.0,
-            m.plausible_interval.1,
-            m.compile_rate,
-            m.duplicate_rate,
-            optional(m.pass_at_1),
-            optional(m.pass_at_k),
-            m.samples_per_prompt,
-            m.errors
-        );
+        writer
+            .write_record([
+                m.run_id.clone(),
+                m.benchmark.clone(),
+                m.model.clone(),
+                m.format.clone(),
+                m.fl_offset.to_string(),
+                m.tasks.to_string(),
+                m.samples.to_string(),
+                m.correct_tasks.to_string(),
+                m.plausible_tasks.to_string(),
+                format!("{:.4}", m.plausible_interval.0),
+                format!("{:.4}", m.plausible_interval.1),
+                format!("{:.4}", m.compile_rate),
+                format!("{:.4}", m.duplicate_rate),
+                optional(m.pass_at_1),
+                optional(m.pass_at_k),
+                m.samples_per_prompt.to_string(),
+                m.errors.to_string(),
+            ])
+            .expect("csv record");
     }
-    out
+    let bytes = writer.into_inner().expect("csv to memory");
+    String::from_utf8(bytes).expect("csv of UTF-8 strings")
 }

@@ -8,6 +8,7 @@ mod common;
 mod eval;
 mod fast;
 mod feature;
+mod html_report;
 mod prompts;
 mod real;
 mod reference;

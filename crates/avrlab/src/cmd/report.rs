@@ -1,6 +1,6 @@
 //! `avrlab report RUN…`: the tables of stored eval runs, one model row per run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use avrlab_report::{ReportFormat, build_eval_report, render};
@@ -16,6 +16,10 @@ pub enum FormatArg {
     Md,
     Csv,
     Json,
+    /// `booktabs` tables for a paper.
+    Latex,
+    /// One self-contained page with the tables and SVG plots.
+    Html,
 }
 
 impl From<FormatArg> for ReportFormat {
@@ -24,6 +28,8 @@ impl From<FormatArg> for ReportFormat {
             FormatArg::Md => Self::Markdown,
             FormatArg::Csv => Self::Csv,
             FormatArg::Json => Self::Json,
+            FormatArg::Latex => Self::Latex,
+            FormatArg::Html => Self::Html,
         }
     }
 }
@@ -39,6 +45,9 @@ pub struct Args {
     /// The results store.
     #[arg(long, default_value = ".avrlab/results.sqlite")]
     pub store: PathBuf,
+    /// Write the report to this file (written whole, then renamed into place) instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
@@ -50,9 +59,42 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     }
     let store = Store::open(&args.store).map_err(store_failure)?;
     let report = build_eval_report(&store, &args.runs).map_err(Failure::input)?;
-    #[expect(clippy::print_stdout, reason = "the report is the command's output")]
-    {
-        print!("{}", render(&report, args.format.into()));
+    let text = render(&report, args.format.into());
+    match &args.out {
+        Some(path) => write_whole(path, &text)?,
+        None => {
+            #[expect(clippy::print_stdout, reason = "the report is the command's output")]
+            {
+                print!("{text}");
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` next to `path` and renames it into place, so a reader never sees half a report.
+fn write_whole(path: &Path, text: &str) -> Result<(), Failure> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !folder.is_dir() {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--out {}: the folder {} does not exist",
+            path.display(),
+            folder.display()
+        )));
+    }
+    let name = path.file_name().ok_or_else(|| {
+        Failure::input(anyhow::anyhow!("--out {}: not a file name", path.display()))
+    })?;
+    let partial = folder.join(format!(".{}.partial", name.to_string_lossy()));
+    let written = std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, path));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(Failure::infrastructure(
+            anyhow::Error::new(error).context(format!("write the report to {}", path.display())),
+        ));
+    }
+    Ok(())
 }

@@ -1,0 +1,286 @@
+//! The report as one self-contained HTML page: inline CSS, inline SVG plots, and one small inline
+//! script that checks the page once it is laid out. Nothing is loaded from anywhere: a
+//! Content-Security-Policy allows no source at all and only the page's own style and script, by
+//! their SHA-256, so even a stored string that escaped [`escape`] could not run or fetch anything.
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+
+use crate::eval_report::{EvalReport, ModelSummary, TaskCell};
+use crate::figures;
+use crate::svg;
+
+/// The attribute the page's own check sets on `<body>`: `passed` when every plot was laid out
+/// with a non-empty box, the page has exactly the tables and plots it was written with, and its
+/// one script is the only one.
+pub const CHECK_ATTRIBUTE: &str = "data-avrlab-check";
+
+/// Escapes text for HTML (and SVG inside HTML), in element content and in quoted attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}\
+table{border-collapse:collapse;margin:1em 0;font-size:13px}\
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}\
+td.n{text-align:right}th{background:#f2f2f2}\
+td.correct{background:#2171b5;color:#fff}td.plausible{background:#9ecae1}\
+p.note{color:#555;font-size:13px}code{font-size:12px}";
+
+fn csp_hash(source: &str) -> String {
+    let digest = Sha256::digest(source.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn cell(out: &mut String, text: &str) {
+    let _ = write!(out, "<td>{}</td>", escape(text));
+}
+
+fn number(out: &mut String, text: &str) {
+    let _ = write!(out, r#"<td class="n">{}</td>"#, escape(text));
+}
+
+fn summary_table(out: &mut String, report: &EvalReport) {
+    out.push_str("<table id=\"summary\"><tr>");
+    for header in [
+        "run",
+        "benchmark",
+        "model",
+        "format",
+        "FL offset",
+        "tasks",
+        "samples",
+        "correct",
+        "plausible (95% Wilson)",
+        "across runs",
+        "compile rate",
+        "duplicate rate",
+        "pass@1",
+        "pass@k",
+        "no answer",
+    ] {
+        let _ = write!(out, "<th>{header}</th>");
+    }
+    out.push_str("</tr>");
+    for m in &report.models {
+        out.push_str("<tr>");
+        cell(out, &m.run_id);
+        cell(out, &m.benchmark);
+        cell(out, &m.model);
+        cell(out, &m.format);
+        number(out, &m.fl_offset.to_string());
+        number(out, &m.tasks.to_string());
+        number(out, &m.samples.to_string());
+        number(out, &m.correct_tasks.to_string());
+        cell(
+            out,
+            &format!(
+                "{} ({}–{})",
+                m.plausible_tasks,
+                percent(m.plausible_interval.0),
+                percent(m.plausible_interval.1)
+            ),
+        );
+        cell(
+            out,
+            &m.plausible_across_runs.map_or_else(
+                || "-".into(),
+                |(mean, margin)| format!("{mean:.2} ± {margin:.2}"),
+            ),
+        );
+        number(out, &percent(m.compile_rate));
+        number(out, &percent(m.duplicate_rate));
+        let optional = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
+        number(out, &optional(m.pass_at_1));
+        number(
+            out,
+            &format!("{} (k={})", optional(m.pass_at_k), m.samples_per_prompt),
+        );
+        number(out, &m.errors.to_string());
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+}
+
+fn matrix_table(out: &mut String, report: &EvalReport) {
+    out.push_str("<table id=\"matrix\"><tr><th>task</th><th>CWE</th>");
+    for (i, m) in report.models.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<th title=\"{}\">{} {}</th>",
+            escape(&figures::row_label(report, m)),
+            i + 1,
+            escape(&m.model)
+        );
+    }
+    out.push_str("</tr>");
+    for (task, cells) in &report.matrix {
+        out.push_str("<tr>");
+        cell(out, task);
+        let cwe: Vec<String> = report
+            .cwe
+            .get(task)
+            .into_iter()
+            .flatten()
+            .map(|id| format!("CWE-{id}"))
+            .collect();
+        cell(out, &cwe.join(", "));
+        for (column, c) in cells.iter().enumerate() {
+            let ran = report.ran.get(task).is_some_and(|r| r[column]);
+            let (class, text) = match (ran, c) {
+                (false, _) => ("", "n/a"),
+                (true, TaskCell::Correct) => ("correct", "correct"),
+                (true, TaskCell::Plausible) => ("plausible", "plausible"),
+                (true, TaskCell::NotFixed) => ("", "–"),
+            };
+            let _ = write!(out, r#"<td class="{class}">{text}</td>"#);
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+}
+
+fn audit_notes(out: &mut String, models: &[ModelSummary]) {
+    for m in models {
+        if m.audited + m.disputed > 0 || !m.to_audit.is_empty() {
+            let _ = write!(
+                out,
+                r#"<p class="note">{}: {} plausible candidates audited by hand ({} correct), {} disputed between auditors, {} not audited yet (<code>avrlab audit RUN</code>).</p>"#,
+                escape(&m.run_id),
+                m.audited,
+                m.audited_correct,
+                m.disputed,
+                m.to_audit.len()
+            );
+        }
+    }
+}
+
+/// Renders the whole page.
+pub fn render_html(report: &EvalReport) -> String {
+    let mut body = String::new();
+    let mut figures_written = 0usize;
+    body.push_str("<h1>avrlab report</h1>");
+    let runs: Vec<String> = report
+        .models
+        .iter()
+        .map(|m| format!("{} ({})", m.run_id, m.benchmark))
+        .collect();
+    let _ = write!(
+        body,
+        r#"<p class="note">Runs: {}. Every number is computed from the stored samples and verdicts; intervals are 95% Wilson score intervals of the share of tasks.</p>"#,
+        escape(&runs.join(", "))
+    );
+
+    body.push_str("<h2>Fixed vulnerabilities per model</h2>");
+    body.push_str(&svg::model_bars(&figures::model_bars(report)));
+    figures_written += 1;
+    summary_table(&mut body, report);
+    audit_notes(&mut body, &report.models);
+
+    body.push_str("<h2>Fixed vulnerabilities per CWE</h2>");
+    let columns: Vec<String> = report
+        .models
+        .iter()
+        .map(|m| figures::row_label(report, m))
+        .collect();
+    let heat = figures::cwe_heat_map(report);
+    if heat.is_empty() {
+        body.push_str(r#"<p class="note">No task in these runs.</p>"#);
+    } else {
+        body.push_str(&svg::cwe_heat_map(&heat, &columns));
+        figures_written += 1;
+    }
+
+    body.push_str("<h2>Effect of the FL offset</h2>");
+    let offsets = figures::offset_series(report);
+    if offsets.is_empty() {
+        body.push_str(r#"<p class="note">No model, format and benchmark was run at two or more FL offsets in these runs.</p>"#);
+    } else {
+        body.push_str(&svg::series(
+            "offsets",
+            "Plausible share of tasks per FL offset, with 95% Wilson intervals",
+            &offsets,
+        ));
+        figures_written += 1;
+    }
+
+    body.push_str("<h2>Effect of transformations</h2>");
+    let transformations = figures::transformation_series(report);
+    if transformations.is_empty() {
+        body.push_str(r#"<p class="note">No model, format and offset was run on two or more benchmarks (an original and its transformed variants) in these runs.</p>"#);
+    } else {
+        body.push_str(&svg::series(
+            "transformations",
+            "Plausible share of tasks per benchmark variant, with 95% Wilson intervals",
+            &transformations,
+        ));
+        figures_written += 1;
+    }
+
+    body.push_str("<h2>Vulnerabilities fixed, per task</h2>");
+    matrix_table(&mut body, report);
+
+    // The page's own check, run by the browser after layout; its result is read back from the DOM
+    // by the headless check in the tests.
+    let script = format!(
+        "(function(){{var f=document.querySelectorAll('svg[data-figure]');\
+         var ok=f.length==={figures_written}&&document.querySelectorAll('table').length===2\
+         &&document.scripts.length===1;\
+         for(var i=0;i<f.length;i++){{var b=f[i].getBoundingClientRect();if(!(b.width>0&&b.height>0)){{ok=false;}}}}\
+         document.body.setAttribute('{CHECK_ATTRIBUTE}',ok?'passed':'failed');}})();"
+    );
+    let csp = format!(
+        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+        csp_hash(STYLE),
+        csp_hash(&script)
+    );
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\
+         <title>avrlab report</title><style>{STYLE}</style></head>\
+         <body {CHECK_ATTRIBUTE}=\"pending\">{body}<script>{script}</script></body></html>\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_markup_and_quotes() {
+        assert_eq!(
+            escape(r#"<script>alert("x&y")</script> it's"#),
+            "&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt; it&#39;s"
+        );
+    }
+
+    #[test]
+    fn csp_hashes_are_base64_sha256() {
+        // sha256("") in base64, as browsers compute it for an empty inline script.
+        assert_eq!(
+            csp_hash(""),
+            "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! Rendering of a report built by hand: the plotted numbers, escaping in every format, and CSV that
+//! reads back through a real CSV reader.
+
+use std::collections::BTreeMap;
+
+use avrlab_report::figures::{self, Share};
+use avrlab_report::{EvalReport, ModelSummary, ReportFormat, TaskCell, render};
+
+const HOSTILE: &str = r#"<script>window.pwned=1</script>"Evil, Inc."&{x}_%"#;
+
+fn summary(
+    run: &str,
+    model: &str,
+    benchmark: &str,
+    offset: i64,
+    fixed: (usize, usize),
+) -> ModelSummary {
+    let tasks = 3;
+    let plausible_interval = {
+        let s = Share::of(fixed.1, tasks);
+        (s.lower, s.upper)
+    };
+    ModelSummary {
+        run_id: run.into(),
+        benchmark: benchmark.into(),
+        model: model.into(),
+        format: "chat-p1".into(),
+        fl_offset: offset,
+        tasks,
+        runs: 1,
+        samples_per_prompt: 2,
+        samples: 6,
+        with_candidate: 5,
+        distinct_candidates: 4,
+        duplicate_rate: 0.2,
+        compile_rate: 0.8,
+        correct_tasks: fixed.0,
+        plausible_tasks: fixed.1,
+        plausible_interval,
+        pass_at_1: Some(0.5),
+        pass_at_k: Some(0.75),
+        plausible_across_runs: None,
+        errors: 0,
+        to_audit: vec![],
+        audited: 0,
+        audited_correct: 0,
+        disputed: 0,
+    }
+}
+
+/// Four runs: model m at offsets 0 and 2 on demo, m at offset 0 on demo-both (a transformed
+/// variant, tasks a and b only... its third task c is missing), and a model with a hostile name.
+fn report() -> EvalReport {
+    use TaskCell::{Correct, NotFixed, Plausible};
+    let models = vec![
+        summary("r0", "m", "demo", 0, (1, 2)),
+        summary("r1", "m", "demo", 2, (0, 1)),
+        summary("r2", "m", "demo-both", 0, (0, 1)),
+        summary("r3", HOSTILE, "demo", 0, (3, 3)),
+    ];
+    let matrix = BTreeMap::from([
+        ("a".to_owned(), vec![Correct, NotFixed, Plausible, Correct]),
+        (
+            "b".to_owned(),
+            vec![Plausible, Plausible, NotFixed, Correct],
+        ),
+        (
+            "c<img src=x>".to_owned(),
+            vec![NotFixed, NotFixed, NotFixed, Correct],
+        ),
+    ]);
+    let ran = BTreeMap::from([
+        ("a".to_owned(), vec![true; 4]),
+        ("b".to_owned(), vec![true; 4]),
+        ("c<img src=x>".to_owned(), vec![true, true, false, true]),
+    ]);
+    let cwe = BTreeMap::from([("a".to_owned(), vec![22]), ("b".to_owned(), vec![22, 79])]);
+    EvalReport {
+        models,
+        matrix,
+        cwe,
+        ran,
+    }
+}
+
+#[test]
+fn model_bars_carry_wilson_intervals() {
+    let bars = figures::model_bars(&report());
+    assert_eq!(bars.len(), 4);
+    assert_eq!(bars[0].label, "m · chat-p1 · offset 0 · demo");
+    assert_eq!((bars[0].plausible.part, bars[0].plausible.whole), (2, 3));
+    // Wilson 95% for 2 of 3 (statsmodels proportion_confint method="wilson").
+    assert!((bars[0].plausible.lower - 0.2077).abs() < 1e-4);
+    assert!((bars[0].plausible.upper - 0.9385).abs() < 1e-4);
+    assert_eq!(bars[0].correct.part, 1);
+}
+
+#[test]
+fn heat_map_counts_tasks_per_cwe_and_leaves_out_tasks_a_run_lacked() {
+    let rows = figures::cwe_heat_map(&report());
+    let names: Vec<&str> = rows.iter().map(|r| r.cwe.as_str()).collect();
+    assert_eq!(names, ["CWE-22", "CWE-79", "no CWE"]);
+    // CWE-22: tasks a and b. Run r2 fixed a only.
+    assert_eq!(rows[0].cells, [(2, 2), (1, 2), (1, 2), (2, 2)]);
+    assert_eq!(rows[1].cells, [(1, 1), (1, 1), (0, 1), (1, 1)]);
+    // Task c has no CWE and was not part of r2's benchmark.
+    assert_eq!(rows[2].cells, [(0, 1), (0, 1), (0, 0), (1, 1)]);
+}
+
+#[test]
+fn offsets_and_transformations_group_rows_that_differ_in_one_setting() {
+    let report = report();
+    let offsets = figures::offset_series(&report);
+    assert_eq!(offsets.len(), 1);
+    assert_eq!(offsets[0].label, "m · chat-p1 · demo");
+    let xs: Vec<&str> = offsets[0].points.iter().map(|(x, _)| x.as_str()).collect();
+    assert_eq!(xs, ["0", "2"]);
+    let transformations = figures::transformation_series(&report);
+    assert_eq!(transformations.len(), 1);
+    let xs: Vec<&str> = transformations[0]
+        .points
+        .iter()
+        .map(|(x, _)| x.as_str())
+        .collect();
+    assert_eq!(xs, ["demo", "demo-both"]);
+}
+
+#[test]
+fn html_is_self_contained_and_escapes_stored_strings() {
+    let html = render(&report(), ReportFormat::Html);
+    // The only script is the page's own check; the hostile name is text.
+    assert_eq!(html.matches("<script").count(), 1, "{html}");
+    assert!(html.contains("&lt;script&gt;window.pwned=1&lt;/script&gt;&quot;Evil, Inc.&quot;"));
+    assert!(html.contains("c&lt;img src=x&gt;"));
+    assert!(!html.contains("<img"));
+    // No reference to anything outside the page.
+    for outside in ["http://", "https://", "src=\"", "href=", "@import", "url("] {
+        let hits: Vec<&str> = html
+            .match_indices(outside)
+            .map(|(i, _)| &html[i.saturating_sub(40)..(i + 40).min(html.len())])
+            .filter(|context| !context.contains("xmlns=\"http://www.w3.org/2000/svg\""))
+            .collect();
+        assert!(hits.is_empty(), "{outside}: {hits:?}");
+    }
+    assert!(html.contains("Content-Security-Policy"));
+    assert!(html.contains("default-src 'none'"));
+    // Four plots: models, CWE heat map, offsets, transformations.
+    assert_eq!(html.matches("<svg ").count(), 4);
+    assert!(html.contains("data-figure=\"offsets\""));
+    assert!(html.contains("data-figure=\"transformations\""));
+    // The CSP names the script's own hash, so the script the page carries is the one allowed.
+    let script_start = html.find("<script>").unwrap() + "<script>".len();
+    let script_end = html.find("</script>").unwrap();
+    let script = &html[script_start..script_end];
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(script));
+    assert!(html.contains(&format!("script-src 'sha256-{hash}'")));
+}
+
+#[test]
+fn html_without_offsets_or_variants_says_so() {
+    let mut report = report();
+    report.models.truncate(1);
+    for row in report.matrix.values_mut() {
+        row.truncate(1);
+    }
+    for row in report.ran.values_mut() {
+        row.truncate(1);
+    }
+    let html = render(&report, ReportFormat::Html);
+    assert_eq!(html.matches("<svg ").count(), 2);
+    assert!(html.contains("No model, format and benchmark was run at two or more FL offsets"));
+}
+
+#[test]
+fn latex_is_a_booktabs_table_with_escaped_names() {
+    let latex = render(&report(), ReportFormat::Latex);
+    assert!(
+        latex.contains("\\toprule")
+            && latex.contains("\\midrule")
+            && latex.contains("\\bottomrule")
+    );
+    assert!(latex.contains(r#"\textless{}script\textgreater{}window.pwned=1\textless{}/script\textgreater{}"Evil, Inc."\&\{x\}\_\%"#));
+    assert!(latex.contains("demo-both"));
+    // Every row of the first table has as many cells as its header.
+    let first = latex.split("\\midrule\n").nth(1).unwrap();
+    for line in first.lines().take_while(|l| !l.starts_with("\\bottomrule")) {
+        assert_eq!(line.matches(" & ").count(), 9, "{line}");
+    }
+}
+
+#[test]
+fn csv_quotes_what_needs_quoting_and_reads_back() {
+    let text = render(&report(), ReportFormat::Csv);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let model = header.iter().position(|h| h == "model").unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(&rows[3][model], HOSTILE);
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+}

@@ -1,0 +1,181 @@
+//! The HTML report in a real headless Chromium: a store of eval runs (written through the store's
+//! public API, with a model whose name is a script), `avrlab report --format html --out`, then the
+//! page opened in the browser (sandboxed, no network). The page's own check must have passed, the
+//! console must be silent (no script error, no policy violation), and the screenshot non-empty.
+
+use avrlab_exec::{SandboxKind, render_headless};
+use avrlab_store::{
+    Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store, VerdictRow,
+};
+
+use crate::common::{avrlab, text};
+
+const HOSTILE_MODEL: &str = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>";
+
+fn generation(task: &str, model: &str, offset: i64, sample: u32, candidate: &str) -> GenerationRow {
+    GenerationRow {
+        id: format!("{task}/chat-p1/{offset}/0/{model}/{sample}"),
+        task: task.into(),
+        model: model.into(),
+        format: "chat-p1".into(),
+        fl_offset: offset,
+        fl_effective: offset,
+        run_index: 0,
+        sample,
+        prompt_hash: "h".into(),
+        raw: String::new(),
+        finish_reason: "stop".into(),
+        tokens_in: None,
+        tokens_out: None,
+        latency_ms: 1,
+        cached: false,
+        error: None,
+        extraction: Extraction::Candidate,
+        candidate_id: Some(candidate.into()),
+        correct: Correctness::Unknown,
+    }
+}
+
+/// One eval run of `model` at `offset` on three demo tasks, with the outcomes given per task.
+fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [&str; 3]) {
+    let tasks = ["demo-zip-slip", "demo-xss-escape", "demo-sql-injection"];
+    let config = serde_json::json!({
+        "model": model, "format": "chat-p1", "samples": 1, "runs": 1, "fl_offset": offset,
+        "cwe": { "demo-zip-slip": [22], "demo-xss-escape": [79], "demo-sql-injection": [89] },
+    });
+    store
+        .create_run(
+            &NewRun {
+                id: run.into(),
+                benchmark: "demo".into(),
+                mode: RunMode::Eval,
+                input_hash: run.into(),
+                config: config.to_string(),
+            },
+            &[],
+        )
+        .unwrap();
+    for (task, outcome) in tasks.iter().zip(outcomes) {
+        let candidate = format!("{run}-{task}");
+        store
+            .add_generations(
+                run,
+                &[NewCandidate {
+                    id: candidate.clone(),
+                    task: (*task).into(),
+                    label: candidate.clone(),
+                    kind: "diff".into(),
+                    content: String::new(),
+                }],
+                &[generation(task, model, offset, 0, &candidate)],
+            )
+            .unwrap();
+        store
+            .record_verdict(
+                run,
+                &candidate,
+                &VerdictRow {
+                    outcome: outcome.into(),
+                    reason: String::new(),
+                    wall_ms: 1,
+                    diagnostics: vec![],
+                    phases: vec![],
+                    tests: vec![],
+                    engine: Default::default(),
+                },
+            )
+            .unwrap();
+    }
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium_without_console_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_path = dir.path().join("results.sqlite");
+    {
+        let mut store = Store::open(&store_path).unwrap();
+        add_run(
+            &mut store,
+            "e0",
+            "baseline",
+            0,
+            ["Plausible", "PovFailing", "Plausible"],
+        );
+        add_run(
+            &mut store,
+            "e2",
+            "baseline",
+            2,
+            ["PovFailing", "Uncompilable", "Plausible"],
+        );
+        add_run(
+            &mut store,
+            "eh",
+            HOSTILE_MODEL,
+            0,
+            ["Plausible", "Plausible", "Timeout"],
+        );
+    }
+    let page = dir.path().join("report.html");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "report",
+            "e0",
+            "e2",
+            "eh",
+            "--format",
+            "html",
+            "--store",
+            store_path.to_str().unwrap(),
+            "--out",
+            page.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.is_empty(),
+        "--out writes the file, not stdout: {stdout}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("&lt;script&gt;document.title="));
+
+    // The screenshot stays in the target folder so that it can be looked at after the run.
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report");
+    std::fs::create_dir_all(&shots).unwrap();
+    let screenshot = shots.join("report.png");
+    let _ = std::fs::remove_file(&screenshot);
+    let rendered = render_headless(&page, &screenshot, (1200, 1800), SandboxKind::Bubblewrap)
+        .expect("chromium renders the report (scripts/install-deps installs it)");
+    #[expect(
+        clippy::print_stderr,
+        reason = "the screenshot's path is for the person reading the test log"
+    )]
+    {
+        eprintln!("report screenshot: {}", rendered.screenshot.display());
+    }
+    let png = std::fs::read(&rendered.screenshot).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(
+        png.len() > 10_000,
+        "a nearly empty screenshot: {} bytes",
+        png.len()
+    );
+    assert!(
+        rendered.console.is_empty(),
+        "the page caused console messages: {:#?}",
+        rendered.console
+    );
+    assert!(
+        rendered.dom.contains("data-avrlab-check=\"passed\""),
+        "the page's own check did not pass: {}",
+        &rendered.dom[..rendered.dom.len().min(2000)]
+    );
+    // The hostile model name stayed text: one script element (the page's own), no image.
+    assert_eq!(rendered.dom.matches("<script").count(), 1);
+    assert!(!rendered.dom.contains("<img"));
+    assert!(rendered.dom.contains("<title>avrlab report</title>"));
+    // Two offsets of the same model: the offset plot is there.
+    assert!(rendered.dom.contains("data-figure=\"offsets\""));
+}
