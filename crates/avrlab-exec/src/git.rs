@@ -237,6 +237,64 @@ impl Repository {
     }
 }
 
+/// Copies the folder `path` of `commit` in the git folder `git_dir` (bare or not) into `dest`
+/// (created), as `dest/<path>`, without touching the repository: `git archive` into a tar file,
+/// unpacked by `tar` (no owners or modes from the archive).
+pub fn export_folder(
+    git_dir: &Path,
+    commit: &str,
+    path: &str,
+    dest: &Path,
+) -> Result<(), GitError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| GitError::Io { path, source }
+    };
+    std::fs::create_dir_all(dest).map_err(io(dest))?;
+    let archive = dest.join(".export.tar");
+    let git_dir = git_dir.canonicalize().map_err(io(git_dir))?;
+    git(
+        dest,
+        &[
+            "--git-dir",
+            &git_dir.to_string_lossy(),
+            "archive",
+            "--format=tar",
+            "-o",
+            &archive.to_string_lossy(),
+            commit,
+            "--",
+            path,
+        ],
+    )?;
+    let tar = crate::sandbox::find_on_path("tar").ok_or(GitError::Missing)?;
+    let spec = RunSpec {
+        program: tar,
+        args: vec![
+            "-xf".into(),
+            archive.to_string_lossy().into_owned(),
+            "--no-same-owner".into(),
+            "--no-same-permissions".into(),
+        ],
+        cwd: dest.to_owned(),
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        sandbox: SandboxKind::None,
+        policy: SandboxPolicy::default(),
+        limits: Limits::default(),
+        stdin: Vec::new(),
+    };
+    let result = run(&spec)?;
+    let _ = std::fs::remove_file(&archive);
+    if result.exit.success() {
+        Ok(())
+    } else {
+        Err(GitError::Failed {
+            args: format!("archive {commit} -- {path} (unpacking)"),
+            stderr: result.stderr.text().trim().to_owned(),
+        })
+    }
+}
+
 /// Checks `url` out at `commit` (a full hash or a prefix) into `dest` (new): from its mirror when
 /// `mirrors` holds one, else by cloning. Returns the full commit hash.
 pub fn checkout_git_project(
@@ -367,6 +425,36 @@ mod tests {
             mirror_path("https://github.com/other/thing/", dir.path()),
             dir.path().join("other+thing.git")
         );
+    }
+
+    /// One folder of a bare repository is copied out, and nothing else of it.
+    #[test]
+    fn exports_one_folder_of_a_bare_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("work");
+        std::fs::create_dir_all(work.join("Model_patches/a")).unwrap();
+        std::fs::write(work.join("Model_patches/a/x.json"), "{}\n").unwrap();
+        std::fs::write(work.join("other.txt"), "no\n").unwrap();
+        let g = |cwd: &Path, args: &[&str]| git_output(cwd, args).unwrap();
+        g(&work, &["init", "--quiet"]);
+        g(&work, &["config", "user.email", "t@example.com"]);
+        g(&work, &["config", "user.name", "t"]);
+        g(&work, &["add", "."]);
+        g(&work, &["commit", "--quiet", "-m", "c"]);
+        let bare = dir.path().join("bare.git");
+        g(
+            dir.path(),
+            &["clone", "--quiet", "--bare", "work", "bare.git"],
+        );
+        let out = dir.path().join("out");
+        export_folder(&bare, "HEAD", "Model_patches/a", &out).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(out.join("Model_patches/a/x.json")).unwrap(),
+            "{}\n"
+        );
+        assert!(!out.join("other.txt").exists());
+        assert!(!out.join(".export.tar").exists());
+        assert!(export_folder(&bare, "HEAD", "Missing", &dir.path().join("out2")).is_err());
     }
 
     /// A shallow, read-only bare mirror without a `refs/` folder (as a copy leaves it) still

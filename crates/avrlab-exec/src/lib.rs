@@ -23,8 +23,8 @@ pub use fastpath::{
     Unsupported,
 };
 pub use git::{
-    GitError, Repository, checkout_git_project, fetch_mirror, find_mirror, init_state_repository,
-    mirror_path, repo_slug,
+    GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,
+    init_state_repository, mirror_path, repo_slug,
 };
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 pub use maven::{

@@ -8,6 +8,8 @@ use avrlab_store::{
 };
 use serde::Serialize;
 
+use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
+
 /// Why a report could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -20,6 +22,13 @@ pub enum ReportError {
     /// The run is not an eval run.
     #[error("run `{0}` is a `{1}` run; reports are made for eval runs")]
     NotAnEval(String, String),
+    /// A replayed run stores a published label this version does not know.
+    #[error("run `{run}`: published labels")]
+    Published {
+        run: String,
+        #[source]
+        source: UnknownLabel,
+    },
 }
 
 /// One row of the Table-4-style summary: one eval run (a model, a format, an offset).
@@ -66,6 +75,8 @@ pub struct ModelSummary {
     pub audited_correct: usize,
     /// Plausible candidates whose auditors disagree (counted as not correct).
     pub disputed: usize,
+    /// For a replay of published generations: our verdicts against the published labels.
+    pub published: Option<PublishedAgreement>,
 }
 
 /// The label every auditor of a candidate gave it; `None` where they disagree.
@@ -107,6 +118,63 @@ pub struct EvalReport {
 
 fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
     config.get(key).and_then(serde_json::Value::as_u64)
+}
+
+/// Our verdicts against the labels a replayed run keeps in its configuration (`published`:
+/// sample id → label; `unmapped`: what could not be replayed). `None` for other runs.
+fn published_agreement(
+    config: &serde_json::Value,
+    generations: &[GenerationRow],
+    outcomes: &HashMap<String, String>,
+) -> Result<Option<PublishedAgreement>, UnknownLabel> {
+    let Some(labels) = config.get("published").and_then(|v| v.as_object()) else {
+        return Ok(None);
+    };
+    let mut agreement = PublishedAgreement::default();
+    let mut plausible_tasks: BTreeSet<&str> = BTreeSet::new();
+    for g in generations {
+        let Some(word) = labels.get(&g.id).and_then(|v| v.as_str()) else {
+            continue;
+        };
+        let theirs = PublishedLabel::parse(word)?;
+        if theirs == PublishedLabel::TestSuccess {
+            plausible_tasks.insert(&g.task);
+        }
+        let Some(outcome) = g.candidate_id.as_ref().and_then(|c| outcomes.get(c)) else {
+            continue;
+        };
+        let ours = PublishedLabel::of_outcome(outcome);
+        agreement.compared += 1;
+        if ours == Some(theirs) {
+            agreement.agree += 1;
+        }
+        match (
+            ours == Some(PublishedLabel::TestSuccess),
+            theirs == PublishedLabel::TestSuccess,
+        ) {
+            (true, true) => agreement.plausible_both += 1,
+            (true, false) => agreement.plausible_ours_only += 1,
+            (false, true) => agreement.plausible_published_only += 1,
+            (false, false) => {}
+        }
+        let key = format!(
+            "{} / {}",
+            ours.map_or("indeterminate", PublishedLabel::as_str),
+            theirs.as_str()
+        );
+        *agreement.table.entry(key).or_default() += 1;
+    }
+    agreement.published_plausible_tasks = plausible_tasks.len();
+    agreement.unmapped = config
+        .get("unmapped")
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(agreement))
 }
 
 /// Builds the report of eval runs `run_ids` (one summary row each).
@@ -262,7 +330,15 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
                 part as f64 / whole as f64
             }
         };
+        let published =
+            published_agreement(&config, &generations, &outcomes).map_err(|source| {
+                ReportError::Published {
+                    run: run_id.clone(),
+                    source,
+                }
+            })?;
         models.push(ModelSummary {
+            published,
             run_id: run_id.clone(),
             benchmark: run.benchmark.clone(),
             model: config

@@ -198,6 +198,27 @@ pub fn render_html(report: &EvalReport) -> String {
     summary_table(&mut body, report);
     audit_notes(&mut body, &report.models);
 
+    for m in &report.models {
+        if let Some(p) = &m.published {
+            let _ = write!(
+                body,
+                r#"<p class="note">{}</p>"#,
+                escape(&crate::render::published_line(&m.run_id, p))
+            );
+            if !p.unmapped.is_empty() {
+                let _ = write!(
+                    body,
+                    r#"<details><summary>{} published files or tasks not replayed</summary><ul>"#,
+                    p.unmapped.len()
+                );
+                for line in &p.unmapped {
+                    let _ = write!(body, "<li>{}</li>", escape(line));
+                }
+                body.push_str("</ul></details>");
+            }
+        }
+    }
+
     body.push_str("<h2>Fixed vulnerabilities per CWE</h2>");
     let columns: Vec<String> = report
         .models

@@ -9,10 +9,12 @@ mod eval_report;
 pub mod figures;
 mod html;
 mod latex;
+mod published;
 mod render;
 mod svg;
 
 pub use eval_report::{EvalReport, ModelSummary, ReportError, TaskCell, build_eval_report};
 pub use html::{CHECK_ATTRIBUTE, escape as escape_html, render_html};
 pub use latex::{escape as escape_latex, render_latex};
+pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};

@@ -45,6 +45,7 @@ fn summary(
         audited: 0,
         audited_correct: 0,
         disputed: 0,
+        published: None,
     }
 }
 

@@ -13,6 +13,7 @@ pub mod input;
 pub mod method;
 pub mod models;
 pub mod mutants;
+pub mod replay;
 pub mod summary;
 pub mod susvibes;
 pub mod transform;

@@ -12,5 +12,6 @@ mod html_report;
 mod prompts;
 mod real;
 mod reference;
+mod replay;
 mod resume;
 mod transform;

@@ -10,6 +10,7 @@ mod eval;
 mod feature;
 mod mirror;
 mod options;
+mod replay;
 mod report;
 mod throughput;
 mod transform;
@@ -88,6 +89,8 @@ enum Command {
     Eval(eval::Args),
     /// Print the tables of stored eval runs.
     Report(report::Args),
+    /// Re-validate a study's published generations (VJBench's Model_patches) as an eval run.
+    Replay(replay::Args),
     /// Measure validations per minute with 1 and with N workers.
     Throughput(throughput::Args),
     /// Secure-feature tasks from and to SusVibes JSONL.
@@ -105,6 +108,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Eval(args) => eval::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Report(args) => report::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Throughput(args) => throughput::run(args),
         Command::Transform(args) => transform::run(args),
         Command::Feature(args) => feature::run(args),

@@ -1,0 +1,116 @@
+//! `avrlab replay`: re-validate the generations a study published (the VJBench package's
+//! `Model_patches`) on imported tasks, store them as an eval run, and print its tables with the
+//! published labels beside ours.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use avrlab::replay::{ReplayError, ReplayRequest, import_generations};
+use avrlab_report::{build_eval_report, render};
+use avrlab_store::Store;
+
+use super::Failure;
+use super::bench::datasets_dir;
+use super::options::ValidationOptions;
+use super::report::FormatArg;
+use super::validate::store_failure;
+use crate::progress::StderrProgress;
+
+/// Arguments of `avrlab replay`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub options: ValidationOptions,
+    /// The published generations: a folder holding `Model_patches/` (or `model_output/`), or a
+    /// git folder (bare or not) of the VJBench package.
+    #[arg(long)]
+    pub generations: PathBuf,
+    /// The published model, as its folder is named (CodeT5, PLBART, InCoder, CodeGen,
+    /// fine-tuned_CodeT5, …).
+    #[arg(long)]
+    pub model: String,
+    /// The published variant (only `original` applies to imported tasks).
+    #[arg(long, default_value = "original")]
+    pub variant: String,
+    /// The vulnerability locations [default: $AVRLAB_DATASETS/vjbench/vul_location.json].
+    #[arg(long)]
+    pub locations: Option<PathBuf>,
+    /// The results store.
+    #[arg(long, default_value = ".avrlab/results.sqlite")]
+    pub store: PathBuf,
+    /// The run id [default: eval-<benchmark>-<unix time>].
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Continue the run (--run, or the newest unfinished eval of this benchmark).
+    #[arg(long)]
+    pub resume: bool,
+    /// How to print the tables.
+    #[arg(long, value_enum, default_value = "md")]
+    pub report_format: FormatArg,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let benchmark = args.options.benchmark()?;
+    if !args.generations.exists() {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--generations {}: no such folder",
+            args.generations.display()
+        )));
+    }
+    let locations = args
+        .locations
+        .clone()
+        .unwrap_or_else(|| datasets_dir().join("vjbench/vul_location.json"));
+    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let (config, _work) = args.options.engine(true)?;
+    let oracle = args.options.oracle(&config)?;
+    let progress = StderrProgress::new();
+    let request = ReplayRequest {
+        generations: args.generations.clone(),
+        locations,
+        model: args.model.clone(),
+        variant: args.variant.clone(),
+        run_id: args.run.clone(),
+        resume: args.resume,
+    };
+    let report = import_generations(
+        &mut store,
+        &benchmark,
+        &request,
+        &config,
+        oracle.as_ref(),
+        &progress,
+    )
+    .map_err(|e| match e {
+        ReplayError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
+        ReplayError::Engine(avrlab::engine::EngineError::Validate(_))
+        | ReplayError::Export { .. } => Failure::infrastructure(e),
+        other => Failure::input(other),
+    })?;
+    let tables = build_eval_report(&store, std::slice::from_ref(&report.run.run_id))
+        .map_err(Failure::infrastructure)?;
+    #[expect(clippy::print_stdout, reason = "the tables are the command's result")]
+    {
+        print!("{}", render(&tables, args.report_format.into()));
+    }
+    avrlab::engine::Progress::message(
+        &progress,
+        &format!(
+            "run {}: {} published files, {} samples, {} candidates ({} validated now, {} resumed), {} not replayed, in {:.1} s; stages: {}; stored in {}",
+            report.run.run_id,
+            report.files,
+            report.samples,
+            report.run.candidates,
+            report.run.validated,
+            report.run.already_decided,
+            report.unmapped.len(),
+            report.run.wall.as_secs_f64(),
+            avrlab::engine::describe_stages(&report.run.stages),
+            args.store.display()
+        ),
+    );
+    match super::unprepared_failure(&report.run) {
+        Some(failure) => Err(failure),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}

@@ -1,0 +1,979 @@
+//! `replay`: the generations a study published, re-validated here. The VJBench package keeps, per
+//! model and variant, one JSON file per vulnerability (`Model_patches/model_output/<Model>/
+//! <variant>/output-…_<BUG>.json`) with the raw `output` of each sample and, in
+//! `validation_result`, the patch the authors extracted from it and the label they gave it
+//! (`test_success`, `compile_success`, `uncompilable`, `test_timeout`). Each patch becomes a
+//! candidate for the imported task of that vulnerability, by the rule of its model's input format:
+//!
+//! - CodeT5 (mask infilling) and the fine-tuned models generate the replacement of the buggy
+//!   lines: the patch replaces the lines `buggy_line` of `vul_location.json` names, whatever the
+//!   bug type (for an "insertion" the published inputs mask the line the fix goes beside too);
+//! - PLBART, InCoder and CodeGen regenerate the whole function: the patch replaces the lines
+//!   `buggy_method_with_comment` names (the comment above the method goes with it: the published
+//!   inputs had none).
+//!
+//! The candidates are stored as an eval run (model and format the published ones), validated like
+//! any other, and the published label of every sample is kept in the run's configuration beside
+//! our verdict, so that the report shows where they agree. Files, patches and tasks that cannot be
+//! mapped are listed with the reason; nothing is guessed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use avrlab_bench::{Benchmark, Patch, Task};
+use avrlab_report::PublishedLabel;
+use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
+use avrlab_validate::{Candidate, Oracle};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::engine::{
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, Workshop,
+    materialize_tasks, resolve_run, validate_warmed, warm_up_tasks,
+};
+use crate::input::{PlannedCandidate, from_stored_form, stored_form};
+use crate::method::correctness;
+
+/// What a published patch of a model replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchShape {
+    /// The buggy lines (`buggy_line`).
+    BuggyLines,
+    /// The whole method (`buggy_method_with_comment`).
+    Method,
+}
+
+/// The models of the VJBench study whose files this importer reads: their patch shape and the
+/// avrlab input format that renders the same prompt shape (`avrlab eval --format`).
+const MODELS: [(&str, PatchShape, &str); 8] = [
+    ("CodeT5", PatchShape::BuggyLines, "mask-codet5"),
+    ("PLBART", PatchShape::Method, "mask-plbart"),
+    ("InCoder", PatchShape::Method, "mask-incoder"),
+    ("CodeGen", PatchShape::Method, "prefix"),
+    ("fine-tuned_CodeT5", PatchShape::BuggyLines, "finetune"),
+    ("fine-tuned_PLBART", PatchShape::BuggyLines, "finetune"),
+    ("fine-tuned_InCoder", PatchShape::BuggyLines, "finetune"),
+    ("fine-tuned_CodeGen", PatchShape::BuggyLines, "finetune"),
+];
+
+/// The patch shape and format of a published model, if this importer knows it.
+pub fn model_shape(model: &str) -> Option<(PatchShape, &'static str)> {
+    MODELS
+        .iter()
+        .find(|(name, ..)| *name == model)
+        .map(|(_, shape, format)| (*shape, *format))
+}
+
+/// Why a replay stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The model's files are not in a layout this importer reads.
+    #[error(
+        "model `{model}`: not a model whose published files this importer reads ({known}); Codex's files (one folder per run, a different record) are not read yet"
+    )]
+    UnknownModel { model: String, known: String },
+    /// Only the original variant applies to imported tasks.
+    #[error(
+        "variant `{0}`: its patches are written against VJBench-trans's transformed code, which no imported task has; only `original` can be replayed"
+    )]
+    Variant(String),
+    /// The folder of the model and variant is not there.
+    #[error(
+        "no folder {expected} under {root} (give the folder that holds Model_patches/, or a git folder of the VJBench package)"
+    )]
+    NoFolder { root: PathBuf, expected: String },
+    /// The published folder could not be read.
+    #[error("read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The locations file cannot be used.
+    #[error("read the vulnerability locations {path} (vul_location.json: give --locations)")]
+    Locations {
+        path: PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The git folder could not be read.
+    #[error("export the published generations from the git folder {path}")]
+    Export {
+        path: PathBuf,
+        #[source]
+        source: avrlab_exec::GitError,
+    },
+    /// Nothing could be mapped onto a task of the benchmark.
+    #[error(
+        "no published file of {model}/{variant} maps onto a task of benchmark {benchmark}:\n{reasons}"
+    )]
+    NothingToReplay {
+        model: String,
+        variant: String,
+        benchmark: String,
+        reasons: String,
+    },
+    /// Validation or the store failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+impl From<avrlab_store::StoreError> for ReplayError {
+    fn from(error: avrlab_store::StoreError) -> Self {
+        Self::Engine(error.into())
+    }
+}
+
+/// One record of `vul_location.json`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Location {
+    pub vul_id: String,
+    #[serde(rename = "CVE_id", default)]
+    pub cve: Option<String>,
+    /// Absent for the vulnerabilities whose fix spans several files (`single_flie` 0).
+    #[serde(default)]
+    pub buggy_file: Option<String>,
+    /// `[[start, end]]` or `[[line]]`, 1-based, inclusive.
+    #[serde(default)]
+    pub buggy_line: Vec<Vec<usize>>,
+    #[serde(default)]
+    pub buggy_method_with_comment: Vec<Vec<usize>>,
+}
+
+/// Reads `vul_location.json`.
+pub fn read_locations(path: &Path) -> Result<Vec<Location>, ReplayError> {
+    let err = |source: Box<dyn std::error::Error + Send + Sync>| ReplayError::Locations {
+        path: path.to_owned(),
+        source,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(Box::new(e)))?;
+    serde_json::from_str(&text).map_err(|e| err(Box::new(e)))
+}
+
+/// One published sample: the raw output and the patch extracted from it, with its label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedSample {
+    pub raw: String,
+    pub patch: String,
+    pub label: PublishedLabel,
+}
+
+/// One published file: a vulnerability's samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedFile {
+    /// The file name, for messages.
+    pub file: String,
+    /// The vulnerability id the file name ends with (`Jinjava-1`, `VUL4J-10`).
+    pub bug: String,
+    pub samples: Vec<PublishedSample>,
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    #[serde(default)]
+    output: Vec<String>,
+    validation_result: Vec<RawResult>,
+}
+
+#[derive(Deserialize)]
+struct RawResult {
+    patch: String,
+    correctness: String,
+}
+
+/// Something published that is not replayed, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmapped {
+    pub what: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Unmapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.what, self.reason)
+    }
+}
+
+/// Reads every file of a model's variant folder; files that cannot be read are listed.
+pub fn read_published(folder: &Path) -> Result<(Vec<PublishedFile>, Vec<Unmapped>), ReplayError> {
+    let read_err = |source| ReplayError::Read {
+        path: folder.to_owned(),
+        source,
+    };
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .map_err(read_err)?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut files = Vec::new();
+    let mut unmapped = Vec::new();
+    for name in names {
+        let refuse = |reason: String| Unmapped {
+            what: name.clone(),
+            reason,
+        };
+        let Some(stem) = name.strip_suffix(".json") else {
+            unmapped.push(refuse("not a JSON file".into()));
+            continue;
+        };
+        // `output-<model>-<variant>_<BUG>.json`: the id is what follows the last underscore.
+        let Some((_, bug)) = stem.rsplit_once('_') else {
+            unmapped.push(refuse("no `_<id>` at the end of the name".into()));
+            continue;
+        };
+        let text = match std::fs::read_to_string(folder.join(&name)) {
+            Ok(text) => text,
+            Err(e) => {
+                unmapped.push(refuse(format!("cannot be read: {e}")));
+                continue;
+            }
+        };
+        let raw: RawFile = match serde_json::from_str(&text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                unmapped.push(refuse(format!(
+                    "not a file of `output` and `validation_result`: {e}"
+                )));
+                continue;
+            }
+        };
+        let mut samples = Vec::new();
+        let mut bad_label = None;
+        for (i, result) in raw.validation_result.into_iter().enumerate() {
+            match PublishedLabel::parse(&result.correctness) {
+                Ok(label) => samples.push(PublishedSample {
+                    raw: raw
+                        .output
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| result.patch.clone()),
+                    patch: result.patch,
+                    label,
+                }),
+                Err(e) => bad_label = Some(e),
+            }
+        }
+        if let Some(e) = bad_label {
+            unmapped.push(refuse(e.to_string()));
+            continue;
+        }
+        files.push(PublishedFile {
+            file: name.clone(),
+            bug: bug.to_owned(),
+            samples,
+        });
+    }
+    Ok((files, unmapped))
+}
+
+/// The task a published id names: by the dataset id its importer recorded, else by task id.
+fn task_for<'a>(benchmark: &'a Benchmark, bug: &str) -> Option<&'a Task> {
+    benchmark
+        .tasks
+        .iter()
+        .find(|t| t.provenance.as_ref().is_some_and(|p| p.dataset_id == bug))
+        .or_else(|| benchmark.tasks.iter().find(|t| t.id == bug))
+}
+
+/// The location record of a vulnerability: by its id, else by the task's CVE (VJBench's ids
+/// appear in `vul_location.json` under aliases such as `VUL4J-1007`). Several records for one
+/// CVE that disagree are refused.
+fn location_for<'a>(
+    locations: &'a [Location],
+    bug: &str,
+    task: &Task,
+) -> Result<&'a Location, String> {
+    if let Some(found) = locations.iter().find(|l| l.vul_id == bug) {
+        return Ok(found);
+    }
+    let Some(cve) = &task.cve else {
+        return Err(format!(
+            "no record `{bug}` in the locations file, and the task names no CVE"
+        ));
+    };
+    let by_cve: Vec<&Location> = locations
+        .iter()
+        .filter(|l| l.cve.as_deref() == Some(cve.as_str()))
+        .collect();
+    match by_cve.as_slice() {
+        [] => Err(format!("no record `{bug}` or {cve} in the locations file")),
+        [one] => Ok(one),
+        [first, rest @ ..] => {
+            if rest
+                .iter()
+                .all(|l| l.buggy_file == first.buggy_file && l.buggy_line == first.buggy_line)
+            {
+                Ok(first)
+            } else {
+                Err(format!("records for {cve} in the locations file disagree"))
+            }
+        }
+    }
+}
+
+/// The 1-based inclusive line range a patch of this shape replaces.
+fn replaced_lines(location: &Location, shape: PatchShape) -> Result<(usize, usize), String> {
+    let (ranges, field) = match shape {
+        PatchShape::BuggyLines => (&location.buggy_line, "buggy_line"),
+        PatchShape::Method => (
+            &location.buggy_method_with_comment,
+            "buggy_method_with_comment",
+        ),
+    };
+    match ranges.as_slice() {
+        [range] => match range.as_slice() {
+            [line] => Ok((*line, *line)),
+            [start, end] if start <= end => Ok((*start, *end)),
+            _ => Err(format!("{field} {range:?} is not a line range")),
+        },
+        [] => Err(format!("the locations file gives no {field}")),
+        _ => Err(format!(
+            "{field} has {} ranges; a published patch replaces one",
+            ranges.len()
+        )),
+    }
+}
+
+/// The candidate a patch becomes: `file`'s text with lines `start..=end` replaced by `patch`.
+pub fn candidate_from_patch(
+    file: &str,
+    original: &str,
+    (start, end): (usize, usize),
+    patch: &str,
+) -> Result<Candidate, String> {
+    let lines: Vec<&str> = original.split_inclusive('\n').collect();
+    if start == 0 || end > lines.len() {
+        return Err(format!(
+            "lines {start}–{end} are outside {file} ({} lines)",
+            lines.len()
+        ));
+    }
+    let mut new = String::with_capacity(original.len() + patch.len());
+    for line in &lines[..start - 1] {
+        new.push_str(line);
+    }
+    new.push_str(patch);
+    if !patch.is_empty() && !patch.ends_with('\n') {
+        new.push('\n');
+    }
+    for line in &lines[end..] {
+        new.push_str(line);
+    }
+    if new == original {
+        return Ok(Candidate::Unchanged);
+    }
+    let diff = avrlab_transform::unified_diff(file, file, original, &new);
+    Patch::parse(&diff)
+        .map(Candidate::Diff)
+        .map_err(|e| format!("the patched file does not make a diff: {e}"))
+}
+
+/// One replay to run or resume.
+#[derive(Debug, Clone)]
+pub struct ReplayRequest {
+    /// A folder holding `Model_patches/` (or `model_output/`), or a git folder of the package.
+    pub generations: PathBuf,
+    /// `vul_location.json`.
+    pub locations: PathBuf,
+    /// The published model's folder name (`CodeT5`, `fine-tuned_PLBART`, …).
+    pub model: String,
+    pub variant: String,
+    pub run_id: Option<String>,
+    pub resume: bool,
+}
+
+/// What a replay did.
+#[derive(Debug)]
+pub struct ReplayReport {
+    pub run: RunReport,
+    /// Published files replayed.
+    pub files: usize,
+    /// Samples stored.
+    pub samples: usize,
+    pub unmapped: Vec<Unmapped>,
+}
+
+/// The folder of the model's variant: exported from a git folder first when given one.
+fn variant_folder(request: &ReplayRequest, scratch: &Path) -> Result<PathBuf, ReplayError> {
+    let relative = format!("model_output/{}/{}", request.model, request.variant);
+    let root = &request.generations;
+    let is_git = root.join("objects").is_dir() && root.join("HEAD").is_file();
+    let root = if is_git {
+        let dest = scratch.join("published");
+        let _ = std::fs::remove_dir_all(&dest);
+        avrlab_exec::export_folder(root, "HEAD", &format!("Model_patches/{relative}"), &dest)
+            .map_err(|source| ReplayError::Export {
+                path: root.clone(),
+                source,
+            })?;
+        dest
+    } else {
+        root.clone()
+    };
+    [
+        root.join("Model_patches").join(&relative),
+        root.join(&relative),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
+    .ok_or_else(|| ReplayError::NoFolder {
+        root: request.generations.clone(),
+        expected: format!("Model_patches/{relative}"),
+    })
+}
+
+/// Imports the published generations of one model and variant as an eval run of `benchmark`,
+/// validates them, and returns the run. The entry point `avrlab replay` and studies call.
+pub fn import_generations(
+    store: &mut Store,
+    benchmark: &Benchmark,
+    request: &ReplayRequest,
+    config: &EngineConfig,
+    oracle: &dyn Oracle,
+    progress: &dyn Progress,
+) -> Result<ReplayReport, ReplayError> {
+    let started = Instant::now();
+    let (shape, format) = model_shape(&request.model).ok_or_else(|| ReplayError::UnknownModel {
+        model: request.model.clone(),
+        known: MODELS.map(|(name, ..)| name).join(", "),
+    })?;
+    if request.variant != "original" {
+        return Err(ReplayError::Variant(request.variant.clone()));
+    }
+    let locations = read_locations(&request.locations)?;
+    std::fs::create_dir_all(&config.validator.work_root).map_err(|source| ReplayError::Read {
+        path: config.validator.work_root.clone(),
+        source,
+    })?;
+    let folder = variant_folder(request, &config.validator.work_root)?;
+    let (files, mut unmapped) = read_published(&folder)?;
+
+    // Which task each file is for; only those tasks are materialized.
+    let mut by_task: BTreeMap<String, (&Task, &PublishedFile)> = BTreeMap::new();
+    let mut no_task: Vec<&str> = Vec::new();
+    for file in &files {
+        match task_for(benchmark, &file.bug) {
+            None => no_task.push(&file.bug),
+            Some(task) => {
+                if by_task.insert(task.id.clone(), (task, file)).is_some() {
+                    unmapped.push(Unmapped {
+                        what: file.file.clone(),
+                        reason: format!("a second file for task {}", task.id),
+                    });
+                }
+            }
+        }
+    }
+    if !no_task.is_empty() {
+        // One line for them all: a published set covers far more vulnerabilities than build here.
+        unmapped.push(Unmapped {
+            what: format!("{} published files", no_task.len()),
+            reason: format!(
+                "no task of benchmark {} is {}",
+                benchmark.name,
+                no_task.join(", ")
+            ),
+        });
+    }
+    for task in &benchmark.tasks {
+        if !by_task.contains_key(&task.id) {
+            unmapped.push(Unmapped {
+                what: format!("task {}", task.id),
+                reason: format!("no published file of {} for it", request.model),
+            });
+        }
+    }
+    if by_task.is_empty() {
+        return Err(ReplayError::NothingToReplay {
+            model: request.model.clone(),
+            variant: request.variant.clone(),
+            benchmark: benchmark.name.clone(),
+            reasons: unmapped
+                .iter()
+                .take(20)
+                .map(|u| format!("  {u}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        });
+    }
+    let tasks: Vec<&Task> = by_task.values().map(|(t, _)| *t).collect();
+    let prepared = materialize_tasks(oracle, &tasks)?;
+    let mut clock = StageClock::start();
+    clock.lap("materialize");
+
+    // Every sample's row and candidate, before anything is stored.
+    let sample_id =
+        |task: &str, sample: usize| format!("{task}/{format}/0/0/{}/{sample}", request.model);
+    let mut rows_by_task: BTreeMap<String, (Vec<NewCandidate>, Vec<GenerationRow>)> =
+        BTreeMap::new();
+    let mut labels = serde_json::Map::new();
+    let mut hasher = Sha256::new();
+    hasher.update(format!(
+        "replay\0{}\0{}\0{format}",
+        request.model, request.variant
+    ));
+    let mut samples_per_prompt = 0usize;
+    for (task_id, (task, file)) in &by_task {
+        let root = prepared[task_id].pristine();
+        let mapped = location_for(&locations, &file.bug, task).and_then(|location| {
+            let file = location.buggy_file.clone().ok_or_else(|| {
+                format!(
+                    "the locations file gives no buggy_file for {} (a fix across several files)",
+                    location.vul_id
+                )
+            })?;
+            let lines = replaced_lines(location, shape)?;
+            let original = std::fs::read_to_string(root.join(&file))
+                .map_err(|e| format!("{file} in the task state: {e}"))?;
+            Ok((file, lines, original))
+        });
+        let (path, lines, original) = match mapped {
+            Ok(found) => found,
+            Err(reason) => {
+                unmapped.push(Unmapped {
+                    what: file.file.clone(),
+                    reason,
+                });
+                continue;
+            }
+        };
+        samples_per_prompt = samples_per_prompt.max(file.samples.len());
+        let mut seen: HashMap<String, String> = HashMap::new();
+        let (candidates, rows) = rows_by_task.entry(task_id.clone()).or_default();
+        for (sample, published) in file.samples.iter().enumerate() {
+            let id = sample_id(task_id, sample);
+            hasher.update(format!(
+                "\0{id}\0{}\0{}",
+                published.patch,
+                published.label.as_str()
+            ));
+            let mut row = GenerationRow {
+                id: id.clone(),
+                task: task_id.clone(),
+                model: request.model.clone(),
+                format: format.into(),
+                fl_offset: 0,
+                fl_effective: 0,
+                run_index: 0,
+                sample: sample as u32,
+                prompt_hash: String::new(),
+                raw: published.raw.clone(),
+                finish_reason: "published".into(),
+                tokens_in: None,
+                tokens_out: None,
+                latency_ms: 0,
+                cached: true,
+                error: None,
+                extraction: Extraction::NoAnswer,
+                candidate_id: None,
+                correct: Correctness::Unknown,
+            };
+            labels.insert(id.clone(), published.label.as_str().into());
+            match candidate_from_patch(&path, &original, lines, &published.patch) {
+                Err(reason) => {
+                    row.error = Some(reason.clone());
+                    unmapped.push(Unmapped {
+                        what: format!("{} sample {sample}", file.file),
+                        reason,
+                    });
+                }
+                Ok(candidate) => {
+                    row.correct = correctness(task, root, &candidate);
+                    let (kind, content) = stored_form(&candidate);
+                    // As eval does: candidates that differ only in layout are validated once.
+                    let key = match &candidate {
+                        Candidate::Diff(patch) => {
+                            avrlab_prompt::Candidate::Diff(patch.to_string()).dedup_key()
+                        }
+                        _ => String::new(),
+                    };
+                    if let Some(first) = seen.get(&key) {
+                        row.extraction = Extraction::Duplicate;
+                        row.candidate_id = Some(first.clone());
+                    } else {
+                        seen.insert(key, id.clone());
+                        candidates.push(NewCandidate {
+                            id: id.clone(),
+                            task: task_id.clone(),
+                            label: format!("{}/{sample}", request.model),
+                            kind,
+                            content,
+                        });
+                        row.extraction = Extraction::Candidate;
+                        row.candidate_id = Some(id.clone());
+                    }
+                }
+            }
+            rows.push(row);
+        }
+    }
+    let hash = hex::encode(&hasher.finalize()[..16]);
+    let run_request = RunRequest {
+        mode: RunMode::Eval,
+        benchmark,
+        planned: Vec::new(),
+        run_id: request.run_id.clone(),
+        resume: request.resume,
+        config_json: String::new(),
+    };
+    let (run_id, _) = resolve_run(store, &run_request, &hash)?;
+    if !request.resume {
+        let unmapped_lines: Vec<String> = unmapped.iter().map(ToString::to_string).collect();
+        let config_json = serde_json::json!({
+            "model": request.model,
+            "format": format,
+            "samples": samples_per_prompt,
+            "runs": 1,
+            "fl_offset": 0,
+            "replay": {
+                "generations": request.generations.display().to_string(),
+                "variant": request.variant,
+                "locations": request.locations.display().to_string(),
+            },
+            "cwe": tasks
+                .iter()
+                .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
+                .collect::<serde_json::Map<_, _>>(),
+            "published": labels,
+            "unmapped": unmapped_lines,
+        })
+        .to_string();
+        store.create_run(
+            &NewRun {
+                id: run_id.clone(),
+                benchmark: benchmark.name.clone(),
+                mode: RunMode::Eval,
+                input_hash: hash,
+                config: config_json,
+            },
+            &[],
+        )?;
+    }
+    let stored: HashSet<String> = store
+        .generations(&run_id)?
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    let mut samples = 0;
+    for (candidates, rows) in rows_by_task.values() {
+        samples += rows.len();
+        // A resumed replay stored each task's samples in one transaction, or none of them.
+        if rows.iter().all(|r| stored.contains(&r.id)) {
+            continue;
+        }
+        store.add_generations(&run_id, candidates, rows)?;
+    }
+    clock.lap("map and store");
+
+    let unprepared = warm_up_tasks(oracle, &prepared, progress)?;
+    clock.lap("warm-up");
+    let planned: Vec<PlannedCandidate> = store
+        .candidates(&run_id)?
+        .into_iter()
+        .filter_map(|c| {
+            let candidate = from_stored_form(&c.kind, &c.content)?;
+            Some(PlannedCandidate {
+                origin: c.id.clone(),
+                id: c.id,
+                task: c.task,
+                label: c.label,
+                candidate,
+            })
+        })
+        .collect();
+    let decided = store.decided(&run_id)?;
+    let workshop = Workshop {
+        prepared: &prepared,
+        oracle,
+        workers: config.workers,
+    };
+    let tally = validate_warmed(
+        store,
+        &run_id,
+        &planned,
+        &decided,
+        &workshop,
+        &unprepared,
+        progress,
+    )?;
+    clock.lap("validate");
+    Ok(ReplayReport {
+        run: RunReport {
+            run_id,
+            candidates: planned.len(),
+            already_decided: decided.len(),
+            validated: tally.validated,
+            duplicates: tally.duplicates,
+            wall: started.elapsed(),
+            validation_wall: tally.wall,
+            workers: tally.workers,
+            stages: clock.into_stages(),
+            unprepared,
+        },
+        files: by_task.len(),
+        samples,
+        unmapped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use avrlab_report::build_eval_report;
+    use avrlab_validate::Outcome;
+
+    use super::*;
+    use crate::fake_oracle::{FakeOracle, Quiet, demo, engine_config};
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay")
+    }
+
+    fn request(model: &str, run: &str) -> ReplayRequest {
+        ReplayRequest {
+            generations: fixture(),
+            locations: fixture().join("vul_location.json"),
+            model: model.into(),
+            variant: "original".into(),
+            run_id: Some(run.into()),
+            resume: false,
+        }
+    }
+
+    /// Decides as the demo task's tests would: the containment check fixes it, the unchanged
+    /// state and a stripped `..` do not, an unclosed call does not compile.
+    fn oracle() -> FakeOracle {
+        FakeOracle::new(|_, candidate| {
+            Some(match candidate {
+                Candidate::Diff(patch) => {
+                    let text = patch.to_string();
+                    if text.contains("startsWith(root)") {
+                        Outcome::Plausible
+                    } else if text.contains("getName()\n") {
+                        Outcome::Uncompilable
+                    } else {
+                        Outcome::PovFailing
+                    }
+                }
+                _ => Outcome::PovFailing,
+            })
+        })
+    }
+
+    #[test]
+    fn buggy_line_patches_become_candidates_with_published_labels_beside_our_verdicts() {
+        let benchmark = demo();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        let oracle = oracle();
+        let report = import_generations(
+            &mut store,
+            &benchmark,
+            &request("CodeT5", "r"),
+            &config,
+            &oracle,
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!((report.files, report.samples), (1, 5));
+        let rows = store.generations("r").unwrap();
+        let extractions: Vec<Extraction> = rows.iter().map(|g| g.extraction).collect();
+        use Extraction::{Candidate as C, Duplicate as D};
+        assert_eq!(extractions, [C, D, C, C, C]);
+        assert_eq!(rows[0].id, "demo-zip-slip/mask-codet5/0/0/CodeT5/0");
+        assert_eq!(rows[0].format, "mask-codet5");
+        assert!(
+            rows[0].raw.starts_with("<pad><s>Path target"),
+            "{}",
+            rows[0].raw
+        );
+        // The layout-only variant shares the first candidate.
+        assert_eq!(rows[1].candidate_id.as_deref(), Some(rows[0].id.as_str()));
+        // Line 26 is replaced by the patch, nothing else changes.
+        let candidates = store.candidates("r").unwrap();
+        let first = &candidates[0].content;
+        assert!(
+            first.contains("-                Path target = root.resolve(entry.getName());\n")
+                && first.contains("+if (!target.normalize().startsWith(root)) {\n")
+                && first.contains("+Path target = root.resolve(entry.getName());\n"),
+            "{first}"
+        );
+        assert_eq!(first.matches("\n-").count(), 1, "{first}");
+        // The unchanged line, indented differently, changes the layout only.
+        assert_eq!(candidates[1].kind, "diff");
+        assert!(
+            candidates[1]
+                .content
+                .contains("\n+Path target = root.resolve(entry.getName());\n")
+        );
+
+        let unmapped: Vec<String> = report.unmapped.iter().map(ToString::to_string).collect();
+        assert!(
+            unmapped.contains(&"1 published files: no task of benchmark demo is Unknown-1".into()),
+            "{unmapped:#?}"
+        );
+        assert!(
+            unmapped
+                .iter()
+                .any(|u| u.starts_with("output-fixture-original_Broken-1.json: not a file of")),
+            "{unmapped:#?}"
+        );
+        assert!(
+            unmapped.contains(&"task demo-sql-literal: no published file of CodeT5 for it".into())
+        );
+
+        let tables = build_eval_report(&store, &["r".into()]).unwrap();
+        let m = &tables.models[0];
+        assert_eq!(
+            (m.model.as_str(), m.format.as_str()),
+            ("CodeT5", "mask-codet5")
+        );
+        assert_eq!(
+            (m.tasks, m.plausible_tasks, m.samples_per_prompt),
+            (1, 1, 5)
+        );
+        let agreement = m
+            .published
+            .as_ref()
+            .expect("a replay keeps the published labels");
+        // Samples 0 and 1 plausible by both; 2 and 3 agree; 4 is plausible only as published.
+        assert_eq!((agreement.compared, agreement.agree), (5, 4));
+        assert_eq!(
+            (
+                agreement.plausible_both,
+                agreement.plausible_ours_only,
+                agreement.plausible_published_only,
+                agreement.published_plausible_tasks
+            ),
+            (2, 0, 1, 1)
+        );
+        assert_eq!(agreement.table["compile_success / test_success"], 1);
+        let markdown = avrlab_report::render(&tables, avrlab_report::ReportFormat::Markdown);
+        assert!(
+            markdown.contains(
+                "r: our verdicts agree with the published labels on 4 of 5 samples (80.0%)"
+            ),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn whole_method_patches_replace_the_method_and_its_comment() {
+        let benchmark = demo();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        let report = import_generations(
+            &mut store,
+            &benchmark,
+            &request("PLBART", "p"),
+            &config,
+            &oracle(),
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(report.samples, 1);
+        let candidate = &store.candidates("p").unwrap()[0].content;
+        // Lines 16–37: the Javadoc and the method go, the one-line method comes in.
+        assert!(candidate.contains("-    /**\n"), "{candidate}");
+        assert!(
+            candidate.contains("-    public List<Path> extract("),
+            "{candidate}"
+        );
+        assert!(
+            candidate.contains("+public List<Path> extract("),
+            "{candidate}"
+        );
+        assert!(
+            !candidate.contains("-}\n"),
+            "the class's closing brace stays: {candidate}"
+        );
+        assert_eq!(store.verdicts("p").unwrap()[0].outcome, "Plausible");
+    }
+
+    #[test]
+    fn bad_requests_are_refused_before_anything_runs() {
+        let benchmark = demo();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        let oracle = oracle();
+        let run = |store: &mut Store, request: &ReplayRequest| {
+            import_generations(store, &benchmark, request, &config, &oracle, &Quiet)
+        };
+        let mut codex = request("Codex", "a");
+        assert!(matches!(
+            run(&mut store, &codex),
+            Err(ReplayError::UnknownModel { .. })
+        ));
+        codex.model = "CodeT5".into();
+        codex.variant = "rename_only".into();
+        assert!(matches!(
+            run(&mut store, &codex),
+            Err(ReplayError::Variant(_))
+        ));
+        let mut missing = request("InCoder", "b");
+        assert!(matches!(
+            run(&mut store, &missing),
+            Err(ReplayError::NoFolder { .. })
+        ));
+        missing.model = "CodeT5".into();
+        missing.locations = dir.path().join("nope.json");
+        assert!(matches!(
+            run(&mut store, &missing),
+            Err(ReplayError::Locations { .. })
+        ));
+        assert!(
+            store.runs().unwrap().is_empty(),
+            "nothing stored for a refused request"
+        );
+        assert!(oracle.calls().is_empty());
+    }
+
+    #[test]
+    fn a_patch_replaces_exactly_the_named_lines() {
+        let original = "a\nb\nc\nd\n";
+        let Candidate::Diff(patch) = candidate_from_patch("F.java", original, (2, 3), "x").unwrap()
+        else {
+            panic!("a diff")
+        };
+        let text = patch.to_string();
+        assert!(text.contains("-b\n-c\n+x\n"), "{text}");
+        // An empty patch deletes the lines; the same lines again are no change at all.
+        let Candidate::Diff(deleted) =
+            candidate_from_patch("F.java", original, (2, 2), "").unwrap()
+        else {
+            panic!("a diff")
+        };
+        assert!(deleted.to_string().contains("-b\n"));
+        assert!(matches!(
+            candidate_from_patch("F.java", original, (2, 2), "b"),
+            Ok(Candidate::Unchanged)
+        ));
+        assert!(candidate_from_patch("F.java", original, (4, 5), "x").is_err());
+        assert!(candidate_from_patch("F.java", original, (0, 1), "x").is_err());
+    }
+
+    #[test]
+    fn published_labels_are_a_closed_vocabulary() {
+        for label in [
+            PublishedLabel::TestSuccess,
+            PublishedLabel::CompileSuccess,
+            PublishedLabel::Uncompilable,
+            PublishedLabel::TestTimeout,
+        ] {
+            assert_eq!(PublishedLabel::parse(label.as_str()), Ok(label));
+        }
+        assert!(PublishedLabel::parse("plausible").is_err());
+        assert_eq!(PublishedLabel::of_outcome("Indeterminate"), None);
+        assert_eq!(
+            PublishedLabel::of_outcome("RegressionBroken"),
+            Some(PublishedLabel::CompileSuccess)
+        );
+    }
+}
