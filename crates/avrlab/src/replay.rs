@@ -424,6 +424,19 @@ fn variant_folder(request: &ReplayRequest, scratch: &Path) -> Result<PathBuf, Re
     })
 }
 
+/// The patch shape and format of the request's model, or why the request cannot be replayed;
+/// checked before anything is read or stored.
+pub fn check_request(request: &ReplayRequest) -> Result<(PatchShape, &'static str), ReplayError> {
+    let found = model_shape(&request.model).ok_or_else(|| ReplayError::UnknownModel {
+        model: request.model.clone(),
+        known: MODELS.map(|(name, ..)| name).join(", "),
+    })?;
+    if request.variant != "original" {
+        return Err(ReplayError::Variant(request.variant.clone()));
+    }
+    Ok(found)
+}
+
 /// Imports the published generations of one model and variant as an eval run of `benchmark`,
 /// validates them, and returns the run. The entry point `avrlab replay` and studies call.
 pub fn import_generations(
@@ -435,13 +448,7 @@ pub fn import_generations(
     progress: &dyn Progress,
 ) -> Result<ReplayReport, ReplayError> {
     let started = Instant::now();
-    let (shape, format) = model_shape(&request.model).ok_or_else(|| ReplayError::UnknownModel {
-        model: request.model.clone(),
-        known: MODELS.map(|(name, ..)| name).join(", "),
-    })?;
-    if request.variant != "original" {
-        return Err(ReplayError::Variant(request.variant.clone()));
-    }
+    let (shape, format) = check_request(request)?;
     let locations = read_locations(&request.locations)?;
     std::fs::create_dir_all(&config.validator.work_root).map_err(|source| ReplayError::Read {
         path: config.validator.work_root.clone(),

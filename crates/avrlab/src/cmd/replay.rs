@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::replay::{ReplayError, ReplayRequest, import_generations};
+use avrlab::replay::{ReplayError, ReplayRequest, check_request, import_generations};
 use avrlab_report::{build_eval_report, render};
 use avrlab_store::Store;
 
@@ -61,10 +61,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .locations
         .clone()
         .unwrap_or_else(|| datasets_dir().join("vjbench/vul_location.json"));
-    let mut store = Store::open(&args.store).map_err(store_failure)?;
-    let (config, _work) = args.options.engine(true)?;
-    let oracle = args.options.oracle(&config)?;
-    let progress = StderrProgress::new();
     let request = ReplayRequest {
         generations: args.generations.clone(),
         locations,
@@ -73,6 +69,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         run_id: args.run.clone(),
         resume: args.resume,
     };
+    check_request(&request).map_err(Failure::input)?;
+    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let (config, _work) = args.options.engine(true)?;
+    let oracle = args.options.oracle(&config)?;
+    let progress = StderrProgress::new();
     let report = import_generations(
         &mut store,
         &benchmark,
