@@ -11,6 +11,7 @@ mod html;
 mod latex;
 mod published;
 mod render;
+mod study_report;
 mod svg;
 
 pub use eval_report::{EvalReport, ModelSummary, ReportError, TaskCell, build_eval_report};
@@ -18,3 +19,7 @@ pub use html::{CHECK_ATTRIBUTE, escape as escape_html, render_html};
 pub use latex::{escape as escape_latex, render_latex};
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
+pub use study_report::{
+    Comparison, CweRow, GridCell, OffsetGrid, Rates, ReviewerMatrix, StudyReport, StudyReportError,
+    TostLine, build_study_report, render_study,
+};

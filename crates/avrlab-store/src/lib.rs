@@ -4,10 +4,12 @@
 
 mod schema;
 mod store;
+mod study;
 mod vocabulary;
 
 pub use store::{
     AuditRow, CandidateRow, EngineRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo,
     Store, StoreError, TestRow, VerdictRow, VerdictSummary,
 };
-pub use vocabulary::{AuditLabel, Correctness, Extraction, RunMode, UnknownWord};
+pub use study::{ReviewRow, StudyCellRow, StudyRow};
+pub use vocabulary::{AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, UnknownWord};

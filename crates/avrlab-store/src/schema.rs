@@ -9,11 +9,16 @@ pub(crate) const APPLICATION_ID: i32 = 0x4156_524C;
 
 /// The migrations, oldest first; the schema version is their count.
 pub(crate) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2_ENGINES), M::up(V3_AUDITS)])
+    Migrations::new(vec![
+        M::up(V1),
+        M::up(V2_ENGINES),
+        M::up(V3_AUDITS),
+        M::up(V4_STUDIES),
+    ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -122,6 +127,43 @@ CREATE TABLE audits (
     note          TEXT NOT NULL,
     labelled_at   TEXT NOT NULL,
     PRIMARY KEY (run_id, candidate_id, auditor),
+    FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
+);
+"#;
+
+/// Version 4: studies (`avrlab study`: a plan of cells, each an eval run) and a reviewer model's
+/// judgement of each candidate, beside its test verdict.
+const V4_STUDIES: &str = r#"
+CREATE TABLE studies (
+    id           TEXT PRIMARY KEY,
+    created_at   TEXT NOT NULL,
+    plan_hash    TEXT NOT NULL,
+    plan         TEXT NOT NULL,
+    finished_at  TEXT
+);
+CREATE TABLE study_cells (
+    study_id   TEXT NOT NULL REFERENCES studies(id),
+    seq        INTEGER NOT NULL,
+    run_id     TEXT NOT NULL,
+    benchmark  TEXT NOT NULL,
+    variant    TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    format     TEXT NOT NULL,
+    fl_offset  INTEGER NOT NULL,
+    PRIMARY KEY (study_id, seq)
+);
+CREATE TABLE reviews (
+    run_id        TEXT NOT NULL,
+    candidate_id  TEXT NOT NULL,
+    reviewer      TEXT NOT NULL,
+    decision      TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    raw           TEXT NOT NULL,
+    latency_ms    INTEGER NOT NULL,
+    cached        INTEGER NOT NULL,
+    error         TEXT,
+    reviewed_at   TEXT NOT NULL,
+    PRIMARY KEY (run_id, candidate_id, reviewer),
     FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
 );
 "#;

@@ -54,7 +54,7 @@ pub enum StoreError {
 }
 
 /// Reads a column that holds a word of one of the store's enums.
-fn word<T>(
+pub(crate) fn word<T>(
     row: &rusqlite::Row<'_>,
     index: usize,
     parse: fn(&str) -> Result<T, UnknownWord>,
@@ -211,8 +211,8 @@ pub struct VerdictSummary {
 /// The results store.
 #[derive(Debug)]
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
 }
 
 impl Store {
@@ -284,7 +284,7 @@ impl Store {
         &self.path
     }
 
-    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    pub(crate) fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         |source| StoreError::Sqlite {
             path: self.path.clone(),
             source,
@@ -292,7 +292,7 @@ impl Store {
     }
 
     /// Every row of a query, each mapped by `row`.
-    fn all_rows<T>(
+    pub(crate) fn all_rows<T>(
         &self,
         sql: &str,
         params: impl rusqlite::Params,

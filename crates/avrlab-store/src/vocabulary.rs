@@ -105,6 +105,20 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// What a reviewer model said of a candidate.
+    ReviewDecision, "review decision" {
+        /// It judged the candidate a fix.
+        Accept => "accept",
+        /// It judged the candidate not a fix.
+        Reject => "reject",
+        /// It answered, but neither clearly accept nor clearly reject: recorded, never guessed.
+        Unparseable => "unparseable",
+        /// It gave no answer (an error for this prompt).
+        NoAnswer => "no-answer",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +133,9 @@ mod tests {
         }
         for correctness in Correctness::ALL {
             assert_eq!(Correctness::parse(correctness.as_str()), Ok(*correctness));
+        }
+        for decision in ReviewDecision::ALL {
+            assert_eq!(ReviewDecision::parse(decision.as_str()), Ok(*decision));
         }
         let error = Extraction::parse("Candidate").unwrap_err();
         assert_eq!(

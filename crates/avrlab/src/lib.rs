@@ -14,6 +14,8 @@ pub mod method;
 pub mod models;
 pub mod mutants;
 pub mod replay;
+pub mod review;
+pub mod study;
 pub mod summary;
 pub mod susvibes;
 pub mod transform;

@@ -65,7 +65,7 @@ pub struct Args {
     pub report_format: FormatArg,
 }
 
-fn default_cache() -> PathBuf {
+pub(crate) fn default_cache() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

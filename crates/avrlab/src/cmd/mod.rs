@@ -12,6 +12,7 @@ mod mirror;
 mod options;
 mod replay;
 mod report;
+mod study;
 mod throughput;
 mod transform;
 mod validate;
@@ -91,6 +92,9 @@ enum Command {
     Report(report::Args),
     /// Re-validate a study's published generations (VJBench's Model_patches) as an eval run.
     Replay(replay::Args),
+    /// Run a study from its file: benchmarks × models × formats × FL offsets × runs, with an
+    /// optional reviewer model; resumable; prints the study's tables.
+    Study(study::Args),
     /// Measure validations per minute with 1 and with N workers.
     Throughput(throughput::Args),
     /// Secure-feature tasks from and to SusVibes JSONL.
@@ -109,6 +113,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Audit(args) => audit::run(args),
         Command::Report(args) => report::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Study(args) => study::run(args),
         Command::Throughput(args) => throughput::run(args),
         Command::Transform(args) => transform::run(args),
         Command::Feature(args) => feature::run(args),

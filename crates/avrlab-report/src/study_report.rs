@@ -1,0 +1,723 @@
+//! The report of a study (`avrlab study`): the offset × prompt table with intervals, the models
+//! table (Table 4), fixes per CWE (Table 5) and per transformation variant (Table 6), the
+//! reviewer's confusion matrix against the tests, and TOST and McNemar between configurations —
+//! all computed from stored rows only.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use avrlab_stats::{Interval, agresti_coull, mcnemar_exact, mean_with_margin, paired_tost, wilson};
+use avrlab_store::{ReviewDecision, Store, StudyCellRow};
+use serde::Serialize;
+
+use crate::eval_report::{EvalReport, ReportError, build_eval_report};
+use crate::render::{ReportFormat, render};
+
+/// Why a study report could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyReportError {
+    /// The store failed, or a cell's run could not be reported.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// The study does not exist.
+    #[error("the store has no study `{0}`: give the name the study file has (or its --name)")]
+    UnknownStudy(String),
+}
+
+impl From<avrlab_store::StoreError> for StudyReportError {
+    fn from(error: avrlab_store::StoreError) -> Self {
+        Self::Report(error.into())
+    }
+}
+
+/// One cell of the offset × prompt table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GridCell {
+    /// Tasks with a plausible sample, per run: mean, and the 95% t margin across runs (with
+    /// two runs or more).
+    pub fixed_mean: f64,
+    pub fixed_margin: Option<f64>,
+    pub runs: usize,
+    /// Plausible samples of all samples, with the 95% Wilson interval of that share.
+    pub plausible_samples: u64,
+    pub samples: u64,
+    pub wilson: Option<(f64, f64)>,
+}
+
+/// The offset × prompt table of one model on one benchmark variant.
+#[derive(Debug, Clone, Serialize)]
+pub struct OffsetGrid {
+    pub benchmark: String,
+    pub variant: String,
+    pub model: String,
+    pub tasks: usize,
+    pub formats: Vec<String>,
+    pub offsets: Vec<i64>,
+    /// `(offset, format)` → cell.
+    pub cells: BTreeMap<(i64, String), GridCell>,
+}
+
+/// Offset 0 against another offset, paired on the same prompts (task, format, run).
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub benchmark: String,
+    pub variant: String,
+    pub model: String,
+    pub offset: i64,
+    pub pairs: usize,
+    /// Mean of (share plausible at offset 0 − share at `offset`) over the pairs.
+    pub mean_difference: f64,
+    /// TOST at the study's margin and alpha; `None` with fewer than two pairs (the reason).
+    pub tost: Result<TostLine, String>,
+    /// McNemar on "some sample plausible": prompts fixed only at offset 0, only at `offset`.
+    pub only_zero: u64,
+    pub only_offset: u64,
+    pub mcnemar_p: f64,
+}
+
+/// The TOST result as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct TostLine {
+    pub p_value: f64,
+    /// The (1 − 2α) interval of the mean difference.
+    pub interval: (f64, f64),
+    pub equivalent: bool,
+}
+
+/// The reviewer against the tests (ground truth: `Plausible` or not; `Indeterminate` verdicts
+/// and candidates without a verdict are left out).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ReviewerMatrix {
+    pub reviewer: String,
+    pub accept_plausible: u64,
+    pub accept_failing: u64,
+    pub reject_plausible: u64,
+    pub reject_failing: u64,
+    pub unparseable: u64,
+    pub no_answer: u64,
+    pub indeterminate: u64,
+    /// accept ∧ failing / failing (decided answers only), Wilson and Agresti–Coull 95%.
+    pub false_accept: Option<Rates>,
+    /// reject ∧ plausible / plausible (decided answers only).
+    pub false_reject: Option<Rates>,
+}
+
+/// A rate with its two intervals.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Rates {
+    pub rate: f64,
+    pub wilson: (f64, f64),
+    pub agresti_coull: (f64, f64),
+}
+
+/// Fixes per CWE and model (Table 5).
+#[derive(Debug, Clone, Serialize)]
+pub struct CweRow {
+    pub cwe: String,
+    pub tasks: usize,
+    /// Per model (in `StudyReport::models_order`): (correct, plausible) tasks.
+    pub fixed: Vec<(usize, usize)>,
+}
+
+/// The whole study report.
+#[derive(Debug, Clone, Serialize)]
+pub struct StudyReport {
+    pub study: String,
+    pub finished: bool,
+    pub tost_margin: f64,
+    pub alpha: f64,
+    pub grids: Vec<OffsetGrid>,
+    pub comparisons: Vec<Comparison>,
+    /// Table 4: one row per cell at offset 0.
+    pub models: EvalReport,
+    pub models_order: Vec<String>,
+    pub per_cwe: Vec<CweRow>,
+    /// Table 6: per model, per variant: (correct, plausible, tasks).
+    pub variants: Vec<String>,
+    pub per_variant: BTreeMap<String, Vec<(usize, usize, usize)>>,
+    pub reviewers: Vec<ReviewerMatrix>,
+}
+
+/// What one cell's run holds, per prompt (task, format, run index).
+struct CellData {
+    cell: StudyCellRow,
+    /// (task, run index) → (samples, plausible samples, some sample correct).
+    prompts: BTreeMap<(String, u32), (u64, u64, bool)>,
+    cwe: BTreeMap<String, Vec<u32>>,
+}
+
+fn read_cell(store: &Store, cell: &StudyCellRow) -> Result<Option<CellData>, StudyReportError> {
+    let Some(run) = store.run(&cell.run_id)? else {
+        return Ok(None);
+    };
+    let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
+    let mut cwe = BTreeMap::new();
+    if let Some(map) = config.get("cwe").and_then(serde_json::Value::as_object) {
+        for (task, ids) in map {
+            let ids: Vec<u32> = ids
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_u64())
+                        .map(|v| v as u32)
+                        .collect()
+                })
+                .unwrap_or_default();
+            cwe.insert(task.clone(), ids);
+        }
+    }
+    let outcomes: HashMap<String, String> = store
+        .verdicts(&cell.run_id)?
+        .into_iter()
+        .map(|v| (v.candidate_id, v.outcome))
+        .collect();
+    let mut prompts: BTreeMap<(String, u32), (u64, u64, bool)> = BTreeMap::new();
+    for g in store.generations(&cell.run_id)? {
+        let plausible = g
+            .candidate_id
+            .as_ref()
+            .and_then(|c| outcomes.get(c))
+            .is_some_and(|o| o == "Plausible");
+        let entry = prompts.entry((g.task.clone(), g.run_index)).or_default();
+        entry.0 += 1;
+        entry.1 += u64::from(plausible);
+        entry.2 |= plausible && g.correct == avrlab_store::Correctness::Exact;
+    }
+    Ok(Some(CellData {
+        cell: cell.clone(),
+        prompts,
+        cwe,
+    }))
+}
+
+fn interval(i: Result<Interval, avrlab_stats::IntervalError>) -> Option<(f64, f64)> {
+    i.ok().map(|i| (i.lower, i.upper))
+}
+
+/// Builds the report of study `study_id`.
+pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, StudyReportError> {
+    let study = store
+        .study(study_id)?
+        .ok_or_else(|| StudyReportError::UnknownStudy(study_id.to_owned()))?;
+    let plan: serde_json::Value = serde_json::from_str(&study.plan).unwrap_or_default();
+    let settings = plan.get("report");
+    let tost_margin = settings
+        .and_then(|s| s.get("tost_margin"))
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(0.1);
+    let alpha = settings
+        .and_then(|s| s.get("alpha"))
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(0.05);
+    let cells = store.study_cells(study_id)?;
+    let mut data = Vec::new();
+    for cell in &cells {
+        if let Some(d) = read_cell(store, cell)? {
+            data.push(d);
+        }
+    }
+
+    // The offset × prompt tables, one per (benchmark, variant, model).
+    let mut groups: BTreeMap<(String, String, String), Vec<&CellData>> = BTreeMap::new();
+    for d in &data {
+        groups
+            .entry((
+                d.cell.benchmark.clone(),
+                d.cell.variant.clone(),
+                d.cell.model.clone(),
+            ))
+            .or_default()
+            .push(d);
+    }
+    let mut grids = Vec::new();
+    let mut comparisons = Vec::new();
+    for ((benchmark, variant, model), members) in &groups {
+        let mut formats: Vec<String> = Vec::new();
+        let mut offsets: Vec<i64> = Vec::new();
+        for d in members {
+            if !formats.contains(&d.cell.format) {
+                formats.push(d.cell.format.clone());
+            }
+            if !offsets.contains(&d.cell.fl_offset) {
+                offsets.push(d.cell.fl_offset);
+            }
+        }
+        offsets.sort_by_key(|o| (o.abs(), *o));
+        let mut tasks = BTreeSet::new();
+        let mut grid_cells = BTreeMap::new();
+        for d in members {
+            let runs: BTreeSet<u32> = d.prompts.keys().map(|(_, r)| *r).collect();
+            let per_run: Vec<f64> = runs
+                .iter()
+                .map(|r| {
+                    d.prompts
+                        .iter()
+                        .filter(|((_, run), (_, plausible, _))| run == r && *plausible > 0)
+                        .count() as f64
+                })
+                .collect();
+            tasks.extend(d.prompts.keys().map(|(t, _)| t.clone()));
+            let samples: u64 = d.prompts.values().map(|p| p.0).sum();
+            let plausible: u64 = d.prompts.values().map(|p| p.1).sum();
+            let (fixed_mean, fixed_margin) = match mean_with_margin(&per_run, 0.95) {
+                Ok(m) => (m.mean, Some(m.margin)),
+                Err(_) => (
+                    per_run.iter().sum::<f64>() / per_run.len().max(1) as f64,
+                    None,
+                ),
+            };
+            grid_cells.insert(
+                (d.cell.fl_offset, d.cell.format.clone()),
+                GridCell {
+                    fixed_mean,
+                    fixed_margin,
+                    runs: per_run.len(),
+                    plausible_samples: plausible,
+                    samples,
+                    wilson: interval(wilson(plausible, samples, 0.95)),
+                },
+            );
+        }
+        // Offset 0 against each other offset, paired on (task, format, run).
+        let at = |offset: i64| -> BTreeMap<(String, String, u32), (u64, u64)> {
+            members
+                .iter()
+                .filter(|d| d.cell.fl_offset == offset)
+                .flat_map(|d| {
+                    d.prompts.iter().map(|((task, run), (n, p, _))| {
+                        ((task.clone(), d.cell.format.clone(), *run), (*n, *p))
+                    })
+                })
+                .collect()
+        };
+        if offsets.contains(&0) {
+            let zero = at(0);
+            for offset in offsets.iter().filter(|o| **o != 0) {
+                let other = at(*offset);
+                let mut first = Vec::new();
+                let mut second = Vec::new();
+                let (mut only_zero, mut only_offset) = (0, 0);
+                for (key, (n0, p0)) in &zero {
+                    let Some((n1, p1)) = other.get(key) else {
+                        continue;
+                    };
+                    if *n0 == 0 || *n1 == 0 {
+                        continue;
+                    }
+                    first.push(*p0 as f64 / *n0 as f64);
+                    second.push(*p1 as f64 / *n1 as f64);
+                    match (*p0 > 0, *p1 > 0) {
+                        (true, false) => only_zero += 1,
+                        (false, true) => only_offset += 1,
+                        _ => {}
+                    }
+                }
+                let pairs = first.len();
+                let mean_difference = if pairs == 0 {
+                    0.0
+                } else {
+                    first.iter().zip(&second).map(|(a, b)| a - b).sum::<f64>() / pairs as f64
+                };
+                let tost = paired_tost(&first, &second, tost_margin, alpha)
+                    .map(|t| TostLine {
+                        p_value: t.p_value,
+                        interval: t.interval,
+                        equivalent: t.equivalent,
+                    })
+                    .map_err(|e| format!("cannot {e}"));
+                comparisons.push(Comparison {
+                    benchmark: benchmark.clone(),
+                    variant: variant.clone(),
+                    model: model.clone(),
+                    offset: *offset,
+                    pairs,
+                    mean_difference,
+                    tost,
+                    only_zero,
+                    only_offset,
+                    mcnemar_p: mcnemar_exact(only_zero, only_offset).p_value,
+                });
+            }
+        }
+        grids.push(OffsetGrid {
+            benchmark: benchmark.clone(),
+            variant: variant.clone(),
+            model: model.clone(),
+            tasks: tasks.len(),
+            formats,
+            offsets,
+            cells: grid_cells,
+        });
+    }
+
+    // Table 4: the cells at offset 0 (all of them when the study has no other offset).
+    let table4_runs: Vec<String> = data
+        .iter()
+        .filter(|d| d.cell.fl_offset == 0)
+        .map(|d| d.cell.run_id.clone())
+        .collect();
+    let models = build_eval_report(store, &table4_runs)?;
+
+    // Tables 5 and 6: a task is fixed by a model when some sample of some cell of that model
+    // (at offset 0) was plausible; correct when such a sample was also identical to the
+    // reference fix.
+    let mut models_order: Vec<String> = Vec::new();
+    let mut variants: Vec<String> = Vec::new();
+    for d in &data {
+        if !models_order.contains(&d.cell.model) {
+            models_order.push(d.cell.model.clone());
+        }
+        if !variants.contains(&d.cell.variant) {
+            variants.push(d.cell.variant.clone());
+        }
+    }
+    // (model, variant, task) → (plausible, correct)
+    let mut fixed: BTreeMap<(String, String, String), (bool, bool)> = BTreeMap::new();
+    let mut cwe_of: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for d in data.iter().filter(|d| d.cell.fl_offset == 0) {
+        for ((task, _), (_, plausible, correct)) in &d.prompts {
+            let entry = fixed
+                .entry((d.cell.model.clone(), d.cell.variant.clone(), task.clone()))
+                .or_default();
+            entry.0 |= *plausible > 0;
+            entry.1 |= *correct;
+        }
+        if d.cell.variant == "original" || variants.len() == 1 {
+            cwe_of.extend(d.cwe.clone());
+        }
+    }
+    let mut by_cwe: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (task, ids) in &cwe_of {
+        if ids.is_empty() {
+            by_cwe
+                .entry("unknown".into())
+                .or_default()
+                .insert(task.clone());
+        }
+        for id in ids {
+            by_cwe
+                .entry(format!("CWE-{id}"))
+                .or_default()
+                .insert(task.clone());
+        }
+    }
+    let cwe_variant = if variants.iter().any(|v| v == "original") {
+        "original".to_owned()
+    } else {
+        variants.first().cloned().unwrap_or_default()
+    };
+    let per_cwe = by_cwe
+        .into_iter()
+        .map(|(cwe, tasks)| {
+            let fixed = models_order
+                .iter()
+                .map(|model| {
+                    let of = |want: fn(&(bool, bool)) -> bool| {
+                        tasks
+                            .iter()
+                            .filter(|t| {
+                                fixed
+                                    .get(&(model.clone(), cwe_variant.clone(), (*t).clone()))
+                                    .is_some_and(want)
+                            })
+                            .count()
+                    };
+                    (of(|f| f.1), of(|f| f.0))
+                })
+                .collect();
+            CweRow {
+                cwe,
+                tasks: tasks.len(),
+                fixed,
+            }
+        })
+        .collect();
+    let mut per_variant: BTreeMap<String, Vec<(usize, usize, usize)>> = BTreeMap::new();
+    for model in &models_order {
+        let row = variants
+            .iter()
+            .map(|variant| {
+                let of_variant: Vec<&(bool, bool)> = fixed
+                    .iter()
+                    .filter(|((m, v, _), _)| m == model && v == variant)
+                    .map(|(_, f)| f)
+                    .collect();
+                (
+                    of_variant.iter().filter(|f| f.1).count(),
+                    of_variant.iter().filter(|f| f.0).count(),
+                    of_variant.len(),
+                )
+            })
+            .collect();
+        per_variant.insert(model.clone(), row);
+    }
+
+    // The reviewer against the tests, over every candidate of every cell.
+    let mut reviewers: BTreeMap<String, ReviewerMatrix> = BTreeMap::new();
+    for d in &data {
+        let outcomes: HashMap<String, String> = store
+            .verdicts(&d.cell.run_id)?
+            .into_iter()
+            .map(|v| (v.candidate_id, v.outcome))
+            .collect();
+        for review in store.reviews(&d.cell.run_id)? {
+            let m = reviewers
+                .entry(review.reviewer.clone())
+                .or_insert_with(|| ReviewerMatrix {
+                    reviewer: review.reviewer.clone(),
+                    ..Default::default()
+                });
+            let outcome = outcomes.get(&review.candidate_id).map(String::as_str);
+            match (review.decision, outcome) {
+                (ReviewDecision::Unparseable, _) => m.unparseable += 1,
+                (ReviewDecision::NoAnswer, _) => m.no_answer += 1,
+                (_, None | Some("Indeterminate")) => m.indeterminate += 1,
+                (ReviewDecision::Accept, Some("Plausible")) => m.accept_plausible += 1,
+                (ReviewDecision::Accept, Some(_)) => m.accept_failing += 1,
+                (ReviewDecision::Reject, Some("Plausible")) => m.reject_plausible += 1,
+                (ReviewDecision::Reject, Some(_)) => m.reject_failing += 1,
+            }
+        }
+    }
+    let rates = |errors: u64, of: u64| -> Option<Rates> {
+        (of > 0).then(|| Rates {
+            rate: errors as f64 / of as f64,
+            wilson: interval(wilson(errors, of, 0.95)).unwrap_or((0.0, 1.0)),
+            agresti_coull: interval(agresti_coull(errors, of, 0.95)).unwrap_or((0.0, 1.0)),
+        })
+    };
+    let reviewers = reviewers
+        .into_values()
+        .map(|mut m| {
+            m.false_accept = rates(m.accept_failing, m.accept_failing + m.reject_failing);
+            m.false_reject = rates(m.reject_plausible, m.reject_plausible + m.accept_plausible);
+            m
+        })
+        .collect();
+
+    Ok(StudyReport {
+        study: study.id,
+        finished: study.finished_at.is_some(),
+        tost_margin,
+        alpha,
+        grids,
+        comparisons,
+        models,
+        models_order,
+        per_cwe,
+        variants,
+        per_variant,
+        reviewers,
+    })
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+fn signed(offset: i64) -> String {
+    if offset > 0 {
+        format!("+{offset}")
+    } else {
+        offset.to_string()
+    }
+}
+
+/// Renders the study report as Markdown, or as JSON.
+pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
+    if format == ReportFormat::Json {
+        return serde_json::to_string_pretty(report).expect("reports serialize");
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Study {}{}\n",
+        report.study,
+        if report.finished {
+            ""
+        } else {
+            " (unfinished: resume it with --resume)"
+        }
+    );
+    for grid in &report.grids {
+        let _ = writeln!(
+            out,
+            "## FL offset × prompt: {} on {} ({}), {} tasks\n",
+            grid.model, grid.benchmark, grid.variant, grid.tasks
+        );
+        let _ = writeln!(
+            out,
+            "Each cell: tasks fixed (some sample Plausible) per run, mean ± 95% t margin across runs; \
+             then the share of Plausible samples with its 95% Wilson interval.\n"
+        );
+        let _ = writeln!(out, "| offset | {} |", grid.formats.join(" | "));
+        let _ = writeln!(out, "|---:|{}", "---|".repeat(grid.formats.len()));
+        for offset in &grid.offsets {
+            let cells: Vec<String> = grid
+                .formats
+                .iter()
+                .map(|format| match grid.cells.get(&(*offset, format.clone())) {
+                    None => "not run".to_owned(),
+                    Some(c) => {
+                        let fixed = match c.fixed_margin {
+                            Some(m) => format!("{:.2} ± {:.2}", c.fixed_mean, m),
+                            None => format!("{:.2} (1 run)", c.fixed_mean),
+                        };
+                        let share = match c.wilson {
+                            Some((lo, hi)) => format!(
+                                "{}/{} [{}–{}]",
+                                c.plausible_samples,
+                                c.samples,
+                                pct(lo),
+                                pct(hi)
+                            ),
+                            None => "no samples".into(),
+                        };
+                        format!("{fixed}; {share}")
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "| {} | {} |", signed(*offset), cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    if !report.comparisons.is_empty() {
+        let _ = writeln!(out, "## Offset 0 against each offset\n");
+        let _ = writeln!(
+            out,
+            "Paired on the same prompts (task, format, run). TOST: is the share of Plausible samples \
+             per prompt at offset 0 equivalent to the share at the other offset within ±{:.2} \
+             (alpha {})? McNemar (exact): prompts with a Plausible sample at one offset only.\n",
+            report.tost_margin, report.alpha
+        );
+        for c in &report.comparisons {
+            let tost = match &c.tost {
+                Ok(t) => format!(
+                    "TOST margin ±{:.2}: {} (p = {:.3}, {:.0}% CI {:+.3}…{:+.3})",
+                    report.tost_margin,
+                    if t.equivalent {
+                        "equivalent"
+                    } else {
+                        "not shown equivalent"
+                    },
+                    t.p_value,
+                    (1.0 - 2.0 * report.alpha) * 100.0,
+                    t.interval.0,
+                    t.interval.1
+                ),
+                Err(why) => format!("TOST: {why}"),
+            };
+            let _ = writeln!(
+                out,
+                "- {} on {} ({}), offset 0 vs {}: {} pairs, mean difference {:+.3}; {tost}; \
+                 McNemar: {} fixed only at 0, {} only at {}, p = {:.3}",
+                c.model,
+                c.benchmark,
+                c.variant,
+                signed(c.offset),
+                c.pairs,
+                c.mean_difference,
+                c.only_zero,
+                c.only_offset,
+                signed(c.offset),
+                c.mcnemar_p
+            );
+        }
+        out.push('\n');
+    }
+    for m in &report.reviewers {
+        let _ = writeln!(out, "## Reviewer `{}` against the tests\n", m.reviewer);
+        let _ = writeln!(out, "| reviewer \\ tests | Plausible | not Plausible |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        let _ = writeln!(
+            out,
+            "| accept | {} | {} |",
+            m.accept_plausible, m.accept_failing
+        );
+        let _ = writeln!(
+            out,
+            "| reject | {} | {} |",
+            m.reject_plausible, m.reject_failing
+        );
+        let _ = writeln!(
+            out,
+            "\nNot in the table: {} unparseable answers, {} without an answer, {} candidates whose \
+             verdict is Indeterminate or missing.\n",
+            m.unparseable, m.no_answer, m.indeterminate
+        );
+        for (name, rates) in [
+            ("false accept (of not Plausible)", m.false_accept),
+            ("false reject (of Plausible)", m.false_reject),
+        ] {
+            let _ = match rates {
+                Some(r) => writeln!(
+                    out,
+                    "- {name}: {} (95% Wilson {}–{}, Agresti–Coull {}–{})",
+                    pct(r.rate),
+                    pct(r.wilson.0),
+                    pct(r.wilson.1),
+                    pct(r.agresti_coull.0),
+                    pct(r.agresti_coull.1)
+                ),
+                None => writeln!(out, "- {name}: no decided answer on such candidates"),
+            };
+        }
+        out.push('\n');
+    }
+    if !report.models.models.is_empty() {
+        let _ = writeln!(out, "## Table 4: cells at FL offset 0\n");
+        // The shared eval tables, one level down.
+        for line in render(&report.models, ReportFormat::Markdown).lines() {
+            if let Some(heading) = line.strip_prefix("## ") {
+                let _ = writeln!(out, "### {heading}");
+            } else {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        out.push('\n');
+    }
+    if !report.per_cwe.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Table 5: fixed per CWE (correct / plausible tasks, offset 0)\n"
+        );
+        let _ = writeln!(out, "| CWE | tasks | {} |", report.models_order.join(" | "));
+        let _ = writeln!(
+            out,
+            "|---|---:|{}",
+            "---:|".repeat(report.models_order.len())
+        );
+        for row in &report.per_cwe {
+            let cells: Vec<String> = row
+                .fixed
+                .iter()
+                .map(|(c, p)| format!("{c} / {p}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                row.cwe,
+                row.tasks,
+                cells.join(" | ")
+            );
+        }
+        out.push('\n');
+    }
+    if report.variants.len() > 1 {
+        let _ = writeln!(
+            out,
+            "## Table 6: original and transformed variants (correct / plausible / tasks, offset 0)\n"
+        );
+        let _ = writeln!(out, "| model | {} |", report.variants.join(" | "));
+        let _ = writeln!(out, "|---|{}", "---:|".repeat(report.variants.len()));
+        for (model, row) in &report.per_variant {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|(c, p, t)| format!("{c} / {p} / {t}"))
+                .collect();
+            let _ = writeln!(out, "| {model} | {} |", cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,246 @@
+//! `avrlab study FILE.toml`: plan a study, print its size, run every cell (resumably), and print
+//! the study's tables.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use avrlab::models::{ConfigFile, ModelSetupError, build_model};
+use avrlab::study::{
+    ModelCatalog, StudyError, StudyModels, StudyOverrides, StudyRequest, describe_plan, estimate,
+    execute_study, read_study_file, resolve_plan,
+};
+use avrlab_model::Model;
+use avrlab_report::{ReportFormat, build_study_report, render_study};
+use avrlab_store::Store;
+use clap::ValueEnum;
+
+use super::Failure;
+use super::options::ValidationOptions;
+use super::validate::store_failure;
+use crate::progress::StderrProgress;
+
+/// How to print the study's tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StudyFormatArg {
+    Md,
+    Json,
+}
+
+/// Arguments of `avrlab study`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The study file (see docs/study-format.md and studies/).
+    pub file: PathBuf,
+    /// Continue the study stored under its name: finished cells are kept, the others resumed.
+    #[arg(long)]
+    pub resume: bool,
+    /// Print the plan, its size and estimated time, and stop (nothing is stored or run).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Samples per prompt (in place of the file's).
+    #[arg(long)]
+    pub samples: Option<u32>,
+    /// Runs (in place of the file's).
+    #[arg(long)]
+    pub runs: Option<u32>,
+    /// Most tokens per sample (in place of the file's).
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Only these generator models (comma-separated; in place of the file's).
+    #[arg(long = "model", value_delimiter = ',')]
+    pub models: Vec<String>,
+    /// This reviewer model (in place of the file's).
+    #[arg(long)]
+    pub reviewer: Option<String>,
+    /// Only these FL offsets (comma-separated).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub fl_offsets: Vec<i64>,
+    /// The study's id in the store [default: its `name`].
+    #[arg(long)]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub options: ValidationOptions,
+    /// The model configuration file.
+    #[arg(long, default_value = "avrlab.toml")]
+    pub config: PathBuf,
+    /// The response cache [default: ~/.cache/avrlab/responses].
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// The results store.
+    #[arg(long, default_value = ".avrlab/results.sqlite")]
+    pub store: PathBuf,
+    /// How to print the tables.
+    #[arg(long, value_enum, default_value = "md")]
+    pub report_format: StudyFormatArg,
+}
+
+/// The models named in avrlab.toml, and the built-in ones.
+struct Catalog<'a> {
+    configs: &'a ConfigFile,
+    path: &'a std::path::Path,
+}
+
+impl ModelCatalog for Catalog<'_> {
+    fn check(&self, name: &str) -> Result<(), String> {
+        self.configs
+            .model(name, self.path)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    if args.options.benchmark != "demo" {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--benchmark does not apply to a study: its file names the benchmarks"
+        )));
+    }
+    // Everything about the input is checked before anything is stored or started.
+    let file = read_study_file(&args.file).map_err(Failure::input)?;
+    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let overrides = StudyOverrides {
+        samples: args.samples,
+        runs: args.runs,
+        max_tokens: args.max_tokens,
+        tasks: args.options.tasks.clone(),
+        models: args.models.clone(),
+        reviewer: args.reviewer.clone(),
+        fl_offsets: args.fl_offsets.clone(),
+        name: args.name.clone(),
+    };
+    let catalog = Catalog {
+        configs: &configs,
+        path: &args.config,
+    };
+    let (plan, benchmarks) =
+        resolve_plan(&file, &args.file, &overrides, &catalog).map_err(Failure::input)?;
+    let progress = StderrProgress::new();
+
+    if args.dry_run {
+        // The store is read for the estimate only if it exists; a dry run creates nothing.
+        let estimated = if args.store.is_file() {
+            let store = Store::open(&args.store).map_err(store_failure)?;
+            Some(estimate(&store, &plan).map_err(store_failure)?)
+        } else {
+            None
+        };
+        #[expect(clippy::print_stdout, reason = "the plan is the dry run's result")]
+        {
+            print!("{}", describe_plan(&plan, estimated.as_ref()));
+            if estimated.is_none() {
+                println!(
+                    "estimated time: unknown (no results store at {} yet)",
+                    args.store.display()
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let estimated = estimate(&store, &plan).map_err(store_failure)?;
+    for line in describe_plan(&plan, Some(&estimated)).lines() {
+        avrlab::engine::Progress::message(&progress, line);
+    }
+    let (config, _work) = args.options.engine(true)?;
+    let oracle = args.options.oracle(&config)?;
+
+    let mut names: Vec<&str> = plan.cells.iter().map(|c| c.model.as_str()).collect();
+    if let Some(reviewer) = &plan.reviewer {
+        names.push(&reviewer.model);
+    }
+    names.sort_unstable();
+    names.dedup();
+    let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
+    for name in names {
+        avrlab::engine::Progress::message(&progress, &format!("loading model `{name}`"));
+        let model_config = configs.model(name, &args.config).map_err(Failure::input)?;
+        let model = build_model(
+            name,
+            &model_config,
+            &args.config,
+            config.validator.maven.sandbox,
+        )
+        .map_err(|e| match e {
+            ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => {
+                Failure::input(e)
+            }
+            _ => Failure::infrastructure(e),
+        })?;
+        models.insert(name.to_owned(), Arc::from(model));
+    }
+    let models = StudyModels {
+        models,
+        cache: args
+            .cache
+            .clone()
+            .unwrap_or_else(super::eval::default_cache),
+    };
+    let request = StudyRequest {
+        plan: &plan,
+        benchmarks: &benchmarks,
+        models: &models,
+        config: &config,
+        oracle: oracle.as_ref(),
+        resume: args.resume,
+    };
+    let outcome = execute_study(&mut store, &request, &progress).map_err(|e| match e {
+        StudyError::Conflict(_) => Failure::input(e),
+        StudyError::Store(s) => store_failure(s),
+        StudyError::Eval { ref source, .. }
+            if matches!(
+                **source,
+                avrlab::eval::EvalError::Method(_) | avrlab::eval::EvalError::Render { .. }
+            ) =>
+        {
+            Failure::input(e)
+        }
+        other => Failure::infrastructure(other),
+    })?;
+    avrlab::engine::Progress::message(
+        &progress,
+        &format!(
+            "study {}: {} cells run now, {} already done; {} candidates validated, {} served by an identical candidate's validation, {} reviews; stored in {}",
+            plan.name,
+            outcome.cells_run,
+            outcome.cells_already_done,
+            outcome.validated,
+            outcome.reused_validations,
+            outcome.reviewed,
+            args.store.display()
+        ),
+    );
+    let report = build_study_report(&store, &plan.name).map_err(Failure::infrastructure)?;
+    let format = match args.report_format {
+        StudyFormatArg::Md => ReportFormat::Markdown,
+        StudyFormatArg::Json => ReportFormat::Json,
+    };
+    #[expect(clippy::print_stdout, reason = "the tables are the command's result")]
+    {
+        print!("{}", render_study(&report, format));
+    }
+    if outcome.unprepared.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        let cells: Vec<String> = outcome
+            .unprepared
+            .iter()
+            .map(|(cell, tasks)| {
+                let tasks: Vec<String> = tasks
+                    .iter()
+                    .map(|(t, why)| format!("{t} ({why})"))
+                    .collect();
+                format!("{cell}: {}", tasks.join("; "))
+            })
+            .collect();
+        Err(Failure::infrastructure(anyhow::anyhow!(
+            "study {}: tasks could not be warmed up in {} cell(s), whose candidates were not validated: {}; \
+             fix the cause and continue with --resume",
+            plan.name,
+            cells.len(),
+            cells.join(" | ")
+        )))
+    }
+}

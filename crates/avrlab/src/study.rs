@@ -1,0 +1,1118 @@
+//! `study`: a matrix of evals from one file — benchmarks (and their transformed variants) ×
+//! models × input formats × FL offsets × samples × runs, with an optional reviewer model. Each
+//! cell is one eval run, stored as it goes under an id derived from the plan, so a study killed at
+//! any point resumes cell by cell (and, inside a cell, prompt by prompt) without redoing anything
+//! finished. Identical candidates are validated once across the whole study.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use avrlab_bench::{Benchmark, Task};
+use avrlab_model::{Model, ModelError, Request, ResponseCache};
+use avrlab_prompt::{Format, VulnerableMethod};
+use avrlab_store::{Store, StoreError, StudyCellRow, StudyRow};
+use avrlab_validate::{Candidate, Oracle, PreparedTask, ValidateError, Verdict};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::engine::{EngineConfig, Progress, Unprepared};
+use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use crate::input::stored_form;
+use crate::method::vulnerable_method;
+use crate::review::{ReviewError, ReviewSpec, review_run};
+
+/// The version of the study file format this build reads.
+pub const STUDY_FORMAT_VERSION: u32 = 1;
+
+/// A study file as written (`studies/*.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyFile {
+    pub format_version: u32,
+    /// The study's id in the store; its cells' run ids start with it.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub benchmarks: Vec<BenchmarkEntry>,
+    pub models: Vec<ModelEntry>,
+    /// Input formats for models that name none of their own.
+    #[serde(default)]
+    pub formats: Vec<String>,
+    #[serde(default = "default_offsets")]
+    pub fl_offsets: Vec<i64>,
+    #[serde(default = "default_samples")]
+    pub samples: u32,
+    #[serde(default = "one")]
+    pub runs: u32,
+    #[serde(default = "default_temperature")]
+    pub temperature: f32,
+    #[serde(default = "default_top_p")]
+    pub top_p: f32,
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+    #[serde(default)]
+    pub seed: u64,
+    pub reviewer: Option<ReviewerEntry>,
+    #[serde(default)]
+    pub report: ReportSettings,
+}
+
+fn default_offsets() -> Vec<i64> {
+    vec![0]
+}
+fn default_samples() -> u32 {
+    10
+}
+fn one() -> u32 {
+    1
+}
+fn default_temperature() -> f32 {
+    0.8
+}
+fn default_top_p() -> f32 {
+    0.95
+}
+fn default_max_tokens() -> u32 {
+    512
+}
+
+/// One benchmark of the study, or a transformed variant of one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkEntry {
+    /// `demo`, an imported benchmark's name (under `$AVRLAB_BENCHMARKS`), or a folder (relative
+    /// to the study file).
+    pub benchmark: String,
+    /// `original`, or the transformation it was made with (`rename`, `structure`, `both`).
+    #[serde(default = "original")]
+    pub variant: String,
+    /// Only these tasks (ids as in this benchmark).
+    #[serde(default)]
+    pub tasks: Vec<String>,
+}
+
+fn original() -> String {
+    "original".into()
+}
+
+/// A generator model, optionally with its own input formats (a model family's formats).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEntry {
+    /// A name from avrlab.toml's `[models.*]`, or `local` / `baseline`.
+    pub name: String,
+    #[serde(default)]
+    pub formats: Vec<String>,
+}
+
+/// The reviewer model.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewerEntry {
+    pub model: String,
+    #[serde(default = "default_review_tokens")]
+    pub max_tokens: u32,
+    /// 0 by default: the reviewer's judgement should not be a draw.
+    #[serde(default)]
+    pub temperature: f32,
+}
+
+fn default_review_tokens() -> u32 {
+    64
+}
+
+/// How the study's statistics are reported.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReportSettings {
+    /// TOST equivalence margin: the largest difference in the share of plausible samples per
+    /// prompt that counts as "the same" (0.1 = ten percentage points).
+    #[serde(default = "default_margin")]
+    pub tost_margin: f64,
+    /// Significance level of TOST and McNemar.
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+}
+
+impl Default for ReportSettings {
+    fn default() -> Self {
+        Self {
+            tost_margin: default_margin(),
+            alpha: default_alpha(),
+        }
+    }
+}
+
+fn default_margin() -> f64 {
+    0.1
+}
+fn default_alpha() -> f64 {
+    0.05
+}
+
+/// Why a study file cannot be used: each message says what, where, and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyFileError {
+    /// The file could not be read.
+    #[error("cannot read study file {path}: check the path")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for a study.
+    #[error("{path}:{line}:{column}: {message}; fix the study file (see docs/study-format.md)")]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A value is not allowed.
+    #[error("{path}: `{field}`: {message}")]
+    Invalid {
+        path: PathBuf,
+        field: String,
+        message: String,
+    },
+}
+
+/// Replacements from the command line (a smaller study from the same file).
+#[derive(Debug, Clone, Default)]
+pub struct StudyOverrides {
+    pub samples: Option<u32>,
+    pub runs: Option<u32>,
+    pub max_tokens: Option<u32>,
+    /// Only these tasks, in every benchmark (ids without a variant suffix also match the
+    /// variant's `<id>-<variant>`).
+    pub tasks: Vec<String>,
+    /// Only these generator models (in place of the file's).
+    pub models: Vec<String>,
+    /// This reviewer model (in place of the file's).
+    pub reviewer: Option<String>,
+    /// Only these FL offsets.
+    pub fl_offsets: Vec<i64>,
+    /// The study's id in the store (in place of its name).
+    pub name: Option<String>,
+}
+
+/// One cell: an eval run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Cell {
+    /// Index into [`Plan::benchmarks`].
+    pub benchmark: usize,
+    pub model: String,
+    pub format: String,
+    pub fl_offset: i64,
+    pub run_id: String,
+}
+
+/// One benchmark of a resolved plan.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PlannedBenchmark {
+    pub name: String,
+    pub variant: String,
+    pub tasks: Vec<String>,
+}
+
+/// A study resolved against the benchmarks and models: what will run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Plan {
+    pub name: String,
+    pub benchmarks: Vec<PlannedBenchmark>,
+    pub cells: Vec<Cell>,
+    pub samples: u32,
+    pub runs: u32,
+    pub temperature: f32,
+    pub top_p: f32,
+    pub max_tokens: u32,
+    pub seed: u64,
+    pub reviewer: Option<ReviewerEntry>,
+    pub report: ReportSettings,
+}
+
+impl Plan {
+    /// A hash of the plan and of every task's reference fix: a resume must find the same.
+    pub fn hash(&self, benchmarks: &[Benchmark]) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(serde_json::to_string(self).expect("plans serialize"));
+        for benchmark in benchmarks {
+            for task in &benchmark.tasks {
+                hasher.update(task.id.as_bytes());
+                if let Some(reference) = &task.reference {
+                    hasher.update(reference.to_string().as_bytes());
+                }
+            }
+        }
+        hex::encode(&hasher.finalize()[..16])
+    }
+
+    /// The size of the study: what it asks of the models and the oracle at most.
+    pub fn size(&self) -> PlanSize {
+        let tasks = |cell: &Cell| self.benchmarks[cell.benchmark].tasks.len() as u64;
+        let prompts: u64 = self
+            .cells
+            .iter()
+            .map(|c| tasks(c) * u64::from(self.runs))
+            .sum();
+        let generations = prompts * u64::from(self.samples);
+        PlanSize {
+            cells: self.cells.len(),
+            prompts,
+            generations,
+            validations_at_most: generations,
+            reviews_at_most: if self.reviewer.is_some() {
+                generations
+            } else {
+                0
+            },
+        }
+    }
+
+    /// The cells' rows as stored with the study.
+    pub fn cell_rows(&self) -> Vec<StudyCellRow> {
+        self.cells
+            .iter()
+            .map(|c| StudyCellRow {
+                run_id: c.run_id.clone(),
+                benchmark: self.benchmarks[c.benchmark].name.clone(),
+                variant: self.benchmarks[c.benchmark].variant.clone(),
+                model: c.model.clone(),
+                format: c.format.clone(),
+                fl_offset: c.fl_offset,
+            })
+            .collect()
+    }
+}
+
+/// How big a study is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanSize {
+    pub cells: usize,
+    /// Prompts (task × run in every cell).
+    pub prompts: u64,
+    /// Model samples.
+    pub generations: u64,
+    /// Validations if every sample were a new candidate (identical ones are validated once).
+    pub validations_at_most: u64,
+    /// Reviews if every sample were a new candidate.
+    pub reviews_at_most: u64,
+}
+
+/// Reads a study file.
+pub fn read_study_file(path: &Path) -> Result<StudyFile, StudyFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| StudyFileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                (line, column)
+            })
+            .unwrap_or((1, 1));
+        StudyFileError::Syntax {
+            path: path.to_owned(),
+            line,
+            column,
+            message: e.message().trim().to_owned(),
+        }
+    })
+}
+
+/// What resolving a plan needs to know about the models: whether a name is configured.
+pub trait ModelCatalog {
+    /// `Err` with the reason and what to do when `name` is not a usable model.
+    fn check(&self, name: &str) -> Result<(), String>;
+}
+
+/// Resolves a study file: loads its benchmarks, checks its models, formats and numbers, and
+/// lists its cells. Nothing is stored.
+pub fn resolve_plan(
+    file: &StudyFile,
+    path: &Path,
+    overrides: &StudyOverrides,
+    models: &dyn ModelCatalog,
+) -> Result<(Plan, Vec<Benchmark>), StudyFileError> {
+    let invalid = |field: &str, message: String| StudyFileError::Invalid {
+        path: path.to_owned(),
+        field: field.to_owned(),
+        message,
+    };
+    if file.format_version != STUDY_FORMAT_VERSION {
+        return Err(invalid(
+            "format_version",
+            format!(
+                "{} is not a study format this avrlab reads ({STUDY_FORMAT_VERSION}); write format_version = {STUDY_FORMAT_VERSION}",
+                file.format_version
+            ),
+        ));
+    }
+    let name = overrides.name.clone().unwrap_or_else(|| file.name.clone());
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(invalid(
+            "name",
+            format!("`{name}` is not a usable id; use letters, digits, `-`, `_` and `.`"),
+        ));
+    }
+    let samples = overrides.samples.unwrap_or(file.samples);
+    let runs = overrides.runs.unwrap_or(file.runs);
+    if samples == 0 {
+        return Err(invalid("samples", "must be at least 1".into()));
+    }
+    if runs == 0 {
+        return Err(invalid("runs", "must be at least 1".into()));
+    }
+    let max_tokens = overrides.max_tokens.unwrap_or(file.max_tokens);
+    if max_tokens == 0 {
+        return Err(invalid("max_tokens", "must be at least 1".into()));
+    }
+    if !(file.report.tost_margin > 0.0 && file.report.tost_margin.is_finite()) {
+        return Err(invalid(
+            "report.tost_margin",
+            format!("{} is not a positive margin", file.report.tost_margin),
+        ));
+    }
+    if !(file.report.alpha > 0.0 && file.report.alpha < 0.5) {
+        return Err(invalid(
+            "report.alpha",
+            format!("{} is not between 0 and 0.5", file.report.alpha),
+        ));
+    }
+    let offsets = if overrides.fl_offsets.is_empty() {
+        file.fl_offsets.clone()
+    } else {
+        overrides.fl_offsets.clone()
+    };
+    if offsets.is_empty() {
+        return Err(invalid("fl_offsets", "lists no offset; add 0".into()));
+    }
+    if has_duplicates(&offsets) {
+        return Err(invalid("fl_offsets", "lists an offset twice".into()));
+    }
+    if file.benchmarks.is_empty() {
+        return Err(invalid(
+            "benchmarks",
+            "lists no benchmark; add [[benchmarks]] benchmark = \"demo\"".into(),
+        ));
+    }
+
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut benchmarks = Vec::new();
+    let mut planned = Vec::new();
+    for (index, entry) in file.benchmarks.iter().enumerate() {
+        let field = format!("benchmarks[{index}]");
+        let mut benchmark = open_benchmark(&entry.benchmark, base)
+            .map_err(|message| invalid(&format!("{field}.benchmark"), message))?;
+        let wanted: Vec<&String> = entry.tasks.iter().chain(&overrides.tasks).collect();
+        for id in &entry.tasks {
+            if !benchmark.tasks.iter().any(|t| &t.id == id) {
+                return Err(invalid(
+                    &format!("{field}.tasks"),
+                    format!(
+                        "benchmark `{}` has no task `{id}`; see `avrlab bench --benchmark {} list`",
+                        entry.benchmark, entry.benchmark
+                    ),
+                ));
+            }
+        }
+        let suffix = format!("-{}", entry.variant);
+        if !entry.tasks.is_empty() {
+            benchmark.tasks.retain(|t| entry.tasks.contains(&t.id));
+        }
+        if !overrides.tasks.is_empty() {
+            benchmark.tasks.retain(|t| {
+                overrides.tasks.iter().any(|id| {
+                    t.id == *id || t.id.strip_suffix(&suffix).is_some_and(|base| base == id)
+                })
+            });
+        }
+        if benchmark.tasks.is_empty() {
+            return Err(invalid(
+                &field,
+                format!(
+                    "no task of `{}` is left to run (tasks: {}); name tasks it has",
+                    entry.benchmark,
+                    wanted
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if planned
+            .iter()
+            .any(|p: &PlannedBenchmark| p.name == benchmark.name && p.variant == entry.variant)
+        {
+            return Err(invalid(
+                &field,
+                format!(
+                    "benchmark `{}` variant `{}` is listed twice",
+                    entry.benchmark, entry.variant
+                ),
+            ));
+        }
+        planned.push(PlannedBenchmark {
+            name: benchmark.name.clone(),
+            variant: entry.variant.clone(),
+            tasks: benchmark.tasks.iter().map(|t| t.id.clone()).collect(),
+        });
+        benchmarks.push(benchmark);
+    }
+
+    let mut model_entries = file.models.clone();
+    if !overrides.models.is_empty() {
+        model_entries = overrides
+            .models
+            .iter()
+            .map(|name| {
+                file.models
+                    .iter()
+                    .find(|m| &m.name == name)
+                    .cloned()
+                    .unwrap_or(ModelEntry {
+                        name: name.clone(),
+                        formats: Vec::new(),
+                    })
+            })
+            .collect();
+    }
+    if model_entries.is_empty() {
+        return Err(invalid(
+            "models",
+            "lists no model; add [[models]] name = \"local\"".into(),
+        ));
+    }
+    let mut cells = Vec::new();
+    for (index, model) in model_entries.iter().enumerate() {
+        let field = format!("models[{index}]");
+        models
+            .check(&model.name)
+            .map_err(|message| invalid(&format!("{field}.name"), message))?;
+        let formats = if model.formats.is_empty() {
+            &file.formats
+        } else {
+            &model.formats
+        };
+        if formats.is_empty() {
+            return Err(invalid(
+                &format!("{field}.formats"),
+                format!(
+                    "model `{}` has no input format; list `formats` for it or for the study",
+                    model.name
+                ),
+            ));
+        }
+        if has_duplicates(formats) {
+            return Err(invalid(
+                &format!("{field}.formats"),
+                "lists a format twice".into(),
+            ));
+        }
+        for format in formats {
+            format
+                .parse::<Format>()
+                .map_err(|e| invalid(&format!("{field}.formats"), e.to_string()))?;
+        }
+        for (b, bench) in planned.iter().enumerate() {
+            for format in formats {
+                for offset in &offsets {
+                    cells.push(Cell {
+                        benchmark: b,
+                        model: model.name.clone(),
+                        format: format.clone(),
+                        fl_offset: *offset,
+                        run_id: format!(
+                            "{name}/{}/{}/{}/{format}/{offset}",
+                            bench.name, bench.variant, model.name
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    let mut reviewer = file.reviewer.clone();
+    if let Some(name) = &overrides.reviewer {
+        let mut entry = reviewer.unwrap_or(ReviewerEntry {
+            model: String::new(),
+            max_tokens: default_review_tokens(),
+            temperature: 0.0,
+        });
+        entry.model = name.clone();
+        reviewer = Some(entry);
+    }
+    if let Some(reviewer) = &reviewer {
+        models
+            .check(&reviewer.model)
+            .map_err(|message| invalid("reviewer.model", message))?;
+    }
+    let plan = Plan {
+        name,
+        benchmarks: planned,
+        cells,
+        samples,
+        runs,
+        temperature: file.temperature,
+        top_p: file.top_p,
+        max_tokens,
+        seed: file.seed,
+        reviewer,
+        report: file.report.clone(),
+    };
+    Ok((plan, benchmarks))
+}
+
+fn has_duplicates<T: PartialEq>(items: &[T]) -> bool {
+    items
+        .iter()
+        .enumerate()
+        .any(|(i, a)| items[..i].contains(a))
+}
+
+/// A benchmark by name (`demo`, or one under `$AVRLAB_BENCHMARKS`) or folder (relative to `base`).
+fn open_benchmark(name: &str, base: &Path) -> Result<Benchmark, String> {
+    let relative = base.join(name);
+    let imported = std::env::var_os("AVRLAB_BENCHMARKS").map(|d| PathBuf::from(d).join(name));
+    let candidate = if name == "demo" {
+        name.to_owned()
+    } else if Path::new(name).is_absolute() || relative.is_dir() {
+        relative.to_string_lossy().into_owned()
+    } else if let Some(dir) = imported.filter(|d| d.is_dir()) {
+        dir.to_string_lossy().into_owned()
+    } else {
+        return Err(format!(
+            "no benchmark `{name}` (not a folder beside the study file, nor under $AVRLAB_BENCHMARKS); \
+             import it with `avrlab bench import`, or make a variant with `avrlab transform`"
+        ));
+    };
+    Benchmark::open(&candidate).map_err(|e| format!("{e}"))
+}
+
+/// An oracle shared by a study's cells: each task folder is materialized and warmed up once, and
+/// a candidate identical to one already validated in the study (same task folder, same text up
+/// to whitespace) gets that validation's verdict instead of a second run.
+pub struct StudyOracle<'a> {
+    inner: &'a dyn Oracle,
+    materialized: Mutex<HashMap<PathBuf, PreparedTask>>,
+    warmed: Mutex<std::collections::HashSet<PathBuf>>,
+    verdicts: Mutex<HashMap<(PathBuf, String), Verdict>>,
+    reused: Mutex<usize>,
+}
+
+impl std::fmt::Debug for StudyOracle<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StudyOracle")
+            .field("oracle", &self.inner.name())
+            .field("reused", &self.reused())
+            .finish()
+    }
+}
+
+impl<'a> StudyOracle<'a> {
+    pub fn new(inner: &'a dyn Oracle) -> Self {
+        Self {
+            inner,
+            materialized: Mutex::default(),
+            warmed: Mutex::default(),
+            verdicts: Mutex::default(),
+            reused: Mutex::new(0),
+        }
+    }
+
+    /// How many validations were served from an identical candidate's.
+    pub fn reused(&self) -> usize {
+        *self.reused.lock().expect("not poisoned")
+    }
+}
+
+fn candidate_key(candidate: &Candidate) -> String {
+    let (kind, content) = stored_form(candidate);
+    let words: Vec<&str> = content.split_whitespace().collect();
+    format!("{kind}\0{}", words.join(" "))
+}
+
+impl Oracle for StudyOracle<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
+        let mut materialized = self.materialized.lock().expect("not poisoned");
+        if let Some(prepared) = materialized.get(&task.dir) {
+            return Ok(prepared.clone());
+        }
+        let prepared = self.inner.materialize(task)?;
+        materialized.insert(task.dir.clone(), prepared.clone());
+        Ok(prepared)
+    }
+
+    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        if self
+            .warmed
+            .lock()
+            .expect("not poisoned")
+            .contains(&prepared.task.dir)
+        {
+            return Ok(());
+        }
+        self.inner.warm_up(prepared)?;
+        self.warmed
+            .lock()
+            .expect("not poisoned")
+            .insert(prepared.task.dir.clone());
+        Ok(())
+    }
+
+    fn validate(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+    ) -> Result<Verdict, ValidateError> {
+        let key = (prepared.task.dir.clone(), candidate_key(candidate));
+        if let Some(verdict) = self.verdicts.lock().expect("not poisoned").get(&key) {
+            *self.reused.lock().expect("not poisoned") += 1;
+            let mut verdict = verdict.clone();
+            verdict.diagnostics.push(
+                "the same candidate was validated earlier in this study: this is that validation's evidence"
+                    .into(),
+            );
+            return Ok(verdict);
+        }
+        let verdict = self.inner.validate(prepared, candidate, slot)?;
+        self.verdicts
+            .lock()
+            .expect("not poisoned")
+            .insert(key, verdict.clone());
+        Ok(verdict)
+    }
+}
+
+/// A model shared by several cells.
+struct SharedModel(Arc<dyn Model>);
+
+impl Model for SharedModel {
+    fn cache_identity(&self) -> String {
+        self.0.cache_identity()
+    }
+
+    fn generate(&self, request: &Request<'_>) -> Result<Vec<avrlab_model::Generation>, ModelError> {
+        self.0.generate(request)
+    }
+}
+
+/// Why a study stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The store already holds this study with another plan, or holds it and no resume was asked.
+    #[error("{0}")]
+    Conflict(String),
+    /// An eval cell failed.
+    #[error("cell {run_id}")]
+    Eval {
+        run_id: String,
+        #[source]
+        source: Box<EvalError>,
+    },
+    /// The reviewer failed.
+    #[error("cell {run_id}")]
+    Review {
+        run_id: String,
+        #[source]
+        source: Box<ReviewError>,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What running (or resuming) a study did.
+#[derive(Debug, Clone, Default)]
+pub struct StudyOutcome {
+    /// Cells found finished (and reviewed) from an earlier attempt.
+    pub cells_already_done: usize,
+    /// Cells run or completed now.
+    pub cells_run: usize,
+    /// Candidates validated now by the oracle.
+    pub validated: usize,
+    /// Validations served from an identical candidate of the study.
+    pub reused_validations: usize,
+    pub reviewed: usize,
+    /// Tasks that could not be warmed up, per cell: those cells stay unfinished.
+    pub unprepared: BTreeMap<String, Unprepared>,
+}
+
+/// Where a study's models come from: each needed model, started once.
+pub struct StudyModels {
+    pub models: HashMap<String, Arc<dyn Model>>,
+    pub cache: PathBuf,
+}
+
+impl std::fmt::Debug for StudyModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut names: Vec<&String> = self.models.keys().collect();
+        names.sort();
+        f.debug_struct("StudyModels")
+            .field("models", &names)
+            .field("cache", &self.cache)
+            .finish()
+    }
+}
+
+/// One study to run or resume, with what it runs on.
+pub struct StudyRequest<'a> {
+    pub plan: &'a Plan,
+    pub benchmarks: &'a [Benchmark],
+    pub models: &'a StudyModels,
+    pub config: &'a EngineConfig,
+    pub oracle: &'a dyn Oracle,
+    /// Continue the study stored under the plan's name.
+    pub resume: bool,
+}
+
+impl std::fmt::Debug for StudyRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StudyRequest")
+            .field("study", &self.plan.name)
+            .field("resume", &self.resume)
+            .finish()
+    }
+}
+
+/// Runs (or resumes) a study.
+pub fn execute_study(
+    store: &mut Store,
+    request: &StudyRequest<'_>,
+    progress: &dyn Progress,
+) -> Result<StudyOutcome, StudyError> {
+    let StudyRequest {
+        plan,
+        benchmarks,
+        models,
+        config,
+        oracle,
+        resume,
+    } = *request;
+    let plan_hash = plan.hash(benchmarks);
+    match store.study(&plan.name)? {
+        Some(existing) if !resume => {
+            return Err(StudyError::Conflict(format!(
+                "the store already has study `{}`: pass --resume to continue it, or --name for a new one",
+                existing.id
+            )));
+        }
+        Some(existing) if existing.plan_hash != plan_hash => {
+            return Err(StudyError::Conflict(format!(
+                "study `{}` was started with another plan (study file, overrides or tasks changed); \
+                 resume it with the same ones, or start a new one with --name",
+                existing.id
+            )));
+        }
+        Some(_) => {}
+        None if resume => {
+            return Err(StudyError::Conflict(format!(
+                "the store has no study `{}` to resume: start it without --resume",
+                plan.name
+            )));
+        }
+        None => {
+            let study = StudyRow {
+                id: plan.name.clone(),
+                plan_hash,
+                plan: serde_json::to_string(plan).expect("plans serialize"),
+                finished_at: None,
+            };
+            store.create_study(&study, &plan.cell_rows())?;
+        }
+    }
+
+    let oracle = StudyOracle::new(oracle);
+    let mut outcome = StudyOutcome::default();
+    let total = plan.cells.len();
+    for (index, cell) in plan.cells.iter().enumerate() {
+        let benchmark = &benchmarks[cell.benchmark];
+        let existing = store.run(&cell.run_id)?;
+        let finished = existing.as_ref().is_some_and(|r| r.finished_at.is_some());
+        let mut worked = false;
+        if !finished {
+            progress.message(&format!(
+                "cell {}/{total}: {} ({})",
+                index + 1,
+                cell.run_id,
+                if existing.is_some() {
+                    "resuming"
+                } else {
+                    "starting"
+                }
+            ));
+            let model = models.models[&cell.model].clone();
+            let request = EvalRequest {
+                benchmark,
+                model: Box::new(SharedModel(model)),
+                cache: ResponseCache::new(models.cache.clone()),
+                spec: EvalSpec {
+                    model_name: cell.model.clone(),
+                    format: cell.format.parse().expect("checked when planned"),
+                    samples: plan.samples,
+                    runs: plan.runs,
+                    fl_offset: cell.fl_offset,
+                    temperature: plan.temperature,
+                    top_p: plan.top_p,
+                    max_tokens: plan.max_tokens,
+                    seed: plan.seed,
+                },
+                run_id: Some(cell.run_id.clone()),
+                resume: existing.is_some(),
+            };
+            let report =
+                execute_eval(store, request, config, &oracle, progress).map_err(|source| {
+                    StudyError::Eval {
+                        run_id: cell.run_id.clone(),
+                        source: Box::new(source),
+                    }
+                })?;
+            outcome.validated += report.validated;
+            if !report.unprepared.is_empty() {
+                outcome
+                    .unprepared
+                    .insert(cell.run_id.clone(), report.unprepared.clone());
+            }
+            worked = true;
+        }
+        if let Some(reviewer) = &plan.reviewer {
+            let methods = vulnerable_methods(&oracle, benchmark)?;
+            let model = avrlab_model::CachedModel::new(
+                SharedModel(models.models[&reviewer.model].clone()),
+                ResponseCache::new(models.cache.clone()),
+            );
+            let spec = ReviewSpec {
+                reviewer: reviewer.model.clone(),
+                max_tokens: reviewer.max_tokens,
+                temperature: reviewer.temperature,
+                seed: plan.seed,
+            };
+            let reviewed = review_run(store, &cell.run_id, &methods, &model, &spec, progress)
+                .map_err(|source| StudyError::Review {
+                    run_id: cell.run_id.clone(),
+                    source: Box::new(source),
+                })?;
+            outcome.reviewed += reviewed;
+            worked |= reviewed > 0;
+        }
+        if worked {
+            outcome.cells_run += 1;
+        } else {
+            outcome.cells_already_done += 1;
+        }
+    }
+    outcome.reused_validations = oracle.reused();
+    if outcome.unprepared.is_empty() {
+        store.finish_study(&plan.name)?;
+    }
+    Ok(outcome)
+}
+
+/// Each task's vulnerable method, for the reviewer's prompt (tasks that have none are skipped:
+/// their eval cells hold no candidate either).
+fn vulnerable_methods(
+    oracle: &StudyOracle<'_>,
+    benchmark: &Benchmark,
+) -> Result<HashMap<String, VulnerableMethod>, StudyError> {
+    let mut methods = HashMap::new();
+    for task in &benchmark.tasks {
+        let Ok(prepared) = oracle.materialize(task) else {
+            continue;
+        };
+        if let Ok(method) = vulnerable_method(task, prepared.pristine()) {
+            methods.insert(task.id.clone(), method);
+        }
+    }
+    Ok(methods)
+}
+
+/// Estimated wall time of a study's generation and validation, from what the store has seen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// Seconds per generated sample, per model, with how many stored samples it is based on
+    /// (`None`: the store has none of that model).
+    pub per_sample: BTreeMap<String, Option<(f64, usize)>>,
+    /// Seconds per validation, with how many stored verdicts it is based on.
+    pub per_validation: Option<(f64, usize)>,
+    /// The total for the whole study where every part is known.
+    pub total_seconds: Option<f64>,
+}
+
+/// Estimates how long a study takes from the latencies and validation times already stored
+/// (answers served from the response cache are left out).
+pub fn estimate(store: &Store, plan: &Plan) -> Result<Estimate, StoreError> {
+    let mut per_model: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    let mut validation = (0.0, 0usize);
+    for run in store.runs()?.iter().rev().take(200) {
+        if run.mode != avrlab_store::RunMode::Eval {
+            continue;
+        }
+        let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
+        let samples = config
+            .get("samples")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(1)
+            .max(1) as f64;
+        for g in store.generations(&run.id)? {
+            if !g.cached && g.error.is_none() && g.latency_ms > 0 {
+                let entry = per_model.entry(g.model.clone()).or_default();
+                // A request's latency is shared by its samples, generated one after another.
+                entry.0 += g.latency_ms as f64 / 1000.0 / samples;
+                entry.1 += 1;
+            }
+        }
+        for v in store.verdicts(&run.id)? {
+            validation.0 += v.wall_ms as f64 / 1000.0;
+            validation.1 += 1;
+        }
+    }
+    let mut needed: Vec<&str> = plan.cells.iter().map(|c| c.model.as_str()).collect();
+    if let Some(reviewer) = &plan.reviewer {
+        needed.push(&reviewer.model);
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let per_sample: BTreeMap<String, Option<(f64, usize)>> = needed
+        .iter()
+        .map(|m| {
+            let known = per_model
+                .get(*m)
+                .filter(|(_, n)| *n > 0)
+                .map(|(sum, n)| (sum / *n as f64, *n));
+            ((*m).to_owned(), known)
+        })
+        .collect();
+    let per_validation =
+        (validation.1 > 0).then(|| (validation.0 / validation.1 as f64, validation.1));
+    let size = plan.size();
+    let samples_per_cell = |cell: &Cell| {
+        plan.benchmarks[cell.benchmark].tasks.len() as f64 * f64::from(plan.runs * plan.samples)
+    };
+    let mut total = Some(0.0);
+    for cell in &plan.cells {
+        total = match (total, per_sample[&cell.model]) {
+            (Some(t), Some((s, _))) => Some(t + s * samples_per_cell(cell)),
+            _ => None,
+        };
+    }
+    if let Some(reviewer) = &plan.reviewer {
+        total = match (total, per_sample[&reviewer.model]) {
+            (Some(t), Some((s, _))) => Some(t + s * size.reviews_at_most as f64),
+            _ => None,
+        };
+    }
+    total = match (total, per_validation) {
+        (Some(t), Some((v, _))) => Some(t + v * size.validations_at_most as f64),
+        _ => None,
+    };
+    Ok(Estimate {
+        per_sample,
+        per_validation,
+        total_seconds: total,
+    })
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The plan as printed before a study runs: its matrix, its size and the estimated time.
+pub fn describe_plan(plan: &Plan, estimate: Option<&Estimate>) -> String {
+    use std::fmt::Write as _;
+    let size = plan.size();
+    let mut out = String::new();
+    let _ = writeln!(out, "study {}: {} cells", plan.name, size.cells);
+    for b in &plan.benchmarks {
+        let _ = writeln!(
+            out,
+            "  benchmark {} ({}): {} tasks",
+            b.name,
+            b.variant,
+            b.tasks.len()
+        );
+    }
+    let mut models: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut offsets: Vec<i64> = Vec::new();
+    for cell in &plan.cells {
+        match models.iter_mut().find(|(m, _)| *m == cell.model) {
+            Some((_, formats)) if !formats.contains(&cell.format.as_str()) => {
+                formats.push(&cell.format)
+            }
+            Some(_) => {}
+            None => models.push((&cell.model, vec![&cell.format])),
+        }
+        if !offsets.contains(&cell.fl_offset) {
+            offsets.push(cell.fl_offset);
+        }
+    }
+    for (model, formats) in &models {
+        let _ = writeln!(out, "  model {model}: formats {}", formats.join(", "));
+    }
+    let offsets: Vec<String> = offsets.iter().map(ToString::to_string).collect();
+    let _ = writeln!(
+        out,
+        "  FL offsets {}; {} samples per prompt, {} runs; temperature {}, max {} tokens",
+        offsets.join(", "),
+        plan.samples,
+        plan.runs,
+        plan.temperature,
+        plan.max_tokens
+    );
+    if let Some(reviewer) = &plan.reviewer {
+        let _ = writeln!(
+            out,
+            "  reviewer {} (max {} tokens, temperature {})",
+            reviewer.model, reviewer.max_tokens, reviewer.temperature
+        );
+    }
+    let _ = writeln!(
+        out,
+        "size: {} prompts, {} samples, at most {} validations (identical candidates are validated once) and {} reviews",
+        size.prompts, size.generations, size.validations_at_most, size.reviews_at_most
+    );
+    if let Some(estimate) = estimate {
+        for (model, known) in &estimate.per_sample {
+            let _ = match known {
+                Some((seconds, n)) => writeln!(
+                    out,
+                    "  {model}: {seconds:.1} s per sample (mean of {n} stored samples)"
+                ),
+                None => writeln!(
+                    out,
+                    "  {model}: no stored samples of this model to estimate from"
+                ),
+            };
+        }
+        if let Some((seconds, n)) = estimate.per_validation {
+            let _ = writeln!(
+                out,
+                "  validation: {seconds:.1} s per candidate (mean of {n} stored verdicts)"
+            );
+        }
+        let _ = match estimate.total_seconds {
+            Some(total) => writeln!(
+                out,
+                "estimated time: at most {:.0} min (less where the response cache or identical candidates serve)",
+                total / 60.0
+            ),
+            None => writeln!(
+                out,
+                "estimated time: unknown (the store has not seen every model yet)"
+            ),
+        };
+    }
+    out
+}

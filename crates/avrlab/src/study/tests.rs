@@ -1,0 +1,447 @@
+//! Planning, running, resuming and reporting studies with the fake oracle, the template baseline
+//! as generator and scripted reviewers: orchestration tested in milliseconds.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use avrlab_model::{FinishReason, Generation};
+use avrlab_store::ReviewDecision;
+use avrlab_validate::Outcome;
+
+use super::*;
+use crate::fake_oracle::{Call, FakeOracle, Quiet, engine_config};
+
+/// Every model name is configured, except `unknown`.
+struct AnyModel;
+
+impl ModelCatalog for AnyModel {
+    fn check(&self, name: &str) -> Result<(), String> {
+        if name == "unknown" {
+            Err("no model `unknown` in avrlab.toml; add [models.unknown]".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A reviewer that accepts every other candidate, and fails (as an unreachable server would)
+/// once it has answered `fail_after` times.
+struct ScriptedReviewer {
+    answered: AtomicUsize,
+    fail_after: usize,
+}
+
+impl ScriptedReviewer {
+    fn new(fail_after: usize) -> Self {
+        Self {
+            answered: AtomicUsize::new(0),
+            fail_after,
+        }
+    }
+}
+
+impl Model for ScriptedReviewer {
+    fn cache_identity(&self) -> String {
+        "scripted-reviewer".into()
+    }
+
+    fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+        let answered = self.answered.fetch_add(1, Ordering::SeqCst);
+        if answered >= self.fail_after {
+            return Err(ModelError::Unreachable {
+                endpoint: "http://127.0.0.1:9".into(),
+                source: "connection refused".into(),
+            });
+        }
+        let text = match answered % 3 {
+            0 => "ACCEPT: the input is checked now".to_owned(),
+            1 => "REJECT: still unchecked".to_owned(),
+            _ => "I am not sure about this one.".to_owned(),
+        };
+        assert!(request.prompt_id.starts_with("review/"));
+        Ok(vec![Generation {
+            text,
+            finish_reason: FinishReason::Stop,
+            tokens_in: None,
+            tokens_out: None,
+            latency: std::time::Duration::from_millis(3),
+            cached: false,
+        }])
+    }
+}
+
+const SMALL: &str = r#"
+format_version = 1
+name = "small"
+formats = ["chat-p1", "chat-p2"]
+fl_offsets = [0, 2]
+samples = 2
+runs = 2
+temperature = 0.0
+
+[[benchmarks]]
+benchmark = "demo"
+tasks = ["demo-zip-slip", "demo-xxe-config"]
+
+[[models]]
+name = "baseline"
+
+[reviewer]
+model = "reviewer"
+"#;
+
+fn write_study(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("study.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn plan_of(text: &str) -> Result<(Plan, Vec<Benchmark>), StudyFileError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_study(dir.path(), text);
+    let file = read_study_file(&path)?;
+    resolve_plan(&file, &path, &StudyOverrides::default(), &AnyModel)
+}
+
+#[test]
+fn a_plan_lists_every_cell_and_its_size() {
+    let (plan, benchmarks) = plan_of(SMALL).unwrap();
+    assert_eq!(benchmarks[0].tasks.len(), 2);
+    let ids: Vec<&str> = plan.cells.iter().map(|c| c.run_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "small/demo/original/baseline/chat-p1/0",
+            "small/demo/original/baseline/chat-p1/2",
+            "small/demo/original/baseline/chat-p2/0",
+            "small/demo/original/baseline/chat-p2/2",
+        ]
+    );
+    assert_eq!(
+        plan.size(),
+        PlanSize {
+            cells: 4,
+            prompts: 16,
+            generations: 32,
+            validations_at_most: 32,
+            reviews_at_most: 32,
+        }
+    );
+    let text = describe_plan(&plan, None);
+    assert!(text.contains("size: 16 prompts, 32 samples"), "{text}");
+    // Overrides make a smaller study of the same file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_study(dir.path(), SMALL);
+    let file = read_study_file(&path).unwrap();
+    let overrides = StudyOverrides {
+        samples: Some(1),
+        runs: Some(1),
+        tasks: vec!["demo-zip-slip".into()],
+        fl_offsets: vec![0],
+        ..StudyOverrides::default()
+    };
+    let (small, _) = resolve_plan(&file, &path, &overrides, &AnyModel).unwrap();
+    assert_eq!(small.size().generations, 2);
+    assert_ne!(small.hash(&benchmarks), plan.hash(&benchmarks));
+}
+
+#[test]
+fn a_bad_study_file_is_one_line_saying_what_where_and_what_to_do() {
+    let cases = [
+        (
+            SMALL.replace("samples = 2", "samples = 2\nsampels = 3"),
+            "study.toml:7:1: unknown field `sampels`",
+        ),
+        (
+            SMALL.replace("\"chat-p2\"]", "\"chat-p9\"]"),
+            "study.toml: `models[0].formats`: select prompt format `chat-p9`; known formats: infill-comment",
+        ),
+        (
+            SMALL.replace("[0, 2]", "[0, 2, 0]"),
+            "`fl_offsets`: lists an offset twice",
+        ),
+        (
+            SMALL.replace("name = \"baseline\"", "name = \"unknown\""),
+            "`models[0].name`: no model `unknown` in avrlab.toml",
+        ),
+        (
+            SMALL.replace("model = \"reviewer\"", "model = \"unknown\""),
+            "`reviewer.model`: no model `unknown`",
+        ),
+        (
+            SMALL.replace("benchmark = \"demo\"", "benchmark = \"nowhere\""),
+            "`benchmarks[0].benchmark`: no benchmark `nowhere`",
+        ),
+        (
+            SMALL.replace("\"demo-xxe-config\"]", "\"demo-nothing\"]"),
+            "`benchmarks[0].tasks`: benchmark `demo` has no task `demo-nothing`",
+        ),
+        (
+            SMALL.replace("runs = 2", "runs = 0"),
+            "`runs`: must be at least 1",
+        ),
+        (
+            SMALL.replace("format_version = 1", "format_version = 7"),
+            "`format_version`: 7 is not a study format",
+        ),
+        (
+            SMALL.replace("samples = 2", "samples = \"two\""),
+            "study.toml:6:11: invalid type",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = plan_of(&text).unwrap_err().to_string();
+        assert!(error.contains(expected), "{expected:?} in {error:?}");
+        assert!(!error.contains('\n'), "one line: {error:?}");
+    }
+}
+
+fn models(reviewer: ScriptedReviewer, cache: &Path) -> StudyModels {
+    let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
+    models.insert("baseline".into(), Arc::new(avrlab_model::BaselineModel));
+    models.insert("reviewer".into(), Arc::new(reviewer));
+    StudyModels {
+        models,
+        cache: cache.to_owned(),
+    }
+}
+
+fn plausible_if_reference(task: &Task, candidate: &Candidate) -> Option<Outcome> {
+    // The baseline's template that bounds the path is what the zip-slip reference does: call
+    // every zip-slip candidate Plausible, the rest PovFailing.
+    let _ = candidate;
+    Some(if task.id == "demo-zip-slip" {
+        Outcome::Plausible
+    } else {
+        Outcome::PovFailing
+    })
+}
+
+#[test]
+fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, benchmarks) = plan_of(SMALL).unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let config = engine_config(1, true);
+    let cache = dir.path().join("cache");
+
+    // First attempt: the reviewer goes away after 5 answers, as a server might.
+    let oracle = FakeOracle::new(plausible_if_reference);
+    let error = execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(5), &cache),
+            config: &config,
+            oracle: &oracle,
+            resume: false,
+        },
+        &Quiet,
+    )
+    .unwrap_err();
+    assert!(matches!(error, StudyError::Review { .. }), "{error}");
+    let first_validations = oracle.count(|c| matches!(c, Call::Validate(_)));
+    assert!(first_validations > 0);
+    assert!(store.study("small").unwrap().unwrap().finished_at.is_none());
+
+    // Starting it again without --resume is refused; so is a changed plan.
+    let oracle = FakeOracle::new(plausible_if_reference);
+    let again = execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(usize::MAX), &cache),
+            config: &config,
+            oracle: &oracle,
+            resume: false,
+        },
+        &Quiet,
+    )
+    .unwrap_err();
+    assert!(again.to_string().contains("pass --resume"), "{again}");
+    let mut changed = plan.clone();
+    changed.samples = 3;
+    let changed_error = execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &changed,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(usize::MAX), &cache),
+            config: &config,
+            oracle: &oracle,
+            resume: true,
+        },
+        &Quiet,
+    )
+    .unwrap_err();
+    assert!(
+        changed_error.to_string().contains("another plan"),
+        "{changed_error}"
+    );
+
+    // The resume finishes it, redoing no generation, validation or review already stored.
+    let reviews_before: usize = plan
+        .cells
+        .iter()
+        .map(|c| store.reviews(&c.run_id).map(|r| r.len()).unwrap_or(0))
+        .sum();
+    // Five answers from the reviewer, and the same prompts again served by the response cache.
+    assert!(reviews_before >= 5, "{reviews_before}");
+    let generations_before: usize = plan
+        .cells
+        .iter()
+        .map(|c| store.generations(&c.run_id).map(|g| g.len()).unwrap_or(0))
+        .sum();
+    let outcome = execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(usize::MAX), &cache),
+            config: &config,
+            oracle: &oracle,
+            resume: true,
+        },
+        &Quiet,
+    )
+    .expect("the resumed study ends");
+    assert!(store.study("small").unwrap().unwrap().finished_at.is_some());
+    let mut generations = 0;
+    let mut candidates = 0;
+    let mut reviews = Vec::new();
+    for cell in &plan.cells {
+        let run = store
+            .run(&cell.run_id)
+            .unwrap()
+            .expect("every cell is stored");
+        assert!(run.finished_at.is_some(), "{} finished", cell.run_id);
+        generations += store.generations(&cell.run_id).unwrap().len();
+        let cell_candidates = store.candidates(&cell.run_id).unwrap();
+        assert_eq!(
+            store.verdicts(&cell.run_id).unwrap().len(),
+            cell_candidates.len()
+        );
+        candidates += cell_candidates.len();
+        reviews.extend(store.reviews(&cell.run_id).unwrap());
+    }
+    assert_eq!(generations, 32, "2 tasks × 2 runs × 2 samples × 4 cells");
+    assert!(generations_before <= generations);
+    assert_eq!(reviews.len(), candidates, "every candidate reviewed once");
+    assert_eq!(outcome.reviewed, candidates - reviews_before);
+    assert!(
+        reviews_before < candidates,
+        "the first attempt stopped early"
+    );
+    assert!(
+        reviews
+            .iter()
+            .any(|r| r.decision == ReviewDecision::Unparseable)
+    );
+    // Identical candidates across cells were validated once in this attempt: the oracle ran
+    // once per distinct (task, candidate text).
+    let mut distinct = std::collections::HashSet::new();
+    for cell in &plan.cells {
+        for c in store.candidates(&cell.run_id).unwrap() {
+            let words: Vec<&str> = c.content.split_whitespace().collect();
+            distinct.insert((c.task.clone(), c.kind.clone(), words.join(" ")));
+        }
+    }
+    let validations = oracle.count(|c| matches!(c, Call::Validate(_)));
+    assert!(
+        validations <= distinct.len(),
+        "{validations} ≤ {}",
+        distinct.len()
+    );
+    // A finished study resumed again does nothing.
+    let oracle = FakeOracle::new(plausible_if_reference);
+    let idle = execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(0), &cache),
+            config: &config,
+            oracle: &oracle,
+            resume: true,
+        },
+        &Quiet,
+    )
+    .expect("nothing left to do");
+    assert_eq!((idle.cells_run, idle.cells_already_done), (0, 4));
+    assert_eq!(oracle.count(|c| matches!(c, Call::Validate(_))), 0);
+
+    // The report: the offset × prompt table, the comparison lines and the reviewer matrix.
+    let report = avrlab_report::build_study_report(&store, "small").unwrap();
+    assert_eq!(report.grids.len(), 1);
+    let grid = &report.grids[0];
+    assert_eq!(grid.offsets, [0, 2]);
+    assert_eq!(grid.formats, ["chat-p1", "chat-p2"]);
+    let zero = &grid.cells[&(0, "chat-p1".to_owned())];
+    assert_eq!(zero.runs, 2);
+    assert!(zero.fixed_margin.is_some());
+    assert_eq!(report.comparisons.len(), 1);
+    assert_eq!(
+        report.comparisons[0].pairs, 8,
+        "2 tasks × 2 formats × 2 runs"
+    );
+    let matrix = &report.reviewers[0];
+    let decided = matrix.accept_plausible
+        + matrix.accept_failing
+        + matrix.reject_plausible
+        + matrix.reject_failing;
+    assert_eq!(
+        decided + matrix.unparseable + matrix.no_answer + matrix.indeterminate,
+        candidates as u64
+    );
+    let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
+    for part in [
+        "## FL offset × prompt: baseline on demo (original), 2 tasks",
+        "| offset | chat-p1 | chat-p2 |",
+        "offset 0 vs +2: 8 pairs",
+        "TOST margin ±0.10",
+        "McNemar",
+        "## Reviewer `reviewer` against the tests",
+        "| accept |",
+        "unparseable answers",
+        "## Table 5: fixed per CWE",
+    ] {
+        assert!(text.contains(part), "{part:?} in\n{text}");
+    }
+}
+
+#[test]
+fn identical_candidates_are_validated_once_across_the_cells_of_a_study() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, benchmarks) = plan_of(SMALL).unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let oracle = FakeOracle::new(plausible_if_reference);
+    let outcome = execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(usize::MAX), &dir.path().join("cache")),
+            config: &engine_config(2, true),
+            oracle: &oracle,
+            resume: false,
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let mut distinct = std::collections::HashSet::new();
+    let mut stored = 0;
+    for cell in &plan.cells {
+        for c in store.candidates(&cell.run_id).unwrap() {
+            let words: Vec<&str> = c.content.split_whitespace().collect();
+            distinct.insert((c.task.clone(), c.kind.clone(), words.join(" ")));
+            stored += 1;
+        }
+    }
+    let validations = oracle.count(|c| matches!(c, Call::Validate(_)));
+    assert_eq!(validations, distinct.len());
+    assert_eq!(outcome.reused_validations, stored - distinct.len());
+    assert!(outcome.reused_validations > 0, "the cells share candidates");
+    // Each task was warmed up once for the whole study.
+    assert_eq!(oracle.count(|c| matches!(c, Call::WarmUp(_))), 2);
+}
