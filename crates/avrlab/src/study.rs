@@ -195,6 +195,8 @@ pub struct StudyOverrides {
     pub fl_offsets: Vec<i64>,
     /// The study's id in the store (in place of its name).
     pub name: Option<String>,
+    /// Only the benchmarks of these variants (`original`, `rename` …).
+    pub variants: Vec<String>,
 }
 
 /// One cell: an eval run.
@@ -325,10 +327,12 @@ pub fn read_study_file(path: &Path) -> Result<StudyFile, StudyFileError> {
     })
 }
 
-/// What resolving a plan needs to know about the models: whether a name is configured.
+/// What resolving a plan needs to know about the models: whether a name is configured, and its
+/// own input format.
 pub trait ModelCatalog {
-    /// `Err` with the reason and what to do when `name` is not a usable model.
-    fn check(&self, name: &str) -> Result<(), String>;
+    /// The model's configured `format`, if any; `Err` with the reason and what to do when
+    /// `name` is not a usable model.
+    fn check(&self, name: &str) -> Result<Option<String>, String>;
 }
 
 /// Resolves a study file: loads its benchmarks, checks its models, formats and numbers, and
@@ -409,7 +413,18 @@ pub fn resolve_plan(
     let base = path.parent().unwrap_or(Path::new("."));
     let mut benchmarks = Vec::new();
     let mut planned = Vec::new();
+    for variant in &overrides.variants {
+        if !file.benchmarks.iter().any(|b| &b.variant == variant) {
+            return Err(invalid(
+                "benchmarks",
+                format!("no benchmark has variant `{variant}` (given on the command line)"),
+            ));
+        }
+    }
     for (index, entry) in file.benchmarks.iter().enumerate() {
+        if !overrides.variants.is_empty() && !overrides.variants.contains(&entry.variant) {
+            continue;
+        }
         let field = format!("benchmarks[{index}]");
         let mut benchmark = open_benchmark(&entry.benchmark, base)
             .map_err(|message| invalid(&format!("{field}.benchmark"), message))?;
@@ -496,13 +511,16 @@ pub fn resolve_plan(
     let mut cells = Vec::new();
     for (index, model) in model_entries.iter().enumerate() {
         let field = format!("models[{index}]");
-        models
+        let configured = models
             .check(&model.name)
             .map_err(|message| invalid(&format!("{field}.name"), message))?;
-        let formats = if model.formats.is_empty() {
+        // The model's own formats, else the study's, else the one its configuration names.
+        let formats = if !model.formats.is_empty() {
+            &model.formats
+        } else if !file.formats.is_empty() {
             &file.formats
         } else {
-            &model.formats
+            &configured.into_iter().collect()
         };
         if formats.is_empty() {
             return Err(invalid(
@@ -940,23 +958,29 @@ fn vulnerable_methods(
     Ok(methods)
 }
 
-/// Estimated wall time of a study's generation and validation, from what the store has seen.
+/// Estimated wall time of what is left of a study, from what the store has seen.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {
-    /// Seconds per generated sample, per model, with how many stored samples it is based on
-    /// (`None`: the store has none of that model).
+    /// Seconds per generated sample, per generator model, with how many stored samples it is
+    /// based on (`None`: the store has none of that model).
     pub per_sample: BTreeMap<String, Option<(f64, usize)>>,
+    /// Seconds per review and how many stored reviews it is based on.
+    pub per_review: Option<(f64, usize)>,
     /// Seconds per validation, with how many stored verdicts it is based on.
     pub per_validation: Option<(f64, usize)>,
-    /// The total for the whole study where every part is known.
+    /// Cells already finished (left out of the total).
+    pub finished_cells: usize,
+    /// The total for the unfinished cells where every part is known.
     pub total_seconds: Option<f64>,
 }
 
-/// Estimates how long a study takes from the latencies and validation times already stored
-/// (answers served from the response cache are left out).
+/// Estimates how long the unfinished cells of a study take from the latencies, review times and
+/// validation times already stored (answers served from the response cache are left out).
 pub fn estimate(store: &Store, plan: &Plan) -> Result<Estimate, StoreError> {
     let mut per_model: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    let mut review = (0.0, 0usize);
     let mut validation = (0.0, 0usize);
+    let reviewer = plan.reviewer.as_ref().map(|r| r.model.as_str());
     for run in store.runs()?.iter().rev().take(200) {
         if run.mode != avrlab_store::RunMode::Eval {
             continue;
@@ -975,53 +999,56 @@ pub fn estimate(store: &Store, plan: &Plan) -> Result<Estimate, StoreError> {
                 entry.1 += 1;
             }
         }
+        for r in store.reviews(&run.id)? {
+            if Some(r.reviewer.as_str()) == reviewer && !r.cached && r.latency_ms > 0 {
+                review.0 += r.latency_ms as f64 / 1000.0;
+                review.1 += 1;
+            }
+        }
         for v in store.verdicts(&run.id)? {
             validation.0 += v.wall_ms as f64 / 1000.0;
             validation.1 += 1;
         }
     }
+    let mean = |(sum, n): (f64, usize)| (n > 0).then(|| (sum / n as f64, n));
     let mut needed: Vec<&str> = plan.cells.iter().map(|c| c.model.as_str()).collect();
-    if let Some(reviewer) = &plan.reviewer {
-        needed.push(&reviewer.model);
-    }
     needed.sort_unstable();
     needed.dedup();
     let per_sample: BTreeMap<String, Option<(f64, usize)>> = needed
         .iter()
-        .map(|m| {
-            let known = per_model
-                .get(*m)
-                .filter(|(_, n)| *n > 0)
-                .map(|(sum, n)| (sum / *n as f64, *n));
-            ((*m).to_owned(), known)
-        })
+        .map(|m| ((*m).to_owned(), per_model.get(*m).copied().and_then(mean)))
         .collect();
-    let per_validation =
-        (validation.1 > 0).then(|| (validation.0 / validation.1 as f64, validation.1));
-    let size = plan.size();
-    let samples_per_cell = |cell: &Cell| {
-        plan.benchmarks[cell.benchmark].tasks.len() as f64 * f64::from(plan.runs * plan.samples)
-    };
+    let per_review = mean(review);
+    let per_validation = mean(validation);
+    let mut finished_cells = 0;
     let mut total = Some(0.0);
     for cell in &plan.cells {
-        total = match (total, per_sample[&cell.model]) {
-            (Some(t), Some((s, _))) => Some(t + s * samples_per_cell(cell)),
+        if store
+            .run(&cell.run_id)?
+            .is_some_and(|r| r.finished_at.is_some())
+        {
+            finished_cells += 1;
+            continue;
+        }
+        let samples = plan.benchmarks[cell.benchmark].tasks.len() as f64
+            * f64::from(plan.runs * plan.samples);
+        let reviews = if reviewer.is_some() {
+            per_review.map(|(s, _)| s * samples)
+        } else {
+            Some(0.0)
+        };
+        total = match (total, per_sample[&cell.model], reviews, per_validation) {
+            (Some(t), Some((g, _)), Some(r), Some((v, _))) => {
+                Some(t + g * samples + r + v * samples)
+            }
             _ => None,
         };
     }
-    if let Some(reviewer) = &plan.reviewer {
-        total = match (total, per_sample[&reviewer.model]) {
-            (Some(t), Some((s, _))) => Some(t + s * size.reviews_at_most as f64),
-            _ => None,
-        };
-    }
-    total = match (total, per_validation) {
-        (Some(t), Some((v, _))) => Some(t + v * size.validations_at_most as f64),
-        _ => None,
-    };
     Ok(Estimate {
         per_sample,
+        per_review,
         per_validation,
+        finished_cells,
         total_seconds: total,
     })
 }
@@ -1096,6 +1123,12 @@ pub fn describe_plan(plan: &Plan, estimate: Option<&Estimate>) -> String {
                 ),
             };
         }
+        if let Some((seconds, n)) = estimate.per_review {
+            let _ = writeln!(
+                out,
+                "  review: {seconds:.1} s per candidate (mean of {n} stored reviews)"
+            );
+        }
         if let Some((seconds, n)) = estimate.per_validation {
             let _ = writeln!(
                 out,
@@ -1105,12 +1138,13 @@ pub fn describe_plan(plan: &Plan, estimate: Option<&Estimate>) -> String {
         let _ = match estimate.total_seconds {
             Some(total) => writeln!(
                 out,
-                "estimated time: at most {:.0} min (less where the response cache or identical candidates serve)",
-                total / 60.0
+                "estimated time: at most {:.0} min for the {} unfinished cells (less where the response cache or identical candidates serve)",
+                total / 60.0,
+                size.cells - estimate.finished_cells
             ),
             None => writeln!(
                 out,
-                "estimated time: unknown (the store has not seen every model yet)"
+                "estimated time: unknown (the store has not yet seen every model, the reviewer and a validation to estimate from)"
             ),
         };
     }

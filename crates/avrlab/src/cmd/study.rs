@@ -60,6 +60,9 @@ pub struct Args {
     /// The study's id in the store [default: its `name`].
     #[arg(long)]
     pub name: Option<String>,
+    /// Only the benchmarks of these variants (comma-separated: original, rename, structure, both).
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Vec<String>,
     #[command(flatten)]
     pub options: ValidationOptions,
     /// The model configuration file.
@@ -83,10 +86,10 @@ struct Catalog<'a> {
 }
 
 impl ModelCatalog for Catalog<'_> {
-    fn check(&self, name: &str) -> Result<(), String> {
+    fn check(&self, name: &str) -> Result<Option<String>, String> {
         self.configs
             .model(name, self.path)
-            .map(drop)
+            .map(|config| config.format)
             .map_err(|e| e.to_string())
     }
 }
@@ -109,6 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         reviewer: args.reviewer.clone(),
         fl_offsets: args.fl_offsets.clone(),
         name: args.name.clone(),
+        variants: args.variants.clone(),
     };
     let catalog = Catalog {
         configs: &configs,

@@ -14,11 +14,11 @@ use crate::fake_oracle::{Call, FakeOracle, Quiet, engine_config};
 struct AnyModel;
 
 impl ModelCatalog for AnyModel {
-    fn check(&self, name: &str) -> Result<(), String> {
+    fn check(&self, name: &str) -> Result<Option<String>, String> {
         if name == "unknown" {
             Err("no model `unknown` in avrlab.toml; add [models.unknown]".into())
         } else {
-            Ok(())
+            Ok(Some("chat-p3".into()))
         }
     }
 }
@@ -141,6 +141,20 @@ fn a_plan_lists_every_cell_and_its_size() {
     };
     let (small, _) = resolve_plan(&file, &path, &overrides, &AnyModel).unwrap();
     assert_eq!(small.size().generations, 2);
+    // A model named only on the command line takes its configured format when the study
+    // names none.
+    let no_formats = SMALL.replace("formats = [\"chat-p1\", \"chat-p2\"]\n", "");
+    let path = write_study(dir.path(), &no_formats);
+    let file = read_study_file(&path).unwrap();
+    let overrides = StudyOverrides {
+        models: vec!["server".into()],
+        ..StudyOverrides::default()
+    };
+    let (other, _) = resolve_plan(&file, &path, &overrides, &AnyModel).unwrap();
+    assert_eq!(
+        other.cells[0].run_id,
+        "small/demo/original/server/chat-p3/0"
+    );
     assert_ne!(small.hash(&benchmarks), plan.hash(&benchmarks));
 }
 
@@ -444,4 +458,11 @@ fn identical_candidates_are_validated_once_across_the_cells_of_a_study() {
     assert!(outcome.reused_validations > 0, "the cells share candidates");
     // Each task was warmed up once for the whole study.
     assert_eq!(oracle.count(|c| matches!(c, Call::WarmUp(_))), 2);
+    // Nothing is left to estimate; the reviewer's time is known from its stored reviews.
+    let estimated = estimate(&store, &plan).unwrap();
+    assert_eq!(estimated.finished_cells, 4);
+    assert_eq!(estimated.total_seconds, Some(0.0));
+    // (Reviews served from the response cache are not timings.)
+    let (_, timed) = estimated.per_review.expect("reviews were timed");
+    assert!(timed > 0 && timed < stored, "{timed} of {stored}");
 }
