@@ -142,14 +142,65 @@ pub fn offset_series(report: &EvalReport) -> Vec<Series> {
     )
 }
 
-/// Groups of rows with the same model, format and offset on at least two benchmarks (an original
-/// and its transformed variants): the effect of transformations.
+/// Groups of rows with the same model, format and offset on at least two benchmarks that are an
+/// original and its transformed variants: the effect of transformations. A variant's tasks are the
+/// original's, under the same id or with the variant as a suffix (`demo-xxe-config-both`, as
+/// `avrlab transform` names them); rows on unrelated benchmarks (Vul4J and VJBench) are no series.
 pub fn transformation_series(report: &EvalReport) -> Vec<Series> {
-    group(
-        report,
-        |m| format!("{} · {} · offset {}", m.model, m.format, m.fl_offset),
-        |m| (0, m.benchmark.clone()),
-    )
+    let tasks_of = |column: usize| -> BTreeSet<&str> {
+        report
+            .ran
+            .iter()
+            .filter(|(_, ran)| ran[column])
+            .map(|(task, _)| task.as_str())
+            .collect()
+    };
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (column, m) in report.models.iter().enumerate() {
+        groups
+            .entry(format!(
+                "{} · {} · offset {}",
+                m.model, m.format, m.fl_offset
+            ))
+            .or_default()
+            .push(column);
+    }
+    let mut out = Vec::new();
+    for (label, columns) in groups {
+        // The original is the row with the shortest benchmark name (`avrlab transform` writes
+        // `<name>-<variant>` unless told otherwise), then the shortest task ids.
+        let Some(&base) = columns.iter().min_by_key(|c| {
+            let tasks = tasks_of(**c);
+            let id_length = tasks.iter().map(|t| t.len()).sum::<usize>() / tasks.len().max(1);
+            (report.models[**c].benchmark.len(), id_length)
+        }) else {
+            continue;
+        };
+        let originals = tasks_of(base);
+        let mut points: BTreeMap<(bool, String), Share> = BTreeMap::new();
+        for &column in &columns {
+            let variant_of_base = tasks_of(column).iter().any(|t| {
+                originals
+                    .iter()
+                    .any(|o| t == o || t.strip_prefix(o).is_some_and(|rest| rest.starts_with('-')))
+            });
+            if variant_of_base {
+                let m = &report.models[column];
+                points.insert(
+                    (column != base, m.benchmark.clone()),
+                    Share::of(m.plausible_tasks, m.tasks),
+                );
+            }
+        }
+        let benchmarks: BTreeSet<&String> = points.keys().map(|(_, b)| b).collect();
+        if benchmarks.len() > 1 {
+            out.push(Series {
+                label,
+                points: points.into_iter().map(|((_, b), s)| (b, s)).collect(),
+            });
+        }
+    }
+    out
 }
 
 fn group(

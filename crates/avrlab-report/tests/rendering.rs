@@ -127,6 +127,34 @@ fn offsets_and_transformations_group_rows_that_differ_in_one_setting() {
 }
 
 #[test]
+fn rows_on_unrelated_benchmarks_are_not_a_transformation() {
+    use TaskCell::NotFixed;
+    let report = EvalReport {
+        models: vec![
+            summary("v1", "m", "vul4j", 0, (0, 0)),
+            summary("v2", "m", "vjbench", 0, (0, 0)),
+            summary("v3", "m", "vul4j-rename", 0, (0, 0)),
+        ],
+        matrix: BTreeMap::from([
+            ("vul4j-12".to_owned(), vec![NotFixed; 3]),
+            ("vjbench-jinjava-1".to_owned(), vec![NotFixed; 3]),
+            ("vul4j-12-rename".to_owned(), vec![NotFixed; 3]),
+        ]),
+        cwe: BTreeMap::new(),
+        ran: BTreeMap::from([
+            ("vul4j-12".to_owned(), vec![true, false, false]),
+            ("vjbench-jinjava-1".to_owned(), vec![false, true, false]),
+            ("vul4j-12-rename".to_owned(), vec![false, false, true]),
+        ]),
+    };
+    let series = figures::transformation_series(&report);
+    assert_eq!(series.len(), 1);
+    let xs: Vec<&str> = series[0].points.iter().map(|(x, _)| x.as_str()).collect();
+    // The original first, then its variant; VJBench is not a variant of Vul4J.
+    assert_eq!(xs, ["vul4j", "vul4j-rename"]);
+}
+
+#[test]
 fn html_is_self_contained_and_escapes_stored_strings() {
     let html = render(&report(), ReportFormat::Html);
     // The only script is the page's own check; the hostile name is text.
