@@ -14,4 +14,5 @@ mod real;
 mod reference;
 mod replay;
 mod resume;
+mod study;
 mod transform;
