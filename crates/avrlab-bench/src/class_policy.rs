@@ -6,12 +6,19 @@
 //! project's own packages (those that already hold main sources), and not share its name with any
 //! other type of the task state (its tests).
 //!
+//! Dependencies are covered too: once the warm-up has resolved the test classpath,
+//! [`ClassPolicy::with_library`] reads the class names of its jars and folders in the project's own
+//! packages (the only packages a new class may use), so a new class cannot take the name of a
+//! library class either. JDK classes need no list: from JDK 9 on, a package of a named module of
+//! the boot layer is always loaded from that module, never from the class path, so a copy on the
+//! class path is ignored (and javac refuses it at `--release` 9 and later).
+//!
 //! The scan reads what javac reads: Unicode escapes (`\u0070ackage`) are decoded first, and
 //! comments, strings, character literals and text blocks are skipped, so a declaration cannot hide
 //! from it. It only needs brace depth, not a full parse, so syntax it does not know cannot fool it.
 
-use std::collections::BTreeSet;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use crate::policy::PolicyViolation;
 
@@ -24,6 +31,9 @@ pub struct ClassPolicy {
     main_types: BTreeSet<String>,
     /// Fully qualified top-level types of every other source (tests, other source roots).
     other_types: BTreeSet<String>,
+    /// Top-level types of the test classpath's dependencies in the own packages, with the
+    /// classpath entry (file name) that holds each; empty until [`Self::with_library`].
+    library_types: BTreeMap<String, String>,
 }
 
 /// The package and top-level types a compilation unit declares.
@@ -84,6 +94,34 @@ impl ClassPolicy {
         }
     }
 
+    /// Adds the classes of the test classpath's dependencies (jars and class folders) that lie in
+    /// the project's own packages. Entries that do not exist are skipped (a sibling module's
+    /// classes, gone with the warm-up's copy); a jar that cannot be read is an error.
+    pub fn with_library(mut self, classpath: &[PathBuf]) -> std::io::Result<Self> {
+        for entry in classpath {
+            let label = entry.file_name().map_or_else(
+                || entry.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            for class_file in class_files(entry)? {
+                if let Some(name) = top_level_type(&class_file)
+                    && self.own_packages.contains(package_of(&name))
+                    && !self.main_types.contains(&name)
+                {
+                    self.library_types
+                        .entry(name)
+                        .or_insert_with(|| label.clone());
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// How many dependency classes lie in the project's own packages.
+    pub fn library_type_count(&self) -> usize {
+        self.library_types.len()
+    }
+
     /// Checks the text a candidate leaves in `path` (project-relative).
     pub fn check_source(&self, path: &str, text: &str) -> Result<(), PolicyViolation> {
         if !path.ends_with(".java") {
@@ -107,9 +145,79 @@ impl ClassPolicy {
                     class: qualified,
                 });
             }
+            if let Some(library) = self.library_types.get(&qualified) {
+                return Err(PolicyViolation::ShadowsLibraryClass {
+                    path: path.to_owned(),
+                    class: qualified,
+                    library: library.clone(),
+                });
+            }
         }
         Ok(())
     }
+}
+
+/// The `/`-separated paths of the class files in a classpath entry (a jar or a class folder); none
+/// when the entry does not exist.
+fn class_files(entry: &Path) -> std::io::Result<Vec<String>> {
+    let meta = match std::fs::metadata(entry) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    if meta.is_dir() {
+        let mut names = Vec::new();
+        for file in walkdir::WalkDir::new(entry).follow_links(false) {
+            let file = file.map_err(std::io::Error::other)?;
+            if file.file_type().is_file()
+                && let Ok(relative) = file.path().strip_prefix(entry)
+            {
+                names.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+        return Ok(names);
+    }
+    let archive = zip::ZipArchive::new(std::fs::File::open(entry)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is not a readable jar: {e}", entry.display()),
+        )
+    })?;
+    archive
+        .file_names()
+        .map(|name| name.map(|n| n.into_owned()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{} has an unreadable entry name: {e}", entry.display()),
+            )
+        })
+}
+
+/// The fully qualified top-level type a class file holds (`a/b/C$D.class` → `a.b.C`), looking
+/// through multi-release folders; none for other files and `module-info`/`package-info`.
+fn top_level_type(class_file: &str) -> Option<String> {
+    let mut path = class_file.strip_suffix(".class")?;
+    if let Some(rest) = path.strip_prefix("META-INF/versions/") {
+        path = rest.split_once('/')?.1;
+    }
+    let (package, simple) = path.rsplit_once('/').unwrap_or(("", path));
+    let simple = simple.split('$').next().unwrap_or(simple);
+    if simple.is_empty() || simple.contains('-') || package.starts_with("META-INF") {
+        return None;
+    }
+    Some(if package.is_empty() {
+        simple.to_owned()
+    } else {
+        format!("{}.{simple}", package.replace('/', "."))
+    })
+}
+
+fn package_of(qualified: &str) -> &str {
+    qualified
+        .rsplit_once('.')
+        .map_or("", |(package, _)| package)
 }
 
 fn is_main_source(path: &str) -> bool {
@@ -331,6 +439,62 @@ mod tests {
             };
             assert!(matches, "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn new_classes_may_not_take_the_name_of_a_dependency_class() {
+        let dir = tempfile::tempdir().unwrap();
+        let jar = dir.path().join("lib-1.0.jar");
+        let mut writer = zip::ZipWriter::new(std::fs::File::create(&jar).unwrap());
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for name in [
+            "META-INF/MANIFEST.MF",
+            "com/example/Shared.class",
+            "com/example/Shared$Inner.class",
+            "META-INF/versions/11/com/example/Versioned.class",
+            "com/example/package-info.class",
+            "com/example/A.class",
+            "org/other/Elsewhere.class",
+            "module-info.class",
+        ] {
+            writer.start_file(name, stored).unwrap();
+        }
+        writer.finish().unwrap();
+        let classes = dir.path().join("sibling/target/classes/com/example");
+        std::fs::create_dir_all(&classes).unwrap();
+        std::fs::write(classes.join("FromFolder.class"), b"").unwrap();
+        let classpath = [
+            jar,
+            dir.path().join("sibling/target/classes"),
+            dir.path().join("gone.jar"),
+        ];
+        let policy = policy().with_library(&classpath).unwrap();
+        // Only own packages are kept, and the project's own main types are not library types.
+        assert_eq!(policy.library_type_count(), 3);
+        for (class, library) in [
+            ("Shared", "lib-1.0.jar"),
+            ("Versioned", "lib-1.0.jar"),
+            ("FromFolder", "classes"),
+        ] {
+            let text = format!("package com.example;\nclass {class} {{}}");
+            let err = policy
+                .check_source("src/main/java/com/example/New.java", &text)
+                .unwrap_err();
+            assert!(
+                matches!(&err, PolicyViolation::ShadowsLibraryClass { library: l, .. } if l == library),
+                "{class}: {err}"
+            );
+        }
+        let edit = "package com.example;\npublic class A {}\nclass Fresh {}";
+        assert!(
+            policy
+                .check_source("src/main/java/com/example/A.java", edit)
+                .is_ok()
+        );
+        let broken = dir.path().join("broken.jar");
+        std::fs::write(&broken, b"not a zip").unwrap();
+        assert!(ClassPolicy::default().with_library(&[broken]).is_err());
     }
 
     #[test]

@@ -35,6 +35,15 @@ pub enum PolicyViolation {
     /// A main-source class with the name of a test class or another source's class.
     #[error("{path} declares {class}, which is a test class of the task (it would shadow it)")]
     ShadowsClass { path: String, class: String },
+    /// A main-source class with the name of a class of a dependency on the test classpath.
+    #[error(
+        "{path} declares {class}, which is a class of the dependency {library} (it would shadow it)"
+    )]
+    ShadowsLibraryClass {
+        path: String,
+        class: String,
+        library: String,
+    },
 }
 
 impl EditPolicy {

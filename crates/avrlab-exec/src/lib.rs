@@ -28,8 +28,8 @@ pub use git::{
 };
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 pub use maven::{
-    CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, adapt_build_files,
-    compiler_diagnostics,
+    CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, WarmUp,
+    adapt_build_files, compiler_diagnostics,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};

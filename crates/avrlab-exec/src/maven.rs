@@ -148,6 +148,14 @@ pub struct TestRun {
     pub unusable_reports: Option<String>,
 }
 
+/// What a warm-up leaves: whether Maven ran (or the repository was warm already) and the tested
+/// module's test classpath (host paths; dependencies first resolved by that warm-up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmUp {
+    pub ran: bool,
+    pub classpath: Vec<PathBuf>,
+}
+
 /// Maven for one task: its JDK, module and extra flags.
 #[derive(Debug, Clone)]
 pub struct Maven {
@@ -412,6 +420,8 @@ impl Maven {
         hasher.update(self.jdk.major.to_le_bytes());
         // The warm-up resolves this Surefire too; a new pin needs a new warm-up.
         hasher.update(SUREFIRE_GOAL.as_bytes());
+        // Markers hold the resolved test classpath since this version of the warm-up.
+        hasher.update(b"warm-up with test classpath");
         let mut poms: Vec<PathBuf> = walk_poms(project);
         poms.sort();
         for pom in poms {
@@ -427,19 +437,29 @@ impl Maven {
     }
 
     /// Resolves every dependency and plug-in the project needs into the shared repository, by
-    /// building it and running its own tests once, sandboxed but with network. Runs on a copy of
-    /// the unmodified task state, never on a candidate, and only when the build files changed.
-    pub fn warm_up(&self, project_copy: &Path) -> Result<bool, MavenError> {
+    /// building it and running its own tests once, sandboxed but with network, and resolves the
+    /// tested module's test classpath. Runs on a copy of the unmodified task state, never on a
+    /// candidate, and only when the build files changed: the classpath is kept in the repository's
+    /// warm-up marker, which candidates cannot write (the repository is read-only to them).
+    pub fn warm_up(&self, project_copy: &Path) -> Result<WarmUp, MavenError> {
         let marker_dir = self.settings.repository.join(".avrlab-warm");
         let marker = marker_dir.join(self.build_fingerprint(project_copy));
-        if marker.is_file() {
-            return Ok(false);
-        }
         let io = |path: &Path, source| MavenError::Io {
             path: path.to_owned(),
             source,
         };
+        if marker.is_file() {
+            let text = std::fs::read_to_string(&marker).map_err(|e| io(&marker, e))?;
+            return Ok(WarmUp {
+                ran: false,
+                classpath: self.classpath_entries(&text),
+            });
+        }
         std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
+        let classpath_file = project_copy
+            .join(&self.module)
+            .join("target")
+            .join("avrlab-warm-up-classpath.txt");
         let policy = SandboxPolicy {
             mounts: vec![
                 self.repository_mount(true),
@@ -447,15 +467,18 @@ impl Maven {
             ],
             network: true,
         };
-        let args = [
+        let mut args = [
             "test-compile",
             SUREFIRE_GOAL,
+            "dependency:build-classpath",
+            "-Dmdep.includeScope=test",
             "-Dmaven.test.failure.ignore=true",
             "-DfailIfNoTests=false",
             "-Dsurefire.failIfNoSpecifiedTests=false",
         ]
         .map(str::to_owned)
         .to_vec();
+        args.push(format!("-Dmdep.outputFile={}", classpath_file.display()));
         let limits = Limits {
             wall: Duration::from_secs(1800),
             ..self.settings.limits
@@ -467,8 +490,21 @@ impl Maven {
                 tail: last_error_line(&result),
             });
         }
-        std::fs::write(&marker, "").map_err(|e| io(&marker, e))?;
-        Ok(true)
+        let text = std::fs::read_to_string(&classpath_file).map_err(|e| io(&classpath_file, e))?;
+        let text = text.trim().to_owned();
+        std::fs::write(&marker, &text).map_err(|e| io(&marker, e))?;
+        Ok(WarmUp {
+            ran: true,
+            classpath: self.classpath_entries(&text),
+        })
+    }
+
+    /// The host paths of a classpath as the sandboxed build printed it.
+    fn classpath_entries(&self, text: &str) -> Vec<PathBuf> {
+        std::env::split_paths(text.trim())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(|p| self.host_path(&p))
+            .collect()
     }
 
     /// The naive way to validate a candidate, as Vul4J does: one Maven run that compiles the

@@ -4,8 +4,8 @@
 //! network test, a test broken by a newer JDK). Like SWE-bench's PASS_TO_PASS, a regression test
 //! counts only if it passes (or is skipped) on the reference fix; the classes of the others are
 //! excluded from every regression run of the task (Surefire excludes whole classes; see
-//! `TestSelection::AllExcept`) and recorded, with their status on the fix, in a baseline file under the work
-//! folder and in each verdict's regression log. The PoV tests are never excluded.
+//! `TestSelection::AllExcept`) and recorded, with their status on the fix, in a baseline file (kept in avrlab's cache, keyed by
+//! the task state's content) and in each verdict's regression log. The PoV tests are never excluded.
 
 use std::path::{Path, PathBuf};
 
@@ -91,21 +91,33 @@ impl Baseline {
     }
 }
 
-/// Where a task's baseline is kept: keyed by the task, its commit or folder and its reference fix,
-/// so an edited task gets a new baseline.
-pub(crate) fn baseline_path(work_root: &Path, task: &Task, jdk: u32) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    format!("{:?}", task.project).hash(&mut hasher);
-    task.reference
-        .as_ref()
-        .map(ToString::to_string)
-        .hash(&mut hasher);
-    format!("{:?}", task.oracle).hash(&mut hasher);
-    jdk.hash(&mut hasher);
-    work_root
-        .join("baseline")
-        .join(format!("{}-{:016x}.txt", task.id, hasher.finish()))
+/// Where a task's baseline is kept: keyed by the content of the task state, its reference fix, its
+/// oracle and the JDK, so an edited (or transformed) task gets a new baseline and an unchanged one
+/// is taken once, also across runs when `root` is a lasting cache.
+pub(crate) fn baseline_path(
+    root: &Path,
+    task: &Task,
+    pristine: &Path,
+    jdk: u32,
+) -> std::io::Result<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(HEADER.as_bytes());
+    hasher.update(crate::fingerprint::tree_fingerprint(pristine, b"task state")?.as_bytes());
+    for part in [
+        task.reference
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+        format!("{:?}", task.oracle),
+        format!("{:?}", task.build),
+        jdk.to_string(),
+    ] {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    let key = hex::encode(&hasher.finalize()[..12]);
+    Ok(root.join(format!("{}-{key}.txt", task.id)))
 }
 
 /// Reads a stored baseline, if there is a readable one.

@@ -60,8 +60,6 @@ pub struct FastOracle {
     /// Per task state (fingerprint): started, primed JVMs that no slot holds (started at
     /// warm-up, or handed back when a slot moved on to another task).
     spares: Mutex<HashMap<String, Vec<FastSession>>>,
-    /// Per task: the regression selection its baseline leaves.
-    selections: Mutex<HashMap<String, FastSelection>>,
     /// Numbers each candidate's source folder.
     counter: std::sync::atomic::AtomicU64,
 }
@@ -84,7 +82,6 @@ impl FastOracle {
             builds: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
             spares: Mutex::new(HashMap::new()),
-            selections: Mutex::new(HashMap::new()),
             counter: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -154,23 +151,14 @@ impl FastOracle {
             })
     }
 
-    /// The task's regression selection after its baseline (taken by the Maven warm-up).
-    fn selection(&self, task: &Task) -> Result<FastSelection, ValidateError> {
-        if let Some(known) = self
-            .selections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&task.id)
-        {
-            return Ok(known.clone());
+    /// The task state's regression selection after its baseline (taken by the Maven warm-up).
+    fn selection(&self, prepared: &PreparedTask) -> Result<FastSelection, ValidateError> {
+        let task = &prepared.task;
+        if let Some(baseline) = prepared.baseline() {
+            return Ok(FastSelection::new(task, Some(baseline)));
         }
         let (baseline, _) = self.maven.baseline(task)?;
-        let selection = FastSelection::new(task, baseline.as_ref());
-        self.selections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(task.id.clone(), selection.clone());
-        Ok(selection)
+        Ok(FastSelection::new(task, baseline.as_ref()))
     }
 
     fn sources_root(&self) -> PathBuf {
@@ -310,27 +298,10 @@ fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, Stri
 
 /// A hash of every file of a task state (paths and contents) and the JDK that compiles it.
 fn state_fingerprint(root: &Path, jdk: u32) -> std::io::Result<String> {
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(root).follow_links(false) {
-        let entry = entry.map_err(std::io::Error::other)?;
-        if entry.file_type().is_file() {
-            files.push(entry.path().to_owned());
-        }
-    }
-    files.sort();
-    let mut hasher = Sha256::new();
     // The layout of a kept build; a new one never reads an old one.
-    hasher.update(b"avrlab fast build 3");
-    hasher.update(jdk.to_le_bytes());
-    for file in files {
-        let rel = file.strip_prefix(root).unwrap_or(&file);
-        hasher.update(rel.to_string_lossy().as_bytes());
-        hasher.update([0]);
-        let bytes = std::fs::read(&file)?;
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
-    }
-    Ok(hex::encode(&hasher.finalize()[..12]))
+    let mut salt = b"avrlab fast build 3".to_vec();
+    salt.extend_from_slice(&jdk.to_le_bytes());
+    crate::fingerprint::tree_fingerprint(root, &salt)
 }
 
 fn phase_run(phase: &FastPhase) -> TestRun {
@@ -614,7 +585,7 @@ impl Oracle for FastOracle {
                     sources.push(copy);
                 }
             }
-            let selection = self.selection(task)?;
+            let selection = self.selection(prepared)?;
             let primed = session.validate(&FastRequest {
                 pov: &task.oracle.pov_tests,
                 regression: &selection.regression,
@@ -693,7 +664,7 @@ impl Oracle for FastOracle {
             Err(problem) => {
                 return Ok(apply_failed(
                     task,
-                    &self.selection(task)?,
+                    &self.selection(prepared)?,
                     &problem,
                     started,
                 ));
@@ -733,14 +704,14 @@ impl Oracle for FastOracle {
                 let _ = std::fs::remove_dir_all(&workspace);
                 return Ok(apply_failed(
                     task,
-                    &self.selection(task)?,
+                    &self.selection(prepared)?,
                     &problem,
                     started,
                 ));
             }
         }
         let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
-        let selection = self.selection(task)?;
+        let selection = self.selection(prepared)?;
         let ran = self.run_fast(&state, &build, prepared, &sources, slot, &selection);
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);

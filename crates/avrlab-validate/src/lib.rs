@@ -9,6 +9,7 @@ mod baseline;
 mod cache_seal;
 mod candidate;
 mod fast;
+mod fingerprint;
 mod materialize;
 mod oracle;
 mod outcome;

@@ -3,9 +3,11 @@
 //! they can be unit-tested with a fake and can run on either engine (Maven, or the fast path).
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use avrlab_bench::{ClassPolicy, Task};
 
+use crate::baseline::Baseline;
 use crate::candidate::Candidate;
 use crate::outcome::Verdict;
 use crate::validator::ValidateError;
@@ -18,6 +20,10 @@ pub struct PreparedTask {
     pristine: PathBuf,
     /// The classes the task state declares, which candidates may not shadow.
     classes: ClassPolicy,
+    /// The same, with the classes of the test classpath's dependencies, once a warm-up resolved it.
+    with_library: OnceLock<ClassPolicy>,
+    /// Which regression tests count, once a warm-up has taken (or found) the baseline.
+    baseline: OnceLock<Baseline>,
     /// What avrlab changed in the task state's build files to build it here (raised language
     /// levels under a JDK substitution), one line per file.
     build_notes: Vec<String>,
@@ -34,6 +40,8 @@ impl PreparedTask {
             task,
             pristine,
             classes,
+            with_library: OnceLock::new(),
+            baseline: OnceLock::new(),
             build_notes: Vec::new(),
         })
     }
@@ -49,9 +57,38 @@ impl PreparedTask {
         &self.build_notes
     }
 
-    /// The class rules of this task state (what a candidate may declare).
+    /// The class rules of this task state (what a candidate may declare): after the warm-up, with
+    /// the dependency classes of the test classpath.
     pub fn classes(&self) -> &ClassPolicy {
-        &self.classes
+        self.with_library.get().unwrap_or(&self.classes)
+    }
+
+    /// Adds the test classpath's dependency classes to the class rules (once: the first warm-up
+    /// that resolved the classpath decides).
+    pub fn add_library(&self, classpath: &[PathBuf]) -> Result<(), ValidateError> {
+        if self.with_library.get().is_some() {
+            return Ok(());
+        }
+        let policy = self
+            .classes
+            .clone()
+            .with_library(classpath)
+            .map_err(|source| ValidateError::Workspace {
+                path: self.pristine.clone(),
+                source,
+            })?;
+        let _ = self.with_library.set(policy);
+        Ok(())
+    }
+
+    /// The baseline of this task state, once a warm-up has taken or found it.
+    pub fn baseline(&self) -> Option<&Baseline> {
+        self.baseline.get()
+    }
+
+    /// Records the baseline of this task state (the first warm-up decides).
+    pub(crate) fn set_baseline(&self, baseline: Baseline) {
+        let _ = self.baseline.set(baseline);
     }
 
     /// The folder holding the task state that every workspace starts from.

@@ -31,6 +31,9 @@ pub struct ValidatorConfig {
     pub mirrors: Option<PathBuf>,
     /// Keep each candidate's workspace after its verdict (for debugging).
     pub keep_workspaces: bool,
+    /// Where baselines are kept across runs (keyed by the task state's content); `None` keeps
+    /// them in `work_root` for this run only.
+    pub baseline_cache: Option<PathBuf>,
 }
 
 /// Validation could not be carried out (infrastructure, never the candidate's fault).
@@ -127,8 +130,28 @@ impl MavenOracle {
             || format!("JDK {}", maven.jdk().major),
             |_| format!("JDK {} for {}", maven.jdk().major, task.build.jdk),
         );
-        let path = baseline::baseline_path(&self.config.work_root, task, maven.jdk().major);
+        let pristine = self.config.work_root.join("pristine").join(&task.id);
+        let path = self.baseline_path(task, &pristine, maven.jdk().major)?;
         Ok((baseline::load(&path), jdk))
+    }
+
+    fn baseline_path(
+        &self,
+        task: &Task,
+        pristine: &Path,
+        jdk: u32,
+    ) -> Result<PathBuf, ValidateError> {
+        let root = self
+            .config
+            .baseline_cache
+            .clone()
+            .unwrap_or_else(|| self.config.work_root.join("baseline"));
+        baseline::baseline_path(&root, task, pristine, jdk).map_err(|source| {
+            ValidateError::Workspace {
+                path: pristine.to_owned(),
+                source,
+            }
+        })
     }
 
     fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
@@ -195,21 +218,28 @@ impl Oracle for MavenOracle {
         })?;
         let warmed = maven.warm_up(&warm);
         let _ = remove_tree(&warm, self.config.maven.sandbox);
-        warmed.map_err(|source| ValidateError::Maven {
+        let warmed = warmed.map_err(|source| ValidateError::Maven {
             task: task.id.clone(),
             source,
         })?;
         guard.seal(repository)?;
-        // The baseline: which regression tests pass on the reference fix (once per task version).
-        let path = baseline::baseline_path(&self.config.work_root, task, maven.jdk().major);
-        if baseline::load(&path).is_none() {
-            let root = self.config.work_root.join("baseline-run").join(&task.id);
-            let taken = baseline::run_baseline(task, &maven, prepared.pristine(), &root);
-            if !self.config.keep_workspaces {
-                let _ = remove_tree(&root, self.config.maven.sandbox);
+        prepared.add_library(&warmed.classpath)?;
+        // The baseline: which regression tests pass on the reference fix (once per task state).
+        let path = self.baseline_path(task, prepared.pristine(), maven.jdk().major)?;
+        let baseline = match baseline::load(&path) {
+            Some(known) => known,
+            None => {
+                let root = self.config.work_root.join("baseline-run").join(&task.id);
+                let taken = baseline::run_baseline(task, &maven, prepared.pristine(), &root);
+                if !self.config.keep_workspaces {
+                    let _ = remove_tree(&root, self.config.maven.sandbox);
+                }
+                let taken = taken?;
+                baseline::store(&path, &taken).map_err(Self::workspace_err(&path))?;
+                taken
             }
-            baseline::store(&path, &taken?).map_err(Self::workspace_err(&path))?;
-        }
+        };
+        prepared.set_baseline(baseline);
         Ok(())
     }
 
@@ -404,8 +434,10 @@ impl MavenOracle {
         }
 
         // Tests that do not pass on the reference fix never count (see `baseline`).
-        let path = baseline::baseline_path(&self.config.work_root, task, maven.jdk().major);
-        let base = baseline::load(&path).unwrap_or_default();
+        let base = match prepared.baseline() {
+            Some(known) => known.clone(),
+            None => self.baseline(task)?.0.unwrap_or_default(),
+        };
         let dropped = base.tests();
         // Whole classes are excluded (see `TestSelection::AllExcept`); reports must name none of
         // them. The PoV tests run again with the others: they passed a moment ago.

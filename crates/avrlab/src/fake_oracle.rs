@@ -78,6 +78,7 @@ pub fn engine_config(workers: usize, allow_apply_failures: bool) -> crate::engin
             work_root: "/nonexistent/work".into(),
             mirrors: None,
             keep_workspaces: false,
+            baseline_cache: None,
         },
         workers,
         allow_apply_failures,

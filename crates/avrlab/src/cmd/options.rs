@@ -240,6 +240,7 @@ impl ValidationOptions {
                     .clone()
                     .or_else(|| std::env::var_os("AVRLAB_MIRRORS").map(PathBuf::from)),
                 keep_workspaces: self.keep_workspaces,
+                baseline_cache: Some(cache_dir().join("baselines")),
             },
             workers,
             allow_apply_failures,
