@@ -384,10 +384,13 @@ impl Maven {
         if dir.join("complete").is_file() {
             return Ok(dir);
         }
+        // One staging folder per build, also between threads of one process (warm-ups run in
+        // parallel).
+        static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let staging = cache.join(format!(
             "staging-{}-{}",
             std::process::id(),
-            Instant::now().elapsed().as_nanos()
+            BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = std::fs::remove_dir_all(&staging);
         for (name, text) in CONTROL_SOURCES {

@@ -436,6 +436,27 @@ impl Maven {
         hex::encode(&hasher.finalize()[..12])
     }
 
+    /// What an earlier warm-up of a project with these build files left, if there was one: the
+    /// repository is warm for it and nothing needs to run (read from `project`, unmodified).
+    pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, MavenError> {
+        let marker = self
+            .settings
+            .repository
+            .join(".avrlab-warm")
+            .join(self.build_fingerprint(project));
+        if !marker.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&marker).map_err(|source| MavenError::Io {
+            path: marker.clone(),
+            source,
+        })?;
+        Ok(Some(WarmUp {
+            ran: false,
+            classpath: self.classpath_entries(&text),
+        }))
+    }
+
     /// Resolves every dependency and plug-in the project needs into the shared repository, by
     /// building it and running its own tests once, sandboxed but with network, and resolves the
     /// tested module's test classpath. Runs on a copy of the unmodified task state, never on a
@@ -448,12 +469,8 @@ impl Maven {
             path: path.to_owned(),
             source,
         };
-        if marker.is_file() {
-            let text = std::fs::read_to_string(&marker).map_err(|e| io(&marker, e))?;
-            return Ok(WarmUp {
-                ran: false,
-                classpath: self.classpath_entries(&text),
-            });
+        if let Some(known) = self.warmed(project_copy)? {
+            return Ok(known);
         }
         std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
         let classpath_file = project_copy

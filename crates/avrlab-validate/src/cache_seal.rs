@@ -102,6 +102,11 @@ impl CacheSeal {
         Ok(())
     }
 
+    /// Whether a warm-up has sealed the repository (recorded its fingerprint for the checks).
+    pub fn is_sealed(repository: &Path) -> bool {
+        repository.join(SEAL_FILE).is_file()
+    }
+
     /// Starts a warm-up: waits until no candidate runs, here or in another process, and keeps new
     /// ones out until it is done.
     pub fn warm_up(&self, repository: &Path) -> Result<WarmUpGuard, CacheAlarm> {

@@ -208,21 +208,33 @@ impl Oracle for MavenOracle {
         let maven = self.maven(task)?;
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
-        // The cache is writable only now, and no candidate runs meanwhile.
-        let guard = self.seal.warm_up(repository)?;
-        let warm = self.config.work_root.join("warm-up").join(&task.id);
-        remove_tree(&warm, self.config.maven.sandbox)?;
-        copy_project(prepared.pristine(), &warm).map_err(|source| ValidateError::Checkout {
+        let maven_err = |source| ValidateError::Maven {
             task: task.id.clone(),
             source,
-        })?;
-        let warmed = maven.warm_up(&warm);
-        let _ = remove_tree(&warm, self.config.maven.sandbox);
-        let warmed = warmed.map_err(|source| ValidateError::Maven {
-            task: task.id.clone(),
-            source,
-        })?;
-        guard.seal(repository)?;
+        };
+        // A repository already warm for these build files (and sealed) is neither written nor
+        // sealed again.
+        let known = maven.warmed(prepared.pristine()).map_err(maven_err)?;
+        let warmed = match known {
+            Some(known) if CacheSeal::is_sealed(repository) => known,
+            _ => {
+                // The cache is writable only now, and no candidate runs meanwhile.
+                let guard = self.seal.warm_up(repository)?;
+                let warm = self.config.work_root.join("warm-up").join(&task.id);
+                remove_tree(&warm, self.config.maven.sandbox)?;
+                copy_project(prepared.pristine(), &warm).map_err(|source| {
+                    ValidateError::Checkout {
+                        task: task.id.clone(),
+                        source,
+                    }
+                })?;
+                let warmed = maven.warm_up(&warm);
+                let _ = remove_tree(&warm, self.config.maven.sandbox);
+                let warmed = warmed.map_err(maven_err)?;
+                guard.seal(repository)?;
+                warmed
+            }
+        };
         prepared.add_library(&warmed.classpath)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
         let path = self.baseline_path(task, prepared.pristine(), maven.jdk().major)?;

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
@@ -225,32 +225,54 @@ pub fn materialize_tasks(
     Ok(prepared)
 }
 
-/// Warms up each materialized task (the networked step: dependencies, classpaths). A task that
+/// Warms up each materialized task (the networked step: dependencies, classpaths), up to
+/// `workers` tasks at a time (the oracle serializes what writes the shared cache). A task that
 /// cannot be warmed up (a project that does not build here, a download that failed) does not stop
 /// the others: it is returned with the reason. When no task could be warmed up, the first error is
 /// returned instead, as the whole run cannot go on.
 pub fn warm_up_tasks(
     oracle: &dyn Oracle,
     prepared: &HashMap<String, PreparedTask>,
+    workers: usize,
     progress: &dyn Progress,
 ) -> Result<Unprepared, EngineError> {
     let mut ids: Vec<&String> = prepared.keys().collect();
     ids.sort();
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.clamp(1, ids.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(id) = ids.get(index) else { break };
+                    progress.message(&format!(
+                        "warming up {id} for the {} engine (dependencies)",
+                        oracle.name()
+                    ));
+                    if let Err(error) = oracle.warm_up(&prepared[*id]) {
+                        let reason = error_chain(&error);
+                        progress.message(&format!(
+                            "warming up {id} failed; its candidates stay undecided: {reason}"
+                        ));
+                        failures.lock().unwrap_or_else(|p| p.into_inner()).push((
+                            index,
+                            (*id).clone(),
+                            reason,
+                            error,
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    failures.sort_by_key(|(index, ..)| *index);
     let mut unprepared = Unprepared::new();
     let mut first_error = None;
-    for id in ids {
-        progress.message(&format!(
-            "warming up {id} for the {} engine (dependencies)",
-            oracle.name()
-        ));
-        if let Err(error) = oracle.warm_up(&prepared[id]) {
-            let reason = error_chain(&error);
-            progress.message(&format!(
-                "warming up {id} failed; its candidates stay undecided: {reason}"
-            ));
-            unprepared.insert(id.clone(), reason);
-            first_error.get_or_insert(error);
-        }
+    for (_, id, reason, error) in failures {
+        unprepared.insert(id, reason);
+        first_error.get_or_insert(error);
     }
     match first_error {
         Some(error) if unprepared.len() == prepared.len() => Err(error.into()),
@@ -503,7 +525,7 @@ pub fn execute(
         preflight(&request.planned, &prepared)?;
     }
     clock.lap("materialize and preflight");
-    let unprepared = warm_up_tasks(oracle, &prepared, progress)?;
+    let unprepared = warm_up_tasks(oracle, &prepared, config.workers, progress)?;
     clock.lap("warm-up");
     if !request.resume {
         let run = NewRun {

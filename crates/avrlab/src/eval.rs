@@ -372,7 +372,7 @@ pub fn execute_eval(
 
     clock.lap("prompt, generate, extract");
     // The networked step runs only once every prompt has been answered and stored.
-    let unprepared = warm_up_tasks(oracle, &prepared, progress)?;
+    let unprepared = warm_up_tasks(oracle, &prepared, config.workers, progress)?;
     clock.lap("warm-up");
     // Validation: every candidate of the run that has no verdict yet.
     let planned: Vec<PlannedCandidate> = store
