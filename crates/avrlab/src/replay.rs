@@ -674,7 +674,7 @@ pub fn import_generations(
     }
     clock.lap("map and store");
 
-    let unprepared = warm_up_tasks(oracle, &prepared, progress)?;
+    let unprepared = warm_up_tasks(oracle, &prepared, config.workers, progress)?;
     clock.lap("warm-up");
     let planned: Vec<PlannedCandidate> = store
         .candidates(&run_id)?
