@@ -104,6 +104,9 @@ pub struct ModelEntry {
     pub name: String,
     #[serde(default)]
     pub formats: Vec<String>,
+    /// The model's folder in published generations (`Model_patches/model_output/<published>`),
+    /// read instead of asking the model when the study runs with `--replay`.
+    pub published: Option<String>,
 }
 
 /// The reviewer model.
@@ -197,6 +200,17 @@ pub struct StudyOverrides {
     pub name: Option<String>,
     /// Only the benchmarks of these variants (`original`, `rename` …).
     pub variants: Vec<String>,
+    /// Re-validate published generations instead of asking the generator models.
+    pub replay: Option<ReplaySource>,
+}
+
+/// Published generations a study replays (`--replay`): the VJBench package's layout.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReplaySource {
+    /// A folder holding `Model_patches/`, or a git folder of the package.
+    pub generations: PathBuf,
+    /// `vul_location.json`.
+    pub locations: PathBuf,
 }
 
 /// One cell: an eval run.
@@ -208,6 +222,9 @@ pub struct Cell {
     pub format: String,
     pub fl_offset: i64,
     pub run_id: String,
+    /// With `--replay`: the model's folder in the published generations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
 }
 
 /// One benchmark of a resolved plan.
@@ -232,6 +249,13 @@ pub struct Plan {
     pub seed: u64,
     pub reviewer: Option<ReviewerEntry>,
     pub report: ReportSettings,
+    /// With `--replay`: where the published generations are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplaySource>,
+    /// What the plan leaves out and why (a model without published generations, a variant the
+    /// replay cannot read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
 }
 
 impl Plan {
@@ -421,8 +445,17 @@ pub fn resolve_plan(
             ));
         }
     }
+    let mut left_out = Vec::new();
     for (index, entry) in file.benchmarks.iter().enumerate() {
         if !overrides.variants.is_empty() && !overrides.variants.contains(&entry.variant) {
+            continue;
+        }
+        // Published generations are written against the original code only.
+        if overrides.replay.is_some() && entry.variant != "original" {
+            left_out.push(format!(
+                "benchmark {} ({}): published generations are replayed on original tasks only",
+                entry.benchmark, entry.variant
+            ));
             continue;
         }
         let field = format!("benchmarks[{index}]");
@@ -498,9 +531,17 @@ pub fn resolve_plan(
                     .unwrap_or(ModelEntry {
                         name: name.clone(),
                         formats: Vec::new(),
+                        published: None,
                     })
             })
             .collect();
+    }
+    if planned.is_empty() {
+        return Err(invalid(
+            "benchmarks",
+            "no benchmark is left to run (see --variants; --replay reads original tasks only)"
+                .into(),
+        ));
     }
     if model_entries.is_empty() {
         return Err(invalid(
@@ -511,9 +552,20 @@ pub fn resolve_plan(
     let mut cells = Vec::new();
     for (index, model) in model_entries.iter().enumerate() {
         let field = format!("models[{index}]");
-        let configured = models
-            .check(&model.name)
-            .map_err(|message| invalid(&format!("{field}.name"), message))?;
+        // A replayed model is read from its published files, not asked: it needs no configuration.
+        let configured = match (&overrides.replay, &model.published) {
+            (Some(_), None) => {
+                left_out.push(format!(
+                    "model {}: no `published` folder name to replay",
+                    model.name
+                ));
+                continue;
+            }
+            (Some(_), Some(_)) => None,
+            (None, _) => models
+                .check(&model.name)
+                .map_err(|message| invalid(&format!("{field}.name"), message))?,
+        };
         // The model's own formats, else the study's, else the one its configuration names.
         let formats = if !model.formats.is_empty() {
             &model.formats
@@ -554,6 +606,7 @@ pub fn resolve_plan(
                             "{name}/{}/{}/{}/{format}/{offset}",
                             bench.name, bench.variant, model.name
                         ),
+                        published: overrides.replay.as_ref().and(model.published.clone()),
                     });
                 }
             }
@@ -586,7 +639,15 @@ pub fn resolve_plan(
         seed: file.seed,
         reviewer,
         report: file.report.clone(),
+        replay: overrides.replay.clone(),
+        left_out,
     };
+    if plan.cells.is_empty() {
+        return Err(invalid(
+            "models",
+            "no model is left to run (with --replay, models need a `published` folder name)".into(),
+        ));
+    }
     Ok((plan, benchmarks))
 }
 
@@ -742,6 +803,13 @@ pub enum StudyError {
         #[source]
         source: Box<EvalError>,
     },
+    /// Published generations could not be replayed.
+    #[error("cell {run_id}")]
+    Replay {
+        run_id: String,
+        #[source]
+        source: Box<crate::replay::ReplayError>,
+    },
     /// The reviewer failed.
     #[error("cell {run_id}")]
     Review {
@@ -873,37 +941,67 @@ pub fn execute_study(
                     "starting"
                 }
             ));
-            let model = models.models[&cell.model].clone();
-            let request = EvalRequest {
-                benchmark,
-                model: Box::new(SharedModel(model)),
-                cache: ResponseCache::new(models.cache.clone()),
-                spec: EvalSpec {
-                    model_name: cell.model.clone(),
-                    format: cell.format.parse().expect("checked when planned"),
-                    samples: plan.samples,
-                    runs: plan.runs,
-                    fl_offset: cell.fl_offset,
-                    temperature: plan.temperature,
-                    top_p: plan.top_p,
-                    max_tokens: plan.max_tokens,
-                    seed: plan.seed,
-                },
-                run_id: Some(cell.run_id.clone()),
-                resume: existing.is_some(),
-            };
-            let report =
-                execute_eval(store, request, config, &oracle, progress).map_err(|source| {
-                    StudyError::Eval {
-                        run_id: cell.run_id.clone(),
-                        source: Box::new(source),
-                    }
+            if let (Some(source), Some(published)) = (&plan.replay, &cell.published) {
+                let request = crate::replay::ReplayRequest {
+                    generations: source.generations.clone(),
+                    locations: source.locations.clone(),
+                    model: published.clone(),
+                    variant: "original".into(),
+                    run_id: Some(cell.run_id.clone()),
+                    resume: existing.is_some(),
+                };
+                let report = crate::replay::import_generations(
+                    store, benchmark, &request, config, &oracle, progress,
+                )
+                .map_err(|source| StudyError::Replay {
+                    run_id: cell.run_id.clone(),
+                    source: Box::new(source),
                 })?;
-            outcome.validated += report.validated;
-            if !report.unprepared.is_empty() {
-                outcome
-                    .unprepared
-                    .insert(cell.run_id.clone(), report.unprepared.clone());
+                for unmapped in &report.unmapped {
+                    progress.message(&format!(
+                        "{}: not replayed: {} ({})",
+                        cell.run_id, unmapped.what, unmapped.reason
+                    ));
+                }
+                outcome.validated += report.run.validated;
+                if !report.run.unprepared.is_empty() {
+                    outcome
+                        .unprepared
+                        .insert(cell.run_id.clone(), report.run.unprepared.clone());
+                }
+            } else {
+                let model = models.models[&cell.model].clone();
+                let request = EvalRequest {
+                    benchmark,
+                    model: Box::new(SharedModel(model)),
+                    cache: ResponseCache::new(models.cache.clone()),
+                    spec: EvalSpec {
+                        model_name: cell.model.clone(),
+                        format: cell.format.parse().expect("checked when planned"),
+                        samples: plan.samples,
+                        runs: plan.runs,
+                        fl_offset: cell.fl_offset,
+                        temperature: plan.temperature,
+                        top_p: plan.top_p,
+                        max_tokens: plan.max_tokens,
+                        seed: plan.seed,
+                    },
+                    run_id: Some(cell.run_id.clone()),
+                    resume: existing.is_some(),
+                };
+                let report =
+                    execute_eval(store, request, config, &oracle, progress).map_err(|source| {
+                        StudyError::Eval {
+                            run_id: cell.run_id.clone(),
+                            source: Box::new(source),
+                        }
+                    })?;
+                outcome.validated += report.validated;
+                if !report.unprepared.is_empty() {
+                    outcome
+                        .unprepared
+                        .insert(cell.run_id.clone(), report.unprepared.clone());
+                }
             }
             worked = true;
         }
@@ -1098,6 +1196,17 @@ pub fn describe_plan(plan: &Plan, estimate: Option<&Estimate>) -> String {
         plan.temperature,
         plan.max_tokens
     );
+    if let Some(source) = &plan.replay {
+        let _ = writeln!(
+            out,
+            "  replaying the published generations in {} (locations {}) instead of asking the models",
+            source.generations.display(),
+            source.locations.display()
+        );
+    }
+    for line in &plan.left_out {
+        let _ = writeln!(out, "  left out: {line}");
+    }
     if let Some(reviewer) = &plan.reviewer {
         let _ = writeln!(
             out,

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use avrlab::models::{ConfigFile, ModelSetupError, build_model};
 use avrlab::study::{
-    ModelCatalog, StudyError, StudyModels, StudyOverrides, StudyRequest, describe_plan, estimate,
-    execute_study, read_study_file, resolve_plan,
+    ModelCatalog, ReplaySource, StudyError, StudyModels, StudyOverrides, StudyRequest,
+    describe_plan, estimate, execute_study, read_study_file, resolve_plan,
 };
 use avrlab_model::Model;
 use avrlab_report::{ReportFormat, build_study_report, render_study};
@@ -63,6 +63,14 @@ pub struct Args {
     /// Only the benchmarks of these variants (comma-separated: original, rename, structure, both).
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<String>,
+    /// Re-validate published generations (a folder holding the VJBench package's
+    /// `Model_patches/`, or a git folder of the package) instead of asking the models: each model
+    /// with a `published` folder name in the study file is read from there, on original tasks.
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
+    /// With --replay: `vul_location.json` [default: the datasets folder's vjbench/vul_location.json].
+    #[arg(long)]
+    pub locations: Option<PathBuf>,
     #[command(flatten)]
     pub options: ValidationOptions,
     /// The model configuration file.
@@ -113,6 +121,21 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         fl_offsets: args.fl_offsets.clone(),
         name: args.name.clone(),
         variants: args.variants.clone(),
+        replay: match &args.replay {
+            None => None,
+            Some(generations) if !generations.exists() => {
+                return Err(Failure::input(anyhow::anyhow!(
+                    "--replay {}: no such folder; give the folder of the published generations",
+                    generations.display()
+                )));
+            }
+            Some(generations) => Some(ReplaySource {
+                generations: generations.clone(),
+                locations: args.locations.clone().unwrap_or_else(|| {
+                    super::bench::datasets_dir().join("vjbench/vul_location.json")
+                }),
+            }),
+        },
     };
     let catalog = Catalog {
         configs: &configs,
@@ -151,7 +174,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let (config, _work) = args.options.engine(true)?;
     let oracle = args.options.oracle(&config)?;
 
-    let mut names: Vec<&str> = plan.cells.iter().map(|c| c.model.as_str()).collect();
+    // Replayed models are read from their published files, never started.
+    let mut names: Vec<&str> = plan
+        .cells
+        .iter()
+        .filter(|c| c.published.is_none())
+        .map(|c| c.model.as_str())
+        .collect();
     if let Some(reviewer) = &plan.reviewer {
         names.push(&reviewer.model);
     }
@@ -192,6 +221,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let outcome = execute_study(&mut store, &request, &progress).map_err(|e| match e {
         StudyError::Conflict(_) => Failure::input(e),
+        StudyError::Replay { ref source, .. }
+            if !matches!(
+                **source,
+                avrlab::replay::ReplayError::Engine(_) | avrlab::replay::ReplayError::Export { .. }
+            ) =>
+        {
+            Failure::input(e)
+        }
         StudyError::Store(s) => store_failure(s),
         StudyError::Eval { ref source, .. }
             if matches!(

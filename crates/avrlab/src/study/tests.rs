@@ -466,3 +466,51 @@ fn identical_candidates_are_validated_once_across_the_cells_of_a_study() {
     let (_, timed) = estimated.per_review.expect("reviews were timed");
     assert!(timed > 0 && timed < stored, "{timed} of {stored}");
 }
+
+#[test]
+fn a_replayed_study_reads_published_models_and_says_what_it_leaves_out() {
+    let text = SMALL
+        .replacen(
+            "[[models]]",
+            "[[benchmarks]]\nbenchmark = \"demo\"\nvariant = \"rename\"\n\n[[models]]",
+            1,
+        )
+        .replace(
+            "name = \"baseline\"",
+            "name = \"codet5\"\npublished = \"CodeT5\"\n\n[[models]]\nname = \"unknown\"",
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_study(dir.path(), &text);
+    let file = read_study_file(&path).unwrap();
+    // Without --replay the unconfigured model is refused …
+    let error = resolve_plan(&file, &path, &StudyOverrides::default(), &AnyModel).unwrap_err();
+    assert!(error.to_string().contains("`models[1].name`"), "{error}");
+    // … with it, a model without published files and the variant are left out, and said so.
+    let overrides = StudyOverrides {
+        replay: Some(ReplaySource {
+            generations: dir.path().to_owned(),
+            locations: dir.path().join("vul_location.json"),
+        }),
+        ..StudyOverrides::default()
+    };
+    let (plan, benchmarks) = resolve_plan(&file, &path, &overrides, &AnyModel).unwrap();
+    assert_eq!(benchmarks.len(), 1);
+    assert_eq!(plan.cells.len(), 4);
+    assert!(
+        plan.cells
+            .iter()
+            .all(|c| c.model == "codet5" && c.published.as_deref() == Some("CodeT5"))
+    );
+    assert_eq!(
+        plan.left_out,
+        [
+            "benchmark demo (rename): published generations are replayed on original tasks only",
+            "model unknown: no `published` folder name to replay",
+        ]
+    );
+    let described = describe_plan(&plan, None);
+    assert!(
+        described.contains("replaying the published generations in"),
+        "{described}"
+    );
+}
