@@ -69,6 +69,9 @@ pub struct Comparison {
     pub mean_difference: f64,
     /// TOST at the study's margin and alpha; `None` with fewer than two pairs (the reason).
     pub tost: Result<TostLine, String>,
+    /// Every share was 0 at both offsets (or 1 at both): equivalence at the floor (ceiling),
+    /// which says nothing about the offset.
+    pub degenerate: bool,
     /// McNemar on "some sample plausible": prompts fixed only at offset 0, only at `offset`.
     pub only_zero: u64,
     pub only_offset: u64,
@@ -318,6 +321,8 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
                 } else {
                     first.iter().zip(&second).map(|(a, b)| a - b).sum::<f64>() / pairs as f64
                 };
+                let all = |value: f64| first.iter().chain(&second).all(|s| *s == value);
+                let degenerate = pairs > 0 && (all(0.0) || all(1.0));
                 let tost = paired_tost(&first, &second, tost_margin, alpha)
                     .map(|t| TostLine {
                         p_value: t.p_value,
@@ -333,6 +338,7 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
                     pairs,
                     mean_difference,
                     tost,
+                    degenerate,
                     only_zero,
                     only_offset,
                     mcnemar_p: mcnemar_exact(only_zero, only_offset).p_value,
@@ -606,6 +612,13 @@ pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
                     t.interval.1
                 ),
                 Err(why) => format!("TOST: {why}"),
+            };
+            let tost = if c.degenerate {
+                format!(
+                    "{tost} — every share is the same bound at both offsets (nothing or everything fixed), so this says nothing about the offset"
+                )
+            } else {
+                tost
             };
             let _ = writeln!(
                 out,

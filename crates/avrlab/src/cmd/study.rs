@@ -243,7 +243,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     avrlab::engine::Progress::message(
         &progress,
         &format!(
-            "study {}: {} cells run now, {} already done; {} candidates validated, {} served by an identical candidate's validation, {} reviews; stored in {}",
+            "study {}: {} cells run now, {} already done; {} candidates validated ({} of them by an identical candidate's earlier validation in this study), {} reviews; stored in {}",
             plan.name,
             outcome.cells_run,
             outcome.cells_already_done,
