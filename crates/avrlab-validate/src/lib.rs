@@ -9,6 +9,7 @@ mod baseline;
 mod cache_seal;
 mod candidate;
 mod fast;
+mod feature;
 mod fingerprint;
 mod materialize;
 mod oracle;
@@ -22,6 +23,9 @@ pub use candidate::{
     Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
 };
 pub use fast::{FastConfig, FastOracle};
+pub use feature::{
+    FeatureRun, FeatureRunPlan, FeatureRunner, Judged, StateEdit, judge_functional, judge_security,
+};
 pub use materialize::{MaterializeError, materialize_task};
 pub use oracle::{Oracle, PreparedTask};
 pub use outcome::{

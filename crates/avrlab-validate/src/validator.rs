@@ -81,7 +81,7 @@ pub enum ValidateError {
 /// The Maven oracle.
 #[derive(Debug, Clone)]
 pub struct MavenOracle {
-    config: ValidatorConfig,
+    pub(crate) config: ValidatorConfig,
     /// The dependency cache's fingerprint after the last warm-up, checked after each candidate.
     seal: CacheSeal,
 }
@@ -154,7 +154,7 @@ impl MavenOracle {
         })
     }
 
-    fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
+    pub(crate) fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
         Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
             ValidateError::Maven {
                 task: task.id.clone(),
@@ -204,38 +204,9 @@ impl Oracle for MavenOracle {
     /// Warms the shared dependency cache by building a copy of the pristine state once per
     /// build-file fingerprint.
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        self.warm_up_dependencies(prepared)?;
         let task = &prepared.task;
         let maven = self.maven(task)?;
-        let repository = &self.config.maven.repository;
-        CacheSeal::check_trusted(repository)?;
-        let maven_err = |source| ValidateError::Maven {
-            task: task.id.clone(),
-            source,
-        };
-        // A repository already warm for these build files (and sealed) is neither written nor
-        // sealed again.
-        let known = maven.warmed(prepared.pristine()).map_err(maven_err)?;
-        let warmed = match known {
-            Some(known) if CacheSeal::is_sealed(repository) => known,
-            _ => {
-                // The cache is writable only now, and no candidate runs meanwhile.
-                let guard = self.seal.warm_up(repository)?;
-                let warm = self.config.work_root.join("warm-up").join(&task.id);
-                remove_tree(&warm, self.config.maven.sandbox)?;
-                copy_project(prepared.pristine(), &warm).map_err(|source| {
-                    ValidateError::Checkout {
-                        task: task.id.clone(),
-                        source,
-                    }
-                })?;
-                let warmed = maven.warm_up(&warm);
-                let _ = remove_tree(&warm, self.config.maven.sandbox);
-                let warmed = warmed.map_err(maven_err)?;
-                guard.seal(repository)?;
-                warmed
-            }
-        };
-        prepared.add_library(&warmed.classpath)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
         let path = self.baseline_path(task, prepared.pristine(), maven.jdk().major)?;
         let baseline = match baseline::load(&path) {
@@ -270,6 +241,46 @@ impl Oracle for MavenOracle {
 }
 
 impl MavenOracle {
+    /// Resolves the task's dependencies into the shared cache (once per build-file fingerprint)
+    /// by building a copy of the pristine state, sandboxed with network, then re-seals the
+    /// cache. No baseline run: callers that judge whole suites themselves (feature tasks) need
+    /// only this part of the warm-up.
+    pub fn warm_up_dependencies(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        let task = &prepared.task;
+        let maven = self.maven(task)?;
+        let repository = &self.config.maven.repository;
+        CacheSeal::check_trusted(repository)?;
+        let maven_err = |source| ValidateError::Maven {
+            task: task.id.clone(),
+            source,
+        };
+        // A repository already warm for these build files (and sealed) is neither written nor
+        // sealed again.
+        let known = maven.warmed(prepared.pristine()).map_err(maven_err)?;
+        let warmed = match known {
+            Some(known) if CacheSeal::is_sealed(repository) => known,
+            _ => {
+                // The cache is writable only now, and no candidate runs meanwhile.
+                let guard = self.seal.warm_up(repository)?;
+                let warm = self.config.work_root.join("warm-up").join(&task.id);
+                remove_tree(&warm, self.config.maven.sandbox)?;
+                copy_project(prepared.pristine(), &warm).map_err(|source| {
+                    ValidateError::Checkout {
+                        task: task.id.clone(),
+                        source,
+                    }
+                })?;
+                let warmed = maven.warm_up(&warm);
+                let _ = remove_tree(&warm, self.config.maven.sandbox);
+                let warmed = warmed.map_err(maven_err)?;
+                guard.seal(repository)?;
+                warmed
+            }
+        };
+        prepared.add_library(&warmed.classpath)?;
+        Ok(())
+    }
+
     /// Runs `step`, which may write the shared dependency cache (a networked warm-up of another
     /// engine), while no candidate runs anywhere, then re-seals the cache.
     pub(crate) fn while_cache_writable<T>(
@@ -323,7 +334,7 @@ impl MavenOracle {
     /// Runs `body` on a fresh copy of the task state in `<work_root>/<kind>/<slot>/project` while
     /// holding the cache's candidate lock, removes the copy (unless workspaces are kept), and then
     /// checks that the dependency cache is unchanged (`what` names the run in the alarm).
-    fn in_fresh_workspace<T>(
+    pub(crate) fn in_fresh_workspace<T>(
         &self,
         prepared: &PreparedTask,
         kind: &str,

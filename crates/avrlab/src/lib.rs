@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod command_runner;
+pub mod curate;
 mod cwe;
 pub mod engine;
 pub mod eval;

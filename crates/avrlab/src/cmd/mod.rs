@@ -6,6 +6,7 @@
 
 mod audit;
 mod bench;
+mod curate;
 mod eval;
 mod feature;
 mod mirror;
@@ -97,6 +98,8 @@ enum Command {
     Study(study::Args),
     /// Measure validations per minute with 1 and with N workers.
     Throughput(throughput::Args),
+    /// Secure-feature tasks from repair tasks, checked by the five-run matrix (the funnel).
+    Curate(curate::Args),
     /// Secure-feature tasks from and to SusVibes JSONL.
     Feature(feature::Args),
     /// Write a transformed benchmark (renamed identifiers, restructured code), verified by execution.
@@ -117,5 +120,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Throughput(args) => throughput::run(args),
         Command::Transform(args) => transform::run(args),
         Command::Feature(args) => feature::run(args),
+        Command::Curate(args) => curate::run(args),
     }
 }
