@@ -8,8 +8,10 @@ mod study;
 mod vocabulary;
 
 pub use store::{
-    AuditRow, CandidateRow, EngineRow, GenerationRow, NewCandidate, NewRun, PhaseRow, RunInfo,
-    Store, StoreError, TestRow, VerdictRow, VerdictSummary,
+    AuditRow, CandidateRow, EngineRow, FeatureScoreRow, GenerationRow, NewCandidate, NewRun,
+    PhaseRow, RunInfo, Store, StoreError, TestRow, VerdictRow, VerdictSummary,
 };
 pub use study::{ReviewRow, StudyCellRow, StudyRow};
-pub use vocabulary::{AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, UnknownWord};
+pub use vocabulary::{
+    AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, TestGroupResult, UnknownWord,
+};

@@ -14,11 +14,12 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V2_ENGINES),
         M::up(V3_AUDITS),
         M::up(V4_STUDIES),
+        M::up(V5_FEATURE_SCORES),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -164,6 +165,21 @@ CREATE TABLE reviews (
     error         TEXT,
     reviewed_at   TEXT NOT NULL,
     PRIMARY KEY (run_id, candidate_id, reviewer),
+    FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
+);
+"#;
+
+/// Version 5: the two verdicts of a prediction for a secure-feature task — functional tests and
+/// security tests — next to its verdict row (whose outcome folds them into one word).
+const V5_FEATURE_SCORES: &str = r#"
+CREATE TABLE feature_scores (
+    run_id        TEXT NOT NULL,
+    candidate_id  TEXT NOT NULL,
+    func          TEXT NOT NULL,
+    func_reason   TEXT NOT NULL,
+    sec           TEXT NOT NULL,
+    sec_reason    TEXT NOT NULL,
+    PRIMARY KEY (run_id, candidate_id),
     FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
 );
 "#;

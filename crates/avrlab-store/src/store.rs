@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::schema::{APPLICATION_ID, SCHEMA_VERSION, migrations};
-use crate::vocabulary::{AuditLabel, Correctness, Extraction, RunMode, UnknownWord};
+use crate::vocabulary::{
+    AuditLabel, Correctness, Extraction, RunMode, TestGroupResult, UnknownWord,
+};
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -206,6 +208,15 @@ pub struct VerdictSummary {
     pub outcome: String,
     pub reason: String,
     pub wall_ms: u64,
+}
+
+/// The functional and security results of one feature prediction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureScoreRow {
+    pub func: TestGroupResult,
+    pub func_reason: String,
+    pub sec: TestGroupResult,
+    pub sec_reason: String,
 }
 
 /// The results store.
@@ -434,12 +445,84 @@ impl Store {
         candidate_id: &str,
         verdict: &VerdictRow,
     ) -> Result<(), StoreError> {
+        self.record_verdict_with(run_id, candidate_id, verdict, None)
+    }
+
+    /// Writes the verdict of a feature prediction, its evidence and its functional and security
+    /// results in a single transaction.
+    pub fn record_feature_verdict(
+        &mut self,
+        run_id: &str,
+        candidate_id: &str,
+        verdict: &VerdictRow,
+        score: &FeatureScoreRow,
+    ) -> Result<(), StoreError> {
+        self.record_verdict_with(run_id, candidate_id, verdict, Some(score))
+    }
+
+    /// The functional and security results of a run's feature predictions, by candidate id.
+    pub fn feature_scores(
+        &self,
+        run_id: &str,
+    ) -> Result<Vec<(String, FeatureScoreRow)>, StoreError> {
+        let rows = self.all_rows(
+            "SELECT candidate_id, func, func_reason, sec, sec_reason FROM feature_scores
+                 WHERE run_id = ?1 ORDER BY candidate_id",
+            [run_id],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    word(r, 1, TestGroupResult::parse)?,
+                    r.get::<_, String>(2)?,
+                    word(r, 3, TestGroupResult::parse)?,
+                    r.get::<_, String>(4)?,
+                ))
+            },
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, func, func_reason, sec, sec_reason)| {
+                (
+                    id,
+                    FeatureScoreRow {
+                        func,
+                        func_reason,
+                        sec,
+                        sec_reason,
+                    },
+                )
+            })
+            .collect())
+    }
+
+    fn record_verdict_with(
+        &mut self,
+        run_id: &str,
+        candidate_id: &str,
+        verdict: &VerdictRow,
+        score: Option<&FeatureScoreRow>,
+    ) -> Result<(), StoreError> {
         let path = self.path.clone();
         let sqlite = |source| StoreError::Sqlite {
             path: path.clone(),
             source,
         };
         let tx = self.conn.transaction().map_err(sqlite)?;
+        if let Some(score) = score {
+            tx.execute(
+                "INSERT INTO feature_scores (run_id, candidate_id, func, func_reason, sec, sec_reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    run_id,
+                    candidate_id,
+                    score.func.as_str(),
+                    score.func_reason,
+                    score.sec.as_str(),
+                    score.sec_reason
+                ],
+            )
+            .map_err(sqlite)?;
+        }
         tx.execute(
             "INSERT INTO verdicts (run_id, candidate_id, outcome, reason, wall_ms, diagnostics, finished_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'))",

@@ -144,3 +144,15 @@ mod tests {
         );
     }
 }
+
+vocabulary! {
+    /// How one group of tests (functional or security) judged a feature prediction.
+    TestGroupResult, "test group result" {
+        /// Every test of the group passed (functional: apart from the expected failures).
+        Pass => "pass",
+        /// A test of the group failed, or the prediction did not apply or compile.
+        Fail => "fail",
+        /// The evidence does not say (no test ran, unusable reports, a timeout).
+        Undecided => "undecided",
+    }
+}

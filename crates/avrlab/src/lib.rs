@@ -9,6 +9,7 @@ pub mod engine;
 pub mod eval;
 #[cfg(test)]
 mod fake_oracle;
+pub mod feature_score;
 pub mod import;
 pub mod input;
 pub mod method;

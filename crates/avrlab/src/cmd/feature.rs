@@ -103,3 +103,89 @@ fn export(benchmark: &str, out: &std::path::Path) -> Result<ExitCode, Failure> {
     println!("wrote {} record(s) to {}", records.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }
+
+/// `avrlab validate` on a benchmark of feature tasks: each prediction (or, with `--reference`,
+/// each task's golden, vulnerable and empty prediction) scored for func and sec, stored, and the
+/// feature report printed.
+pub(super) fn validate_features(
+    args: &super::validate::Args,
+    benchmark: &Benchmark,
+) -> Result<ExitCode, Failure> {
+    use avrlab::curate::reference_predictions;
+    use avrlab::feature_score::{
+        ScoreError, ScoreRequest, feature_report, read_feature_predictions, render_feature_report,
+        score_predictions,
+    };
+    use avrlab::input::PlannedCandidate;
+    use avrlab_store::{RunMode, Store};
+    use avrlab_validate::{MavenOracle, Oracle as _};
+
+    if let Some(repair) = benchmark.tasks.iter().find(|t| t.kind != TaskKind::Feature) {
+        return Err(Failure::input(anyhow::anyhow!(
+            "benchmark {} mixes feature and repair tasks ({} is a repair task); validate them apart",
+            benchmark.name,
+            repair.id
+        )));
+    }
+    let (config, _work) = args.options.engine(args.allow_apply_failures)?;
+    let oracle = MavenOracle::new(config.validator.clone());
+    let (mode, planned) = match &args.patches {
+        Some(path) => (
+            RunMode::Patches,
+            read_feature_predictions(path, benchmark).map_err(Failure::input)?,
+        ),
+        None => {
+            let mut planned = Vec::new();
+            for task in &benchmark.tasks {
+                let feature = task.feature.as_ref().expect("feature tasks have [feature]");
+                let state = oracle.materialize(task).map_err(Failure::infrastructure)?;
+                let predictions = reference_predictions(feature, state.pristine())
+                    .map_err(|e| Failure::input(anyhow::anyhow!("task {}: {e}", task.id)))?;
+                for (label, candidate) in predictions {
+                    planned.push(PlannedCandidate {
+                        id: format!("{}/{label}", task.id),
+                        task: task.id.clone(),
+                        label,
+                        candidate,
+                        origin: task.dir.join("task.toml").display().to_string(),
+                    });
+                }
+            }
+            (RunMode::Reference, planned)
+        }
+    };
+    let mut store = Store::open(&args.store).map_err(super::validate::store_failure)?;
+    let config_json = serde_json::json!({
+        "benchmark": args.options.benchmark,
+        "tasks": args.options.tasks,
+        "timeout_seconds": args.options.timeout,
+        "kind": "feature",
+        "patches": args.patches,
+    })
+    .to_string();
+    let request = ScoreRequest {
+        benchmark,
+        planned,
+        run_id: args.run.clone(),
+        resume: args.resume,
+        mode,
+        config_json,
+    };
+    #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
+    let progress = |line: &str| eprintln!("{line}");
+    let run_id =
+        score_predictions(&mut store, &oracle, request, &progress).map_err(|e| match e {
+            ScoreError::Input(_) => Failure::input(e),
+            ScoreError::Store(s) => super::validate::store_failure(s),
+            ScoreError::Validate(_) => Failure::infrastructure(e),
+        })?;
+    let report =
+        feature_report(&store, &run_id, benchmark).map_err(super::validate::store_failure)?;
+    print_report(&render_feature_report(&report));
+    Ok(ExitCode::SUCCESS)
+}
+
+#[expect(clippy::print_stdout, reason = "the report is the command's output")]
+fn print_report(text: &str) {
+    print!("{text}");
+}

@@ -166,6 +166,13 @@ pub fn check(args: Args) -> Result<ExitCode, Failure> {
 
 fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
+    if benchmark
+        .tasks
+        .iter()
+        .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
+    {
+        return super::feature::validate_features(&args, &benchmark);
+    }
     let (mode, planned) = match &args.patches {
         Some(path) => (
             RunMode::Patches,
