@@ -987,6 +987,8 @@ mod tests {
         }
     }
 
+    type Answers = Vec<(&'static str, FeatureRun)>;
+
     /// Answers each plan by its label, and records the plans it was given.
     struct FakeRunner {
         answers: Vec<(&'static str, FeatureRun)>,
@@ -1124,7 +1126,7 @@ mod tests {
     #[test]
     fn each_gate_rejects_what_it_must() {
         use TestStatus::{Errored, Failed, Passed};
-        let cases: Vec<(Vec<(&'static str, FeatureRun)>, Gate, &str)> = vec![
+        let cases: Vec<(Answers, Gate, &str)> = vec![
             (
                 replaced("base", run(None, Some(Judged::Fail("x".into())), vec![])),
                 Gate::Base,

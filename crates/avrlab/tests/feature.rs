@@ -102,3 +102,103 @@ fn a_bad_susvibes_record_writes_nothing() {
     );
     assert!(!dir.path().join("b").exists());
 }
+
+/// The one Maven-running feature test: a demo task is curated through the five-run matrix, and
+/// its golden, vulnerable-put-back and empty predictions are scored and stored.
+#[test]
+fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
+    let _lock = crate::common::heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("feature");
+    let curate = avrlab(
+        dir.path(),
+        &[
+            "curate",
+            "--benchmark",
+            "demo",
+            "--tasks",
+            "demo-zip-slip",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&curate);
+    assert!(curate.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "| demo-zip-slip | demo-zip-slip-feature | 1 | sec pass | func pass | func pass | sec fail | func fail | 0 | kept |"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("; kept 1"), "{stdout}");
+    let task = out.join("demo-zip-slip-feature");
+    let statement = std::fs::read_to_string(task.join("problem.md")).unwrap();
+    assert!(
+        statement.contains("extract(InputStream zip, Path destination)"),
+        "{statement}"
+    );
+    assert!(!out.join(".staging").exists());
+
+    let store = dir.path().join("results.sqlite");
+    let validate = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--benchmark",
+            out.to_str().unwrap(),
+            "--reference",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&validate);
+    assert!(validate.status.success(), "{stdout}\n{stderr}");
+    for line in [
+        "demo-zip-slip-feature golden: func=pass sec=pass",
+        "demo-zip-slip-feature vulnerable: func=pass sec=fail",
+        "demo-zip-slip-feature empty: func=fail sec=fail",
+    ] {
+        assert!(stderr.contains(line), "{line}\n{stderr}");
+    }
+    assert!(
+        stdout.contains("| CWE-22 | 3 | 2/3 = 66.7% [20.8, 93.9] | 1/3 = 33.3% [6.1, 79.2] | 1/2 = 50.0% [9.5, 90.5] | 0 |"),
+        "{stdout}"
+    );
+    // The evidence: both results and every test, the security test in the `pov` phase.
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let scores: Vec<(String, String, String)> = db
+        .prepare("SELECT candidate_id, func, sec FROM feature_scores ORDER BY candidate_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        scores,
+        [
+            (
+                "demo-zip-slip-feature/empty".into(),
+                "fail".into(),
+                "fail".into()
+            ),
+            (
+                "demo-zip-slip-feature/golden".into(),
+                "pass".into(),
+                "pass".into()
+            ),
+            (
+                "demo-zip-slip-feature/vulnerable".into(),
+                "pass".into(),
+                "fail".into()
+            ),
+        ]
+    );
+    let failed_pov: String = db
+        .query_row(
+            "SELECT status FROM test_results WHERE candidate_id = 'demo-zip-slip-feature/vulnerable' AND phase = 'pov'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(failed_pov, "failed");
+}

@@ -76,6 +76,13 @@ pub(crate) fn default_cache() -> PathBuf {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
+    if benchmark
+        .tasks
+        .iter()
+        .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
+    {
+        return super::feature::eval_features(&args, &benchmark);
+    }
     let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
     let model_config = configs
         .model(&args.model, &args.config)

@@ -189,3 +189,101 @@ pub(super) fn validate_features(
 fn print_report(text: &str) {
     print!("{text}");
 }
+
+/// `avrlab eval` on a benchmark of feature tasks: the model (typically a command agent in
+/// workdir mode) gets each task's problem statement and the task state, its diff is the
+/// prediction, and the predictions are scored and stored as `validate` does.
+pub(super) fn eval_features(
+    args: &super::eval::Args,
+    benchmark: &Benchmark,
+) -> Result<ExitCode, Failure> {
+    use avrlab::feature_score::{
+        ScoreError, ScoreRequest, feature_report, generate_feature_predictions,
+        render_feature_report, score_predictions,
+    };
+    use avrlab::models::{ConfigFile, ModelSetupError, build_model};
+    use avrlab_store::{RunMode, Store};
+    use avrlab_validate::{MavenOracle, Oracle as _};
+
+    if let Some(repair) = benchmark.tasks.iter().find(|t| t.kind != TaskKind::Feature) {
+        return Err(Failure::input(anyhow::anyhow!(
+            "benchmark {} mixes feature and repair tasks ({} is a repair task); evaluate them apart",
+            benchmark.name,
+            repair.id
+        )));
+    }
+    if args.samples == 0 {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--samples must be at least 1"
+        )));
+    }
+    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let model_config = configs
+        .model(&args.model, &args.config)
+        .map_err(Failure::input)?;
+    let (config, _work) = args.options.engine(true)?;
+    let oracle = MavenOracle::new(config.validator.clone());
+    let model = build_model(
+        &args.model,
+        &model_config,
+        &args.config,
+        config.validator.maven.sandbox,
+    )
+    .map_err(|e| match e {
+        ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => Failure::input(e),
+        _ => Failure::infrastructure(e),
+    })?;
+    let tasks: Vec<_> = benchmark.tasks.iter().collect();
+    let mut states = std::collections::HashMap::new();
+    for task in &tasks {
+        states.insert(
+            task.id.clone(),
+            oracle.materialize(task).map_err(Failure::infrastructure)?,
+        );
+    }
+    #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
+    let progress = |line: &str| eprintln!("{line}");
+    let params = avrlab_model::GenParams {
+        n: args.samples,
+        temperature: args.temperature,
+        top_p: args.top_p,
+        max_tokens: args.max_tokens,
+        stop: Vec::new(),
+        seed: Some(args.seed),
+    };
+    let planned = generate_feature_predictions(
+        model.as_ref(),
+        &args.model,
+        args.samples,
+        &params,
+        &tasks,
+        &states,
+        &progress,
+    );
+    let mut store = Store::open(&args.store).map_err(super::validate::store_failure)?;
+    let config_json = serde_json::json!({
+        "benchmark": args.options.benchmark,
+        "kind": "feature",
+        "model": args.model,
+        "samples": args.samples,
+    })
+    .to_string();
+    let request = ScoreRequest {
+        benchmark,
+        planned,
+        run_id: args.run.clone(),
+        resume: args.resume,
+        mode: RunMode::Eval,
+        config_json,
+    };
+    let run_id =
+        score_predictions(&mut store, &oracle, request, &progress).map_err(|e| match e {
+            ScoreError::Input(_) => Failure::input(e),
+            ScoreError::Store(s) => super::validate::store_failure(s),
+            ScoreError::Validate(_) => Failure::infrastructure(e),
+        })?;
+    let report =
+        feature_report(&store, &run_id, benchmark).map_err(super::validate::store_failure)?;
+    print_report(&render_feature_report(&report));
+    Ok(ExitCode::SUCCESS)
+}
