@@ -1276,5 +1276,10 @@ mod tests {
         );
         assert!(!draft.problem_statement.to_lowercase().contains("slip"));
         assert_eq!(draft.localization.len(), 1);
+        // An importer without the test list finds the same security tests in the test patch.
+        let derived =
+            crate::susvibes::derive_security_tests(&Patch::parse(&draft.test_patch).unwrap())
+                .unwrap();
+        assert_eq!(derived, task.oracle.pov_tests);
     }
 }

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    BuildSpec, BuildSystem, FeatureFile, FeatureTaskManifest, ManifestProject, ProjectSource,
-    Provenance, RecordBuild, RegressionTests, SusVibesRecord, Task, TaskKind, TestName, parse_cwe,
+    BuildSpec, BuildSystem, FeatureFile, FeatureTaskManifest, HunkLine, ManifestProject, Patch,
+    ProjectSource, Provenance, RecordBuild, RegressionTests, SusVibesRecord, Task, TaskKind,
+    TestName, parse_cwe,
 };
 
 /// Why records could not be imported or tasks exported.
@@ -103,12 +104,27 @@ fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, 
             maven_args: Vec::new(),
         }
     });
-    let security_tests = record
-        .security_tests
-        .iter()
-        .map(|t| TestName::parse_method(t))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| bad(format!("security_tests: {e}")))?;
+    let security_tests = if record.security_tests.is_empty() {
+        let test_patch =
+            Patch::parse(&record.test_patch).map_err(|e| bad(format!("test_patch: {e}")))?;
+        let derived = derive_security_tests(&test_patch).map_err(bad)?;
+        notes.push(format!(
+            "security tests derived from test_patch (the test methods it adds or changes): {}",
+            derived
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        derived
+    } else {
+        record
+            .security_tests
+            .iter()
+            .map(|t| TestName::parse_method(t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(format!("security_tests: {e}")))?
+    };
     let manifest = FeatureTaskManifest {
         id: id.to_owned(),
         cve: record.cve_id.clone(),
@@ -196,4 +212,90 @@ pub fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {
             maven_args: task.build.extra_args.clone(),
         }),
     })
+}
+
+/// The security tests of a record that does not name them: the JUnit test methods (annotated
+/// `@Test…`) whose declaration lies in a hunk of `test_patch` and that the hunk adds or changes.
+/// The hunk is all there is (no project at import), so a changed test whose declaration is
+/// outside the hunk's context cannot be named: then the record must name its tests.
+pub fn derive_security_tests(test_patch: &Patch) -> Result<Vec<TestName>, String> {
+    let mut tests = Vec::new();
+    for file in &test_patch.files {
+        let path = &file.new_path;
+        let Some(class) = path
+            .split_once("src/test/java/")
+            .and_then(|(_, rest)| rest.strip_suffix(".java"))
+            .map(|c| c.replace('/', "."))
+        else {
+            continue;
+        };
+        for hunk in &file.hunks {
+            // The hunk's new side, wrapped in a class so that its members parse.
+            let mut text = String::from("class AvrlabHunk {\n");
+            let mut added = Vec::new();
+            for line in &hunk.lines {
+                match line {
+                    HunkLine::Context(l) => text.push_str(l),
+                    HunkLine::Add(l) => {
+                        // An added annotation line alone is how diffs show a method inserted
+                        // above an existing one; it does not change that method.
+                        if !l.trim_start().starts_with('@') {
+                            added.push(text.matches('\n').count() + 1);
+                        }
+                        text.push_str(l);
+                    }
+                    HunkLine::Remove(_) => continue,
+                }
+                text.push('\n');
+            }
+            text.push_str("}\n");
+            let source = avrlab_java::parse(&text);
+            for method in avrlab_java::methods(&source) {
+                let declaration = &text[method.bytes.clone()];
+                let is_test = declaration
+                    .split(['(', '{'])
+                    .next()
+                    .is_some_and(|head| head.contains("@Test"));
+                let changed = added
+                    .iter()
+                    .any(|&l| method.lines.start <= l && l <= method.lines.end);
+                if is_test && changed && !method.is_constructor {
+                    let name = TestName {
+                        class: class.clone(),
+                        method: Some(method.name.clone()),
+                    };
+                    if !tests.contains(&name) {
+                        tests.push(name);
+                    }
+                }
+            }
+        }
+    }
+    if tests.is_empty() {
+        return Err(
+            "security_tests is missing and no @Test method declaration is added or changed \
+             within test_patch's hunks; name the tests (pkg.Class#method) in security_tests"
+                .into(),
+        );
+    }
+    Ok(tests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn security_tests_are_the_test_methods_the_test_patch_adds_or_changes() {
+        let diff = "--- a/src/test/java/com/x/ZipTest.java\n+++ b/src/test/java/com/x/ZipTest.java\n@@ -10,6 +10,15 @@\n     }\n \n     @Test\n+    void rejectsTraversal() {\n+        assertThrows(IOException.class, () -> unzip(\"../a\"));\n+    }\n+\n+    private void helper() {\n+        int x = 1;\n+    }\n+\n+    @Test\n     void extractsFiles() {\n         unzip(\"a\");\n     }\n";
+        let tests = derive_security_tests(&Patch::parse(diff).unwrap()).unwrap();
+        // The added test, not the helper; the annotation moved but extractsFiles is unchanged.
+        assert_eq!(
+            tests.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["com.x.ZipTest#rejectsTraversal"]
+        );
+        let none = "--- a/src/test/java/com/x/ZipTest.java\n+++ b/src/test/java/com/x/ZipTest.java\n@@ -10,3 +10,3 @@\n         int a = 1;\n-        int b = 2;\n+        int b = 3;\n         run(a, b);\n";
+        let err = derive_security_tests(&Patch::parse(none).unwrap()).unwrap_err();
+        assert!(err.contains("name the tests"), "{err}");
+    }
 }
