@@ -3,10 +3,12 @@
 //! stopped and an identical re-run is served from the response cache without a single request.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use avrlab_bench::{Benchmark, Patch};
-use avrlab_model::{CachedModel, GenParams, Model, ModelError, Request, ResponseCache};
+use avrlab_model::{CachedModel, GenParams, Generation, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
 use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
 use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
@@ -34,6 +36,8 @@ pub struct EvalSpec {
     pub top_p: f32,
     pub max_tokens: u32,
     pub seed: u64,
+    /// Prompts asked at a time (the model's `concurrency`; at least 1).
+    pub concurrency: usize,
 }
 
 /// Why an eval stopped.
@@ -221,6 +225,8 @@ pub fn execute_eval(
         }
     }
 
+    // Every prompt still to ask, in order (rendering is quick and needs no model).
+    let mut pending: Vec<PendingPrompt<'_>> = Vec::new();
     for task in &benchmark.tasks {
         let root = prepared[&task.id].pristine();
         let method = vulnerable_method(task, root)?;
@@ -242,6 +248,11 @@ pub fn execute_eval(
         let shifted = avrlab_prompt::apply_fl_offset(&method, spec.fl_offset)
             .map(|(shifted, _)| shifted)
             .unwrap_or_else(|_| method.clone());
+        let shared = std::sync::Arc::new(TaskPrompt {
+            rendered,
+            prompt_hash,
+            shifted,
+        });
         for run_index in 0..spec.runs {
             let prompt_id = format!(
                 "{}/{}/{}/{run_index}",
@@ -253,121 +264,94 @@ pub fn execute_eval(
             if (0..spec.samples).all(|s| done.contains(&sample_id(s))) {
                 continue;
             }
-            progress.message(&format!("generating {prompt_id} with {}", spec.model_name));
             let params = GenParams {
                 n: spec.samples,
                 temperature: spec.temperature,
                 top_p: spec.top_p,
                 max_tokens: spec.max_tokens,
-                stop: rendered.stop.clone(),
+                stop: shared.rendered.stop.clone(),
                 seed: Some(spec.seed + u64::from(run_index)),
             };
-            let request = Request {
-                first_sample: 0,
-                prompt_id: &prompt_id,
-                prompt: &rendered.prompt,
-                params: &params,
-                method: Some(&shifted),
-                // Command models in workdir mode edit the task state there, and put it back.
-                workspace: Some(root),
-            };
-            let base = |sample: u32| GenerationRow {
-                id: sample_id(sample),
-                task: task.id.clone(),
-                model: spec.model_name.clone(),
-                format: spec.format.name().into(),
-                fl_offset: spec.fl_offset,
-                fl_effective: rendered.fl_offset.effective,
+            pending.push(PendingPrompt {
+                task,
+                root,
+                shared: shared.clone(),
                 run_index,
-                sample,
-                prompt_hash: prompt_hash.clone(),
-                raw: String::new(),
-                finish_reason: String::new(),
-                tokens_in: None,
-                tokens_out: None,
-                latency_ms: 0,
-                cached: false,
-                error: None,
-                extraction: Extraction::NoAnswer,
-                candidate_id: None,
-                correct: Correctness::Unknown,
-            };
-            let mut rows = Vec::new();
-            let mut candidates = Vec::new();
-            match model.generate(&request) {
-                Ok(generations) => {
-                    for (sample, generation) in generations.iter().enumerate() {
-                        let sample = sample as u32;
-                        let mut row = base(sample);
-                        row.raw = generation.text.clone();
-                        row.finish_reason = generation.finish_reason.as_str().to_owned();
-                        row.tokens_in = generation.tokens_in;
-                        row.tokens_out = generation.tokens_out;
-                        row.latency_ms = generation.latency.as_millis() as u64;
-                        row.cached = generation.cached;
-                        match rendered
-                            .extract(&generation.text)
-                            .ok()
-                            .and_then(|c| to_candidate(&c))
-                        {
-                            None => {
-                                row.extraction = match rendered.extract(&generation.text) {
-                                    Err(why) => extraction_of(&why),
-                                    Ok(_) => Extraction::MalformedDiff,
-                                };
-                            }
-                            Some(candidate) => {
-                                row.correct = correctness(task, root, &candidate);
-                                let key = (task.id.clone(), dedup_key(&candidate));
-                                if let Some(first) = first_by_key.get(&key) {
-                                    row.extraction = Extraction::Duplicate;
-                                    row.candidate_id = Some(first.clone());
-                                } else {
-                                    let (kind, content) = stored_form(&candidate);
-                                    candidates.push(NewCandidate {
-                                        id: row.id.clone(),
-                                        task: task.id.clone(),
-                                        label: format!("{}/{run_index}/{sample}", spec.model_name),
-                                        kind,
-                                        content,
-                                    });
-                                    first_by_key.insert(key, row.id.clone());
-                                    row.extraction = Extraction::Candidate;
-                                    row.candidate_id = Some(row.id.clone());
-                                }
-                            }
-                        }
-                        rows.push(row);
-                    }
-                    // A replay or the baseline may have fewer samples than asked for.
-                    for sample in generations.len() as u32..spec.samples {
-                        let mut row = base(sample);
-                        row.extraction = Extraction::NoAnswer;
-                        row.error = Some("the model gave fewer samples than asked for".into());
-                        rows.push(row);
-                    }
-                }
-                Err(error) if is_per_prompt(&error) => {
-                    let message = error_chain(&error);
-                    for sample in 0..spec.samples {
-                        let mut row = base(sample);
-                        row.extraction = Extraction::NoAnswer;
-                        row.error = Some(message.clone());
-                        rows.push(row);
-                    }
-                }
-                Err(source) => {
-                    let error = EvalError::Model {
-                        model: spec.model_name.clone(),
-                        prompt: prompt_id.clone(),
-                        source,
-                    };
-                    store.record_run_error(&run_id, &error_chain(&error))?;
-                    return Err(error);
-                }
-            }
-            store.add_generations(&run_id, &candidates, &rows)?;
+                prompt_id,
+                params,
+            });
         }
+    }
+
+    // Up to `concurrency` prompts are asked at a time; answers are stored in prompt order, each
+    // prompt's samples in one transaction, so that which sample of a duplicate pair comes first
+    // does not depend on timing. A model failure stops the asking; what was stored stays.
+    let workers = spec.concurrency.max(1).min(pending.len().max(1));
+    let next = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let mut failure: Option<EvalError> = None;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel::<(usize, Result<Vec<Generation>, ModelError>)>();
+        for _ in 0..workers {
+            let sender = sender.clone();
+            let (pending, next, abort, model) = (&pending, &next, &abort, &model);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    if index >= pending.len() || abort.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let prompt = &pending[index];
+                    progress.message(&format!(
+                        "generating {} with {}",
+                        prompt.prompt_id, spec.model_name
+                    ));
+                    let request = Request {
+                        first_sample: 0,
+                        prompt_id: &prompt.prompt_id,
+                        prompt: &prompt.shared.rendered.prompt,
+                        params: &prompt.params,
+                        method: Some(&prompt.shared.shifted),
+                        // Command models in workdir mode edit the task state there, and put it back.
+                        workspace: Some(prompt.root),
+                    };
+                    if sender.send((index, model.generate(&request))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut answers: Vec<Option<Result<Vec<Generation>, ModelError>>> =
+            (0..pending.len()).map(|_| None).collect();
+        let mut stored = 0;
+        for (index, answer) in receiver {
+            if failure.is_some() {
+                continue;
+            }
+            answers[index] = Some(answer);
+            while stored < pending.len() {
+                let Some(answer) = answers[stored].take() else {
+                    break;
+                };
+                if let Err(error) = store_answer(
+                    store,
+                    &run_id,
+                    spec,
+                    &pending[stored],
+                    answer,
+                    &mut first_by_key,
+                ) {
+                    abort.store(true, Ordering::SeqCst);
+                    failure = Some(error);
+                    break;
+                }
+                stored += 1;
+            }
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
     }
 
     clock.lap("prompt, generate, extract");
@@ -419,6 +403,146 @@ pub fn execute_eval(
     })
 }
 
+/// What every prompt of one task shares.
+struct TaskPrompt {
+    rendered: avrlab_prompt::RenderedPrompt,
+    prompt_hash: String,
+    /// The method as the prompt marks it (offset included), for backends that read no text.
+    shifted: avrlab_prompt::VulnerableMethod,
+}
+
+/// One prompt still to ask: a task and a run.
+struct PendingPrompt<'a> {
+    task: &'a avrlab_bench::Task,
+    root: &'a std::path::Path,
+    shared: std::sync::Arc<TaskPrompt>,
+    run_index: u32,
+    prompt_id: String,
+    params: GenParams,
+}
+
+/// Turns one prompt's answer into generation rows and new candidates, and stores them in one
+/// transaction; a model failure that concerns the model rather than the prompt is recorded as
+/// the run's error and returned.
+fn store_answer(
+    store: &mut Store,
+    run_id: &str,
+    spec: &EvalSpec,
+    pending: &PendingPrompt<'_>,
+    answer: Result<Vec<Generation>, ModelError>,
+    first_by_key: &mut HashMap<(String, String), String>,
+) -> Result<(), EvalError> {
+    let PendingPrompt {
+        task,
+        root,
+        shared,
+        run_index,
+        prompt_id,
+        ..
+    } = pending;
+    let (task, root, run_index) = (*task, *root, *run_index);
+    let rendered = &shared.rendered;
+    let prompt_hash = &shared.prompt_hash;
+    let sample_id = |sample: u32| format!("{prompt_id}/{}/{sample}", spec.model_name);
+    let base = |sample: u32| GenerationRow {
+        id: sample_id(sample),
+        task: task.id.clone(),
+        model: spec.model_name.clone(),
+        format: spec.format.name().into(),
+        fl_offset: spec.fl_offset,
+        fl_effective: rendered.fl_offset.effective,
+        run_index,
+        sample,
+        prompt_hash: prompt_hash.clone(),
+        raw: String::new(),
+        finish_reason: String::new(),
+        tokens_in: None,
+        tokens_out: None,
+        latency_ms: 0,
+        cached: false,
+        error: None,
+        extraction: Extraction::NoAnswer,
+        candidate_id: None,
+        correct: Correctness::Unknown,
+    };
+    let mut rows = Vec::new();
+    let mut candidates = Vec::new();
+    match answer {
+        Ok(generations) => {
+            for (sample, generation) in generations.iter().enumerate() {
+                let sample = sample as u32;
+                let mut row = base(sample);
+                row.raw = generation.text.clone();
+                row.finish_reason = generation.finish_reason.as_str().to_owned();
+                row.tokens_in = generation.tokens_in;
+                row.tokens_out = generation.tokens_out;
+                row.latency_ms = generation.latency.as_millis() as u64;
+                row.cached = generation.cached;
+                match rendered
+                    .extract(&generation.text)
+                    .ok()
+                    .and_then(|c| to_candidate(&c))
+                {
+                    None => {
+                        row.extraction = match rendered.extract(&generation.text) {
+                            Err(why) => extraction_of(&why),
+                            Ok(_) => Extraction::MalformedDiff,
+                        };
+                    }
+                    Some(candidate) => {
+                        row.correct = correctness(task, root, &candidate);
+                        let key = (task.id.clone(), dedup_key(&candidate));
+                        if let Some(first) = first_by_key.get(&key) {
+                            row.extraction = Extraction::Duplicate;
+                            row.candidate_id = Some(first.clone());
+                        } else {
+                            let (kind, content) = stored_form(&candidate);
+                            candidates.push(NewCandidate {
+                                id: row.id.clone(),
+                                task: task.id.clone(),
+                                label: format!("{}/{run_index}/{sample}", spec.model_name),
+                                kind,
+                                content,
+                            });
+                            first_by_key.insert(key, row.id.clone());
+                            row.extraction = Extraction::Candidate;
+                            row.candidate_id = Some(row.id.clone());
+                        }
+                    }
+                }
+                rows.push(row);
+            }
+            // A replay or the baseline may have fewer samples than asked for.
+            for sample in generations.len() as u32..spec.samples {
+                let mut row = base(sample);
+                row.extraction = Extraction::NoAnswer;
+                row.error = Some("the model gave fewer samples than asked for".into());
+                rows.push(row);
+            }
+        }
+        Err(error) if is_per_prompt(&error) => {
+            let message = error_chain(&error);
+            for sample in 0..spec.samples {
+                let mut row = base(sample);
+                row.extraction = Extraction::NoAnswer;
+                row.error = Some(message.clone());
+                rows.push(row);
+            }
+        }
+        Err(source) => {
+            let error = EvalError::Model {
+                model: spec.model_name.clone(),
+                prompt: prompt_id.clone(),
+                source,
+            };
+            store.record_run_error(run_id, &error_chain(&error))?;
+            return Err(error);
+        }
+    }
+    store.add_generations(run_id, &candidates, &rows)?;
+    Ok(())
+}
+
 /// A configured model behind the response cache.
 struct Boxed(Box<dyn Model>);
 
@@ -427,7 +551,7 @@ impl Model for Boxed {
         self.0.cache_identity()
     }
 
-    fn generate(&self, request: &Request<'_>) -> Result<Vec<avrlab_model::Generation>, ModelError> {
+    fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
         self.0.generate(request)
     }
 }
@@ -481,6 +605,7 @@ mod tests {
                 top_p: 1.0,
                 max_tokens: 512,
                 seed: 0,
+                concurrency: 1,
             },
             run_id: Some("e1".into()),
             resume: false,
@@ -507,5 +632,134 @@ mod tests {
             .position(|c| matches!(c, Call::Validate(_)))
             .unwrap_or(usize::MAX);
         assert!(last_warm_up < first_validate, "{calls:?}");
+    }
+
+    /// A model that answers after a pause, counting how many requests are in flight at once,
+    /// and fails as an unreachable server would on the prompts named in `fail_on`.
+    struct SlowModel {
+        in_flight: AtomicUsize,
+        most: AtomicUsize,
+        fail_on: Vec<String>,
+    }
+
+    impl Model for SlowModel {
+        fn cache_identity(&self) -> String {
+            "slow".into()
+        }
+
+        fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+            let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(40));
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+            if self.fail_on.iter().any(|p| p == request.prompt_id) {
+                return Err(ModelError::Unreachable {
+                    endpoint: "http://127.0.0.1:9".into(),
+                    source: "connection refused".into(),
+                });
+            }
+            Ok(vec![Generation {
+                text: format!("no code for {}", request.prompt_id),
+                finish_reason: avrlab_model::FinishReason::Stop,
+                tokens_in: None,
+                tokens_out: None,
+                latency: std::time::Duration::from_millis(40),
+                cached: false,
+            }])
+        }
+    }
+
+    fn slow_model(fail_on: Vec<String>) -> SlowModel {
+        SlowModel {
+            in_flight: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+            fail_on,
+        }
+    }
+
+    /// The model of a test, shared with the test to read its counters afterwards.
+    struct Shared(std::sync::Arc<SlowModel>);
+
+    impl Model for Shared {
+        fn cache_identity(&self) -> String {
+            self.0.cache_identity()
+        }
+
+        fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+            self.0.generate(request)
+        }
+    }
+
+    fn slow_request<'a>(
+        benchmark: &'a Benchmark,
+        model: impl Model + 'static,
+        cache: &std::path::Path,
+        resume: bool,
+    ) -> EvalRequest<'a> {
+        EvalRequest {
+            benchmark,
+            model: Box::new(model),
+            cache: ResponseCache::new(cache),
+            spec: EvalSpec {
+                model_name: "slow".into(),
+                format: "chat-p1".parse().unwrap(),
+                samples: 1,
+                runs: 3,
+                fl_offset: 0,
+                temperature: 0.0,
+                top_p: 1.0,
+                max_tokens: 64,
+                seed: 0,
+                concurrency: 3,
+            },
+            run_id: Some("c1".into()),
+            resume,
+        }
+    }
+
+    #[test]
+    fn prompts_are_asked_concurrently_and_stored_in_order() {
+        let mut benchmark = demo();
+        benchmark.tasks.truncate(2);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let config = engine_config(1, true);
+        let cache = dir.path().join("cache");
+        let fifth = format!("{}/chat-p1/0/1", benchmark.tasks[1].id);
+        // The fifth prompt's model failure stops the eval; the prompts before it are stored.
+        let request = slow_request(&benchmark, slow_model(vec![fifth]), &cache, false);
+        let error = execute_eval(&mut store, request, &config, &oracle, &Quiet).unwrap_err();
+        assert!(matches!(error, EvalError::Model { .. }), "{error}");
+        let stored = store.generations("c1").unwrap();
+        assert_eq!(stored.len(), 4, "{stored:?}");
+        // The resume asks the rest, and the rows are in prompt order.
+        let request = slow_request(&benchmark, slow_model(Vec::new()), &cache, true);
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        let ids: Vec<String> = store
+            .generations("c1")
+            .unwrap()
+            .into_iter()
+            .map(|g| g.id)
+            .collect();
+        let expected: Vec<String> = benchmark
+            .tasks
+            .iter()
+            .flat_map(|t| (0..3).map(move |r| format!("{}/chat-p1/0/{r}/slow/0", t.id)))
+            .collect();
+        assert_eq!(ids, expected);
+
+        // A fresh eval of six prompts has several in flight at once, never more than three.
+        let model = std::sync::Arc::new(slow_model(Vec::new()));
+        let mut request = slow_request(
+            &benchmark,
+            Shared(model.clone()),
+            &dir.path().join("cache2"),
+            false,
+        );
+        request.run_id = Some("c2".into());
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        let peak = model.most.load(Ordering::SeqCst);
+        assert!((2..=3).contains(&peak), "{peak} requests at once");
     }
 }

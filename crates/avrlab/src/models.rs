@@ -8,7 +8,7 @@
 //! model = "smollm2"                  # the name the server knows
 //! api_key_env = "OPENAI_API_KEY"     # optional
 //! format = "chat-p1"                 # the default --format for this model
-//! concurrency = 4
+//! concurrency = 4                  # prompts eval and study ask at a time (default 1)
 //! timeout_seconds = 120
 //! max_context_tokens = 8192          # optional, informational
 //!

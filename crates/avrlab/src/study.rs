@@ -841,6 +841,8 @@ pub struct StudyOutcome {
 /// Where a study's models come from: each needed model, started once.
 pub struct StudyModels {
     pub models: HashMap<String, Arc<dyn Model>>,
+    /// Prompts asked at a time, per model (its `concurrency`; 1 where absent).
+    pub concurrency: HashMap<String, usize>,
     pub cache: PathBuf,
 }
 
@@ -985,6 +987,7 @@ pub fn execute_study(
                         top_p: plan.top_p,
                         max_tokens: plan.max_tokens,
                         seed: plan.seed,
+                        concurrency: models.concurrency.get(&cell.model).copied().unwrap_or(1),
                     },
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),

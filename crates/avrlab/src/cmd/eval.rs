@@ -129,6 +129,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         top_p: args.top_p,
         max_tokens: args.max_tokens,
         seed: args.seed,
+        // The model's own setting: an HTTP server takes several requests at once, the
+        // in-process model one.
+        concurrency: model_config.concurrency.unwrap_or(1).max(1),
     };
     let cache = ResponseCache::new(args.cache.clone().unwrap_or_else(default_cache));
     let request = EvalRequest {

@@ -187,6 +187,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     names.sort_unstable();
     names.dedup();
     let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
+    let mut concurrency: HashMap<String, usize> = HashMap::new();
     for name in names {
         avrlab::engine::Progress::message(&progress, &format!("loading model `{name}`"));
         let model_config = configs.model(name, &args.config).map_err(Failure::input)?;
@@ -203,9 +204,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             _ => Failure::infrastructure(e),
         })?;
         models.insert(name.to_owned(), Arc::from(model));
+        concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
     }
     let models = StudyModels {
         models,
+        concurrency,
         cache: args
             .cache
             .clone()

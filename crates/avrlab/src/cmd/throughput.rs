@@ -395,6 +395,7 @@ fn measure_eval(
         top_p: 1.0,
         max_tokens: 512,
         seed: 0,
+        concurrency: 1,
     };
     let request = EvalRequest {
         benchmark,

@@ -215,6 +215,7 @@ fn models(reviewer: ScriptedReviewer, cache: &Path) -> StudyModels {
     models.insert("reviewer".into(), Arc::new(reviewer));
     StudyModels {
         models,
+        concurrency: HashMap::from([("baseline".to_owned(), 3)]),
         cache: cache.to_owned(),
     }
 }
