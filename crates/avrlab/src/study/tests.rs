@@ -515,3 +515,55 @@ fn a_replayed_study_reads_published_models_and_says_what_it_leaves_out() {
         "{described}"
     );
 }
+
+#[test]
+fn variants_get_table_6_and_cwes_table_5() {
+    // The demo benchmark twice, the second time standing in for a transformed variant.
+    let text = SMALL
+        .replace("fl_offsets = [0, 2]", "fl_offsets = [0]")
+        .replace("[reviewer]\nmodel = \"reviewer\"\n", "")
+        .replacen(
+            "[[models]]",
+            "[[benchmarks]]\nbenchmark = \"demo\"\nvariant = \"rename\"\ntasks = [\"demo-zip-slip\"]\n\n[[models]]",
+            1,
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_study(dir.path(), &text);
+    let file = read_study_file(&path).unwrap();
+    let (plan, benchmarks) =
+        resolve_plan(&file, &path, &StudyOverrides::default(), &AnyModel).unwrap();
+    assert_eq!(plan.cells.len(), 4, "2 variants × 2 formats");
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let oracle = FakeOracle::new(plausible_if_reference);
+    execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(0), &dir.path().join("cache")),
+            config: &engine_config(1, true),
+            oracle: &oracle,
+            resume: false,
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let report = avrlab_report::build_study_report(&store, "small").unwrap();
+    assert_eq!(report.variants, ["original", "rename"]);
+    // zip-slip is fixed (the fake calls it Plausible) in both variants; xxe-config in neither.
+    assert_eq!(report.per_variant["baseline"], [(0, 1, 2), (0, 1, 1)]);
+    let cwes: Vec<&str> = report.per_cwe.iter().map(|r| r.cwe.as_str()).collect();
+    assert_eq!(cwes, ["CWE-22", "CWE-611"]);
+    assert!(
+        report.comparisons.is_empty(),
+        "one offset: nothing to compare"
+    );
+    let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
+    assert!(
+        text.contains(
+            "| model | original | rename |\n|---|---:|---:|\n| baseline | 0 / 1 / 2 | 0 / 1 / 1 |"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("| CWE-22 | 1 | 0 / 1 |"), "{text}");
+}
