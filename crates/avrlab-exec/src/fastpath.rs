@@ -526,7 +526,10 @@ impl Maven {
                     "PATH".into(),
                     format!("{}/bin:/usr/bin:/bin", self.jdk().home.display()),
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(self.java_launcher_env())
+            .collect(),
             sandbox: self.settings().sandbox,
             policy: self.with_toolchain(SandboxPolicy {
                 mounts,

@@ -3,6 +3,7 @@
 //! Maven driver, Surefire report parsing, git checkouts, and the headless browser that checks HTML
 //! reports.
 
+mod access;
 mod browser;
 mod cgroup;
 mod fastpath;

@@ -163,6 +163,9 @@ pub struct Maven {
     jdk: Jdk,
     /// Why the JDK is not the one the task asks for, when it is not; shown in every phase log.
     substitution: Option<String>,
+    /// Under a substitution for JDK 8 or older: the argument file that opens the JDK's packages
+    /// to the class path, for every JVM of the task (see `access`).
+    legacy_access: Option<PathBuf>,
     module: PathBuf,
     extra_args: Vec<String>,
 }
@@ -249,6 +252,10 @@ impl Maven {
     pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
         let mut extra_args = build.extra_args.clone();
         let (jdk, substitute) = build_jdk(build.jdk)?;
+        let legacy_access = match &substitute {
+            Some(_) if build.jdk <= 8 => Some(crate::access::legacy_access_file(&jdk, &settings)?),
+            _ => None,
+        };
         let substitution = substitute.map(|Substitute { level, .. }| {
             // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
             // binds its `<source>`/`<target>` to (command-line properties override both).
@@ -260,8 +267,13 @@ impl Maven {
             ] {
                 extra_args.push(format!("-D{property}={level}"));
             }
+            let access = if legacy_access.is_some() {
+                "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them (JDK_JAVA_OPTIONS)"
+            } else {
+                ""
+            };
             format!(
-                "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it)",
+                "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it){access}",
                 build.jdk, jdk.major, jdk.version
             )
         });
@@ -269,9 +281,25 @@ impl Maven {
             settings,
             jdk,
             substitution,
+            legacy_access,
             module: build.module.clone(),
             extra_args,
         })
+    }
+
+    /// What every `java` launcher of the task reads besides its arguments: under a substitution
+    /// for JDK 8 or older, the argument file opening the JDK's packages (mounted read-only by
+    /// [`Self::with_toolchain`]).
+    pub(crate) fn java_launcher_env(&self) -> Vec<(String, String)> {
+        self.legacy_access
+            .iter()
+            .map(|file| {
+                (
+                    "JDK_JAVA_OPTIONS".to_owned(),
+                    format!("@{}", file.display()),
+                )
+            })
+            .collect()
     }
 
     /// The JDK this task builds with.
@@ -348,7 +376,10 @@ impl Maven {
                     ),
                 ),
                 ("JAVA_TOOL_OPTIONS".into(), JVM_CONTAINMENT_FLAGS.into()),
-            ],
+            ]
+            .into_iter()
+            .chain(self.java_launcher_env())
+            .collect(),
             sandbox: self.settings.sandbox,
             policy: self.with_toolchain(policy),
             limits,
@@ -372,6 +403,9 @@ impl Maven {
             if !dir.starts_with("/usr") {
                 policy.mounts.insert(0, Mount::ReadOnly(dir));
             }
+        }
+        if let Some(dir) = self.legacy_access.as_deref().and_then(Path::parent) {
+            policy.mounts.push(Mount::ReadOnly(dir.to_owned()));
         }
         // Maven's JVM and the test JVM start from this launcher; execute-only, neither can be
         // read or written through /proc by the other (see `Mount::ExecuteOnly`).

@@ -1,0 +1,150 @@
+//! What code on the class path may reach in the JDK, when a newer JDK stands in for JDK 8 or
+//! older. Up to JDK 8 every public type of the JDK was accessible and deep reflection into it was
+//! allowed; from JDK 17 on, the packages of the JDK's modules are closed to the class path, so
+//! tests of an old project that use, say, `sun.security.util` fail on the substitute with an
+//! `IllegalAccessError` that has nothing to do with the candidate. Under such a substitution every
+//! JVM of the task (Maven's, the forked test JVM, the fast path's) is started with every package
+//! of every system module opened to the class path (`--add-opens M/P=ALL-UNNAMED`, which at run
+//! time also exports it), as JDK 8 left them. The list is read from the JDK itself, once per JDK,
+//! into an argument file that `JDK_JAVA_OPTIONS` names.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use crate::jdk::Jdk;
+use crate::maven::{MavenError, MavenSettings};
+use crate::process::{RunSpec, run};
+use crate::sandbox::{Limits, Mount, SandboxPolicy};
+
+/// Lists the packages of the boot layer's modules, one option per line.
+const LIST_PACKAGES: &str = r#"import java.util.TreeSet;
+
+public class ListPackages {
+    public static void main(String[] args) {
+        TreeSet<String> lines = new TreeSet<>();
+        for (Module module : ModuleLayer.boot().modules()) {
+            for (String pkg : module.getPackages()) {
+                lines.add("--add-opens=" + module.getName() + "/" + pkg + "=ALL-UNNAMED");
+            }
+        }
+        lines.forEach(System.out::println);
+    }
+}
+"#;
+
+/// The argument file opening `jdk`'s packages to the class path: made once per JDK, kept in a
+/// folder next to the Maven repository (mounted read-only into the sandbox).
+pub(crate) fn legacy_access_file(
+    jdk: &Jdk,
+    settings: &MavenSettings,
+) -> Result<PathBuf, MavenError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| MavenError::Io { path, source }
+    };
+    let dir = settings
+        .repository
+        .parent()
+        .map_or_else(std::env::temp_dir, Path::to_owned)
+        .join("jdk-access");
+    let mut hasher = Sha256::new();
+    hasher.update(LIST_PACKAGES.as_bytes());
+    hasher.update(jdk.home.to_string_lossy().as_bytes());
+    hasher.update(jdk.version.as_bytes());
+    let file = dir.join(format!("{}.args", hex::encode(&hasher.finalize()[..12])));
+    if file.is_file() {
+        return Ok(file);
+    }
+    static STAGINGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let staging = dir.join(format!(
+        "staging-{}-{}",
+        std::process::id(),
+        STAGINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&staging).map_err(io(&staging))?;
+    let source = staging.join("ListPackages.java");
+    std::fs::write(&source, LIST_PACKAGES).map_err(io(&source))?;
+    let mut mounts = vec![Mount::ReadOnly(staging.clone())];
+    if !jdk.home.starts_with("/usr") {
+        mounts.push(Mount::ReadOnly(jdk.home.clone()));
+    }
+    let spec = RunSpec {
+        program: jdk.home.join("bin/java"),
+        // The default boot layer: the modules a class-path application resolves (naming others
+        // would make every JVM warn about unknown modules).
+        args: vec![source.display().to_string()],
+        cwd: staging.clone(),
+        env: vec![("LANG".into(), "C.UTF-8".into())],
+        sandbox: settings.sandbox,
+        policy: SandboxPolicy {
+            mounts,
+            network: false,
+        },
+        limits: Limits {
+            wall: Duration::from_secs(120),
+            ..settings.limits
+        },
+        stdin: Vec::new(),
+    };
+    let result = run(&spec);
+    let _ = std::fs::remove_dir_all(&staging);
+    let result = result?;
+    let listed = result.stdout.text();
+    let kept = (result.stdout.head.len() + result.stdout.tail.len()) as u64;
+    let complete = result.stdout.total_bytes == kept;
+    let lines: Vec<&str> = listed.lines().filter(|l| is_open_option(l)).collect();
+    if !result.exit.success() || !complete || lines.is_empty() {
+        return Err(MavenError::Io {
+            path: jdk.home.clone(),
+            source: std::io::Error::other(format!(
+                "cannot list the packages of this JDK's modules: {}",
+                result.stderr.text().lines().last().unwrap_or("no output")
+            )),
+        });
+    }
+    let partial = file.with_extension(format!("partial-{}", std::process::id()));
+    std::fs::write(&partial, lines.join("\n") + "\n").map_err(io(&partial))?;
+    std::fs::rename(&partial, &file).map_err(io(&file))?;
+    Ok(file)
+}
+
+/// `--add-opens=module/package=ALL-UNNAMED`, with Java names only (the file is handed to every
+/// JVM of the task).
+fn is_open_option(line: &str) -> bool {
+    let name = |s: &str| {
+        !s.is_empty()
+            && s.split('.').all(|part| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+    };
+    line.strip_prefix("--add-opens=")
+        .and_then(|rest| rest.strip_suffix("=ALL-UNNAMED"))
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(module, package)| name(module) && name(package))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_well_formed_options_are_kept() {
+        assert!(is_open_option(
+            "--add-opens=java.base/sun.security.util=ALL-UNNAMED"
+        ));
+        for bad in [
+            "--add-opens=java.base/sun.security.util=ALL-UNNAMED -javaagent:x.jar",
+            "--add-opens=java.base/=ALL-UNNAMED",
+            "-javaagent:/tmp/a.jar",
+            "--add-opens=java.base/a..b=ALL-UNNAMED",
+            "Picked up JAVA_TOOL_OPTIONS: -XX:+DisableAttachMechanism",
+        ] {
+            assert!(!is_open_option(bad), "{bad}");
+        }
+    }
+}
