@@ -228,6 +228,17 @@ fn platform_plan(classpath: &[PathBuf]) -> Result<PlatformPlan, Unsupported> {
                 .into(),
         ));
     }
+    // Surefire picks its provider in this order: the JUnit Platform, then TestNG, then JUnit 4/3.
+    // Without a platform, a project with TestNG (which brings JUnit 4 along) has its tests run by
+    // the TestNG provider, which the fast path does not imitate.
+    if platform.is_none()
+        && let Some((_, version)) = version_of("testng")
+    {
+        return Err(Unsupported(format!(
+            "the project's tests run on TestNG {version} (Surefire's TestNG provider); only \
+             JUnit Platform and JUnit 3/4 tests run on the fast path"
+        )));
+    }
     // A project with the platform runs what its own engines find, like Surefire's platform
     // provider (which would not run JUnit 4 tests without the project's vintage engine either).
     let own_platform = platform.is_some();
@@ -927,6 +938,26 @@ mod tests {
         .unwrap();
         assert_eq!(added(&plan), ["junit-platform-launcher:1.9.3"]);
         assert!(plan.notes.is_empty());
+    }
+
+    #[test]
+    fn a_testng_project_is_not_taken_even_with_the_junit_it_brings() {
+        let refused = platform_plan(&jars(&[
+            "testng-6.8.7.jar",
+            "junit-4.10.jar",
+            "bsh-2.0b4.jar",
+        ]))
+        .unwrap_err();
+        assert!(refused.0.contains("TestNG 6.8.7"), "{}", refused.0);
+        // With a JUnit Platform, Surefire runs the platform provider, and so does the fast path.
+        assert!(
+            platform_plan(&jars(&[
+                "testng-7.5.jar",
+                "junit-platform-engine-1.9.3.jar",
+                "junit-jupiter-api-5.9.3.jar",
+            ]))
+            .is_ok()
+        );
     }
 
     #[test]

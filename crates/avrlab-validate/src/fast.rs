@@ -299,7 +299,7 @@ fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, Stri
 /// A hash of every file of a task state (paths and contents) and the JDK that compiles it.
 fn state_fingerprint(root: &Path, jdk: u32) -> std::io::Result<String> {
     // The layout of a kept build; a new one never reads an old one.
-    let mut salt = b"avrlab fast build 3".to_vec();
+    let mut salt = b"avrlab fast build 4".to_vec();
     salt.extend_from_slice(&jdk.to_le_bytes());
     crate::fingerprint::tree_fingerprint(root, &salt)
 }
