@@ -11,13 +11,17 @@
 //! - [`apply_edits`] applies non-overlapping byte-range [`TextEdit`]s back to front, keeping everything
 //!   outside the edited ranges (comments, formatting) byte for byte, and returns a [`LineMap`] from old
 //!   to new lines.
+//! - [`equivalence_key`] tells two files apart only by what can change what they do: layout,
+//!   comments, local names, braces around one statement and parentheses around a primary do not count.
 
 mod edit;
+mod equivalence;
 mod locate;
 mod parse;
 mod symbols;
 
 pub use edit::{EditError, EditedText, LineMap, TextEdit, apply_edits};
+pub use equivalence::equivalence_key;
 pub use locate::{
     LineRange, LocateError, MethodLocation, MethodQuery, enclosing_method, find_method, methods,
     methods_at_line,

@@ -3,9 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
-use avrlab_store::{
-    AuditLabel, AuditRow, Correctness, Extraction, GenerationRow, RunMode, Store, StoreError,
-};
+use avrlab_store::{AuditLabel, AuditRow, Extraction, GenerationRow, RunMode, Store, StoreError};
 use serde::Serialize;
 
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
@@ -53,7 +51,7 @@ pub struct ModelSummary {
     pub duplicate_rate: f64,
     /// Share of samples with a candidate that applied and compiled.
     pub compile_rate: f64,
-    /// Tasks with at least one correct sample: Plausible, and identical to the reference fix or
+    /// Tasks with at least one correct sample: Plausible, and `Exact`/`Equivalent` to the reference fix or
     /// audited correct by every auditor who labelled it.
     pub correct_tasks: usize,
     /// Tasks with at least one Plausible sample.
@@ -69,7 +67,7 @@ pub struct ModelSummary {
     pub errors: usize,
     /// Plausible but not known to be correct, and not audited yet: to audit by hand.
     pub to_audit: Vec<String>,
-    /// Plausible candidates, not identical to the reference, that auditors labelled alike.
+    /// Plausible candidates, not proven correct by comparison, that auditors labelled alike.
     pub audited: usize,
     /// Of those, labelled correct.
     pub audited_correct: usize,
@@ -244,8 +242,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         };
         let correct = |g: &GenerationRow| {
             plausible(g)
-                && (g.correct == Correctness::Exact
-                    || label_of(g) == Some(Some(AuditLabel::Correct)))
+                && (g.correct.is_proven() || label_of(g) == Some(Some(AuditLabel::Correct)))
         };
 
         let mut cells: HashMap<String, TaskCell> = HashMap::new();
@@ -300,9 +297,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         let not_proven: Vec<&GenerationRow> = generations
             .iter()
             .filter(|g| {
-                plausible(g)
-                    && g.correct != Correctness::Exact
-                    && g.extraction == Extraction::Candidate
+                plausible(g) && !g.correct.is_proven() && g.extraction == Extraction::Candidate
             })
             .collect();
         let mut to_audit: Vec<String> = not_proven
@@ -436,7 +431,7 @@ mod tests {
             error: None,
             extraction: Extraction::parse(extraction).unwrap(),
             candidate_id: candidate.map(str::to_owned),
-            correct: Correctness::parse(correct).unwrap(),
+            correct: avrlab_store::Correctness::parse(correct).unwrap(),
         }
     }
 

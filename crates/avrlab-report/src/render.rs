@@ -133,7 +133,7 @@ fn markdown(report: &EvalReport) -> String {
     if !audit.is_empty() {
         let _ = writeln!(
             out,
-            "\nPlausible but not identical to the reference fix, not audited yet (`avrlab audit RUN`):"
+            "\nPlausible but neither identical nor equivalent to the reference fix, not audited yet (`avrlab audit RUN`):"
         );
         for id in audit {
             let _ = writeln!(out, "- {id}");

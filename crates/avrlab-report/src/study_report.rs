@@ -184,7 +184,7 @@ fn read_cell(store: &Store, cell: &StudyCellRow) -> Result<Option<CellData>, Stu
         let entry = prompts.entry((g.task.clone(), g.run_index)).or_default();
         entry.0 += 1;
         entry.1 += u64::from(plausible);
-        entry.2 |= plausible && g.correct == avrlab_store::Correctness::Exact;
+        entry.2 |= plausible && g.correct.is_proven();
     }
     Ok(Some(CellData {
         cell: cell.clone(),

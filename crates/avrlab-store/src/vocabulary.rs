@@ -88,8 +88,19 @@ vocabulary! {
     Correctness, "correctness" {
         /// The localized file becomes the reference fix's, up to layout and comments.
         Exact => "Exact",
+        /// The localized file becomes the reference fix's up to what cannot change what it does:
+        /// local names, braces around one statement, parentheses around a primary (the syntax
+        /// tree, `avrlab_java::equivalence_key`).
+        Equivalent => "Equivalent",
         /// Not known to be correct (it may still be).
         Unknown => "Unknown",
+    }
+}
+
+impl Correctness {
+    /// Shown correct by comparison with the reference fix (no audit needed).
+    pub fn is_proven(self) -> bool {
+        matches!(self, Self::Exact | Self::Equivalent)
     }
 }
 

@@ -1,12 +1,12 @@
 //! Auditing plausible candidates by hand: the queue of candidates that passed every test but are
-//! not proven correct (not identical to the reference fix), the labels people give them, their
+//! not proven correct (neither `Exact` nor `Equivalent` to the reference fix), the labels people give them, their
 //! exchange as JSON lines (so two auditors can label independently and merge), and the agreement
 //! between two auditors (Cohen's kappa).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_stats::{Kappa, KappaError, cohen_kappa};
-use avrlab_store::{AuditLabel, AuditRow, Correctness, RunMode, Store, StoreError};
+use avrlab_store::{AuditLabel, AuditRow, RunMode, Store, StoreError};
 use serde::{Deserialize, Serialize};
 
 /// One candidate waiting for (or holding) audit labels.
@@ -48,9 +48,9 @@ pub enum AuditError {
     },
 }
 
-/// The plausible candidates of `run_id` that no check proved correct (for eval runs: not
-/// identical to the reference fix), in run order; with `auditor`, only those that auditor has
-/// not labelled yet.
+/// The plausible candidates of `run_id` that no check proved correct (for eval runs: neither
+/// `Exact` nor `Equivalent` to the reference fix), in run order; with `auditor`, only those that
+/// auditor has not labelled yet.
 pub fn queue(
     store: &Store,
     run_id: &str,
@@ -63,7 +63,7 @@ pub fn queue(
         store
             .generations(run_id)?
             .into_iter()
-            .filter(|g| g.correct == Correctness::Exact)
+            .filter(|g| g.correct.is_proven())
             .filter_map(|g| g.candidate_id)
             .collect()
     } else {

@@ -80,7 +80,8 @@ fn layout_free(text: &str) -> String {
 }
 
 /// Whether a candidate makes the localized file identical to the reference fix's, up to layout and
-/// comments (`Exact`), or not known to be (`Unknown`).
+/// comments (`Exact`), or the same syntax tree up to local names, braces around one statement and
+/// parentheses around a primary (`Equivalent`), or neither (`Unknown`: it may still be correct).
 pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> Correctness {
     let (Some(reference), Some(loc)) = (&task.reference, task.localization.first()) else {
         return Correctness::Unknown;
@@ -127,8 +128,39 @@ pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> Correctne
         return Correctness::Unknown;
     }
     if layout_free(&candidate_text) == layout_free(&fixed) {
-        Correctness::Exact
-    } else {
-        Correctness::Unknown
+        return Correctness::Exact;
+    }
+    match (
+        avrlab_java::equivalence_key(&candidate_text),
+        avrlab_java::equivalence_key(&fixed),
+    ) {
+        (Some(candidate), Some(reference)) if candidate == reference => Correctness::Equivalent,
+        _ => Correctness::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_is_exact_a_renamed_local_is_equivalent_another_fix_is_unknown() {
+        let benchmark = crate::fake_oracle::demo();
+        let task = benchmark.task("demo-sql-literal").unwrap();
+        let avrlab_bench::ProjectSource::Folder(root) = &task.project else {
+            panic!("the demo task ships its project");
+        };
+        let reference = task.reference.as_ref().unwrap().to_string();
+        let judge = |diff: &str| {
+            let patch = avrlab_bench::Patch::parse(diff).unwrap();
+            correctness(task, root, &Candidate::Diff(patch))
+        };
+        assert_eq!(judge(&reference), Correctness::Exact);
+        // The same fix with another name for its local variable.
+        let renamed = reference.replace("digits", "shown");
+        assert_eq!(judge(&renamed), Correctness::Equivalent);
+        // A different bound: still a fix perhaps, but not shown to be the reference's.
+        let other = reference.replace("startsWith(\"-\")", "startsWith(\"+\")");
+        assert_eq!(judge(&other), Correctness::Unknown);
     }
 }
