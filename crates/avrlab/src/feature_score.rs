@@ -376,13 +376,40 @@ pub fn feature_prompt(feature: &avrlab_bench::FeatureSpec) -> avrlab_prompt::Pro
 }
 
 /// The prediction in a model's answer: a unified diff (what a command model in workdir mode
-/// answers), or nothing. An answer that is not a diff is the empty prediction, labelled so.
-pub fn prediction_of(answer: &str) -> (Candidate, bool) {
+/// answers), else what the chat extraction finds (a diff block, or the first masked method
+/// written out, which replaces it); an answer with neither is the empty prediction, labelled so
+/// (`false`).
+pub fn prediction_of(answer: &str, task: &Task) -> (Candidate, bool) {
+    use avrlab_prompt::{ChatLevel, Format, Frame};
+    use avrlab_validate::ReplacementTarget;
     if answer.trim().is_empty() {
         return (Candidate::Unchanged, true);
     }
-    match Patch::parse(answer) {
-        Ok(patch) => (Candidate::Diff(patch), true),
+    if let Ok(patch) = Patch::parse(answer) {
+        return (Candidate::Diff(patch), true);
+    }
+    let Some(masked) = task.localization.first() else {
+        return (Candidate::Unchanged, false);
+    };
+    let frame = Frame {
+        method_name: masked.method.clone(),
+        before: String::new(),
+        replaced: String::new(),
+        after: String::new(),
+        indent: String::new(),
+    };
+    match avrlab_prompt::extract(Format::Chat(ChatLevel::P1), &frame, answer) {
+        Ok(avrlab_prompt::Candidate::Diff(text)) => match Patch::parse(&text) {
+            Ok(patch) => (Candidate::Diff(patch), true),
+            Err(_) => (Candidate::Unchanged, false),
+        },
+        Ok(avrlab_prompt::Candidate::Method(text)) => (
+            Candidate::Replacement {
+                target: ReplacementTarget::Method(0),
+                text,
+            },
+            true,
+        ),
         Err(_) => (Candidate::Unchanged, false),
     }
 }
@@ -424,9 +451,12 @@ pub fn generate_feature_predictions(
         };
         for (sample, answer) in answers.into_iter().enumerate() {
             let (candidate, note) = match &answer {
-                Ok(text) => match prediction_of(text) {
+                Ok(text) => match prediction_of(text, task) {
                     (c, true) => (c, String::new()),
-                    (c, false) => (c, " (the answer is not a diff: scored as empty)".into()),
+                    (c, false) => (
+                        c,
+                        " (the answer holds no diff or method: scored as empty)".into(),
+                    ),
                 },
                 Err(e) => (
                     Candidate::Unchanged,
@@ -679,6 +709,37 @@ mod tests {
 #[cfg(test)]
 mod prediction_tests {
     use super::*;
+
+    #[test]
+    fn an_answer_becomes_a_diff_a_method_replacement_or_the_empty_prediction() {
+        let mut task = crate::fake_oracle::demo()
+            .task("demo-zip-slip")
+            .unwrap()
+            .clone();
+        task.localization.truncate(1);
+        let diff =
+            "--- a/src/main/java/p/A.java\n+++ b/src/main/java/p/A.java\n@@ -1,1 +1,1 @@\n-a\n+b\n";
+        assert!(matches!(
+            prediction_of(diff, &task),
+            (Candidate::Diff(_), true)
+        ));
+        assert!(matches!(
+            prediction_of("  \n", &task),
+            (Candidate::Unchanged, true)
+        ));
+        let method = format!(
+            "Here it is:\n```java\npublic List<Path> {}(InputStream zip, Path destination) {{\n    return null;\n}}\n```\n",
+            task.localization[0].method
+        );
+        assert!(matches!(
+            prediction_of(&method, &task),
+            (Candidate::Replacement { .. }, true)
+        ));
+        assert!(matches!(
+            prediction_of("I cannot help with that.", &task),
+            (Candidate::Unchanged, false)
+        ));
+    }
 
     #[test]
     fn susvibes_predictions_name_tasks_by_instance_and_an_empty_patch_is_the_empty_prediction() {
