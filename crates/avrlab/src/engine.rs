@@ -14,7 +14,7 @@ use avrlab_validate::{
     Oracle, PreparedTask, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
 
-use crate::input::{PlannedCandidate, input_hash, new_candidates, stored_form};
+use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates, stored_form};
 
 /// How a run is carried out.
 #[derive(Debug, Clone)]
@@ -61,6 +61,32 @@ pub struct RunReport {
     /// Tasks whose warm-up failed, with the reason: their candidates were left undecided and the
     /// run unfinished, so that `--resume` tries them again.
     pub unprepared: Unprepared,
+}
+
+impl RunReport {
+    /// The report of a run whose candidates (`counts`: how many, how many decided before) have
+    /// been validated.
+    fn new(
+        run_id: String,
+        counts: (usize, usize),
+        tally: &ValidationTally,
+        started: Instant,
+        clock: StageClock,
+        unprepared: Unprepared,
+    ) -> Self {
+        Self {
+            run_id,
+            candidates: counts.0,
+            already_decided: counts.1,
+            validated: tally.validated,
+            duplicates: tally.duplicates,
+            wall: started.elapsed(),
+            validation_wall: tally.wall,
+            workers: tally.workers,
+            stages: clock.into_stages(),
+            unprepared,
+        }
+    }
 }
 
 /// Tasks that could not be warmed up, by id, with the reason (the error and its causes).
@@ -278,6 +304,67 @@ pub fn warm_up_tasks(
         Some(error) if unprepared.len() == prepared.len() => Err(error.into()),
         _ => Ok(unprepared),
     }
+}
+
+/// What eval and replay do once every candidate of their run is stored: warm the tasks up, then
+/// validate each stored candidate that has no verdict yet, and report the run.
+#[derive(Debug)]
+pub struct StoredRun<'a> {
+    pub run_id: String,
+    pub workshop: Workshop<'a>,
+    /// When the run's invocation started, and its stages so far.
+    pub started: Instant,
+    pub clock: StageClock,
+}
+
+/// Validates a [`StoredRun`].
+pub fn validate_stored_run(
+    store: &mut Store,
+    run: StoredRun<'_>,
+    progress: &dyn Progress,
+) -> Result<RunReport, EngineError> {
+    let StoredRun {
+        run_id,
+        workshop,
+        started,
+        mut clock,
+    } = run;
+    let unprepared = warm_up_tasks(
+        workshop.oracle,
+        workshop.prepared,
+        workshop.workers,
+        progress,
+    )?;
+    clock.lap("warm-up");
+    let planned: Vec<PlannedCandidate> = store
+        .candidates(&run_id)?
+        .into_iter()
+        .filter_map(|c| {
+            let candidate = from_stored_form(&c.kind, &c.content)?;
+            Some(PlannedCandidate {
+                origin: c.id.clone(),
+                id: c.id,
+                task: c.task,
+                label: c.label,
+                candidate,
+            })
+        })
+        .collect();
+    let decided = store.decided(&run_id)?;
+    let tally = validate_warmed(
+        store,
+        &run_id,
+        &planned,
+        &decided,
+        &workshop,
+        &unprepared,
+        progress,
+    )?;
+    clock.lap("validate");
+    let counts = (planned.len(), decided.len());
+    Ok(RunReport::new(
+        run_id, counts, &tally, started, clock, unprepared,
+    ))
 }
 
 /// An error with its causes, on one line.
@@ -552,18 +639,10 @@ pub fn execute(
         progress,
     )?;
     clock.lap("validate");
-    Ok(RunReport {
-        run_id,
-        candidates: request.planned.len(),
-        already_decided: decided.len(),
-        validated: tally.validated,
-        duplicates: tally.duplicates,
-        wall: started.elapsed(),
-        validation_wall: tally.wall,
-        workers: tally.workers,
-        stages: clock.into_stages(),
-        unprepared,
-    })
+    let counts = (request.planned.len(), decided.len());
+    Ok(RunReport::new(
+        run_id, counts, &tally, started, clock, unprepared,
+    ))
 }
 
 /// The run to write into: a new id, or the run being resumed (whose input must not have changed)

@@ -15,10 +15,10 @@ use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, Workshop, error_chain,
-    materialize_tasks, resolve_run, validate_warmed, warm_up_tasks,
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, StoredRun, Workshop,
+    error_chain, materialize_tasks, resolve_run, validate_stored_run,
 };
-use crate::input::{PlannedCandidate, from_stored_form, stored_form};
+use crate::input::{from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
 
 /// What an eval asks of the model.
@@ -356,51 +356,17 @@ pub fn execute_eval(
 
     clock.lap("prompt, generate, extract");
     // The networked step runs only once every prompt has been answered and stored.
-    let unprepared = warm_up_tasks(oracle, &prepared, config.workers, progress)?;
-    clock.lap("warm-up");
-    // Validation: every candidate of the run that has no verdict yet.
-    let planned: Vec<PlannedCandidate> = store
-        .candidates(&run_id)?
-        .into_iter()
-        .filter_map(|c| {
-            let candidate = from_stored_form(&c.kind, &c.content)?;
-            Some(PlannedCandidate {
-                origin: c.id.clone(),
-                id: c.id,
-                task: c.task,
-                label: c.label,
-                candidate,
-            })
-        })
-        .collect();
-    let decided = store.decided(&run_id)?;
-    let workshop = Workshop {
-        prepared: &prepared,
-        oracle,
-        workers: config.workers,
-    };
-    let tally = validate_warmed(
-        store,
-        &run_id,
-        &planned,
-        &decided,
-        &workshop,
-        &unprepared,
-        progress,
-    )?;
-    clock.lap("validate");
-    Ok(RunReport {
+    let run = StoredRun {
         run_id,
-        candidates: planned.len(),
-        already_decided: decided.len(),
-        validated: tally.validated,
-        duplicates: tally.duplicates,
-        wall: started.elapsed(),
-        validation_wall: tally.wall,
-        workers: tally.workers,
-        stages: clock.into_stages(),
-        unprepared,
-    })
+        workshop: Workshop {
+            prepared: &prepared,
+            oracle,
+            workers: config.workers,
+        },
+        started,
+        clock,
+    };
+    Ok(validate_stored_run(store, run, progress)?)
 }
 
 /// What every prompt of one task shares.

@@ -29,10 +29,10 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, Workshop,
-    materialize_tasks, resolve_run, validate_warmed, warm_up_tasks,
+    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, StoredRun, Workshop,
+    materialize_tasks, resolve_run, validate_stored_run,
 };
-use crate::input::{PlannedCandidate, from_stored_form, stored_form};
+use crate::input::stored_form;
 use crate::method::correctness;
 
 /// What a published patch of a model replaces.
@@ -674,51 +674,18 @@ pub fn import_generations(
     }
     clock.lap("map and store");
 
-    let unprepared = warm_up_tasks(oracle, &prepared, config.workers, progress)?;
-    clock.lap("warm-up");
-    let planned: Vec<PlannedCandidate> = store
-        .candidates(&run_id)?
-        .into_iter()
-        .filter_map(|c| {
-            let candidate = from_stored_form(&c.kind, &c.content)?;
-            Some(PlannedCandidate {
-                origin: c.id.clone(),
-                id: c.id,
-                task: c.task,
-                label: c.label,
-                candidate,
-            })
-        })
-        .collect();
-    let decided = store.decided(&run_id)?;
-    let workshop = Workshop {
-        prepared: &prepared,
-        oracle,
-        workers: config.workers,
-    };
-    let tally = validate_warmed(
-        store,
-        &run_id,
-        &planned,
-        &decided,
-        &workshop,
-        &unprepared,
-        progress,
-    )?;
-    clock.lap("validate");
-    Ok(ReplayReport {
-        run: RunReport {
-            run_id,
-            candidates: planned.len(),
-            already_decided: decided.len(),
-            validated: tally.validated,
-            duplicates: tally.duplicates,
-            wall: started.elapsed(),
-            validation_wall: tally.wall,
-            workers: tally.workers,
-            stages: clock.into_stages(),
-            unprepared,
+    let run = StoredRun {
+        run_id,
+        workshop: Workshop {
+            prepared: &prepared,
+            oracle,
+            workers: config.workers,
         },
+        started,
+        clock,
+    };
+    Ok(ReplayReport {
+        run: validate_stored_run(store, run, progress)?,
         files: by_task.len(),
         samples,
         unmapped,
