@@ -34,16 +34,9 @@ public class ListPackages {
 }
 "#;
 
-/// The argument file opening `jdk`'s packages to the class path: made once per JDK, kept in a
-/// folder next to the Maven repository (mounted read-only into the sandbox).
-pub(crate) fn legacy_access_file(
-    jdk: &Jdk,
-    settings: &MavenSettings,
-) -> Result<PathBuf, MavenError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| MavenError::Io { path, source }
-    };
+/// Where the argument file opening `jdk`'s packages to the class path is kept: a folder next to
+/// the Maven repository (mounted read-only into the sandbox), one file per JDK.
+pub(crate) fn legacy_access_path(jdk: &Jdk, settings: &MavenSettings) -> PathBuf {
     let dir = settings
         .repository
         .parent()
@@ -53,10 +46,24 @@ pub(crate) fn legacy_access_file(
     hasher.update(LIST_PACKAGES.as_bytes());
     hasher.update(jdk.home.to_string_lossy().as_bytes());
     hasher.update(jdk.version.as_bytes());
-    let file = dir.join(format!("{}.args", hex::encode(&hasher.finalize()[..12])));
+    dir.join(format!("{}.args", hex::encode(&hasher.finalize()[..12])))
+}
+
+/// Makes the argument file at `file` (see [`legacy_access_path`]) unless it is there: lists the
+/// packages with `jdk` itself, in the sandbox.
+pub(crate) fn make_legacy_access_file(
+    file: &Path,
+    jdk: &Jdk,
+    settings: &MavenSettings,
+) -> Result<(), MavenError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| MavenError::Io { path, source }
+    };
     if file.is_file() {
-        return Ok(file);
+        return Ok(());
     }
+    let dir = file.parent().unwrap_or(file);
     static STAGINGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let staging = dir.join(format!(
         "staging-{}-{}",
@@ -106,8 +113,8 @@ pub(crate) fn legacy_access_file(
     }
     let partial = file.with_extension(format!("partial-{}", std::process::id()));
     std::fs::write(&partial, lines.join("\n") + "\n").map_err(io(&partial))?;
-    std::fs::rename(&partial, &file).map_err(io(&file))?;
-    Ok(file)
+    std::fs::rename(&partial, file).map_err(io(file))?;
+    Ok(())
 }
 
 /// `--add-opens=module/package=ALL-UNNAMED`, with Java names only (the file is handed to every

@@ -253,7 +253,7 @@ impl Maven {
         let mut extra_args = build.extra_args.clone();
         let (jdk, substitute) = build_jdk(build.jdk)?;
         let legacy_access = match &substitute {
-            Some(_) if build.jdk <= 8 => Some(crate::access::legacy_access_file(&jdk, &settings)?),
+            Some(_) if build.jdk <= 8 => Some(crate::access::legacy_access_path(&jdk, &settings)),
             _ => None,
         };
         let substitution = substitute.map(|Substitute { level, .. }| {
@@ -417,7 +417,7 @@ impl Maven {
     }
 
     /// Where the repository is seen by sandboxed commands.
-    pub(crate) fn repository_view(&self) -> PathBuf {
+    pub fn repository_view(&self) -> PathBuf {
         match self.settings.sandbox {
             SandboxKind::Bubblewrap => PathBuf::from(SANDBOX_REPOSITORY),
             SandboxKind::None => self.settings.repository.clone(),
@@ -471,8 +471,13 @@ impl Maven {
     }
 
     /// What an earlier warm-up of a project with these build files left, if there was one: the
-    /// repository is warm for it and nothing needs to run (read from `project`, unmodified).
+    /// repository is warm for it and nothing needs to run (read from `project`, unmodified). Also
+    /// makes the JDK access file of a substitution for JDK 8 or older (see `access`).
     pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, MavenError> {
+        // Every warm-up passes here first: what the JVMs of the task read is made now.
+        if let Some(file) = &self.legacy_access {
+            crate::access::make_legacy_access_file(file, &self.jdk, &self.settings)?;
+        }
         let marker = self
             .settings
             .repository

@@ -296,11 +296,16 @@ fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, Stri
     }
 }
 
-/// A hash of every file of a task state (paths and contents) and the JDK that compiles it.
-fn state_fingerprint(root: &Path, jdk: u32) -> std::io::Result<String> {
+/// A hash of every file of a task state (paths and contents), the JDK that compiles it and where
+/// its JVMs see the dependency repository: a kept build records classpath entries as the sandbox
+/// showed them (`/avrlab/maven-repository/…` under bubblewrap, host paths without a sandbox), so a
+/// build made one way cannot serve the other.
+fn state_fingerprint(root: &Path, maven: &Maven) -> std::io::Result<String> {
     // The layout of a kept build; a new one never reads an old one.
     let mut salt = b"avrlab fast build 4".to_vec();
-    salt.extend_from_slice(&jdk.to_le_bytes());
+    salt.extend_from_slice(&maven.jdk().major.to_le_bytes());
+    salt.extend_from_slice(maven.repository_view().as_os_str().as_encoded_bytes());
+    salt.push(0);
     crate::fingerprint::tree_fingerprint(root, &salt)
 }
 
@@ -500,13 +505,12 @@ impl Oracle for FastOracle {
         };
         // The compiled pristine state is kept across runs, keyed by its content and JDK, like
         // Maven's warm repository: a task is compiled for the fast path once.
-        let fingerprint =
-            state_fingerprint(prepared.pristine(), maven.jdk().major).map_err(|source| {
-                ValidateError::Workspace {
-                    path: prepared.pristine().to_owned(),
-                    source,
-                }
-            })?;
+        let fingerprint = state_fingerprint(prepared.pristine(), &maven).map_err(|source| {
+            ValidateError::Workspace {
+                path: prepared.pristine().to_owned(),
+                source,
+            }
+        })?;
         let earlier = self
             .builds
             .lock()
