@@ -26,9 +26,11 @@ use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 /// How the fast oracle runs and how much of it Maven re-checks.
 #[derive(Debug, Clone)]
 pub struct FastConfig {
-    /// Confirm every fast `Plausible` with Maven before returning it (the default; turning it
-    /// off is for measuring the raw fast path only).
-    pub confirm_plausible: bool,
+    /// Confirm with Maven, before returning it, every fast verdict in which the PoV tests passed:
+    /// `Plausible`, and `RegressionBroken`, where only the regression suite decided, in an
+    /// environment the fast path imitates (a false one would hide a correct fix). The default;
+    /// turning it off is for measuring the raw fast path only.
+    pub confirm_pov_passes: bool,
     /// The share of other verdicts (0.0 – 1.0) also re-checked with Maven, chosen by a hash of
     /// the candidate so that a re-run picks the same ones.
     pub recheck_sample: f64,
@@ -744,7 +746,9 @@ impl Oracle for FastOracle {
         let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
         let kind = if !checks {
             None
-        } else if fast.outcome == Outcome::Plausible && self.fast.confirm_plausible {
+        } else if matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken)
+            && self.fast.confirm_pov_passes
+        {
             Some(CheckKind::Confirmation)
         } else if self.sampled(task, candidate) {
             Some(CheckKind::Sample)

@@ -116,7 +116,8 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
             continue;
         }
         assert_eq!(fallback, None, "{id}");
-        let want_kind = if expected == "Plausible" {
+        // The PoV passed (Plausible, RegressionBroken): always confirmed; else sampled.
+        let want_kind = if matches!(expected.as_str(), "Plausible" | "RegressionBroken") {
             "confirmation"
         } else {
             "sample"

@@ -25,7 +25,7 @@ pub enum SandboxArg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
     /// A resident JVM per task and worker: changed files compiled in memory, tests run through
-    /// the JUnit Platform launcher; every Plausible is confirmed with Maven.
+    /// the JUnit Platform launcher; every Plausible and RegressionBroken is confirmed with Maven.
     Fast,
     /// Maven for every candidate: compile, PoV tests, regression tests.
     Maven,
@@ -73,7 +73,8 @@ pub struct ValidationOptions {
     pub keep_workspaces: bool,
     /// The validation engine (`throughput` takes a list to compare). Fast is the default: it
     /// agrees with Maven on every demo and adversarial fixture except where Maven's own report
-    /// files or process are attacked (ARCHITECTURE.md), and Maven confirms every fast Plausible.
+    /// files or process are attacked (ARCHITECTURE.md), and Maven confirms every fast Plausible
+    /// and RegressionBroken.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "fast")]
     pub engine: Vec<EngineArg>,
     /// Fast engine: the share (0 to 1) of non-Plausible verdicts also re-checked with Maven.
@@ -105,21 +106,21 @@ pub fn oracle_for(
     engine: EngineArg,
     options: &ValidationOptions,
     config: &EngineConfig,
-    confirm_plausible: bool,
+    confirm_pov_passes: bool,
 ) -> Box<dyn Oracle> {
     match engine {
         EngineArg::Maven => Box::new(MavenOracle::new(config.validator.clone())),
         EngineArg::Fast => Box::new(FastOracle::new(
             config.validator.clone(),
-            fast_config(options, confirm_plausible),
+            fast_config(options, confirm_pov_passes),
         )),
     }
 }
 
 /// The fast engine's settings from the options.
-pub fn fast_config(options: &ValidationOptions, confirm_plausible: bool) -> FastConfig {
+pub fn fast_config(options: &ValidationOptions, confirm_pov_passes: bool) -> FastConfig {
     FastConfig {
-        confirm_plausible,
+        confirm_pov_passes,
         recheck_sample: options.recheck_sample,
         recycle_every: options.recycle_every.max(1),
         test_timeout: Duration::from_secs(options.timeout),
