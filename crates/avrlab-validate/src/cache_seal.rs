@@ -102,9 +102,13 @@ impl CacheSeal {
         Ok(())
     }
 
-    /// Whether a warm-up has sealed the repository (recorded its fingerprint for the checks).
-    pub fn is_sealed(repository: &Path) -> bool {
-        repository.join(SEAL_FILE).is_file()
+    /// Whether the repository is as the last warm-up sealed it: a seal is there and matches. A
+    /// repository copied with its seal, or changed by anything but a warm-up, is not.
+    pub fn is_current(repository: &Path) -> Result<bool, CacheAlarm> {
+        match std::fs::read_to_string(repository.join(SEAL_FILE)) {
+            Ok(sealed) => Ok(fingerprint(repository)? == sealed),
+            Err(_) => Ok(false),
+        }
     }
 
     /// Starts a warm-up: waits until no candidate runs, here or in another process, and keeps new
@@ -285,6 +289,27 @@ mod tests {
             CacheSeal::check_trusted(&repo),
             Err(CacheAlarm::Marked(_))
         ));
+    }
+
+    /// A warm-up may be skipped only on a repository that is as its seal says: not on one never
+    /// sealed, nor on a copy made with its seal file (the copy's times differ), nor after a change.
+    #[test]
+    fn only_a_repository_matching_its_seal_is_current() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join("org/x/1.0")).unwrap();
+        std::fs::write(repo.join("org/x/1.0/x-1.0.jar"), "jar").unwrap();
+        assert!(!CacheSeal::is_current(&repo).unwrap());
+        CacheSeal.warm_up(&repo).unwrap().seal(&repo).unwrap();
+        assert!(CacheSeal::is_current(&repo).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let copy = dir.path().join("copy");
+        std::fs::create_dir_all(copy.join("org/x/1.0")).unwrap();
+        std::fs::write(copy.join("org/x/1.0/x-1.0.jar"), "jar").unwrap();
+        std::fs::copy(repo.join(SEAL_FILE), copy.join(SEAL_FILE)).unwrap();
+        assert!(!CacheSeal::is_current(&copy).unwrap());
+        std::fs::write(repo.join("org/x/1.0/x-1.0.jar"), "JAR").unwrap();
+        assert!(!CacheSeal::is_current(&repo).unwrap());
     }
 
     /// Two processes share one cache: the other one's warm-up re-seals it, so its downloads are

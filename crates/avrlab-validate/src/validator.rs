@@ -254,11 +254,11 @@ impl MavenOracle {
             task: task.id.clone(),
             source,
         };
-        // A repository already warm for these build files (and sealed) is neither written nor
-        // sealed again.
+        // A repository already warm for these build files, and as its seal says, is neither
+        // written nor sealed again.
         let known = maven.warmed(prepared.pristine()).map_err(maven_err)?;
         let warmed = match known {
-            Some(known) if CacheSeal::is_sealed(repository) => known,
+            Some(known) if CacheSeal::is_current(repository)? => known,
             _ => {
                 // The cache is writable only now, and no candidate runs meanwhile.
                 let guard = self.seal.warm_up(repository)?;
