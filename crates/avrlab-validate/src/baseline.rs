@@ -270,6 +270,26 @@ mod tests {
         }
     }
 
+    /// Baselines outlive runs, so their key is the task state's content: an edited state (or a
+    /// transformed one under the same id) gets its own, an unchanged copy finds the same one.
+    #[test]
+    fn the_baseline_key_follows_the_task_states_content() {
+        let benchmark = avrlab_bench::Benchmark::open("demo").unwrap();
+        let task = benchmark.task("demo-zip-slip").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+        for state in [&one, &two] {
+            std::fs::create_dir_all(state.join("src")).unwrap();
+            std::fs::write(state.join("src/A.java"), "class A {}").unwrap();
+        }
+        let root = dir.path().join("baselines");
+        let key = |state: &Path, jdk| baseline_path(&root, task, state, jdk).unwrap();
+        assert_eq!(key(&one, 17), key(&two, 17));
+        assert_ne!(key(&one, 17), key(&one, 21));
+        std::fs::write(two.join("src/A.java"), "class A { int renamed; }").unwrap();
+        assert_ne!(key(&one, 17), key(&two, 17));
+    }
+
     #[test]
     fn tests_not_passing_on_the_fix_are_excluded_and_round_trip() {
         let cases = [

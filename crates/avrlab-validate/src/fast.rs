@@ -773,3 +773,37 @@ impl Oracle for FastOracle {
         Ok(maven)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use avrlab_bench::{BuildSpec, BuildSystem};
+    use avrlab_exec::{Limits, MavenSettings, SandboxKind};
+
+    use super::*;
+
+    /// A kept build records its classpath as the sandbox showed the repository; one made without
+    /// a sandbox (host paths) must never be loaded by a sandboxed run, nor the other way round.
+    #[test]
+    fn kept_builds_are_keyed_by_where_the_repository_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pom.xml"), "<project/>").unwrap();
+        let build = BuildSpec {
+            system: BuildSystem::Maven,
+            jdk: 17,
+            module: ".".into(),
+            extra_args: vec![],
+        };
+        let maven = |sandbox| {
+            let settings = MavenSettings {
+                mvn: "mvn".into(),
+                repository: dir.path().join("repository"),
+                sandbox,
+                limits: Limits::default(),
+            };
+            Maven::for_build(settings, &build).expect("a JDK is installed")
+        };
+        let key = |sandbox| state_fingerprint(dir.path(), &maven(sandbox)).unwrap();
+        assert_eq!(key(SandboxKind::Bubblewrap), key(SandboxKind::Bubblewrap));
+        assert_ne!(key(SandboxKind::Bubblewrap), key(SandboxKind::None));
+    }
+}
