@@ -12,6 +12,17 @@
 //!   `buggy_method_with_comment` names (the comment above the method goes with it: the published
 //!   inputs had none).
 //!
+//! The transformed variants (`rename_only`, `structure_change_only`, `rename+code_structure`; a
+//! study's `rename`, `structure` and `both`) were generated from VJBench-trans's rewritten method,
+//! which the package keeps beside the generations (`VJBench-trans/<BUG>/`): the method as
+//! transformed, the original method it came from, the buggy lines within each variant
+//! (`buggyline_location.json`) and the renames (`<BUG>_identifier_rename_dict.json`). A patch is
+//! put into the transformed method by its model's rule (the buggy lines, or the whole method), the
+//! renamed identifiers are renamed back, and the result replaces the original method
+//! (`buggy_method_with_comment`) of the task's file, after checking that those lines are the
+//! published original method (up to comments and layout). The restructuring stays: it does not
+//! change what the method does, so a candidate of the restructured method is judged on the task.
+//!
 //! The candidates are stored as an eval run (model and format the published ones), validated like
 //! any other, and the published label of every sample is kept in the run's configuration beside
 //! our verdict, so that the report shows where they agree. Files, patches and tasks that cannot be
@@ -24,6 +35,7 @@ use std::time::Instant;
 use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_report::PublishedLabel;
 use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
+use avrlab_transform::{RenameEntry, RenameKind, RenameMap};
 use avrlab_validate::{Candidate, Oracle};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -65,6 +77,57 @@ pub fn model_shape(model: &str) -> Option<(PatchShape, &'static str)> {
         .map(|(_, shape, format)| (*shape, *format))
 }
 
+/// A variant the VJBench package publishes generations for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PublishedVariant {
+    /// The methods as the projects have them.
+    Original,
+    /// Identifiers renamed.
+    RenameOnly,
+    /// Code restructured, names kept.
+    StructureOnly,
+    /// Both.
+    Both,
+}
+
+impl PublishedVariant {
+    /// The variant's folder name in `Model_patches/model_output/<Model>/`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Original => "original",
+            Self::RenameOnly => "rename_only",
+            Self::StructureOnly => "structure_change_only",
+            Self::Both => "rename+code_structure",
+        }
+    }
+
+    /// A published folder name, or the name a study gives the variant (`avrlab transform`'s
+    /// `rename`, `structure`, `both`).
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "original" => Self::Original,
+            "rename_only" | "rename" => Self::RenameOnly,
+            "structure_change_only" | "structure" => Self::StructureOnly,
+            "rename+code_structure" | "both" => Self::Both,
+            _ => return None,
+        })
+    }
+
+    /// The name of the transformed method's file in `VJBench-trans/<BUG>/`, after `<BUG>_`.
+    fn method_file(self) -> Option<&'static str> {
+        match self {
+            Self::Original => None,
+            Self::RenameOnly => Some("rename_only.java"),
+            Self::StructureOnly => Some("code_structure_change_only.java"),
+            Self::Both => Some("full_transformation.java"),
+        }
+    }
+
+    fn renames(self) -> bool {
+        matches!(self, Self::RenameOnly | Self::Both)
+    }
+}
+
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -73,9 +136,9 @@ pub enum ReplayError {
         "model `{model}`: not a model whose published files this importer reads ({known}); Codex's files (one folder per run, a different record) are not read yet"
     )]
     UnknownModel { model: String, known: String },
-    /// Only the original variant applies to imported tasks.
+    /// The variant is not one the package publishes.
     #[error(
-        "variant `{0}`: its patches are written against VJBench-trans's transformed code, which no imported task has; only `original` can be replayed"
+        "variant `{0}`: not a published variant; give original, rename_only, structure_change_only or rename+code_structure (or a study's rename, structure, both)"
     )]
     Variant(String),
     /// The folder of the model and variant is not there.
@@ -336,21 +399,21 @@ fn replaced_lines(location: &Location, shape: PatchShape) -> Result<(usize, usiz
     }
 }
 
-/// The candidate a patch becomes: `file`'s text with lines `start..=end` replaced by `patch`.
-pub fn candidate_from_patch(
-    file: &str,
-    original: &str,
+/// `text` with lines `start..=end` (1-based, inclusive) replaced by `patch`.
+fn splice_lines(
+    what: &str,
+    text: &str,
     (start, end): (usize, usize),
     patch: &str,
-) -> Result<Candidate, String> {
-    let lines: Vec<&str> = original.split_inclusive('\n').collect();
+) -> Result<String, String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
     if start == 0 || end > lines.len() {
         return Err(format!(
-            "lines {start}–{end} are outside {file} ({} lines)",
+            "lines {start}–{end} are outside {what} ({} lines)",
             lines.len()
         ));
     }
-    let mut new = String::with_capacity(original.len() + patch.len());
+    let mut new = String::with_capacity(text.len() + patch.len());
     for line in &lines[..start - 1] {
         new.push_str(line);
     }
@@ -361,6 +424,17 @@ pub fn candidate_from_patch(
     for line in &lines[end..] {
         new.push_str(line);
     }
+    Ok(new)
+}
+
+/// The candidate a patch becomes: `file`'s text with lines `start..=end` replaced by `patch`.
+pub fn candidate_from_patch(
+    file: &str,
+    original: &str,
+    lines: (usize, usize),
+    patch: &str,
+) -> Result<Candidate, String> {
+    let new = splice_lines(file, original, lines, patch)?;
     if new == original {
         return Ok(Candidate::Unchanged);
     }
@@ -368,6 +442,197 @@ pub fn candidate_from_patch(
     Patch::parse(&diff)
         .map(Candidate::Diff)
         .map_err(|e| format!("the patched file does not make a diff: {e}"))
+}
+
+/// A vulnerable method as VJBench-trans rewrote it for one variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransformedMethod {
+    /// `<BUG>_original_method.java`: the method as the project has it, comments left out.
+    pub original: String,
+    /// The variant's method.
+    pub method: String,
+    /// The buggy lines within `method` (1-based, inclusive).
+    pub buggy_lines: (usize, usize),
+    /// The variant's renames (empty for `structure_change_only`).
+    pub renames: RenameMap,
+}
+
+/// `buggyline_location.json`: per variant, the buggy lines within its method.
+type BuggyLineLocations = BTreeMap<String, Vec<Vec<usize>>>;
+
+/// `<BUG>_identifier_rename_dict.json`: per kind of name, original name to new name.
+#[derive(Deserialize)]
+struct RenameDict {
+    #[serde(default)]
+    method: BTreeMap<String, String>,
+    #[serde(default)]
+    variable: BTreeMap<String, String>,
+    #[serde(default)]
+    class: BTreeMap<String, String>,
+}
+
+/// Reads the variant's method of one vulnerability from `VJBench-trans/<bug>/`.
+pub fn read_transformed(
+    trans: &Path,
+    bug: &str,
+    variant: PublishedVariant,
+) -> Result<TransformedMethod, String> {
+    let folder = trans.join(bug);
+    let read = |name: String| {
+        std::fs::read_to_string(folder.join(&name))
+            .map_err(|e| format!("VJBench-trans/{bug}/{name}: {e}"))
+    };
+    let method_file = variant
+        .method_file()
+        .ok_or_else(|| "the original variant has no transformed method".to_owned())?;
+    let original = read(format!("{bug}_original_method.java"))?;
+    let method = read(format!("{bug}_{method_file}"))?;
+    let locations: BuggyLineLocations =
+        serde_json::from_str(&read("buggyline_location.json".into())?)
+            .map_err(|e| format!("VJBench-trans/{bug}/buggyline_location.json: {e}"))?;
+    let buggy_lines = match locations.get(variant.as_str()).map(Vec::as_slice) {
+        Some([range]) => match range.as_slice() {
+            [line] => (*line, *line),
+            [start, end] if start <= end => (*start, *end),
+            _ => {
+                return Err(format!(
+                    "VJBench-trans/{bug}/buggyline_location.json: {} {range:?} is not a line range",
+                    variant.as_str()
+                ));
+            }
+        },
+        _ => {
+            return Err(format!(
+                "VJBench-trans/{bug}/buggyline_location.json gives no single line range for {}",
+                variant.as_str()
+            ));
+        }
+    };
+    let mut renames = RenameMap::default();
+    if variant.renames() {
+        let name = format!("{bug}_identifier_rename_dict.json");
+        let dict: RenameDict = serde_json::from_str(&read(name.clone())?)
+            .map_err(|e| format!("VJBench-trans/{bug}/{name}: {e}"))?;
+        for (kind, names) in [
+            (RenameKind::Method, &dict.method),
+            (RenameKind::Local, &dict.variable),
+            (RenameKind::Type, &dict.class),
+        ] {
+            for (from, to) in names {
+                if from.is_empty() || to.is_empty() {
+                    continue;
+                }
+                renames.entries.push(RenameEntry {
+                    kind,
+                    original: from.clone(),
+                    renamed: to.clone(),
+                });
+            }
+        }
+        let mut news: Vec<&str> = renames.entries.iter().map(|e| e.renamed.as_str()).collect();
+        news.sort_unstable();
+        if news.windows(2).any(|w| w[0] == w[1]) {
+            return Err(format!(
+                "VJBench-trans/{bug}/{name}: two names are renamed to the same one; the renames cannot be undone"
+            ));
+        }
+    }
+    Ok(TransformedMethod {
+        original,
+        method,
+        buggy_lines,
+        renames,
+    })
+}
+
+/// Whether lines `start..=end` of `file_text` are `method` up to comments and layout.
+fn is_same_method(file_text: &str, (start, end): (usize, usize), method: &str) -> bool {
+    let lines: Vec<&str> = file_text.split_inclusive('\n').collect();
+    if start == 0 || end > lines.len() || start > end {
+        return false;
+    }
+    let region: String = lines[start - 1..end].concat();
+    // A member alone is not a compilation unit: both go into the same made-up class.
+    let key = |member: &str| avrlab_java::equivalence_key(&format!("class T {{\n{member}\n}}\n"));
+    matches!((key(&region), key(method)), (Some(a), Some(b)) if a == b)
+}
+
+/// The leading whitespace of the last line of `file_text`'s lines `start..=end` that is not
+/// blank: the method's closing brace, at the method's indentation.
+fn indentation_at(file_text: &str, (start, end): (usize, usize)) -> String {
+    file_text
+        .lines()
+        .skip(start.saturating_sub(1))
+        .take(end + 1 - start.max(1))
+        .filter(|l| !l.trim().is_empty())
+        .last()
+        .map(|l| l[..l.len() - l.trim_start().len()].to_owned())
+        .unwrap_or_default()
+}
+
+/// The first line of `file_text`'s lines `start..=end` that is neither blank nor part of a
+/// comment: where a method named with its comment (`buggy_method_with_comment`) starts. The
+/// published original method has no comment, so only the method itself is replaced.
+fn code_start(file_text: &str, (start, end): (usize, usize)) -> usize {
+    let mut in_block = false;
+    for (index, line) in file_text
+        .lines()
+        .enumerate()
+        .skip(start.saturating_sub(1))
+        .take(end + 1 - start.max(1))
+    {
+        let text = line.trim();
+        if in_block {
+            in_block = !text.contains("*/");
+            continue;
+        }
+        if text.is_empty() || text.starts_with("//") {
+            continue;
+        }
+        if let Some(rest) = text.strip_prefix("/*") {
+            match rest.find("*/") {
+                // A comment that closes on its line with code after it starts the method.
+                Some(close) if !rest[close + 2..].trim().is_empty() => return index + 1,
+                Some(_) => {}
+                None => in_block = true,
+            }
+            continue;
+        }
+        return index + 1;
+    }
+    start
+}
+
+/// The candidate a patch of a transformed variant becomes: the patch put into the transformed
+/// method by its shape, the renames undone, and the result (indented as the method was) in place
+/// of lines `region` of `file`, which hold the original method.
+pub fn candidate_from_transformed(
+    file: &str,
+    original: &str,
+    region: (usize, usize),
+    transformed: &TransformedMethod,
+    shape: PatchShape,
+    patch: &str,
+) -> Result<Candidate, String> {
+    let patched = match shape {
+        PatchShape::BuggyLines => splice_lines(
+            "the transformed method",
+            &transformed.method,
+            transformed.buggy_lines,
+            patch,
+        )?,
+        PatchShape::Method => patch.to_owned(),
+    };
+    let restored = transformed.renames.restore(&patched);
+    let indent = indentation_at(original, region);
+    let mut method = String::with_capacity(restored.len() + 64);
+    for line in restored.trim_matches('\n').split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            method.push_str(&indent);
+        }
+        method.push_str(line);
+    }
+    candidate_from_patch(file, original, region, &method)
 }
 
 /// One replay to run or resume.
@@ -395,46 +660,93 @@ pub struct ReplayReport {
     pub unmapped: Vec<Unmapped>,
 }
 
-/// The folder of the model's variant: exported from a git folder first when given one.
-fn variant_folder(request: &ReplayRequest, scratch: &Path) -> Result<PathBuf, ReplayError> {
-    let relative = format!("model_output/{}/{}", request.model, request.variant);
+/// The folder of the model's variant, and with a transformed variant the package's
+/// `VJBench-trans` folder: exported from a git folder first when given one.
+fn variant_folder(
+    request: &ReplayRequest,
+    variant: PublishedVariant,
+    scratch: &Path,
+) -> Result<(PathBuf, Option<PathBuf>), ReplayError> {
+    let relative = format!("model_output/{}/{}", request.model, variant.as_str());
     let root = &request.generations;
     let is_git = root.join("objects").is_dir() && root.join("HEAD").is_file();
-    let root = if is_git {
-        let dest = scratch.join("published");
+    let export = |inside: &str, name: &str| -> Result<PathBuf, ReplayError> {
+        let dest = scratch.join(name);
         let _ = std::fs::remove_dir_all(&dest);
-        avrlab_exec::export_folder(root, "HEAD", &format!("Model_patches/{relative}"), &dest)
-            .map_err(|source| ReplayError::Export {
+        avrlab_exec::export_folder(root, "HEAD", inside, &dest).map_err(|source| {
+            ReplayError::Export {
                 path: root.clone(),
                 source,
-            })?;
-        dest
-    } else {
-        root.clone()
+            }
+        })?;
+        Ok(dest)
     };
-    [
-        root.join("Model_patches").join(&relative),
-        root.join(&relative),
+    let trans_relative = "VJBench-trans";
+    let (published_root, trans) = if is_git {
+        let published = export(&format!("Model_patches/{relative}"), "published")?;
+        let trans = match variant {
+            PublishedVariant::Original => None,
+            _ => Some(export(trans_relative, "trans")?.join(trans_relative)),
+        };
+        (published, trans)
+    } else {
+        let trans = match variant {
+            PublishedVariant::Original => None,
+            // Beside Model_patches/, or above the model_output/ folder given.
+            _ => [
+                root.join(trans_relative),
+                root.parent().unwrap_or(root).join(trans_relative),
+            ]
+            .into_iter()
+            .find(|p| p.is_dir()),
+        };
+        (root.clone(), trans)
+    };
+    let folder = [
+        published_root.join("Model_patches").join(&relative),
+        published_root.join(&relative),
     ]
     .into_iter()
     .find(|p| p.is_dir())
     .ok_or_else(|| ReplayError::NoFolder {
         root: request.generations.clone(),
         expected: format!("Model_patches/{relative}"),
-    })
+    })?;
+    if variant != PublishedVariant::Original && trans.is_none() {
+        return Err(ReplayError::NoFolder {
+            root: request.generations.clone(),
+            expected: format!(
+                "{trans_relative} (the transformed methods of the {} patches)",
+                variant.as_str()
+            ),
+        });
+    }
+    Ok((folder, trans))
 }
 
-/// The patch shape and format of the request's model, or why the request cannot be replayed;
-/// checked before anything is read or stored.
-pub fn check_request(request: &ReplayRequest) -> Result<(PatchShape, &'static str), ReplayError> {
-    let found = model_shape(&request.model).ok_or_else(|| ReplayError::UnknownModel {
+/// What a request replays, checked before anything is read or stored.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedRequest {
+    pub shape: PatchShape,
+    /// The avrlab input format of the model's prompts.
+    pub format: &'static str,
+    pub variant: PublishedVariant,
+}
+
+/// The patch shape, format and variant of a request, or why it cannot be replayed; checked
+/// before anything is read or stored.
+pub fn check_request(request: &ReplayRequest) -> Result<CheckedRequest, ReplayError> {
+    let (shape, format) = model_shape(&request.model).ok_or_else(|| ReplayError::UnknownModel {
         model: request.model.clone(),
         known: MODELS.map(|(name, ..)| name).join(", "),
     })?;
-    if request.variant != "original" {
-        return Err(ReplayError::Variant(request.variant.clone()));
-    }
-    Ok(found)
+    let variant = PublishedVariant::parse(&request.variant)
+        .ok_or_else(|| ReplayError::Variant(request.variant.clone()))?;
+    Ok(CheckedRequest {
+        shape,
+        format,
+        variant,
+    })
 }
 
 /// Imports the published generations of one model and variant as an eval run of `benchmark`,
@@ -448,13 +760,17 @@ pub fn import_generations(
     progress: &dyn Progress,
 ) -> Result<ReplayReport, ReplayError> {
     let started = Instant::now();
-    let (shape, format) = check_request(request)?;
+    let CheckedRequest {
+        shape,
+        format,
+        variant,
+    } = check_request(request)?;
     let locations = read_locations(&request.locations)?;
     std::fs::create_dir_all(&config.validator.work_root).map_err(|source| ReplayError::Read {
         path: config.validator.work_root.clone(),
         source,
     })?;
-    let folder = variant_folder(request, &config.validator.work_root)?;
+    let (folder, trans) = variant_folder(request, variant, &config.validator.work_root)?;
     let (files, mut unmapped) = read_published(&folder)?;
 
     // Which task each file is for; only those tasks are materialized.
@@ -524,6 +840,7 @@ pub fn import_generations(
     let mut samples_per_prompt = 0usize;
     for (task_id, (task, file)) in &by_task {
         let root = prepared[task_id].pristine();
+        let bug = file.bug.as_str();
         let mapped = location_for(&locations, &file.bug, task).and_then(|location| {
             let file = location.buggy_file.clone().ok_or_else(|| {
                 format!(
@@ -531,12 +848,26 @@ pub fn import_generations(
                     location.vul_id
                 )
             })?;
-            let lines = replaced_lines(location, shape)?;
             let original = std::fs::read_to_string(root.join(&file))
                 .map_err(|e| format!("{file} in the task state: {e}"))?;
-            Ok((file, lines, original))
+            let Some(trans) = &trans else {
+                let lines = replaced_lines(location, shape)?;
+                return Ok((file, lines, original, None));
+            };
+            // A transformed method takes the place of the original method (its comment stays).
+            let (start, end) = replaced_lines(location, PatchShape::Method)?;
+            let region = (code_start(&original, (start, end)), end);
+            // VJBench-trans names its folders as the generation files name the vulnerability.
+            let transformed = read_transformed(trans, bug, variant)?;
+            if !is_same_method(&original, region, &transformed.original) {
+                return Err(format!(
+                    "lines {}–{} of {file} in the task state are not the published original method (VJBench-trans/{bug}/{bug}_original_method.java), up to comments and layout",
+                    region.0, region.1
+                ));
+            }
+            Ok((file, region, original, Some(transformed)))
         });
-        let (path, lines, original) = match mapped {
+        let (path, lines, original, transformed) = match mapped {
             Ok(found) => found,
             Err(reason) => {
                 unmapped.push(Unmapped {
@@ -578,7 +909,18 @@ pub fn import_generations(
                 correct: Correctness::Unknown,
             };
             labels.insert(id.clone(), published.label.as_str().into());
-            match candidate_from_patch(&path, &original, lines, &published.patch) {
+            let candidate = match &transformed {
+                None => candidate_from_patch(&path, &original, lines, &published.patch),
+                Some(method) => candidate_from_transformed(
+                    &path,
+                    &original,
+                    lines,
+                    method,
+                    shape,
+                    &published.patch,
+                ),
+            };
+            match candidate {
                 Err(reason) => {
                     row.error = Some(reason.clone());
                     unmapped.push(Unmapped {
@@ -886,7 +1228,7 @@ mod tests {
             Err(ReplayError::UnknownModel { .. })
         ));
         codex.model = "CodeT5".into();
-        codex.variant = "rename_only".into();
+        codex.variant = "renamed".into();
         assert!(matches!(
             run(&mut store, &codex),
             Err(ReplayError::Variant(_))
@@ -931,6 +1273,145 @@ mod tests {
         ));
         assert!(candidate_from_patch("F.java", original, (4, 5), "x").is_err());
         assert!(candidate_from_patch("F.java", original, (0, 1), "x").is_err());
+    }
+
+    fn variant_request(model: &str, variant: &str, run: &str) -> ReplayRequest {
+        ReplayRequest {
+            variant: variant.into(),
+            ..request(model, run)
+        }
+    }
+
+    #[test]
+    fn transformed_patches_are_renamed_back_into_the_original_method() {
+        let benchmark = demo();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        let report = import_generations(
+            &mut store,
+            &benchmark,
+            // The study's name of the variant reads the published folder `rename_only`.
+            &variant_request("CodeT5", "rename", "t"),
+            &config,
+            &oracle(),
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!((report.files, report.samples), (1, 3));
+        let rows = store.generations("t").unwrap();
+        assert!(rows.iter().all(|g| g.extraction == Extraction::Candidate));
+        let candidates = store.candidates("t").unwrap();
+        // The renamed line put back unchanged differs from the task's own only in its layout.
+        let unchanged = &candidates[1].content;
+        let changed = |sign: &str, header: &str| {
+            unchanged
+                .lines()
+                .filter(|l| l.starts_with(sign) && !l.starts_with(header))
+                .count()
+        };
+        assert_eq!(
+            (changed("-", "---"), changed("+", "+++")),
+            (1, 1),
+            "{unchanged}"
+        );
+        assert!(
+            unchanged.contains("-                Path target = root.resolve(entry.getName());\n")
+                && unchanged.contains("+    Path target = root.resolve(entry.getName());\n"),
+            "{unchanged}"
+        );
+        let fix = &candidates[0].content;
+        assert!(
+            fix.contains("+    if (!target.normalize().startsWith(root)) {\n"),
+            "renamed back: {fix}"
+        );
+        for renamed in ["unpack", "base", "produced", "dest"] {
+            assert!(
+                !fix.lines()
+                    .any(|l| l.starts_with('+') && l.contains(&format!("{renamed}."))),
+                "{renamed} is renamed back: {fix}"
+            );
+        }
+        assert!(
+            !fix.contains("-    /**"),
+            "the method's comment stays: {fix}"
+        );
+        let verdicts: Vec<String> = store
+            .verdicts("t")
+            .unwrap()
+            .into_iter()
+            .map(|v| v.outcome)
+            .collect();
+        assert_eq!(verdicts, ["Plausible", "PovFailing", "Uncompilable"]);
+    }
+
+    #[test]
+    fn a_restructured_whole_method_replaces_the_original_one() {
+        let benchmark = demo();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        import_generations(
+            &mut store,
+            &benchmark,
+            &variant_request("PLBART", "rename+code_structure", "b"),
+            &config,
+            &oracle(),
+            &Quiet,
+        )
+        .unwrap();
+        let candidate = &store.candidates("b").unwrap()[0].content;
+        assert!(!candidate.contains("unpack"), "{candidate}");
+        assert!(
+            candidate.contains("+            while (entry != null) {\n"),
+            "{candidate}"
+        );
+        assert_eq!(store.verdicts("b").unwrap()[0].outcome, "Plausible");
+    }
+
+    #[test]
+    fn a_method_is_matched_up_to_comments_and_layout_and_starts_after_its_comment() {
+        let file = "class A {\n    /**\n     * Doc.\n     */\n    int f(int x) {\n        // why\n        return x + 1;\n    }\n}\n";
+        assert_eq!(code_start(file, (2, 8)), 5);
+        assert!(is_same_method(
+            file,
+            (2, 8),
+            "int f(int x) {\n  return x+1;\n}"
+        ));
+        assert!(is_same_method(
+            file,
+            (5, 8),
+            "int f(int x) { return x + 1; }"
+        ));
+        assert!(!is_same_method(
+            file,
+            (5, 8),
+            "int f(int x) { return x + 2; }"
+        ));
+        assert!(!is_same_method(
+            file,
+            (5, 9),
+            "int f(int x) { return x + 1; }"
+        ));
+        assert_eq!(indentation_at(file, (5, 8)), "    ");
+        assert_eq!(code_start("  /* a */ int x;\n", (1, 1)), 1);
+    }
+
+    #[test]
+    fn published_variants_read_both_spellings() {
+        for (name, variant) in [
+            ("rename", PublishedVariant::RenameOnly),
+            ("structure_change_only", PublishedVariant::StructureOnly),
+            ("both", PublishedVariant::Both),
+            ("original", PublishedVariant::Original),
+        ] {
+            let parsed = PublishedVariant::parse(name).unwrap();
+            assert_eq!(parsed, variant);
+            assert_eq!(PublishedVariant::parse(parsed.as_str()), Some(parsed));
+        }
+        assert_eq!(PublishedVariant::parse("structure_change"), None);
     }
 
     #[test]

@@ -450,16 +450,43 @@ pub fn resolve_plan(
         if !overrides.variants.is_empty() && !overrides.variants.contains(&entry.variant) {
             continue;
         }
-        // Published generations are written against the original code only.
+        // Published generations of a transformed variant are mapped back onto the original
+        // tasks: the variant `v` of `B-v` (or of `B` itself) is replayed on the study's original `B`.
+        let mut opened = entry.benchmark.clone();
         if overrides.replay.is_some() && entry.variant != "original" {
-            left_out.push(format!(
-                "benchmark {} ({}): published generations are replayed on original tasks only",
-                entry.benchmark, entry.variant
-            ));
-            continue;
+            let stripped = entry.benchmark.strip_suffix(&format!("-{}", entry.variant));
+            let original = [stripped, Some(entry.benchmark.as_str())]
+                .into_iter()
+                .flatten()
+                .find(|name| {
+                    file.benchmarks
+                        .iter()
+                        .any(|b| b.variant == "original" && b.benchmark == *name)
+                });
+            let reason = match (
+                crate::replay::PublishedVariant::parse(&entry.variant),
+                original,
+            ) {
+                (Some(_), Some(name)) => {
+                    opened = name.to_owned();
+                    None
+                }
+                (None, _) => Some("the published generations have no such variant".to_owned()),
+                (Some(_), None) => Some(format!(
+                    "a replayed variant goes onto the original tasks of `{}`, which the study does not list",
+                    stripped.unwrap_or(&entry.benchmark)
+                )),
+            };
+            if let Some(reason) = reason {
+                left_out.push(format!(
+                    "benchmark {} ({}): {reason}",
+                    entry.benchmark, entry.variant
+                ));
+                continue;
+            }
         }
         let field = format!("benchmarks[{index}]");
-        let mut benchmark = open_benchmark(&entry.benchmark, base)
+        let mut benchmark = open_benchmark(&opened, base)
             .map_err(|message| invalid(&format!("{field}.benchmark"), message))?;
         let wanted: Vec<&String> = entry.tasks.iter().chain(&overrides.tasks).collect();
         for id in &entry.tasks {
@@ -539,8 +566,7 @@ pub fn resolve_plan(
     if planned.is_empty() {
         return Err(invalid(
             "benchmarks",
-            "no benchmark is left to run (see --variants; --replay reads original tasks only)"
-                .into(),
+            "no benchmark is left to run (see --variants and what the plan leaves out)".into(),
         ));
     }
     if model_entries.is_empty() {
@@ -948,7 +974,7 @@ pub fn execute_study(
                     generations: source.generations.clone(),
                     locations: source.locations.clone(),
                     model: published.clone(),
-                    variant: "original".into(),
+                    variant: plan.benchmarks[cell.benchmark].variant.clone(),
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
                 };

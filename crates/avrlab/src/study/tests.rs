@@ -495,8 +495,16 @@ fn a_replayed_study_reads_published_models_and_says_what_it_leaves_out() {
         ..StudyOverrides::default()
     };
     let (plan, benchmarks) = resolve_plan(&file, &path, &overrides, &AnyModel).unwrap();
-    assert_eq!(benchmarks.len(), 1);
-    assert_eq!(plan.cells.len(), 4);
+    // The variant is replayed on the original tasks (its patches are mapped back onto them).
+    assert_eq!(benchmarks.len(), 2);
+    assert_eq!(
+        plan.benchmarks
+            .iter()
+            .map(|b| (b.name.as_str(), b.variant.as_str()))
+            .collect::<Vec<_>>(),
+        [("demo", "original"), ("demo", "rename")]
+    );
+    assert_eq!(plan.cells.len(), 8);
     assert!(
         plan.cells
             .iter()
@@ -504,10 +512,16 @@ fn a_replayed_study_reads_published_models_and_says_what_it_leaves_out() {
     );
     assert_eq!(
         plan.left_out,
-        [
-            "benchmark demo (rename): published generations are replayed on original tasks only",
-            "model unknown: no `published` folder name to replay",
-        ]
+        ["model unknown: no `published` folder name to replay"]
+    );
+    // A variant the package does not publish, or one without its original benchmark, is left out.
+    let odd = text.replace("variant = \"rename\"", "variant = \"shuffled\"");
+    let odd_path = write_study(dir.path(), &odd);
+    let odd_file = read_study_file(&odd_path).unwrap();
+    let (odd_plan, _) = resolve_plan(&odd_file, &odd_path, &overrides, &AnyModel).unwrap();
+    assert_eq!(
+        odd_plan.left_out[0],
+        "benchmark demo (shuffled): the published generations have no such variant"
     );
     let described = describe_plan(&plan, None);
     assert!(
