@@ -33,7 +33,8 @@ pub enum ReportError {
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelSummary {
     pub run_id: String,
-    /// The benchmark the run was made on (a transformed variant has its own name).
+    /// The benchmark the run was made on (a transformed variant has its own name; a replay of
+    /// a published transformed variant, made on the original tasks, names the variant after it).
     pub benchmark: String,
     pub model: String,
     pub format: String,
@@ -335,7 +336,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         models.push(ModelSummary {
             published,
             run_id: run_id.clone(),
-            benchmark: run.benchmark.clone(),
+            benchmark: benchmark_label(&run.benchmark, &config),
             model: config
                 .get("model")
                 .and_then(|v| v.as_str())
@@ -396,6 +397,18 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         cwe,
         ran,
     })
+}
+
+/// The benchmark a run is shown under: its name, and for a replay of a published transformed
+/// variant (whose candidates go onto the original tasks) the variant in parentheses.
+fn benchmark_label(benchmark: &str, config: &serde_json::Value) -> String {
+    match config
+        .pointer("/replay/variant")
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(variant) if variant != "original" => format!("{benchmark} ({variant})"),
+        _ => benchmark.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -587,5 +600,19 @@ mod tests {
             build_eval_report(&store, &["nope".to_owned()]),
             Err(ReportError::UnknownRun(_))
         ));
+    }
+
+    #[test]
+    fn a_replayed_transformed_variant_is_shown_under_its_name() {
+        let replay = |variant: &str| serde_json::json!({"replay": {"variant": variant}});
+        assert_eq!(benchmark_label("vjbench", &replay("original")), "vjbench");
+        assert_eq!(
+            benchmark_label("vjbench", &replay("rename_only")),
+            "vjbench (rename_only)"
+        );
+        assert_eq!(
+            benchmark_label("vjbench", &serde_json::json!({})),
+            "vjbench"
+        );
     }
 }

@@ -978,7 +978,7 @@ pub fn import_generations(
             "fl_offset": 0,
             "replay": {
                 "generations": request.generations.display().to_string(),
-                "variant": request.variant,
+                "variant": variant.as_str(),
                 "locations": request.locations.display().to_string(),
             },
             "cwe": tasks
