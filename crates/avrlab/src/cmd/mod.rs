@@ -4,6 +4,7 @@
 //! (no JDK, Maven, sandbox, disk); 2 bad input (arguments, task files, predictions files, store);
 //! 3 the benchmark's reference check failed.
 
+mod ask;
 mod audit;
 mod bench;
 mod curate;
@@ -78,6 +79,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// One generation of a model for a prompt on stdin, printed on stdout (what agent scripts
+    /// call inside their sandbox).
+    Ask(ask::Args),
     /// Label plausible candidates that no check proved correct, by hand; exchange labels;
     /// compare two auditors (Cohen's kappa).
     Audit(audit::Args),
@@ -109,6 +113,7 @@ enum Command {
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
+        Command::Ask(args) => ask::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Mirror(args) => mirror::run(args),
