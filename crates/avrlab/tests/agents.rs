@@ -322,3 +322,152 @@ fn agents_as_an_unprivileged_user_are_confined() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("1 passed"), "{stdout}");
 }
+
+/// A masked file as `avrlab curate` writes it: two stubbed members, braces in literals around.
+const MASKED: &str = r#"package p;
+
+/** Adds numbers; see {@link #add}. */
+public class Adder {
+    private final int base;
+
+    public Adder(int base) {
+        super();
+        throw new UnsupportedOperationException("not implemented: Adder");
+    }
+
+    // The sum.
+    @Deprecated
+    public int add(int a,
+                   int b) {
+        throw new UnsupportedOperationException("not implemented: add");
+    }
+
+    String name() { return "}"; }
+}
+"#;
+
+/// Runs `agents/local-model-agent` in workdir mode on a copy of `MASKED`, with `ask` as its
+/// answering command and `read_only` mounted; returns the diff it left.
+fn local_model_agent(
+    ask: &[String],
+    read_only: Vec<PathBuf>,
+) -> Result<String, avrlab_model::ModelError> {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(state.join("src/main/java/p")).unwrap();
+    std::fs::write(state.join("src/main/java/p/Adder.java"), MASKED).unwrap();
+    let program = repo_root().join("agents/local-model-agent");
+    let mut config = CommandModelConfig::new(program.to_str().unwrap(), ask.to_vec());
+    config.timeout = Duration::from_secs(300);
+    config.mode = CommandMode::workdir();
+    let sandbox = AgentSandbox {
+        kind: SandboxKind::Bubblewrap,
+        network: false,
+        env: Vec::new(),
+        read_only,
+    };
+    let model = CommandModel::new(config, Arc::new(ExecRunner::new(sandbox)));
+    let prompt = Prompt::Completion {
+        prompt: "STATEMENT-7: implement the adder.".into(),
+        suffix: None,
+    };
+    let generations = model.generate(&Request {
+        first_sample: 0,
+        prompt_id: "agents/local",
+        prompt: &prompt,
+        params: &GenParams {
+            n: 1,
+            ..GenParams::default()
+        },
+        method: None,
+        workspace: Some(&state),
+    })?;
+    Ok(generations.into_iter().next().unwrap().text)
+}
+
+/// The agent script's contract, with a fake answering command: it asks once per masked member
+/// with the problem statement, the file and the member's signature; a method the answer writes
+/// out replaces the stub (literal and comment braces do not confuse it); a member the answer
+/// does not hold stays masked; a failing answering command fails the sample.
+#[test]
+fn the_local_model_agent_writes_the_answered_method_into_the_stub() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake-model");
+    std::fs::write(
+        &fake,
+        r#"#!/bin/sh
+prompt=$(cat)
+case "$prompt" in
+  *STATEMENT-7*'class Adder'*'method `public int add(int a, int b)`'*)
+    printf 'Here:\n```java\n@Deprecated\npublic int add(int a, int b) {\n  String open = "{";\n  return base + a + b; // }\n}\n```\n' ;;
+  *) echo "I do not know." ;;
+esac
+"#,
+    )
+    .unwrap();
+    let failing = dir.path().join("failing-model");
+    std::fs::write(&failing, "#!/bin/sh\necho 'no weights' >&2\nexit 3\n").unwrap();
+    for script in [&fake, &failing] {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let diff =
+        local_model_agent(&[fake.display().to_string()], vec![dir.path().to_owned()]).unwrap();
+    assert_eq!(
+        diff,
+        "diff --git a/src/main/java/p/Adder.java b/src/main/java/p/Adder.java\n\
+         --- a/src/main/java/p/Adder.java\n\
+         +++ b/src/main/java/p/Adder.java\n\
+         @@ -13,7 +13,8 @@\n     @Deprecated\n     public int add(int a,\n                    int b) {\n\
+         -        throw new UnsupportedOperationException(\"not implemented: add\");\n\
+         +        String open = \"{\";\n\
+         +        return base + a + b; // }\n     }\n \n     String name() { return \"}\"; }\n"
+    );
+    let failed = local_model_agent(
+        &[failing.display().to_string()],
+        vec![dir.path().to_owned()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        failed.contains("exit 3") && failed.contains("no weights"),
+        "{failed}"
+    );
+}
+
+/// The same agent with the real local model behind `avrlab ask`, both mounted read-only in the
+/// sandbox: the model runs there (no network, no home) and whatever it answers, the agent's
+/// diff touches the masked file only.
+#[test]
+fn the_local_model_agent_asks_the_local_model_inside_the_sandbox() {
+    let binary = PathBuf::from(crate::common::binary())
+        .canonicalize()
+        .unwrap();
+    let weights = avrlab_model::LocalModel::default_path();
+    assert!(
+        weights.is_file(),
+        "the local model's weights come from scripts/fetch-model: {}",
+        weights.display()
+    );
+    let ask: Vec<String> = [
+        binary.to_str().unwrap(),
+        "ask",
+        "--model",
+        "local",
+        "--weights",
+        weights.to_str().unwrap(),
+        "--config",
+        "/dev/null",
+        "--max-tokens",
+        "96",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let diff = local_model_agent(&ask, vec![binary, weights]).unwrap();
+    for line in diff.lines().filter(|l| l.starts_with("diff --git")) {
+        assert_eq!(
+            line,
+            "diff --git a/src/main/java/p/Adder.java b/src/main/java/p/Adder.java"
+        );
+    }
+}
