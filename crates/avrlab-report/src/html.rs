@@ -178,9 +178,68 @@ fn audit_notes(out: &mut String, models: &[ModelSummary]) {
 
 /// Renders the whole page.
 pub fn render_html(report: &EvalReport) -> String {
-    let mut body = String::new();
-    let mut figures_written = 0usize;
-    body.push_str("<h1>avrlab report</h1>");
+    let mut page = Page::new("avrlab report");
+    page.body.push_str("<h1>avrlab report</h1>");
+    eval_sections(&mut page, report);
+    page.finish()
+}
+
+/// A page being written: its body, and how many plots and tables it has (the page's own check
+/// expects exactly those).
+pub(crate) struct Page {
+    title: String,
+    pub(crate) body: String,
+    pub(crate) figures: usize,
+    pub(crate) tables: usize,
+}
+
+impl Page {
+    pub(crate) fn new(title: &str) -> Self {
+        Self {
+            title: title.to_owned(),
+            body: String::new(),
+            figures: 0,
+            tables: 0,
+        }
+    }
+
+    /// The page: the body, its check script, and a CSP that allows only its own style and script.
+    pub(crate) fn finish(self) -> String {
+        let Page {
+            title,
+            body,
+            figures,
+            tables,
+        } = self;
+        // The page's own check, run by the browser after layout; its result is read back from
+        // the DOM by the headless check in the tests.
+        let script = format!(
+            "(function(){{var f=document.querySelectorAll('svg[data-figure]');\
+             var ok=f.length==={figures}&&document.querySelectorAll('table').length==={tables}\
+             &&document.scripts.length===1;\
+             for(var i=0;i<f.length;i++){{var b=f[i].getBoundingClientRect();if(!(b.width>0&&b.height>0)){{ok=false;}}}}\
+             document.body.setAttribute('{CHECK_ATTRIBUTE}',ok?'passed':'failed');}})();"
+        );
+        let csp = format!(
+            "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+            csp_hash(STYLE),
+            csp_hash(&script)
+        );
+        let title = escape(&title);
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\
+             <title>{title}</title><style>{STYLE}</style></head>\
+             <body {CHECK_ATTRIBUTE}=\"pending\">{body}<script>{script}</script></body></html>\n"
+        )
+    }
+}
+
+/// The sections of an eval report: its runs, the model summary with its plot, the published
+/// labels, the per-CWE heat map, the offset and transformation plots and the task matrix.
+pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport) {
+    let body = &mut page.body;
+    let mut page_figures = 0usize;
     let runs: Vec<String> = report
         .models
         .iter()
@@ -194,9 +253,9 @@ pub fn render_html(report: &EvalReport) -> String {
 
     body.push_str("<h2>Fixed vulnerabilities per model</h2>");
     body.push_str(&svg::model_bars(&figures::model_bars(report)));
-    figures_written += 1;
-    summary_table(&mut body, report);
-    audit_notes(&mut body, &report.models);
+    page_figures += 1;
+    summary_table(body, report);
+    audit_notes(body, &report.models);
 
     for m in &report.models {
         if let Some(p) = &m.published {
@@ -230,7 +289,7 @@ pub fn render_html(report: &EvalReport) -> String {
         body.push_str(r#"<p class="note">No task in these runs.</p>"#);
     } else {
         body.push_str(&svg::cwe_heat_map(&heat, &columns));
-        figures_written += 1;
+        page_figures += 1;
     }
 
     body.push_str("<h2>Effect of the FL offset</h2>");
@@ -243,7 +302,7 @@ pub fn render_html(report: &EvalReport) -> String {
             "Plausible share of tasks per FL offset, with 95% Wilson intervals",
             &offsets,
         ));
-        figures_written += 1;
+        page_figures += 1;
     }
 
     body.push_str("<h2>Effect of transformations</h2>");
@@ -256,32 +315,15 @@ pub fn render_html(report: &EvalReport) -> String {
             "Plausible share of tasks per benchmark variant, with 95% Wilson intervals",
             &transformations,
         ));
-        figures_written += 1;
+        page_figures += 1;
     }
 
     body.push_str("<h2>Vulnerabilities fixed, per task</h2>");
-    matrix_table(&mut body, report);
+    matrix_table(body, report);
 
-    // The page's own check, run by the browser after layout; its result is read back from the DOM
-    // by the headless check in the tests.
-    let script = format!(
-        "(function(){{var f=document.querySelectorAll('svg[data-figure]');\
-         var ok=f.length==={figures_written}&&document.querySelectorAll('table').length===2\
-         &&document.scripts.length===1;\
-         for(var i=0;i<f.length;i++){{var b=f[i].getBoundingClientRect();if(!(b.width>0&&b.height>0)){{ok=false;}}}}\
-         document.body.setAttribute('{CHECK_ATTRIBUTE}',ok?'passed':'failed');}})();"
-    );
-    let csp = format!(
-        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
-        csp_hash(STYLE),
-        csp_hash(&script)
-    );
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\
-         <title>avrlab report</title><style>{STYLE}</style></head>\
-         <body {CHECK_ATTRIBUTE}=\"pending\">{body}<script>{script}</script></body></html>\n"
-    )
+    page.figures += page_figures;
+    // The summary table and the task matrix.
+    page.tables += 2;
 }
 
 #[cfg(test)]

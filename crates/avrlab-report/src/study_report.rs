@@ -529,11 +529,44 @@ fn signed(offset: i64) -> String {
     }
 }
 
-/// Renders the study report as Markdown, or as JSON.
+/// Renders the study report as Markdown, JSON, or one self-contained HTML page (the study's
+/// tables, then the eval report of its cells at offset 0 with its plots); other formats render
+/// as Markdown.
 pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
-    if format == ReportFormat::Json {
-        return serde_json::to_string_pretty(report).expect("reports serialize");
+    match format {
+        ReportFormat::Json => serde_json::to_string_pretty(report).expect("reports serialize"),
+        ReportFormat::Html => render_study_html(report),
+        _ => study_markdown(report, true),
     }
+}
+
+/// The study's page: its own tables (from their Markdown, with any raw HTML in it shown as text,
+/// never as markup), then the plots and tables of its cells at offset 0.
+fn render_study_html(report: &StudyReport) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let markdown = study_markdown(report, false);
+    let events: Vec<Event<'_>> = Parser::new_ext(&markdown, Options::ENABLE_TABLES)
+        .map(|event| match event {
+            Event::Html(text) | Event::InlineHtml(text) => Event::Text(text),
+            other => other,
+        })
+        .collect();
+    let mut page = crate::html::Page::new(&format!("Study {}", report.study));
+    page.tables += events
+        .iter()
+        .filter(|e| matches!(e, Event::Start(Tag::Table(_))))
+        .count();
+    pulldown_cmark::html::push_html(&mut page.body, events.into_iter());
+    if !report.models.models.is_empty() {
+        page.body.push_str("<h2>Table 4: cells at FL offset 0</h2>");
+        crate::html::eval_sections(&mut page, &report.models);
+    }
+    page.finish()
+}
+
+/// The study report as Markdown; Table 4 (the eval tables of the cells at offset 0) only when
+/// asked for.
+fn study_markdown(report: &StudyReport, with_table_4: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -677,7 +710,7 @@ pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
         }
         out.push('\n');
     }
-    if !report.models.models.is_empty() {
+    if with_table_4 && !report.models.models.is_empty() {
         let _ = writeln!(out, "## Table 4: cells at FL offset 0\n");
         // The shared eval tables, one level down.
         for line in render(&report.models, ReportFormat::Markdown).lines() {
@@ -733,4 +766,61 @@ pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hostile_report() -> StudyReport {
+        let model = "<img src=x onerror=alert(1)>".to_owned();
+        StudyReport {
+            study: "s<script>".into(),
+            finished: true,
+            tost_margin: 0.1,
+            alpha: 0.05,
+            grids: Vec::new(),
+            comparisons: Vec::new(),
+            models: EvalReport {
+                models: Vec::new(),
+                matrix: BTreeMap::new(),
+                cwe: BTreeMap::new(),
+                ran: BTreeMap::new(),
+            },
+            models_order: vec![model.clone()],
+            per_cwe: vec![CweRow {
+                cwe: "CWE-79".into(),
+                tasks: 2,
+                fixed: vec![(0, 1)],
+            }],
+            variants: vec!["original".into(), "rename".into()],
+            per_variant: BTreeMap::from([(model, vec![(0, 1, 2), (0, 0, 2)])]),
+            reviewers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_study_page_shows_stored_markup_as_text_and_checks_its_own_tables() {
+        let page = render_study(&hostile_report(), ReportFormat::Html);
+        assert_eq!(page.matches("<script").count(), 1, "{page}");
+        assert!(!page.contains("<img"), "{page}");
+        assert!(
+            page.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<title>Study s&lt;script&gt;</title>"),
+            "{page}"
+        );
+        assert!(page.contains("Table 6"), "{page}");
+        // Tables 5 and 6; the page's check expects exactly the tables it has.
+        assert_eq!(page.matches("<table").count(), 2, "{page}");
+        assert!(
+            page.contains("querySelectorAll('table').length===2"),
+            "{page}"
+        );
+        assert!(page.contains("Content-Security-Policy"));
+        // Markdown keeps Table 4's place; HTML puts the eval sections there instead.
+        assert!(!study_markdown(&hostile_report(), false).contains("Table 4"));
+    }
 }

@@ -26,6 +26,8 @@ use crate::progress::StderrProgress;
 pub enum StudyFormatArg {
     Md,
     Json,
+    /// One self-contained page: the study's tables, then its cells' plots and tables.
+    Html,
 }
 
 /// Arguments of `avrlab study`.
@@ -260,6 +262,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let format = match args.report_format {
         StudyFormatArg::Md => ReportFormat::Markdown,
         StudyFormatArg::Json => ReportFormat::Json,
+        StudyFormatArg::Html => ReportFormat::Html,
     };
     #[expect(clippy::print_stdout, reason = "the tables are the command's result")]
     {
