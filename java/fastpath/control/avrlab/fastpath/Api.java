@@ -210,7 +210,12 @@ final class Api {
                         }
                     }
                     Collections.sort(nested);
-                    out.append(" nested=").append(nested);
+                    // Only this class's own entries count: a class whose attribute names only
+                    // classes it uses (`MethodHandles$Lookup`, which javac records for the
+                    // string concatenation of release 9 and later) has the API of one without.
+                    if (!nested.isEmpty()) {
+                        out.append(" nested=").append(nested);
+                    }
                     break;
                 }
                 case "PermittedSubclasses": {
