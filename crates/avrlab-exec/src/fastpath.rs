@@ -589,7 +589,7 @@ impl Maven {
 }
 
 /// One candidate for the resident validator.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FastRequest<'a> {
     pub pov: &'a [TestName],
     pub regression: &'a RegressionTests,
@@ -598,6 +598,61 @@ pub struct FastRequest<'a> {
     pub excluded: &'a [TestName],
     /// The candidate's changed source files (absolute, under the session's sources folder).
     pub sources: &'a [PathBuf],
+    /// With `RegressionTests::AllOthers`: asked, once the PoV tests passed, which regression
+    /// test classes to run, given the classes the candidate's files compiled to (test-impact
+    /// selection). Without it, every regression test runs.
+    pub scope: Option<&'a dyn Fn(&CompiledClasses) -> RegressionScope>,
+}
+
+impl std::fmt::Debug for FastRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FastRequest")
+            .field("pov", &self.pov)
+            .field("regression", &self.regression)
+            .field("excluded", &self.excluded)
+            .field("sources", &self.sources)
+            .field("scope", &self.scope.is_some())
+            .finish()
+    }
+}
+
+/// What the resident validator compiled for a candidate, as its compiler reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledClasses {
+    /// Binary names (`a.B`, `a.B$1`) of every class compiled.
+    pub classes: Vec<String>,
+    /// Every project source was recompiled (the candidate changed an API that other classes
+    /// were compiled against), so `classes` is the whole project, not what the candidate changed.
+    pub recompiled_all: bool,
+}
+
+/// Which regression tests a candidate runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegressionScope {
+    /// Every regression test.
+    All,
+    /// Only these test classes (binary names), minus the excluded tests.
+    Classes(Vec<String>),
+}
+
+/// One regression test class as the task state ran it alone at priming.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestClassLoads {
+    /// The test class (binary name).
+    pub class: String,
+    /// Every test of it passed or was skipped, and it left nothing behind.
+    pub clean: bool,
+    /// The project classes (main and test, binary names) defined while it ran.
+    pub loaded: Vec<String>,
+}
+
+/// What recording the task state's class dependence gave.
+#[derive(Debug, Clone)]
+pub enum Recorded {
+    /// Every regression test class ran alone, in its own loader.
+    Complete(Vec<TestClassLoads>),
+    /// The recording stopped (a time-out, a JVM that must be replaced, a lost session): why.
+    Incomplete(String),
 }
 
 /// How a test phase of the resident validator ended.
@@ -717,6 +772,7 @@ impl FastSession {
             regression,
             sources.join(","),
             test_list(request.excluded),
+            if request.scope.is_some() { "ask" } else { "" }.to_owned(),
         ]
         .join("\t");
         let mut reply = FastReply::default();
@@ -729,34 +785,38 @@ impl FastSession {
         }
         // Two phases, the compilation and some slack for class loading.
         let deadline = started + self.phase_limit * 2 + Duration::from_secs(30);
-        let prefix = format!("FRAME\t{}\t", self.seq);
+        let mut asked = false;
         loop {
-            match self.process.read_line(deadline) {
-                ReadLine::Line(text) if text.starts_with("FRAME\t") => {
-                    let Some((signed, tag)) = text.rsplit_once('\t') else {
-                        reply.forged_frames += 1;
-                        continue;
+            match self.read_frame(deadline, &mut reply.forged_frames) {
+                Ok(Frame::Query(payload)) if !asked => {
+                    asked = true;
+                    let scope = request.scope.map_or(RegressionScope::All, |choose| {
+                        choose(&parse_query(&payload))
+                    });
+                    let answer = match scope {
+                        RegressionScope::All => format!("SCOPE\t{}\tall\t", self.seq),
+                        RegressionScope::Classes(classes) => format!(
+                            "SCOPE\t{}\tonly\t{}",
+                            self.seq,
+                            hex::encode(classes.join(","))
+                        ),
                     };
-                    let mut mac = Hmac::<Sha256>::new_from_slice(&self.key)
-                        .expect("HMAC takes keys of any length");
-                    mac.update(signed.as_bytes());
-                    let genuine = hex::decode(tag).is_ok_and(|t| mac.verify_slice(&t).is_ok());
-                    if !genuine || !signed.starts_with(&prefix) {
-                        // Not from the helper (or not for this request): ignored, and counted.
-                        reply.forged_frames += 1;
-                        continue;
+                    if let Err(e) = self.process.send_line(&answer) {
+                        reply.lost = Some(Lost::Closed(format!(
+                            "cannot send the regression scope ({e}): {}",
+                            self.process.stderr_text()
+                        )));
+                        break;
                     }
-                    parse_payload(&unhex(&signed[prefix.len()..]), &mut reply);
+                }
+                // A second question for one request is not the helper's.
+                Ok(Frame::Query(_)) => reply.forged_frames += 1,
+                Ok(Frame::Answer(payload)) => {
+                    parse_payload(&payload, &mut reply);
                     break;
                 }
-                // Test code may write to the same descriptor: anything else is not ours.
-                ReadLine::Line(_) => {}
-                ReadLine::TimedOut => {
-                    reply.lost = Some(Lost::TimedOut);
-                    break;
-                }
-                ReadLine::Closed => {
-                    reply.lost = Some(Lost::Closed(self.process.stderr_text()));
+                Err(lost) => {
+                    reply.lost = Some(lost);
                     break;
                 }
             }
@@ -766,6 +826,150 @@ impl FastSession {
         }
         reply.wall = started.elapsed();
         reply
+    }
+}
+
+/// An authenticated frame of the helper for the request just sent.
+enum Frame {
+    /// A question (`QUERY`): the classes compiled, before the regression phase.
+    Query(String),
+    /// The answer (`FRAME`).
+    Answer(String),
+}
+
+impl FastSession {
+    /// Reads lines until an authenticated frame for the current request comes; anything else
+    /// is test output (ignored) or a forgery (counted). The session is killed when it is lost.
+    fn read_frame(&mut self, deadline: Instant, forged: &mut usize) -> Result<Frame, Lost> {
+        let answer = format!("FRAME\t{}\t", self.seq);
+        let query = format!("QUERY\t{}\t", self.seq);
+        let lost = loop {
+            match self.process.read_line(deadline) {
+                ReadLine::Line(text)
+                    if text.starts_with("FRAME\t") || text.starts_with("QUERY\t") =>
+                {
+                    let Some((signed, tag)) = text.rsplit_once('\t') else {
+                        *forged += 1;
+                        continue;
+                    };
+                    let mut mac = Hmac::<Sha256>::new_from_slice(&self.key)
+                        .expect("HMAC takes keys of any length");
+                    mac.update(signed.as_bytes());
+                    let genuine = hex::decode(tag).is_ok_and(|t| mac.verify_slice(&t).is_ok());
+                    if !genuine {
+                        *forged += 1;
+                    } else if let Some(body) = signed.strip_prefix(&answer) {
+                        return Ok(Frame::Answer(unhex(body)));
+                    } else if let Some(body) = signed.strip_prefix(&query) {
+                        return Ok(Frame::Query(unhex(body)));
+                    } else {
+                        // Genuine, but not for this request: a replay. Ignored, and counted.
+                        *forged += 1;
+                    }
+                }
+                // Test code may write to the same descriptor: anything else is not ours.
+                ReadLine::Line(_) => {}
+                ReadLine::TimedOut => break Lost::TimedOut,
+                ReadLine::Closed => break Lost::Closed(self.process.stderr_text()),
+            }
+        };
+        self.process.kill();
+        Err(lost)
+    }
+
+    /// Runs every regression test class of the task state alone, each in a fresh class loader,
+    /// and returns the project classes each one loaded: the record test-impact selection
+    /// reads. `excluded` never runs (PoV tests, the baseline's classes). The session is over
+    /// when the recording is incomplete.
+    pub fn record_class_loads(
+        &mut self,
+        pov: &[TestName],
+        excluded: &[TestName],
+        limit: Duration,
+    ) -> Recorded {
+        self.seq += 1;
+        self.served += 1;
+        let line = format!(
+            "RECORD\t{}\t{}\t{}",
+            self.seq,
+            test_list(pov),
+            test_list(excluded)
+        );
+        if let Err(e) = self.process.send_line(&line) {
+            return Recorded::Incomplete(format!("cannot send the request: {e}"));
+        }
+        let mut forged = 0;
+        let payload = match self.read_frame(Instant::now() + limit, &mut forged) {
+            Ok(Frame::Answer(payload)) => payload,
+            Ok(Frame::Query(_)) => {
+                self.process.kill();
+                return Recorded::Incomplete("the helper asked a question while recording".into());
+            }
+            Err(Lost::TimedOut) => {
+                return Recorded::Incomplete(format!(
+                    "the recording outlived {} s",
+                    limit.as_secs()
+                ));
+            }
+            Err(Lost::Closed(why)) => {
+                return Recorded::Incomplete(format!(
+                    "the JVM ended: {}",
+                    why.lines().last().unwrap_or("no output")
+                ));
+            }
+        };
+        parse_record(&payload)
+    }
+}
+
+/// `CHANGED\t<all|some>\t<hex of a,b,c>`.
+fn parse_query(payload: &str) -> CompiledClasses {
+    let f: Vec<&str> = payload.lines().next().unwrap_or("").split('\t').collect();
+    let classes = unhex(f.get(2).copied().unwrap_or(""));
+    CompiledClasses {
+        classes: classes
+            .split(',')
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        // Anything but a plain "some" is taken as the unsafe case.
+        recompiled_all: f.get(1) != Some(&"some"),
+    }
+}
+
+/// `DEPS\t<hex class>\t<clean|unclean>\t<hex of a,b,c>` lines, `RECORDED\t<n>`, `STATE\t…`.
+fn parse_record(payload: &str) -> Recorded {
+    let mut classes = Vec::new();
+    let mut recorded = None;
+    for line in payload.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[0] {
+            "DEPS" if f.len() >= 4 => classes.push(TestClassLoads {
+                class: unhex(f[1]),
+                clean: f[2] == "clean",
+                loaded: unhex(f[3])
+                    .split(',')
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+            "RECORDED" => recorded = f.get(1).and_then(|n| n.parse::<usize>().ok()),
+            "STATE" if f.get(1) == Some(&"dirty") => {
+                return Recorded::Incomplete(format!(
+                    "{} (after {} test classes)",
+                    unhex(f.get(2).copied().unwrap_or("")),
+                    classes.len()
+                ));
+            }
+            _ => {}
+        }
+    }
+    match recorded {
+        Some(n) if n == classes.len() => Recorded::Complete(classes),
+        _ => Recorded::Incomplete(format!(
+            "the helper reported {} test classes of {recorded:?}",
+            classes.len()
+        )),
     }
 }
 
@@ -970,6 +1174,58 @@ mod tests {
             "{}",
             refused.0
         );
+    }
+
+    #[test]
+    fn a_recording_is_complete_only_when_every_class_reported_and_the_jvm_stayed_clean() {
+        let h = |s: &str| hex::encode(s);
+        let deps = format!(
+            "DEPS\t{}\tclean\t{}\nDEPS\t{}\tunclean\t{}\n",
+            h("a.ZipTest"),
+            h("a.Zip,a.Zip$1,a.ZipTest"),
+            h("a.TarTest"),
+            h("")
+        );
+        let Recorded::Complete(classes) =
+            parse_record(&format!("{deps}RECORDED\t2\nSTATE\tclean\t"))
+        else {
+            panic!("complete");
+        };
+        assert_eq!(
+            classes[0],
+            TestClassLoads {
+                class: "a.ZipTest".into(),
+                clean: true,
+                loaded: vec!["a.Zip".into(), "a.Zip$1".into(), "a.ZipTest".into()],
+            }
+        );
+        assert!(!classes[1].clean && classes[1].loaded.is_empty());
+        // One class short of what discovery found, or a JVM that had to be replaced: unusable.
+        assert!(matches!(
+            parse_record(&format!("{deps}RECORDED\t3\nSTATE\tclean\t")),
+            Recorded::Incomplete(_)
+        ));
+        let Recorded::Incomplete(why) = parse_record(&format!(
+            "{deps}RECORDED\t2\nSTATE\tdirty\t{}",
+            h("a test phase timed out")
+        )) else {
+            panic!("incomplete");
+        };
+        assert!(why.contains("a test phase timed out"), "{why}");
+    }
+
+    #[test]
+    fn a_query_names_the_compiled_classes_and_anything_unexpected_counts_as_all_recompiled() {
+        let h = |s: &str| hex::encode(s);
+        assert_eq!(
+            parse_query(&format!("CHANGED\tsome\t{}", h("a.B,a.B$1"))),
+            CompiledClasses {
+                classes: vec!["a.B".into(), "a.B$1".into()],
+                recompiled_all: false,
+            }
+        );
+        assert!(parse_query(&format!("CHANGED\tall\t{}", h("a.B"))).recompiled_all);
+        assert!(parse_query("").recompiled_all);
     }
 
     #[test]

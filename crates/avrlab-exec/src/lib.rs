@@ -20,8 +20,8 @@ mod surefire;
 
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
 pub use fastpath::{
-    FastBuild, FastPathError, FastPhase, FastReply, FastRequest, FastSession, Lost, PhaseEnd,
-    Unsupported,
+    CompiledClasses, FastBuild, FastPathError, FastPhase, FastReply, FastRequest, FastSession,
+    Lost, PhaseEnd, Recorded, RegressionScope, TestClassLoads, Unsupported,
 };
 pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,

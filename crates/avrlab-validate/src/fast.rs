@@ -7,19 +7,20 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    ExitKind, FastBuild, FastPhase, FastReply, FastRequest, FastSession, Lost, Maven, PhaseEnd,
-    TestRun,
+    CompiledClasses, ExitKind, FastBuild, FastPhase, FastReply, FastRequest, FastSession, Lost,
+    Maven, PhaseEnd, Recorded, RegressionScope, TestRun,
 };
 use sha2::{Digest, Sha256};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate, check_candidate};
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{CheckKind, CrossCheck, Outcome, Phase, PhaseRecord, Verdict};
+use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
@@ -45,6 +46,10 @@ pub struct FastConfig {
 /// What the fast path needs of a task state, or why it cannot take it.
 type TaskBuild = Result<FastBuild, String>;
 
+/// How long recording a task state's class dependence may take in all (each test class has the
+/// per-test-phase limit inside the JVM; this bounds a JVM that stops answering).
+const RECORDING_LIMIT: Duration = Duration::from_secs(1800);
+
 /// The fast oracle, with the Maven oracle it falls back on and is confirmed by.
 pub struct FastOracle {
     maven: MavenOracle,
@@ -62,6 +67,9 @@ pub struct FastOracle {
     /// Per task state (fingerprint): started, primed JVMs that no slot holds (started at
     /// warm-up, or handed back when a slot moved on to another task).
     spares: Mutex<HashMap<String, Vec<FastSession>>>,
+    /// Per task state (fingerprint): which project classes each regression test class loads
+    /// (test-impact selection), or why there is no such record.
+    dependence: Mutex<HashMap<String, Result<Arc<ClassDependence>, String>>>,
     /// Numbers each candidate's source folder.
     counter: std::sync::atomic::AtomicU64,
 }
@@ -84,6 +92,7 @@ impl FastOracle {
             builds: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
             spares: Mutex::new(HashMap::new()),
+            dependence: Mutex::new(HashMap::new()),
             counter: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -168,6 +177,10 @@ impl FastOracle {
     }
 
     /// Runs one candidate on the resident validator of `slot`, starting one when needed.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one candidate's run: its state, build, files, slot and both selections"
+    )]
     fn run_fast(
         &self,
         state: &str,
@@ -176,6 +189,7 @@ impl FastOracle {
         sources: &[PathBuf],
         slot: &str,
         selection: &FastSelection,
+        scope: Option<&dyn Fn(&CompiledClasses) -> RegressionScope>,
     ) -> Result<(FastReply, String), ValidateError> {
         let task = &prepared.task;
         let taken = {
@@ -213,6 +227,7 @@ impl FastOracle {
             regression: &selection.regression,
             excluded: &selection.dropped_classes,
             sources,
+            scope,
         });
         // A JVM that might carry a candidate's leftovers is never reused.
         if reply.dirty.is_none() && reply.lost.is_none() && session.served < self.fast.recycle_every
@@ -334,6 +349,7 @@ fn judge_reply(
     task: &Task,
     selection: &FastSelection,
     notes: &[String],
+    impact: Option<&str>,
     reply: &FastReply,
     enforcement: &str,
     started: Instant,
@@ -439,6 +455,9 @@ fn judge_reply(
             }
             if phase == Phase::Regression {
                 header.push_str(&format!("[avrlab] {}\n", selection.describe));
+                if let Some(impact) = impact {
+                    header.push_str(&format!("[avrlab] {impact}\n"));
+                }
             }
             last.log_excerpt = format!("{header}{}", excerpt(&reply.log));
             if reply.forged_frames > 0 {
@@ -480,7 +499,15 @@ fn apply_failed(
     problem: &CandidateError,
     started: Instant,
 ) -> Verdict {
-    let mut verdict = judge_reply(task, selection, &[], &FastReply::default(), "", started);
+    let mut verdict = judge_reply(
+        task,
+        selection,
+        &[],
+        None,
+        &FastReply::default(),
+        "",
+        started,
+    );
     verdict.outcome = Outcome::ApplyFailed;
     verdict.reason = problem.to_string();
     verdict
@@ -597,8 +624,47 @@ impl Oracle for FastOracle {
                 regression: &selection.regression,
                 excluded: &selection.dropped_classes,
                 sources: &sources,
+                scope: None,
             });
-            if primed.dirty.is_none() && primed.lost.is_none() {
+            let mut usable = primed.dirty.is_none() && primed.lost.is_none();
+            // Test-impact selection needs, once per task state, which project classes each
+            // regression test class loads; the record is kept with the kept build.
+            let record_path = kept.join(RECORD_FILE);
+            let dependence = match ClassDependence::load(&record_path) {
+                Some(record) if record.state == fingerprint => Ok(Arc::new(record)),
+                _ if !usable => Err(format!(
+                    "the priming JVM could not go on: {}",
+                    primed.dirty.clone().unwrap_or_else(|| "it was lost".into())
+                )),
+                _ => match session.record_class_loads(
+                    &task.oracle.pov_tests,
+                    &selection.dropped_classes,
+                    RECORDING_LIMIT,
+                ) {
+                    Recorded::Complete(test_classes) => {
+                        let record = ClassDependence {
+                            state: fingerprint.clone(),
+                            test_classes,
+                        };
+                        record
+                            .save(&record_path)
+                            .map_err(|source| ValidateError::Workspace {
+                                path: record_path.clone(),
+                                source,
+                            })?;
+                        Ok(Arc::new(record))
+                    }
+                    Recorded::Incomplete(why) => {
+                        usable = false;
+                        Err(format!("recording it at priming stopped: {why}"))
+                    }
+                },
+            };
+            self.dependence
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(fingerprint.clone(), dependence);
+            if usable {
                 self.spares
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -690,10 +756,14 @@ impl Oracle for FastOracle {
         if workspace.exists() {
             std::fs::remove_dir_all(&workspace).map_err(ws_err)?;
         }
+        let mut new_files = Vec::new();
         for file in &files {
             let from = prepared.pristine().join(file);
             let to = workspace.join(file);
             std::fs::create_dir_all(to.parent().expect("a file in a folder")).map_err(ws_err)?;
+            if !from.is_file() {
+                new_files.push(file.clone());
+            }
             if from.is_file() {
                 // Contents only: the pristine state is sealed read-only, and a copy that kept
                 // its mode could not be patched by a user other than root.
@@ -718,7 +788,39 @@ impl Oracle for FastOracle {
         }
         let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
         let selection = self.selection(prepared)?;
-        let ran = self.run_fast(&state, &build, prepared, &sources, slot, &selection);
+        // Test-impact selection: asked by the JVM once the PoV tests passed, with the classes
+        // its compiler made of the candidate's files.
+        let record = self
+            .dependence
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&state)
+            .cloned();
+        let impact: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
+        let choose = |compiled: &CompiledClasses| {
+            let record = match &record {
+                Some(Ok(record)) => Ok(record.as_ref()),
+                Some(Err(why)) => Err(why.as_str()),
+                None => Err("the task state was not primed in this run"),
+            };
+            let chosen = select(
+                record,
+                &state,
+                &CandidateChange {
+                    compiled,
+                    new_files: &new_files,
+                },
+            );
+            *impact.borrow_mut() = Some(chosen.evidence);
+            chosen.scope
+        };
+        let scope: Option<&dyn Fn(&CompiledClasses) -> RegressionScope> = match selection.regression
+        {
+            RegressionTests::AllOthers => Some(&choose),
+            // A task that lists its regression tests runs all of them.
+            RegressionTests::Listed(_) => None,
+        };
+        let ran = self.run_fast(&state, &build, prepared, &sources, slot, &selection, scope);
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);
         }
@@ -735,10 +837,12 @@ impl Oracle for FastOracle {
         if let Some(why) = reply.fallback.clone() {
             return self.fallback(prepared, candidate, slot, why);
         }
+        let impact = impact.into_inner();
         let fast = judge_reply(
             task,
             &selection,
             &build.notes,
+            impact.as_deref(),
             &reply,
             &enforcement,
             started,
@@ -766,7 +870,11 @@ impl Oracle for FastOracle {
         maven.engine.cross_check = Some(CrossCheck {
             kind,
             fast: fast.outcome,
-            fast_reason: fast.reason,
+            // The regression selection the fast verdict rested on stays with it.
+            fast_reason: match &impact {
+                Some(impact) => format!("{} ({impact})", fast.reason),
+                None => fast.reason,
+            },
             maven: maven.outcome,
         });
         maven.wall = started.elapsed();

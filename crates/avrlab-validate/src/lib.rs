@@ -14,6 +14,7 @@ mod fingerprint;
 mod materialize;
 mod oracle;
 mod outcome;
+mod test_impact;
 mod validator;
 mod verdict_rules;
 

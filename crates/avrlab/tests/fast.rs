@@ -9,6 +9,18 @@ use crate::common::{avrlab, fixtures, heavy, text, write_cases_with_reference};
 
 const TASK: &str = "demo-zip-slip";
 
+/// A stored verdict's outcome and its engine row: engine, check kind, fast and Maven outcomes,
+/// fallback reason, fast reason.
+type EngineRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 #[test]
 fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
     let _lock = heavy();
@@ -77,17 +89,10 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
     let mut wrong = Vec::new();
     for (label, _, expected) in &cases {
         let id = format!("{TASK}/{label}");
-        let (outcome, engine, kind, fast, maven, fallback): (
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-        ) = db
+        let (outcome, engine, kind, fast, maven, fallback, fast_reason): EngineRow = db
             .query_row(
                 "SELECT v.outcome, e.engine, e.check_kind, e.fast_outcome, e.maven_outcome,
-                        e.fallback
+                        e.fallback, e.fast_reason
                  FROM verdicts v JOIN engines e USING (run_id, candidate_id)
                  WHERE v.candidate_id = ?1",
                 [&id],
@@ -99,6 +104,7 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
                         r.get(3)?,
                         r.get(4)?,
                         r.get(5)?,
+                        r.get(6)?,
                     ))
                 },
             )
@@ -116,6 +122,20 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
             continue;
         }
         assert_eq!(fallback, None, "{id}");
+        // Test-impact selection: the task's one test class loads the changed class, so it is
+        // selected (and a failing selected test still breaks the verdict); a changed API makes
+        // every class recompiled, and then every test class runs.
+        let fast_reason = fast_reason.unwrap_or_default();
+        let selection = match label.as_str() {
+            "reference" | "breaks-regression" => {
+                Some("regression: 1 of 1 test classes selected by class dependence")
+            }
+            "adds-constant" => Some("every class was recompiled"),
+            _ => None,
+        };
+        if let Some(selection) = selection {
+            assert!(fast_reason.contains(selection), "{id}: {fast_reason}");
+        }
         // The PoV passed (Plausible, RegressionBroken): always confirmed; else sampled.
         let want_kind = if matches!(expected.as_str(), "Plausible" | "RegressionBroken") {
             "confirmation"

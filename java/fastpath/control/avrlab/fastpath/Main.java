@@ -55,6 +55,9 @@ public final class Main {
     private static List<Path> dependencies;
     private static ClassLoader shared;
     private static Method runner;
+    private static Method discoverer;
+    /** The host's requests; a validation waits here for the host's regression scope. */
+    private static BufferedReader requestsIn;
     /** The entries of {@code target/} and the temporary folder before any candidate. */
     private static final Map<Path, Set<String>> baselineEntries = new HashMap<>();
 
@@ -68,6 +71,7 @@ public final class Main {
         System.setSecurityManager(guard);
         BufferedReader in =
                 new BufferedReader(new InputStreamReader(requests, StandardCharsets.UTF_8));
+        requestsIn = in;
         String line;
         while ((line = in.readLine()) != null) {
             String[] f = line.split("\t", -1);
@@ -79,20 +83,35 @@ public final class Main {
                 case "SETUP":
                     setUp(f);
                     break;
-                case "VALIDATE":
+                case "VALIDATE": {
                     if (mac == null || runner == null) {
                         return;
                     }
                     long seq = Long.parseLong(f[1]);
                     List<String> payload = new ArrayList<>();
-                    boolean dirty = validate(f, payload, guard);
-                    send(seq, payload);
+                    boolean dirty = validate(seq, f, payload, guard);
+                    send("FRAME", seq, payload);
                     if (dirty) {
                         // Whatever the candidate left behind dies with this JVM.
                         guard.leaving = true;
                         Runtime.getRuntime().halt(0);
                     }
                     break;
+                }
+                case "RECORD": {
+                    if (mac == null || runner == null) {
+                        return;
+                    }
+                    long seq = Long.parseLong(f[1]);
+                    List<String> payload = new ArrayList<>();
+                    boolean dirty = record(split(f[2]), split(f[3]), payload, guard);
+                    send("FRAME", seq, payload);
+                    if (dirty) {
+                        guard.leaving = true;
+                        Runtime.getRuntime().halt(0);
+                    }
+                    break;
+                }
                 default:
                     return;
             }
@@ -129,10 +148,12 @@ public final class Main {
             }
         }
         runner = c.getMethod("run", String[].class, String[].class, String.class, long.class);
+        discoverer = c.getMethod("discover", String.class, String[].class);
     }
 
     /** Validates one candidate; returns whether this JVM must be replaced. */
-    private static boolean validate(String[] f, List<String> out, Guard guard) throws Exception {
+    private static boolean validate(long seq, String[] f, List<String> out, Guard guard)
+            throws Exception {
         String[] pov = split(f[2]);
         String regression = f[3];
         String[] sources = split(f[4]);
@@ -197,16 +218,29 @@ public final class Main {
         CandidateLoader loader =
                 new CandidateLoader(new URL[] {classes.toUri().toURL(), testClasses.toUri().toURL()},
                         compiled, shared);
-        String why = phase("pov", pov, new String[0], loader, out, guard);
+        String why = phase("pov", tests(pov, new String[0]), loader, out, guard);
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : split(regression);
             String[] excluded = new String[0];
             if (regression.equals("*")) {
-                excluded = new String[pov.length + baseline.length];
-                System.arraycopy(pov, 0, excluded, 0, pov.length);
-                System.arraycopy(baseline, 0, excluded, pov.length, baseline.length);
+                excluded = concat(pov, baseline);
+                // The host may narrow the suite to the test classes that depend on the classes
+                // just compiled (test-impact selection): it is told their names, and whether
+                // every project class was recompiled, and answers with the classes to run.
+                if (f.length > 6 && f[6].equals("ask")) {
+                    List<String> names = new ArrayList<>(compiled.keySet());
+                    java.util.Collections.sort(names);
+                    send("QUERY", seq, List.of("CHANGED\t" + (changedApi == null ? "some" : "all")
+                            + "\t" + hex(String.join(",", names))));
+                    String answer = requestsIn.readLine();
+                    String[] a = answer == null ? new String[0] : answer.split("\t", -1);
+                    if (a.length >= 4 && a[0].equals("SCOPE") && a[1].equals(Long.toString(seq))
+                            && a[2].equals("only")) {
+                        selected = split(new String(unhex(a[3]), StandardCharsets.UTF_8));
+                    }
+                }
             }
-            why = phase("regression", selected, excluded, loader, out, guard);
+            why = phase("regression", tests(selected, excluded), loader, out, guard);
         }
         out.add("LOG\t" + hex(CAPTURE.text()));
         if (guard.exitAttempted) {
@@ -284,14 +318,83 @@ public final class Main {
         }
     }
 
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    /** The runner's call for these tests. */
+    private static java.util.concurrent.Callable<Object> tests(String[] tests, String[] excluded) {
+        return () -> runner.invoke(null, tests, excluded, testClasses.toString(), timeoutMillis);
+    }
+
+    /**
+     * Records, for each regression test class of the task state, the project classes loaded
+     * while it ran: each class runs alone, in a fresh loader that defines the project's classes
+     * and notes each one it defines (the JVM loads a class before any of its code runs, so a
+     * class a test class never loaded cannot have influenced it). One line per class: {@code
+     * DEPS class clean|unclean loaded,...}; unclean when a test of it did not pass or was not
+     * skipped. Returns whether the JVM must be replaced (then the record is incomplete).
+     */
+    private static boolean record(String[] pov, String[] baseline, List<String> out, Guard guard)
+            throws Exception {
+        String[] excluded = concat(pov, baseline);
+        URL[] folders = {classes.toUri().toURL(), testClasses.toUri().toURL()};
+        CAPTURE.reset();
+        CandidateLoader finder = new CandidateLoader(folders, Map.of(), shared);
+        List<String> found = new ArrayList<>();
+        String why = phase("discover",
+                () -> discoverer.invoke(null, testClasses.toString(), baseline), finder, found,
+                guard);
+        if (why == null) {
+            why = threadsLeft(finder);
+        }
+        List<String> testClassNames = new ArrayList<>();
+        for (String line : found) {
+            if (line.startsWith("FOUND\t")) {
+                testClassNames.add(new String(unhex(line.substring(6)), StandardCharsets.UTF_8));
+            }
+        }
+        for (int i = 0; why == null && i < testClassNames.size(); i++) {
+            String name = testClassNames.get(i);
+            CAPTURE.reset();
+            CandidateLoader loader = new CandidateLoader(folders, Map.of(), shared);
+            List<String> ran = new ArrayList<>();
+            why = phase("record", tests(new String[] {name}, excluded), loader, ran, guard);
+            if (why == null && guard.exitAttempted) {
+                why = "a test called System.exit or Runtime.halt";
+            }
+            if (why == null) {
+                why = threadsLeft(loader);
+            }
+            if (why == null) {
+                why = removeWritten();
+            }
+            boolean clean = why == null;
+            for (String line : ran) {
+                if (line.startsWith("CASE\t")) {
+                    String status = line.split("\t")[4];
+                    clean &= status.equals("passed") || status.equals("skipped");
+                }
+            }
+            List<String> loaded = loader.definedNames();
+            out.add("DEPS\t" + hex(name) + "\t" + (clean ? "clean" : "unclean") + "\t"
+                    + hex(String.join(",", loaded)));
+        }
+        out.add("RECORDED\t" + testClassNames.size());
+        out.add("STATE\t" + (why == null ? "clean" : "dirty") + "\t" + hex(why == null ? "" : why));
+        return why != null;
+    }
+
     /** Runs one phase in its own thread; returns why the JVM is now dirty, or null. */
-    private static String phase(String name, String[] tests, String[] excluded,
+    private static String phase(String name, java.util.concurrent.Callable<Object> call,
             CandidateLoader loader, List<String> out, Guard guard) throws InterruptedException {
         AtomicReference<Object> result = new AtomicReference<>();
         Thread worker = new Thread(() -> {
             try {
-                result.set(runner.invoke(null, tests, excluded, testClasses.toString(),
-                        timeoutMillis));
+                result.set(call.call());
             } catch (Throwable t) {
                 result.set(t);
             }
@@ -337,6 +440,10 @@ public final class Main {
         @SuppressWarnings("unchecked")
         List<String[]> records = (List<String[]>) r;
         for (String[] rec : records) {
+            if (rec.length == 1) {
+                out.add("FOUND\t" + hex(rec[0]));
+                continue;
+            }
             out.add("CASE\t" + name + "\t" + hex(rec[0]) + "\t" + hex(rec[1]) + "\t" + rec[2]
                     + "\t" + rec[3] + "\t" + hex(rec[4]));
         }
@@ -394,7 +501,7 @@ public final class Main {
             String alive = null;
             for (Thread t : Thread.getAllStackTraces().keySet()) {
                 if (t != Thread.currentThread() && t.isAlive()
-                        && t.getContextClassLoader() == loader) {
+                        && t.getContextClassLoader() == loader && !idleProcessReaper(t)) {
                     alive = t.getName();
                 }
             }
@@ -409,6 +516,28 @@ public final class Main {
         return null;
     }
 
+    /**
+     * Whether {@code t} is an idle thread of the JDK's process-reaper pool: the JDK starts one in
+     * the root thread group the first time a test starts a process, and it keeps the context class
+     * loader of the thread that started it. Idle (no child process left to wait for, only JDK
+     * code on its stack) it runs nothing of the project's and ends by itself.
+     */
+    private static boolean idleProcessReaper(Thread t) {
+        ThreadGroup group = t.getThreadGroup();
+        if (!t.getName().equals("process reaper") || !t.isDaemon() || group == null
+                || group.getParent() != null) {
+            return false;
+        }
+        for (StackTraceElement frame : t.getStackTrace()) {
+            String owner = frame.getClassName();
+            if (!(owner.startsWith("java.") || owner.startsWith("jdk.internal."))
+                    || frame.getMethodName().equals("waitForProcessExit0")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static boolean isFramework(String className) {
         for (String p : FRAMEWORK_PACKAGES) {
             if (className.startsWith(p)) {
@@ -418,9 +547,10 @@ public final class Main {
         return false;
     }
 
-    private static void send(long seq, List<String> payload) throws IOException {
+    /** Sends one authenticated frame: the answer ({@code FRAME}) or a question ({@code QUERY}). */
+    private static void send(String kind, long seq, List<String> payload) throws IOException {
         String body = hex(String.join("\n", payload));
-        String signed = "FRAME\t" + seq + "\t" + body;
+        String signed = kind + "\t" + seq + "\t" + body;
         byte[] tag = mac.doFinal(signed.getBytes(StandardCharsets.UTF_8));
         // A leading newline ends any partial line that test code wrote to the same descriptor.
         String frame = "\n" + signed + "\t" + hex(tag) + "\n";
@@ -455,6 +585,8 @@ public final class Main {
     /** The project's classes for one candidate: compiled overrides first, then its folders. */
     static final class CandidateLoader extends URLClassLoader {
         private final Map<String, byte[]> overrides;
+        /** Every project class this loader defined (test-impact selection reads it). */
+        private final Set<String> defined = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         CandidateLoader(URL[] folders, Map<String, byte[]> overrides, ClassLoader parent) {
             super("candidate", folders, parent);
@@ -469,10 +601,16 @@ public final class Main {
                 throw new ClassNotFoundException(name);
             }
             byte[] bytes = overrides.get(name);
-            if (bytes != null) {
-                return defineClass(name, bytes, 0, bytes.length);
-            }
-            return super.findClass(name);
+            Class<?> c = bytes != null ? defineClass(name, bytes, 0, bytes.length)
+                    : super.findClass(name);
+            defined.add(name);
+            return c;
+        }
+
+        List<String> definedNames() {
+            List<String> names = new ArrayList<>(defined);
+            java.util.Collections.sort(names);
+            return names;
         }
     }
 

@@ -195,6 +195,55 @@ public final class Runner {
         return records;
     }
 
+    /**
+     * The test classes that {@code run} with no selection would run: every class under {@code
+     * testRoot} that matches Surefire's includes and has at least one test, minus the classes in
+     * {@code excluded}. One record per class: {class}. Discovery runs project code (JUnit 4
+     * runners such as {@code Parameterized} call the class's methods), so the caller runs this
+     * as it runs tests.
+     */
+    public static List<String[]> discover(String testRoot, String[] excluded) {
+        LauncherDiscoveryRequest discovery =
+                LauncherDiscoveryRequestBuilder.request()
+                        .selectors(DiscoverySelectors.selectClasspathRoots(
+                                Set.of(Path.of(testRoot))))
+                        .filters(ClassNameFilter.includeClassNamePatterns(SUREFIRE_INCLUDES))
+                        .configurationParameters(
+                                Map.of("junit.jupiter.extensions.autodetection.enabled", "false"))
+                        .build();
+        LauncherConfig config =
+                LauncherConfig.builder()
+                        .enableTestExecutionListenerAutoRegistration(false)
+                        .enablePostDiscoveryFilterAutoRegistration(false)
+                        .enableLauncherSessionListenerAutoRegistration(false)
+                        .enableLauncherDiscoveryListenerAutoRegistration(false)
+                        .build();
+        org.junit.platform.launcher.TestPlan plan =
+                LauncherFactory.create(config).discover(discovery);
+        Set<String> skip = new HashSet<>(List.of(excluded));
+        Set<String> classes = new java.util.TreeSet<>();
+        for (TestIdentifier root : plan.getRoots()) {
+            for (TestIdentifier child : plan.getChildren(root)) {
+                String name = child.getSource()
+                        .filter(s -> s instanceof org.junit.platform.engine.support.descriptor
+                                .ClassSource)
+                        .map(s -> ((org.junit.platform.engine.support.descriptor.ClassSource) s)
+                                .getClassName())
+                        .orElse(null);
+                if (name != null && !skip.contains(name)
+                        // A class with no test (all left out, or none) is not one to run.
+                        && !plan.getChildren(child).isEmpty()) {
+                    classes.add(name);
+                }
+            }
+        }
+        List<String[]> records = new ArrayList<>();
+        for (String name : classes) {
+            records.add(new String[] {name});
+        }
+        return records;
+    }
+
     private static String className(TestIdentifier id) {
         return id.getSource()
                 .map(
