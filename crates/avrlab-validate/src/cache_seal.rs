@@ -133,6 +133,16 @@ impl CacheSeal {
 }
 
 impl WarmUpGuard {
+    /// Runs `step`, which may write the repository, then seals what it left whether it succeeded
+    /// or not: a failed warm-up has written the cache too (what it resolved before it failed),
+    /// and nothing else wrote it meanwhile, so an unsealed change would make the next candidate,
+    /// here or in another process, raise the tamper alarm.
+    pub fn run<T>(self, repository: &Path, step: impl FnOnce() -> T) -> Result<T, CacheAlarm> {
+        let result = step();
+        self.seal(repository)?;
+        Ok(result)
+    }
+
     /// Records the repository's fingerprint, for every process, once the warm-up is done.
     pub fn seal(self, repository: &Path) -> Result<(), CacheAlarm> {
         let print = fingerprint(repository)?;
@@ -360,5 +370,26 @@ mod tests {
         remove_sealed_tree(&root).unwrap();
         assert!(!root.exists());
         assert!(Path::new("/etc/passwd").exists());
+    }
+
+    #[test]
+    fn a_failed_warm_up_is_sealed_too_so_no_candidate_raises_the_alarm() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        CacheSeal.warm_up(&repo).unwrap().seal(&repo).unwrap();
+        let failed: Result<(), &str> = CacheSeal
+            .warm_up(&repo)
+            .unwrap()
+            .run(&repo, || {
+                std::fs::write(repo.join("resolved-before-failing.jar"), b"jar").unwrap();
+                Err("the build failed")
+            })
+            .unwrap();
+        assert!(failed.is_err());
+        assert!(CacheSeal::is_current(&repo).unwrap());
+        let guard = CacheSeal.candidate(&repo).unwrap();
+        guard.verify(&repo, "a candidate").unwrap();
+        assert!(CacheSeal::check_trusted(&repo).is_ok());
     }
 }

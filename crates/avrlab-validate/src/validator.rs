@@ -270,11 +270,14 @@ impl MavenOracle {
                         source,
                     }
                 })?;
-                let warmed = maven.warm_up(&warm);
-                let _ = remove_tree(&warm, self.config.maven.sandbox);
-                let warmed = warmed.map_err(maven_err)?;
-                guard.seal(repository)?;
-                warmed
+                // Sealed whether the build succeeds or not (see `WarmUpGuard::run`).
+                guard
+                    .run(repository, || {
+                        let warmed = maven.warm_up(&warm);
+                        let _ = remove_tree(&warm, self.config.maven.sandbox);
+                        warmed
+                    })?
+                    .map_err(maven_err)?
             }
         };
         prepared.add_library(&warmed.classpath)?;
@@ -289,10 +292,7 @@ impl MavenOracle {
     ) -> Result<T, ValidateError> {
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
-        let guard = self.seal.warm_up(repository)?;
-        let result = step();
-        guard.seal(repository)?;
-        Ok(result)
+        Ok(self.seal.warm_up(repository)?.run(repository, step)?)
     }
 
     /// Validates `candidate` the naive way, for benchmarks: a fresh copy of the task state, the
