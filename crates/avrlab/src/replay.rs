@@ -1077,23 +1077,20 @@ mod tests {
         })
     }
 
-    #[test]
-    fn buggy_line_patches_become_candidates_with_published_labels_beside_our_verdicts() {
-        let benchmark = demo();
+    /// Replays `request` on the demo benchmark into a fresh store, with the fake oracle above.
+    fn replayed(request: &ReplayRequest) -> (tempfile::TempDir, Store, ReplayReport) {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
         let mut config = engine_config(1, true);
         config.validator.work_root = dir.path().join("work");
-        let oracle = oracle();
-        let report = import_generations(
-            &mut store,
-            &benchmark,
-            &request("CodeT5", "r"),
-            &config,
-            &oracle,
-            &Quiet,
-        )
-        .unwrap();
+        let report =
+            import_generations(&mut store, &demo(), request, &config, &oracle(), &Quiet).unwrap();
+        (dir, store, report)
+    }
+
+    #[test]
+    fn buggy_line_patches_become_candidates_with_published_labels_beside_our_verdicts() {
+        let (_dir, store, report) = replayed(&request("CodeT5", "r"));
         assert_eq!((report.files, report.samples), (1, 5));
         let rows = store.generations("r").unwrap();
         let extractions: Vec<Extraction> = rows.iter().map(|g| g.extraction).collect();
@@ -1178,20 +1175,7 @@ mod tests {
 
     #[test]
     fn whole_method_patches_replace_the_method_and_its_comment() {
-        let benchmark = demo();
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
-        let mut config = engine_config(1, true);
-        config.validator.work_root = dir.path().join("work");
-        let report = import_generations(
-            &mut store,
-            &benchmark,
-            &request("PLBART", "p"),
-            &config,
-            &oracle(),
-            &Quiet,
-        )
-        .unwrap();
+        let (_dir, store, report) = replayed(&request("PLBART", "p"));
         assert_eq!(report.samples, 1);
         let candidate = &store.candidates("p").unwrap()[0].content;
         // Lines 16–37: the Javadoc and the method go, the one-line method comes in.
@@ -1284,21 +1268,8 @@ mod tests {
 
     #[test]
     fn transformed_patches_are_renamed_back_into_the_original_method() {
-        let benchmark = demo();
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
-        let mut config = engine_config(1, true);
-        config.validator.work_root = dir.path().join("work");
-        let report = import_generations(
-            &mut store,
-            &benchmark,
-            // The study's name of the variant reads the published folder `rename_only`.
-            &variant_request("CodeT5", "rename", "t"),
-            &config,
-            &oracle(),
-            &Quiet,
-        )
-        .unwrap();
+        // The study's name of the variant reads the published folder `rename_only`.
+        let (_dir, store, report) = replayed(&variant_request("CodeT5", "rename", "t"));
         assert_eq!((report.files, report.samples), (1, 3));
         let rows = store.generations("t").unwrap();
         assert!(rows.iter().all(|g| g.extraction == Extraction::Candidate));
@@ -1348,20 +1319,8 @@ mod tests {
 
     #[test]
     fn a_restructured_whole_method_replaces_the_original_one() {
-        let benchmark = demo();
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
-        let mut config = engine_config(1, true);
-        config.validator.work_root = dir.path().join("work");
-        import_generations(
-            &mut store,
-            &benchmark,
-            &variant_request("PLBART", "rename+code_structure", "b"),
-            &config,
-            &oracle(),
-            &Quiet,
-        )
-        .unwrap();
+        let (_dir, store, _report) =
+            replayed(&variant_request("PLBART", "rename+code_structure", "b"));
         let candidate = &store.candidates("b").unwrap()[0].content;
         assert!(!candidate.contains("unpack"), "{candidate}");
         assert!(
