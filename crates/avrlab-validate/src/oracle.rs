@@ -111,6 +111,12 @@ pub trait Oracle: Sync {
     /// Resolves what validating the task needs (the networked step: dependencies, classpaths).
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError>;
 
+    /// Whether `warm_up` is known to have nothing left to do for this task (so there is nothing
+    /// to announce). `false` unless the oracle keeps track.
+    fn is_warm(&self, _prepared: &PreparedTask) -> bool {
+        false
+    }
+
     /// Validates one candidate in the workspace slot `slot` (one per worker).
     fn validate(
         &self,

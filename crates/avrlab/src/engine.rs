@@ -272,6 +272,9 @@ pub fn warm_up_tasks(
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(id) = ids.get(index) else { break };
+                    if oracle.is_warm(&prepared[*id]) {
+                        continue;
+                    }
                     progress.message(&format!(
                         "warming up {id} for the {} engine (dependencies)",
                         oracle.name()

@@ -65,6 +65,25 @@ impl crate::engine::Progress for Quiet {
     fn finish(&self) {}
 }
 
+/// Progress that keeps its status lines, for tests that check what a run says.
+#[derive(Default)]
+pub struct Messages(std::sync::Mutex<Vec<String>>);
+
+impl Messages {
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lock().expect("not poisoned").clone()
+    }
+}
+
+impl crate::engine::Progress for Messages {
+    fn message(&self, text: &str) {
+        self.0.lock().expect("not poisoned").push(text.to_owned());
+    }
+    fn start(&self, _: usize, _: usize) {}
+    fn verdict(&self, _: &crate::input::PlannedCandidate, _: &Verdict) {}
+    fn finish(&self) {}
+}
+
 /// An engine configuration whose Maven and folders do not exist: only a fake oracle can serve it.
 pub fn engine_config(workers: usize, allow_apply_failures: bool) -> crate::engine::EngineConfig {
     crate::engine::EngineConfig {

@@ -761,13 +761,15 @@ impl Oracle for StudyOracle<'_> {
         Ok(prepared)
     }
 
-    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
-        if self
-            .warmed
+    fn is_warm(&self, prepared: &PreparedTask) -> bool {
+        self.warmed
             .lock()
             .expect("not poisoned")
             .contains(&prepared.task.dir)
-        {
+    }
+
+    fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        if self.is_warm(prepared) {
             return Ok(());
         }
         self.inner.warm_up(prepared)?;

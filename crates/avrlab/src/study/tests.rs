@@ -8,7 +8,7 @@ use avrlab_store::ReviewDecision;
 use avrlab_validate::Outcome;
 
 use super::*;
-use crate::fake_oracle::{Call, FakeOracle, Quiet, engine_config};
+use crate::fake_oracle::{Call, FakeOracle, Messages, Quiet, engine_config};
 
 /// Every model name is configured, except `unknown`.
 struct AnyModel;
@@ -549,6 +549,7 @@ fn variants_get_table_6_and_cwes_table_5() {
     assert_eq!(plan.cells.len(), 4, "2 variants × 2 formats");
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
     let oracle = FakeOracle::new(plausible_if_reference);
+    let messages = Messages::default();
     execute_study(
         &mut store,
         &StudyRequest {
@@ -559,9 +560,21 @@ fn variants_get_table_6_and_cwes_table_5() {
             oracle: &oracle,
             resume: false,
         },
-        &Quiet,
+        &messages,
     )
     .unwrap();
+    // Each task is warmed up, and announced, once for the whole study, not once per cell.
+    let warming = |task: &str| {
+        messages
+            .lines()
+            .iter()
+            .filter(|l| l.starts_with(&format!("warming up {task} ")))
+            .count()
+    };
+    assert_eq!(
+        (warming("demo-zip-slip"), warming("demo-xxe-config")),
+        (1, 1)
+    );
     let report = avrlab_report::build_study_report(&store, "small").unwrap();
     assert_eq!(report.variants, ["original", "rename"]);
     // zip-slip is fixed (the fake calls it Plausible) in both variants; xxe-config in neither.
