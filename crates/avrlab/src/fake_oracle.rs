@@ -67,7 +67,7 @@ impl crate::engine::Progress for Quiet {
 
 /// Progress that keeps its status lines, for tests that check what a run says.
 #[derive(Default)]
-pub struct Messages(std::sync::Mutex<Vec<String>>);
+pub struct Messages(Mutex<Vec<String>>);
 
 impl Messages {
     pub fn lines(&self) -> Vec<String> {
