@@ -50,6 +50,40 @@ pub struct ExpectedFailures {
     pub sec: Vec<String>,
 }
 
+/// Who drafted a task's problem statement: avrlab's template, or a model (by the name it has in
+/// `avrlab.toml`, or a built-in name). Written `template` or `model:NAME`. A user may edit the
+/// statement afterwards; the source still names who drafted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatementSource {
+    /// The template listing the masked methods' signatures.
+    Template,
+    /// A model's draft (with the signatures appended).
+    Model(String),
+}
+
+impl StatementSource {
+    /// The stored word: `template` or `model:NAME`.
+    pub fn as_string(&self) -> String {
+        match self {
+            Self::Template => "template".into(),
+            Self::Model(name) => format!("model:{name}"),
+        }
+    }
+
+    /// Reads a stored word; `Err` says what is accepted.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "template" => Ok(Self::Template),
+            _ => match text.strip_prefix("model:") {
+                Some(name) if !name.trim().is_empty() => Ok(Self::Model(name.to_owned())),
+                _ => Err(format!(
+                    "problem statement source `{text}` is not `template` or `model:NAME`"
+                )),
+            },
+        }
+    }
+}
+
 /// The feature part of a task: the five patches, the problem statement and the expected failures.
 /// The security tests are the task's `oracle.pov_tests`, the functional tests its
 /// `oracle.regression_tests`.
@@ -57,6 +91,9 @@ pub struct ExpectedFailures {
 pub struct FeatureSpec {
     /// What the agent is asked to implement (markdown, editable in the task folder).
     pub problem_statement: String,
+    /// Who drafted the problem statement; `None` when the task does not say (an imported
+    /// record without avrlab's field).
+    pub statement_source: Option<StatementSource>,
     pub security_patch: PatchText,
     pub test_patch: PatchText,
     pub mask_patch: PatchText,
@@ -77,6 +114,9 @@ pub struct FeatureFile {
     pub golden_patch: PathBuf,
     #[serde(default)]
     pub expected_failures: ExpectedFailures,
+    /// Who drafted the problem statement (`template` or `model:NAME`, [`StatementSource`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_statement_source: Option<String>,
 }
 
 impl FeatureFile {
@@ -90,6 +130,7 @@ impl FeatureFile {
             task_patch: "task.diff".into(),
             golden_patch: "golden.diff".into(),
             expected_failures,
+            problem_statement_source: None,
         }
     }
 
@@ -113,8 +154,15 @@ impl FeatureFile {
                 )
             })?;
         }
+        let statement_source = self
+            .problem_statement_source
+            .as_deref()
+            .map(StatementSource::parse)
+            .transpose()
+            .map_err(|e| (PathBuf::from("task.toml"), format!("feature: {e}")))?;
         Ok(FeatureSpec {
             problem_statement: read(&self.problem_statement)?,
+            statement_source,
             security_patch: diff(&self.security_patch)?,
             test_patch: diff(&self.test_patch)?,
             mask_patch: diff(&self.mask_patch)?,
@@ -153,6 +201,10 @@ pub struct SusVibesRecord {
     /// module, recorded as an assumption at import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<RecordBuild>,
+    /// Who drafted the problem statement (`template` or `model:NAME`); not in the published
+    /// schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_statement_source: Option<String>,
 }
 
 /// The build facts of a record, an avrlab extension of the schema.
@@ -222,6 +274,9 @@ fn check_record(record: &SusVibesRecord, line: usize) -> Result<(), RecordError>
     ] {
         PatchText::parse(text.clone()).map_err(|e| bad(format!("{name}: {e}")))?;
     }
+    if let Some(source) = &record.problem_statement_source {
+        StatementSource::parse(source).map_err(bad)?;
+    }
     for cwe in &record.cwe_ids {
         parse_cwe(cwe).ok_or_else(|| bad(format!("cwe_ids: `{cwe}` is not CWE-<number>")))?;
     }
@@ -289,6 +344,7 @@ mod tests {
             language: "java".into(),
             security_tests: vec!["p.ATest#m".into()],
             build: None,
+            problem_statement_source: Some("model:local".into()),
         }
     }
 
@@ -310,6 +366,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("line 1: not a SusVibes record"), "{err}");
+        let mut unknown = record();
+        unknown.problem_statement_source = Some("someone".into());
+        let err = read_susvibes(&write_susvibes(&[unknown])).unwrap_err();
+        assert!(
+            err.to_string().contains("`template` or `model:NAME`"),
+            "{err}"
+        );
         let mut python = record();
         python.language = "python".into();
         let err = read_susvibes(&write_susvibes(&[python])).unwrap_err();

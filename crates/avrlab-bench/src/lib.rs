@@ -24,7 +24,7 @@ pub use dataset::{
 };
 pub use feature::{
     ExpectedFailures, FeatureFile, FeatureSpec, PatchText, RecordBuild, RecordError,
-    SusVibesRecord, parse_cwe, read_susvibes, write_susvibes,
+    StatementSource, SusVibesRecord, parse_cwe, read_susvibes, write_susvibes,
 };
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};

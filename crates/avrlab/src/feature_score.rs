@@ -762,6 +762,7 @@ mod prediction_tests {
             language: "java".into(),
             security_tests: vec!["p.ATest#sec".into()],
             build: None,
+            problem_statement_source: None,
         };
         crate::susvibes::import_records(&[record], &dir.path().join("b")).unwrap();
         let benchmark = Benchmark::open(dir.path().join("b").to_str().unwrap()).unwrap();

@@ -87,7 +87,10 @@ pub fn import_records(
 
 fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, SusVibesError> {
     let bad = |message: String| SusVibesError::Record(format!("{}: {message}", record.instance_id));
-    let feature = FeatureFile::standard(record.expected_failures.clone());
+    let mut feature = FeatureFile::standard(record.expected_failures.clone());
+    feature
+        .problem_statement_source
+        .clone_from(&record.problem_statement_source);
     let project = match record.project.strip_prefix("file:") {
         Some(folder) => ManifestProject::Folder(PathBuf::from(folder)),
         None => ManifestProject::Git {
@@ -211,6 +214,7 @@ pub fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {
             module: task.build.module.to_string_lossy().into_owned(),
             maven_args: task.build.extra_args.clone(),
         }),
+        problem_statement_source: feature.statement_source.as_ref().map(|s| s.as_string()),
     })
 }
 
@@ -297,5 +301,56 @@ mod tests {
         let none = "--- a/src/test/java/com/x/ZipTest.java\n+++ b/src/test/java/com/x/ZipTest.java\n@@ -10,3 +10,3 @@\n         int a = 1;\n-        int b = 2;\n+        int b = 3;\n         run(a, b);\n";
         let err = derive_security_tests(&Patch::parse(none).unwrap()).unwrap_err();
         assert!(err.contains("name the tests"), "{err}");
+    }
+
+    /// The statement in the task folder is the task's: once a user edits `problem.md`, the
+    /// prompt every model and agent gets and the exported record carry the edit, and the
+    /// recorded source (who drafted it) is kept.
+    #[test]
+    fn an_edited_problem_statement_is_what_eval_agents_and_export_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let diff =
+            "--- a/src/main/java/p/A.java\n+++ b/src/main/java/p/A.java\n@@ -1,1 +1,1 @@\n-a\n+b\n";
+        let record = SusVibesRecord {
+            instance_id: "Owner__repo-9".into(),
+            base_commit: "0123456789abcdef".into(),
+            problem_statement: "Drafted by the model.\n".into(),
+            security_patch: diff.into(),
+            test_patch: diff.into(),
+            mask_patch: diff.into(),
+            task_patch: diff.into(),
+            golden_patch: diff.into(),
+            expected_failures: Default::default(),
+            cwe_ids: vec!["CWE-22".into()],
+            cve_id: None,
+            project: "https://github.com/owner/repo".into(),
+            language: "java".into(),
+            security_tests: vec!["p.ATest#sec".into()],
+            build: None,
+            problem_statement_source: Some("model:local".into()),
+        };
+        let out = dir.path().join("b");
+        let ids = import_records(&[record], &out).unwrap();
+        let edited = "# Edited by hand\n\nWrite `A.b` so that it returns b.\n";
+        std::fs::write(out.join(&ids[0]).join("problem.md"), edited).unwrap();
+        let benchmark = avrlab_bench::Benchmark::open(out.to_str().unwrap()).unwrap();
+        let task = &benchmark.tasks[0];
+        let feature = task.feature.as_ref().unwrap();
+        assert_eq!(
+            feature.statement_source,
+            Some(avrlab_bench::StatementSource::Model("local".into()))
+        );
+        let avrlab_prompt::Prompt::Chat { messages } =
+            crate::feature_score::feature_prompt(feature)
+        else {
+            unreachable!("a feature prompt is a chat")
+        };
+        assert_eq!(messages.last().unwrap().content, edited);
+        let exported = record_of(task).unwrap();
+        assert_eq!(exported.problem_statement, edited);
+        assert_eq!(
+            exported.problem_statement_source.as_deref(),
+            Some("model:local")
+        );
     }
 }

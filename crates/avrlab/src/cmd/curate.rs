@@ -6,7 +6,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::curate::{CheckRow, CurateConfig, FunnelRow, Gate, check_task, curate_task};
+use avrlab::curate::{
+    CheckRow, CurateConfig, FunnelRow, Gate, StatementModel, check_task, curate_task,
+};
+use avrlab::models::{ConfigFile, ModelSetupError, build_model};
 use avrlab_bench::TaskKind;
 use avrlab_validate::{FeatureRun, Judged, MavenOracle};
 
@@ -25,6 +28,14 @@ pub struct Args {
     /// vulnerable and empty predictions scored. Exit 3 when a task fails.
     #[arg(long)]
     pub check: bool,
+    /// Draft each problem statement with this model (a name from avrlab.toml's [models.*], or
+    /// `local`); the template stands in when it fails or answers nothing usable, and the
+    /// funnel says so. Without it, the template.
+    #[arg(long)]
+    pub statement_model: Option<String>,
+    /// The model configuration file.
+    #[arg(long, default_value = "avrlab.toml")]
+    pub config: PathBuf,
 }
 
 fn curate_failure(error: avrlab::curate::CurateError) -> Failure {
@@ -81,6 +92,32 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             args.options.benchmark
         )));
     }
+    let statement_model = match &args.statement_model {
+        None => None,
+        Some(name) => {
+            let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+            let model_config = configs.model(name, &args.config).map_err(Failure::input)?;
+            let model = build_model(
+                name,
+                &model_config,
+                &args.config,
+                config.validator.maven.sandbox,
+            )
+            .map_err(|e| match e {
+                ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => {
+                    Failure::input(e)
+                }
+                _ => Failure::infrastructure(e),
+            })?;
+            Some((name.clone(), model))
+        }
+    };
+    let statement = statement_model
+        .as_ref()
+        .map(|(name, model)| StatementModel {
+            name,
+            model: model.as_ref(),
+        });
     let curate = CurateConfig {
         out: out.clone(),
         scratch: work.path.join("curate"),
@@ -89,7 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let mut rows = Vec::new();
     for task in repairs {
         progress(&format!("curating {}", task.id));
-        let row = curate_task(&oracle, task, &curate).map_err(curate_failure)?;
+        let row = curate_task(&oracle, task, &curate, statement).map_err(curate_failure)?;
         progress(&format!(
             "  {}: {}",
             row.task,
@@ -151,8 +188,8 @@ const LABELS: [&str; 5] = [
 /// The funnel: one row per candidate task, then how many passed each gate.
 pub fn funnel_table(rows: &[FunnelRow]) -> String {
     let mut out = String::from(
-        "| repair task | feature task | masked methods | base | base w/o sec | rollback | rollback + sec | masked | expected func failures | result |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+        "| repair task | feature task | masked methods | base | base w/o sec | rollback | rollback + sec | masked | expected func failures | result | problem statement |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for row in rows {
         let result = row.rejected.as_ref().map_or_else(
@@ -161,7 +198,7 @@ pub fn funnel_table(rows: &[FunnelRow]) -> String {
         );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             row.source,
             row.task,
             row.masked_methods,
@@ -171,7 +208,12 @@ pub fn funnel_table(rows: &[FunnelRow]) -> String {
             run_cell(&row.runs, LABELS[3]),
             run_cell(&row.runs, LABELS[4]),
             row.expected_func,
-            result
+            result,
+            if row.statement.is_empty() {
+                "–".to_owned()
+            } else {
+                one_line(&row.statement)
+            }
         );
     }
     let mut remaining = rows.len();
