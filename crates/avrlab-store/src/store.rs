@@ -320,20 +320,57 @@ impl Store {
         run: &NewRun,
         candidates: &[NewCandidate],
     ) -> Result<(), StoreError> {
-        if self.run(&run.id)?.is_some() {
-            return Err(StoreError::RunExists(run.id.clone()));
-        }
+        self.insert_run(run, candidates, false).map(|_| ())
+    }
+
+    /// Registers a run under a fresh id: `run.id` if no run has it, else the first free of
+    /// `run.id-2`, `run.id-3`, … The id is chosen and the run inserted in one write
+    /// transaction, so two runs started at once (in one process or several) never share an
+    /// id. Returns the id.
+    pub fn create_fresh_run(
+        &mut self,
+        run: &NewRun,
+        candidates: &[NewCandidate],
+    ) -> Result<String, StoreError> {
+        self.insert_run(run, candidates, true)
+    }
+
+    fn insert_run(
+        &mut self,
+        run: &NewRun,
+        candidates: &[NewCandidate],
+        fresh: bool,
+    ) -> Result<String, StoreError> {
         let path = self.path.clone();
         let sqlite = |source| StoreError::Sqlite {
             path: path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(sqlite)?;
+        // Immediate: the write lock is taken before the id is looked up.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let taken = |id: &str| -> Result<bool, StoreError> {
+            tx.query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(()))
+                .optional()
+                .map(|found| found.is_some())
+                .map_err(sqlite)
+        };
+        let mut id = run.id.clone();
+        let mut suffix = 1;
+        while taken(&id)? {
+            if !fresh {
+                return Err(StoreError::RunExists(run.id.clone()));
+            }
+            suffix += 1;
+            id = format!("{}-{suffix}", run.id);
+        }
         tx.execute(
             "INSERT INTO runs (id, created_at, benchmark, mode, input_hash, config)
              VALUES (?1, datetime('now'), ?2, ?3, ?4, ?5)",
             params![
-                run.id,
+                id,
                 run.benchmark,
                 run.mode.as_str(),
                 run.input_hash,
@@ -348,12 +385,13 @@ impl Store {
             for (seq, c) in candidates.iter().enumerate() {
                 insert
                     .execute(params![
-                        run.id, c.id, seq as i64, c.task, c.label, c.kind, c.content
+                        id, c.id, seq as i64, c.task, c.label, c.kind, c.content
                     ])
                     .map_err(sqlite)?;
             }
         }
-        tx.commit().map_err(sqlite)
+        tx.commit().map_err(sqlite)?;
+        Ok(id)
     }
 
     /// The one run a `WHERE …` clause selects, if any.
@@ -939,6 +977,33 @@ mod tests {
         }
     }
 
+    /// Fresh ids never collide, however close together the runs start (one process or two
+    /// connections): the first free suffix is taken, and each run keeps its own candidates.
+    #[test]
+    fn fresh_run_ids_are_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.sqlite");
+        let (run, candidates) = sample_run("eval-demo-1796151752");
+        let mut store = Store::open(&path).unwrap();
+        let mut other = Store::open(&path).unwrap();
+        let ids = [
+            store.create_fresh_run(&run, &candidates).unwrap(),
+            store.create_fresh_run(&run, &candidates).unwrap(),
+            other.create_fresh_run(&run, &candidates).unwrap(),
+        ];
+        assert_eq!(
+            ids,
+            [
+                "eval-demo-1796151752",
+                "eval-demo-1796151752-2",
+                "eval-demo-1796151752-3"
+            ]
+        );
+        for id in &ids {
+            assert_eq!(store.candidates(id).unwrap().len(), candidates.len());
+        }
+    }
+
     #[test]
     fn verdicts_survive_reopening_and_are_listed_in_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -955,6 +1020,7 @@ mod tests {
                 Err(StoreError::RunExists(_))
             ));
         }
+
         let mut store = Store::open(&path).unwrap();
         assert_eq!(
             store.decided("r1").unwrap(),

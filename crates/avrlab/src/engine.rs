@@ -607,7 +607,7 @@ pub fn execute(
     let benchmark = request.benchmark;
     let tasks = tasks_of(benchmark, &request.planned);
     let hash = input_hash(&request.planned, &tasks);
-    let (run_id, decided) = resolve_run(store, &request, &hash)?;
+    let (mut run_id, decided) = resolve_run(store, &request, &hash)?;
 
     let mut clock = StageClock::start();
     let prepared = materialize_tasks(oracle, &tasks)?;
@@ -625,7 +625,7 @@ pub fn execute(
             input_hash: hash,
             config: request.config_json.clone(),
         };
-        store.create_run(&run, &new_candidates(&request.planned))?;
+        run_id = create_run(store, &request, &run, &new_candidates(&request.planned))?;
     }
     let workshop = Workshop {
         prepared: &prepared,
@@ -646,6 +646,23 @@ pub fn execute(
     Ok(RunReport::new(
         run_id, counts, &tally, started, clock, unprepared,
     ))
+}
+
+/// Registers a new run: under its id when the request names one, else under the first free id
+/// that starts with the fresh id `run.id` (two runs started in the same second get
+/// `…-<secs>` and `…-<secs>-2`). Returns the id.
+pub fn create_run(
+    store: &mut Store,
+    request: &RunRequest<'_>,
+    run: &NewRun,
+    candidates: &[avrlab_store::NewCandidate],
+) -> Result<String, StoreError> {
+    if request.run_id.is_some() {
+        store.create_run(run, candidates)?;
+        Ok(run.id.clone())
+    } else {
+        store.create_fresh_run(run, candidates)
+    }
 }
 
 /// The run to write into: a new id, or the run being resumed (whose input must not have changed)
@@ -675,14 +692,20 @@ pub fn resolve_run(
         let decided = store.decided(&run.id)?;
         Ok((run.id, decided))
     } else {
-        let id = request
-            .run_id
-            .clone()
-            .unwrap_or_else(|| fresh_run_id(request.mode.as_str(), &benchmark.name));
-        if store.run(&id)?.is_some() {
-            return Err(StoreError::RunExists(id).into());
+        match &request.run_id {
+            Some(id) => {
+                if store.run(id)?.is_some() {
+                    return Err(StoreError::RunExists(id.clone()).into());
+                }
+                Ok((id.clone(), HashSet::new()))
+            }
+            // A fresh id is only a prefix until the run is created ([`create_run`]), which
+            // makes it unique.
+            None => Ok((
+                fresh_run_id(request.mode.as_str(), &benchmark.name),
+                HashSet::new(),
+            )),
         }
-        Ok((id, HashSet::new()))
     }
 }
 
@@ -735,6 +758,34 @@ mod tests {
             .collect();
         rows.sort();
         rows
+    }
+
+    /// Two runs without an id, started within the same second, are two runs: the second does
+    /// not collide with the first (ids are per second, so it gets a suffix).
+    #[test]
+    fn runs_started_in_the_same_second_get_distinct_ids() {
+        let benchmark = demo();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let (_dir, mut store) = store();
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let mut planned = reference_candidates(&benchmark);
+            planned.truncate(1);
+            let mut fresh = request(&benchmark, planned);
+            fresh.run_id = None;
+            let report =
+                execute(&mut store, fresh, &config(1), &oracle, &Quiet).expect("the run ends");
+            ids.push(report.run_id);
+        }
+        let prefix = format!("patches-{}-", benchmark.name);
+        assert!(ids.iter().all(|id| id.starts_with(&prefix)), "{ids:?}");
+        let mut distinct = ids.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "{ids:?}");
+        for id in &ids {
+            assert_eq!(store.verdicts(id).expect("verdicts").len(), 1, "{id}");
+        }
     }
 
     #[test]

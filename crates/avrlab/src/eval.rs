@@ -171,7 +171,7 @@ pub fn execute_eval(
         resume,
         config_json: String::new(),
     };
-    let (run_id, _) = resolve_run(store, &run_request, &hash)?;
+    let (mut run_id, _) = resolve_run(store, &run_request, &hash)?;
     if !resume {
         let config_json = serde_json::json!({
             "model": spec.model_name,
@@ -199,7 +199,7 @@ pub fn execute_eval(
             input_hash: hash,
             config: config_json,
         };
-        store.create_run(&run, &[])?;
+        run_id = crate::engine::create_run(store, &run_request, &run, &[])?;
     }
 
     let mut clock = StageClock::start();

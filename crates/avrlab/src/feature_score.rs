@@ -277,7 +277,7 @@ pub fn score_predictions(
     }
     let task_list: Vec<&Task> = tasks.values().copied().collect();
     let hash = input_hash(&request.planned, &task_list);
-    let run_id = match (&request.run_id, request.resume) {
+    let mut run_id = match (&request.run_id, request.resume) {
         (Some(id), true) => {
             let run = store
                 .run(id)?
@@ -316,16 +316,19 @@ pub fn score_predictions(
         )?;
     }
     if !request.resume {
-        store.create_run(
-            &NewRun {
-                id: run_id.clone(),
-                benchmark: benchmark.name.clone(),
-                mode: request.mode,
-                input_hash: hash,
-                config: request.config_json.clone(),
-            },
-            &new_candidates(&request.planned),
-        )?;
+        let run = NewRun {
+            id: run_id.clone(),
+            benchmark: benchmark.name.clone(),
+            mode: request.mode,
+            input_hash: hash,
+            config: request.config_json.clone(),
+        };
+        let candidates = new_candidates(&request.planned);
+        // A fresh id (the second) is a prefix that the store makes unique.
+        run_id = match &request.run_id {
+            Some(_) => store.create_run(&run, &candidates).map(|()| run_id)?,
+            None => store.create_fresh_run(&run, &candidates)?,
+        };
     }
     let decided = store.decided(&run_id)?;
     for task in &task_list {
