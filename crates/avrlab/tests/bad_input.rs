@@ -272,3 +272,69 @@ fn a_store_that_is_not_a_database_is_refused_and_left_alone() {
     assert_one_line_error(&output, 2, &["not an avrlab results store", "--store"]);
     assert_eq!(std::fs::read_to_string(&store).unwrap(), content);
 }
+
+/// `transform`, `throughput` and `study` work on repair tasks: a feature benchmark given to
+/// them is one line naming the feature task and what to run instead, exit 2, nothing stored.
+#[test]
+fn repair_only_commands_refuse_a_feature_benchmark() {
+    let dir = tempfile::tempdir().unwrap();
+    let diff =
+        "--- a/src/main/java/p/A.java\n+++ b/src/main/java/p/A.java\n@@ -1,1 +1,1 @@\n-a\n+b\n";
+    let record = serde_json::json!({
+        "instance_id": "Owner__repo-3", "base_commit": "0123456789abcdef",
+        "problem_statement": "Implement it.\n", "security_patch": diff, "test_patch": diff,
+        "mask_patch": diff, "task_patch": diff, "golden_patch": diff,
+        "expected_failures": {"func": [], "sec": []}, "cwe_ids": ["CWE-22"], "cve_id": null,
+        "project": "https://github.com/owner/repo", "language": "java",
+        "security_tests": ["p.ATest#sec"]
+    });
+    std::fs::write(dir.path().join("in.jsonl"), format!("{record}\n")).unwrap();
+    let import = avrlab(
+        dir.path(),
+        &["feature", "import", "in.jsonl", "--out", "features"],
+    );
+    assert!(import.status.success(), "{:?}", text(&import));
+    std::fs::write(
+        dir.path().join("study.toml"),
+        "format_version = 1\nname = \"s\"\nformats = [\"chat-p1\"]\nfl_offsets = [0]\nsamples = 1\nruns = 1\n\
+         [[benchmarks]]\nbenchmark = \"features\"\n[[models]]\nname = \"baseline\"\n",
+    )
+    .unwrap();
+    let store = dir.path().join("s.sqlite");
+    let store_arg = store.to_str().unwrap();
+    for (args, needles) in [
+        (
+            vec![
+                "transform",
+                "--benchmark",
+                "features",
+                "--variant",
+                "rename",
+                "--out",
+                "t",
+            ],
+            vec![
+                "owner__repo-3 is a feature task",
+                "`avrlab transform` takes repair tasks only",
+            ],
+        ),
+        (
+            vec!["throughput", "--benchmark", "features", "--engine", "maven"],
+            vec![
+                "owner__repo-3 is a feature task",
+                "`avrlab throughput` takes repair tasks only",
+            ],
+        ),
+        (
+            vec!["study", "study.toml", "--store", store_arg],
+            vec![
+                "owner__repo-3 is a feature task",
+                "a study runs repair tasks only",
+            ],
+        ),
+    ] {
+        assert_one_line_error(&avrlab(dir.path(), &args), 2, &needles);
+    }
+    assert!(!dir.path().join("t").exists());
+    assert!(!store_has_runs(&store));
+}

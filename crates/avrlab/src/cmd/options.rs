@@ -171,6 +171,25 @@ impl ValidationOptions {
         Ok(benchmark)
     }
 
+    /// The benchmark of a command that works on repair tasks only (`transform`, `throughput`):
+    /// a feature task in it is bad input, named with what to run instead.
+    pub fn repair_benchmark(&self, command: &str) -> Result<Benchmark, Failure> {
+        let benchmark = self.benchmark()?;
+        if let Some(feature) = benchmark
+            .tasks
+            .iter()
+            .find(|t| t.kind == avrlab_bench::TaskKind::Feature)
+        {
+            return Err(Failure::input(anyhow::anyhow!(
+                "benchmark {}: {} is a feature task, and `avrlab {command}` takes repair tasks only; \
+                 score feature tasks with `avrlab validate` or `avrlab eval`",
+                self.benchmark,
+                feature.id
+            )));
+        }
+        Ok(benchmark)
+    }
+
     /// The one engine of `validate`, `eval` and `transform`, and its oracle.
     pub fn oracle(&self, config: &EngineConfig) -> Result<Box<dyn Oracle>, Failure> {
         match self.engine.as_slice() {

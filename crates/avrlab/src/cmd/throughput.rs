@@ -76,7 +76,7 @@ impl Row {
     reason = "the measurement is the command's output"
 )]
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let benchmark = args.options.benchmark()?;
+    let benchmark = args.options.repair_benchmark("throughput")?;
     let scratch = tempfile_dir()?;
     // One work folder and one oracle per engine for the whole measurement, so that the fast
     // engine's warm-up (and its JVMs) are paid once, like Maven's dependency cache.

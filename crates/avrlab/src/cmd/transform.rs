@@ -66,7 +66,7 @@ fn task_failure(error: TransformTaskError) -> Failure {
 pub fn run(mut args: Args) -> Result<ExitCode, Failure> {
     args.options.tasks.append(&mut args.task);
     let variant: Variant = args.variant.parse().map_err(Failure::input)?;
-    let benchmark = args.options.benchmark()?;
+    let benchmark = args.options.repair_benchmark("transform")?;
     if let Some(out) = &args.out
         && out.exists()
     {
