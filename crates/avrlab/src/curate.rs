@@ -1533,6 +1533,7 @@ mod tests {
     /// A statement model that answers one fixed text (or fails), and keeps the prompt it got.
     struct FakeModel {
         answer: Result<String, ()>,
+        finish: avrlab_model::FinishReason,
         prompts: Mutex<Vec<String>>,
     }
 
@@ -1552,7 +1553,7 @@ mod tests {
             match &self.answer {
                 Ok(text) => Ok(vec![avrlab_model::Generation {
                     text: text.clone(),
-                    finish_reason: avrlab_model::FinishReason::Stop,
+                    finish_reason: self.finish.clone(),
                     tokens_in: None,
                     tokens_out: None,
                     latency: Duration::ZERO,
@@ -1566,6 +1567,13 @@ mod tests {
     }
 
     fn drafted_statement(answer: Result<&str, ()>) -> (Statement, Vec<String>) {
+        drafted_statement_ending(answer, avrlab_model::FinishReason::Stop)
+    }
+
+    fn drafted_statement_ending(
+        answer: Result<&str, ()>,
+        finish: avrlab_model::FinishReason,
+    ) -> (Statement, Vec<String>) {
         let task = demo_task("demo-zip-slip");
         let avrlab_bench::ProjectSource::Folder(project) = &task.project else {
             unreachable!()
@@ -1573,6 +1581,7 @@ mod tests {
         let draft = draft_feature(&task, project).unwrap();
         let model = FakeModel {
             answer: answer.map(str::to_owned),
+            finish,
             prompts: Mutex::new(Vec::new()),
         };
         let statement = draft_statement(
@@ -1656,6 +1665,15 @@ mod tests {
                 "# Implement the missing feature\n\nThe implementation of the following"
             ));
         }
+        // A good start cut at the token limit is not a statement.
+        let (cut, _) = drafted_statement_ending(
+            Ok("`extract` reads a zip archive from the stream and writes each entry below"),
+            avrlab_model::FinishReason::Length,
+        );
+        assert_eq!(
+            cut.describe(),
+            "template (model fake: its answer was cut at the limit of 600 tokens)"
+        );
         // Without a model: the template, no fallback to explain.
         let task = demo_task("demo-zip-slip");
         let avrlab_bench::ProjectSource::Folder(project) = &task.project else {
