@@ -41,6 +41,9 @@ pub struct FastConfig {
     pub test_timeout: Duration,
     /// Where the compiled helper is cached.
     pub helper_cache: PathBuf,
+    /// How many primed JVMs a task's warm-up leaves ready: the run's worker count, so that two
+    /// workers on candidates of one task do not wait for a cold JVM.
+    pub primed_per_task: usize,
 }
 
 /// What the fast path needs of a task state, or why it cannot take it.
@@ -664,14 +667,31 @@ impl Oracle for FastOracle {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
+            let mut ready = Vec::new();
             if usable {
-                self.spares
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(fingerprint.clone())
-                    .or_default()
-                    .push(session);
+                ready.push(session);
             }
+            // One more primed JVM per further worker, primed the same way (warm-up is not a
+            // candidate's time; a worker that finds none starts a cold one).
+            for _ in 1..self.fast.primed_per_task {
+                let mut session = self.start_session(task, build, &root)?;
+                let primed = session.validate(&FastRequest {
+                    pov: &task.oracle.pov_tests,
+                    regression: &selection.regression,
+                    excluded: &selection.dropped_classes,
+                    sources: &sources,
+                    scope: None,
+                });
+                if primed.dirty.is_none() && primed.lost.is_none() {
+                    ready.push(session);
+                }
+            }
+            self.spares
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(fingerprint.clone())
+                .or_default()
+                .extend(ready);
         }
         self.builds
             .lock()

@@ -112,19 +112,24 @@ pub fn oracle_for(
         EngineArg::Maven => Box::new(MavenOracle::new(config.validator.clone())),
         EngineArg::Fast => Box::new(FastOracle::new(
             config.validator.clone(),
-            fast_config(options, confirm_pov_passes),
+            fast_config(options, confirm_pov_passes, config.workers),
         )),
     }
 }
 
 /// The fast engine's settings from the options.
-pub fn fast_config(options: &ValidationOptions, confirm_pov_passes: bool) -> FastConfig {
+pub fn fast_config(
+    options: &ValidationOptions,
+    confirm_pov_passes: bool,
+    workers: usize,
+) -> FastConfig {
     FastConfig {
         confirm_pov_passes,
         recheck_sample: options.recheck_sample,
         recycle_every: options.recycle_every.max(1),
         test_timeout: Duration::from_secs(options.timeout),
         helper_cache: cache_dir().join("fastpath"),
+        primed_per_task: workers.max(1),
     }
 }
 

@@ -83,9 +83,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let (mut config, _work) = args.options.engine(args.patches.is_some())?;
     let mut engines: Vec<EngineArg> = args.options.engine.clone();
     engines.dedup();
-    let fast = engines
-        .contains(&EngineArg::Fast)
-        .then(|| FastOracle::new(config.validator.clone(), fast_config(&args.options, true)));
+    let fast = engines.contains(&EngineArg::Fast).then(|| {
+        // As many primed JVMs per task as the most workers measured.
+        let workers = args.measure_workers.iter().copied().max().unwrap_or(1);
+        FastOracle::new(
+            config.validator.clone(),
+            fast_config(&args.options, true, workers),
+        )
+    });
     let maven = MavenOracle::new(config.validator.clone());
     let candidates = if let Some(path) = &args.patches {
         read_patches_file(path, &benchmark).map_err(Failure::input)?
