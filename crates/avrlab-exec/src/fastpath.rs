@@ -23,7 +23,7 @@ use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 use crate::surefire::{TestCaseResult, TestStatus};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const CONTROL_SOURCES: [(&str, &str); 4] = [
+const CONTROL_SOURCES: [(&str, &str); 5] = [
     (
         "module-info.java",
         include_str!("../../../java/fastpath/control/module-info.java"),
@@ -39,6 +39,10 @@ const CONTROL_SOURCES: [(&str, &str); 4] = [
     (
         "avrlab/fastpath/Api.java",
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Api.java"),
+    ),
+    (
+        "avrlab/fastpath/system/SystemLoader.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/system/SystemLoader.java"),
     ),
 ];
 const RUNNER_SOURCE: (&str, &str) = (
@@ -516,6 +520,8 @@ impl Maven {
             program: self.jdk().home.join("bin/java"),
             args: [
                 "-Djava.security.manager=allow",
+                // The project on the system class path, as in Surefire's fork.
+                "-Djava.system.class.loader=avrlab.fastpath.system.SystemLoader",
                 &basedir,
                 "-XX:+DisableAttachMechanism",
                 "-XX:+UseSerialGC",

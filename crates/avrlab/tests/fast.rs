@@ -1,7 +1,8 @@
 //! The fast engine against Maven on one demo task: every candidate is judged by both (the re-check
 //! sample set to 1), and both must give the expected outcome — the demo fixtures, the reference
 //! fix, and candidates aimed at the resident validator (forged result frames, System.exit, a
-//! thread left running, API changes that make the compiled tests stale).
+//! thread left running, API changes that make the compiled tests stale, a look-up through the
+//! system class loader).
 
 use std::collections::BTreeMap;
 
@@ -40,6 +41,7 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
                 "leaves-thread",
                 "renames-method",
                 "adds-constant",
+                "asks-the-system-loader",
             ][..],
         ),
     ] {

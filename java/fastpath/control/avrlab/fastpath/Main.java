@@ -56,12 +56,19 @@ public final class Main {
     private static ClassLoader shared;
     private static Method runner;
     private static Method discoverer;
+    /** The loader of the project classes whose tests run now (the system loader asks it). */
+    private static volatile ClassLoader projectLoader;
+    /** The handle on the system class loader, when the JVM runs with it. */
+    private static avrlab.fastpath.system.SystemLoader.Control systemLoader;
     /** The host's requests; a validation waits here for the host's regression scope. */
     private static BufferedReader requestsIn;
     /** The entries of {@code target/} and the temporary folder before any candidate. */
     private static final Map<Path, Set<String>> baselineEntries = new HashMap<>();
 
     public static void main(String[] args) throws Exception {
+        if (ClassLoader.getSystemClassLoader() instanceof avrlab.fastpath.system.SystemLoader) {
+            systemLoader = avrlab.fastpath.system.SystemLoader.control(() -> projectLoader);
+        }
         InputStream requests = System.in;
         System.setIn(InputStream.nullInputStream());
         PrintStream captured = new PrintStream(CAPTURE, true, StandardCharsets.UTF_8);
@@ -255,8 +262,19 @@ public final class Main {
         if (why == null) {
             why = removeWritten();
         }
+        if (why == null) {
+            why = systemLoaderKept();
+        }
         out.add("STATE\t" + (why == null ? "clean" : "dirty") + "\t" + hex(why == null ? "" : why));
         return why != null;
+    }
+
+    /** Why the system class loader now holds classes of this candidate's loader, or null. */
+    private static String systemLoaderKept() {
+        if (systemLoader != null && systemLoader.takeDelegated() > 0) {
+            return "project classes were loaded through the system class loader, which keeps them";
+        }
+        return null;
     }
 
     /**
@@ -372,6 +390,10 @@ public final class Main {
             if (why == null) {
                 why = removeWritten();
             }
+            if (why == null) {
+                // The next test class would be served this one's classes without loading them.
+                why = systemLoaderKept();
+            }
             boolean clean = why == null;
             for (String line : ran) {
                 if (line.startsWith("CASE\t")) {
@@ -401,6 +423,7 @@ public final class Main {
         }, "avrlab-" + name);
         worker.setContextClassLoader(loader);
         worker.setDaemon(true);
+        projectLoader = loader;
         long t0 = System.nanoTime();
         guard.armed = true;
         worker.start();
