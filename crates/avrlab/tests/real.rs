@@ -119,7 +119,8 @@ fn fast_engine_takes_the_real_tasks(dir: &Path, bench: &Path, work: &Path) {
     let expected: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>> =
         toml::from_str(&std::fs::read_to_string(folder.join("expected.toml")).unwrap()).unwrap();
     // A PoV failure for the two VJBench tasks; for plexus-archiver a candidate that passes its
-    // PoV test, so that the whole regression suite runs on the fast path too, and one that adds a
+    // PoV test, so that the regression phase runs on the fast path too (the test classes that
+    // load the changed class, by test-impact selection), and one that adds a
     // class named like a class of its plexus-io dependency (the two share a package), which the
     // class rules refuse once the warm-up has read the test classpath.
     let cases = [
@@ -167,13 +168,19 @@ fn fast_engine_takes_the_real_tasks(dir: &Path, bench: &Path, work: &Path) {
     let db = rusqlite::Connection::open(&store).unwrap();
     for (task, label) in cases {
         let id = format!("{task}/{label}");
-        let (outcome, engine, fallback, fast): (String, String, Option<String>, Option<String>) =
-            db.query_row(
-                "SELECT v.outcome, e.engine, e.fallback, e.fast_outcome
+        let (outcome, engine, fallback, fast, fast_reason): (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        ) = db
+            .query_row(
+                "SELECT v.outcome, e.engine, e.fallback, e.fast_outcome, e.fast_reason
                  FROM verdicts v JOIN engines e USING (run_id, candidate_id)
                  WHERE v.candidate_id = ?1",
                 [&id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )
             .unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(fallback, None, "{id}");
@@ -185,6 +192,13 @@ fn fast_engine_takes_the_real_tasks(dir: &Path, bench: &Path, work: &Path) {
                 (engine.as_str(), fast.as_deref()),
                 ("maven", Some("RegressionBroken")),
                 "{id}"
+            );
+            // A selected test class caught it: plexus-archiver's changed `AbstractUnArchiver`
+            // is loaded by only some of its test classes.
+            let why = fast_reason.unwrap_or_default();
+            assert!(
+                why.contains("test classes selected by class dependence (1 changed classes)"),
+                "{id}: {why}"
             );
         } else {
             assert_eq!(engine, "fast", "{id}");
