@@ -388,7 +388,8 @@ fn local_model_agent(
 /// The agent script's contract, with a fake answering command: it asks once per masked member
 /// with the problem statement, the file and the member's signature; a method the answer writes
 /// out replaces the stub (literal and comment braces do not confuse it); a member the answer
-/// does not hold stays masked; a failing answering command fails the sample.
+/// does not hold, or gives back as its stub, stays masked; a failing answering command fails
+/// the sample.
 #[test]
 fn the_local_model_agent_writes_the_answered_method_into_the_stub() {
     let dir = tempfile::tempdir().unwrap();
@@ -400,6 +401,8 @@ prompt=$(cat)
 case "$prompt" in
   *STATEMENT-7*'class Adder'*'method `public int add(int a, int b)`'*)
     printf 'Here:\n```java\n@Deprecated\npublic int add(int a, int b) {\n  String open = "{";\n  return base + a + b; // }\n}\n```\n' ;;
+  *STATEMENT-7*'method `public Adder(int base)`'*)
+    printf '```java\npublic Adder(int base) {\n  throw new UnsupportedOperationException("not implemented: Adder");\n}\n```\n' ;;
   *) echo "I do not know." ;;
 esac
 "#,
