@@ -329,6 +329,18 @@ fn state_fingerprint(root: &Path, maven: &Maven) -> std::io::Result<String> {
     crate::fingerprint::tree_fingerprint(root, &salt)
 }
 
+/// What a class-dependence record must have been taken on to serve: the task state and the
+/// helper that recorded it (its build folder is named by a hash of its sources, JDK and class
+/// path), since what a helper records, and what passes there, changes with it.
+fn record_key(state: &str, build: &FastBuild) -> String {
+    let helper = build
+        .helper
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{state} helper {helper}")
+}
+
 fn phase_run(phase: &FastPhase) -> TestRun {
     let exit = match (&phase.end, phase.test_timed_out) {
         (PhaseEnd::OutputLimit(_), _) => ExitKind::OutputLimit,
@@ -634,7 +646,9 @@ impl Oracle for FastOracle {
             // regression test class loads; the record is kept with the kept build.
             let record_path = kept.join(RECORD_FILE);
             let dependence = match ClassDependence::load(&record_path) {
-                Some(record) if record.state == fingerprint => Ok(Arc::new(record)),
+                Some(record) if record.state == record_key(&fingerprint, build) => {
+                    Ok(Arc::new(record))
+                }
                 _ if !usable => Err(format!(
                     "the priming JVM could not go on: {}",
                     primed.dirty.clone().unwrap_or_else(|| "it was lost".into())
@@ -646,7 +660,7 @@ impl Oracle for FastOracle {
                 ) {
                     Recorded::Complete(test_classes) => {
                         let record = ClassDependence {
-                            state: fingerprint.clone(),
+                            state: record_key(&fingerprint, build),
                             test_classes,
                         };
                         record
@@ -825,7 +839,7 @@ impl Oracle for FastOracle {
             };
             let chosen = select(
                 record,
-                &state,
+                &record_key(&state, &build),
                 &CandidateChange {
                     compiled,
                     new_files: &new_files,

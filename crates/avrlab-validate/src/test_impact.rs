@@ -13,7 +13,7 @@ use std::path::Path;
 use avrlab_exec::{CompiledClasses, RegressionScope, TestClassLoads};
 
 /// The first line of a record file; a record of another layout is not read.
-const HEADER: &str = "avrlab class dependence 1";
+const HEADER: &str = "avrlab class dependence 2";
 
 /// The name of the record in a kept fast build's folder (which is keyed by the task state's
 /// content and where the sandbox shows the repository).
@@ -22,7 +22,7 @@ pub const RECORD_FILE: &str = ".avrlab-class-dependence";
 /// Which project classes each regression test class of one task state loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassDependence {
-    /// The fingerprint of the task state the record was taken on.
+    /// What the record was taken on: the task state's fingerprint and the helper's version.
     pub state: String,
     pub test_classes: Vec<TestClassLoads>,
 }
@@ -102,7 +102,8 @@ fn run_all(why: String) -> ImpactSelection {
     }
 }
 
-/// Decides which regression test classes a candidate runs on the task state `state`.
+/// Decides which regression test classes a candidate runs on the task state `state` (its
+/// fingerprint with the helper's version, as the record keeps them).
 /// `record` is the task state's record, or why there is none.
 pub fn select(
     record: Result<&ClassDependence, &str>,
@@ -114,7 +115,9 @@ pub fn select(
         Err(why) => return run_all(format!("no class-dependence record: {why}")),
     };
     if record.state != state {
-        return run_all("the class-dependence record is of another task state".into());
+        return run_all(
+            "the class-dependence record is of another task state or helper version".into(),
+        );
     }
     if let Some(file) = change.new_files.first() {
         return run_all(format!(
