@@ -42,7 +42,7 @@ use sha2::{Digest, Sha256};
 
 use crate::engine::{
     EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, StoredRun, Workshop,
-    materialize_tasks, resolve_run, validate_stored_run,
+    create_run, materialize_tasks, resolve_run, validate_stored_run,
 };
 use crate::input::stored_form;
 use crate::method::correctness;
@@ -967,7 +967,7 @@ pub fn import_generations(
         resume: request.resume,
         config_json: String::new(),
     };
-    let (run_id, _) = resolve_run(store, &run_request, &hash)?;
+    let (mut run_id, _) = resolve_run(store, &run_request, &hash)?;
     if !request.resume {
         let unmapped_lines: Vec<String> = unmapped.iter().map(ToString::to_string).collect();
         let config_json = serde_json::json!({
@@ -989,7 +989,10 @@ pub fn import_generations(
             "unmapped": unmapped_lines,
         })
         .to_string();
-        store.create_run(
+        // A fresh id (no --run) is made unique by the store, as eval's is.
+        run_id = create_run(
+            store,
+            &run_request,
             &NewRun {
                 id: run_id.clone(),
                 benchmark: benchmark.name.clone(),
@@ -1328,6 +1331,27 @@ mod tests {
             "{candidate}"
         );
         assert_eq!(store.verdicts("b").unwrap()[0].outcome, "Plausible");
+    }
+
+    #[test]
+    fn two_replays_started_in_the_same_second_get_their_own_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        let fresh = ReplayRequest {
+            run_id: None,
+            ..request("CodeT5", "unused")
+        };
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let report =
+                import_generations(&mut store, &demo(), &fresh, &config, &oracle(), &Quiet)
+                    .unwrap();
+            ids.push(report.run.run_id);
+        }
+        assert_ne!(ids[0], ids[1]);
+        assert_eq!(store.generations(&ids[1]).unwrap().len(), 5);
     }
 
     #[test]

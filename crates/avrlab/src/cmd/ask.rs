@@ -7,7 +7,7 @@ use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::models::{Backend, ConfigFile, ModelSetupError, build_model};
+use avrlab::models::{Backend, ConfigFile, build_model};
 use avrlab_exec::SandboxKind;
 use avrlab_model::{GenParams, Request};
 use avrlab_prompt::{ChatMessage, Prompt, Role};
@@ -76,15 +76,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         config.path = Some(weights.clone());
     }
     // A command model asked from here runs in the sandbox, as everywhere.
-    let model =
-        build_model(&args.model, &config, &args.config, SandboxKind::Bubblewrap).map_err(|e| {
-            match e {
-                ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => {
-                    Failure::input(e)
-                }
-                _ => Failure::infrastructure(e),
-            }
-        })?;
+    let model = build_model(&args.model, &config, &args.config, SandboxKind::Bubblewrap)
+        .map_err(Failure::from)?;
     let mut messages = Vec::new();
     if let Some(system) = &args.system {
         messages.push(ChatMessage {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use avrlab::curate::{
     CheckRow, CurateConfig, FunnelRow, Gate, StatementModel, check_task, curate_task,
 };
-use avrlab::models::{ConfigFile, ModelSetupError, build_model};
+use avrlab::models::{ConfigFile, build_model};
 use avrlab_bench::TaskKind;
 use avrlab_validate::{FeatureRun, Judged, MavenOracle};
 
@@ -103,12 +103,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 &args.config,
                 config.validator.maven.sandbox,
             )
-            .map_err(|e| match e {
-                ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => {
-                    Failure::input(e)
-                }
-                _ => Failure::infrastructure(e),
-            })?;
+            .map_err(Failure::from)?;
             Some((name.clone(), model))
         }
     };

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
-use avrlab::models::{ConfigFile, ModelSetupError, build_model};
+use avrlab::models::{ConfigFile, build_model};
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
@@ -114,11 +114,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &args.config,
         config.validator.maven.sandbox,
     )
-    .map_err(|e| match e {
-        // The configuration is at fault (a variable it passes is not set, a path is missing).
-        ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => Failure::input(e),
-        _ => Failure::infrastructure(e),
-    })?;
+    .map_err(Failure::from)?;
     let spec = EvalSpec {
         model_name: args.model.clone(),
         format,

@@ -201,7 +201,7 @@ pub(super) fn eval_features(
         ScoreError, ScoreRequest, feature_report, generate_feature_predictions,
         render_feature_report, score_predictions,
     };
-    use avrlab::models::{ConfigFile, ModelSetupError, build_model};
+    use avrlab::models::{ConfigFile, build_model};
     use avrlab_store::{RunMode, Store};
     use avrlab_validate::{MavenOracle, Oracle as _};
 
@@ -229,10 +229,7 @@ pub(super) fn eval_features(
         &args.config,
         config.validator.maven.sandbox,
     )
-    .map_err(|e| match e {
-        ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => Failure::input(e),
-        _ => Failure::infrastructure(e),
-    })?;
+    .map_err(Failure::from)?;
     let tasks: Vec<_> = benchmark.tasks.iter().collect();
     let mut states = std::collections::HashMap::new();
     for task in &tasks {

@@ -48,6 +48,18 @@ impl Failure {
     }
 }
 
+impl From<avrlab::models::ModelSetupError> for Failure {
+    /// A model that cannot be set up: the configuration is at fault (a variable it passes is not
+    /// set, a path is missing) as bad input, anything else as infrastructure.
+    fn from(error: avrlab::models::ModelSetupError) -> Self {
+        use avrlab::models::ModelSetupError::{Malformed, Missing};
+        match error {
+            Malformed { .. } | Missing { .. } => Self::input(error),
+            _ => Self::infrastructure(error),
+        }
+    }
+}
+
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1) naming each task and
 /// why; their candidates were left undecided and the run unfinished, so `--resume` retries them.
 pub(crate) fn unprepared_failure(report: &avrlab::engine::RunReport) -> Option<Failure> {

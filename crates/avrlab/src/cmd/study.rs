@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use avrlab::models::{ConfigFile, ModelSetupError, build_model};
+use avrlab::models::{ConfigFile, build_model};
 use avrlab::study::{
     ModelCatalog, ReplaySource, StudyError, StudyModels, StudyOverrides, StudyRequest,
     describe_plan, estimate, execute_study, read_study_file, resolve_plan,
@@ -199,12 +199,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             &args.config,
             config.validator.maven.sandbox,
         )
-        .map_err(|e| match e {
-            ModelSetupError::Malformed { .. } | ModelSetupError::Missing { .. } => {
-                Failure::input(e)
-            }
-            _ => Failure::infrastructure(e),
-        })?;
+        .map_err(Failure::from)?;
         models.insert(name.to_owned(), Arc::from(model));
         concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
     }
