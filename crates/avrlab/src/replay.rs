@@ -1355,6 +1355,64 @@ mod tests {
     }
 
     #[test]
+    fn transformed_variants_without_their_methods_are_refused_or_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        // Generations without the package's VJBench-trans folder: refused before anything runs.
+        let published = dir
+            .path()
+            .join("published/Model_patches/model_output/CodeT5/rename_only");
+        std::fs::create_dir_all(&published).unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut config = engine_config(1, true);
+        config.validator.work_root = dir.path().join("work");
+        let no_trans = ReplayRequest {
+            generations: dir.path().join("published"),
+            ..variant_request("CodeT5", "rename", "n")
+        };
+        let error = import_generations(&mut store, &demo(), &no_trans, &config, &oracle(), &Quiet)
+            .unwrap_err();
+        assert!(error.to_string().contains("VJBench-trans"), "{error}");
+        assert!(store.runs().unwrap().is_empty());
+
+        // A vulnerability whose folder lacks a file, or whose renames cannot be undone, is
+        // named with the reason.
+        let trans = dir.path().join("trans");
+        let bug = trans.join("B-1");
+        std::fs::create_dir_all(&bug).unwrap();
+        let missing = read_transformed(&trans, "B-1", PublishedVariant::RenameOnly).unwrap_err();
+        assert!(missing.contains("B-1_original_method.java"), "{missing}");
+        for (name, text) in [
+            ("B-1_original_method.java", "int f(int a) { return a; }\n"),
+            ("B-1_rename_only.java", "int g(int b) { return b; }\n"),
+            ("buggyline_location.json", r#"{"rename_only": [[1, 1]]}"#),
+            (
+                "B-1_identifier_rename_dict.json",
+                r#"{"method": {"f": "g"}, "variable": {"a": "g"}}"#,
+            ),
+        ] {
+            std::fs::write(bug.join(name), text).unwrap();
+        }
+        let ambiguous = read_transformed(&trans, "B-1", PublishedVariant::RenameOnly).unwrap_err();
+        assert!(ambiguous.contains("cannot be undone"), "{ambiguous}");
+        std::fs::write(
+            bug.join("buggyline_location.json"),
+            r#"{"original": [[1, 1]]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            bug.join("B-1_code_structure_change_only.java"),
+            "int f(int a) { return a; }\n",
+        )
+        .unwrap();
+        let no_lines =
+            read_transformed(&trans, "B-1", PublishedVariant::StructureOnly).unwrap_err();
+        assert!(
+            no_lines.contains("no single line range for structure_change_only"),
+            "{no_lines}"
+        );
+    }
+
+    #[test]
     fn a_method_is_matched_up_to_comments_and_layout_and_starts_after_its_comment() {
         let file = "class A {\n    /**\n     * Doc.\n     */\n    int f(int x) {\n        // why\n        return x + 1;\n    }\n}\n";
         assert_eq!(code_start(file, (2, 8)), 5);
