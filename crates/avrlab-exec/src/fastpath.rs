@@ -467,7 +467,8 @@ impl Maven {
             if !result.exit.success() {
                 return Err(FastPathError::HelperBuild {
                     javac,
-                    tail: last_error_line(&result),
+                    tail: javac_errors(&crate::maven::combined_log(&result))
+                        .unwrap_or_else(|| last_error_line(&result)),
                 });
             }
         }
@@ -1059,8 +1060,44 @@ fn phase_named<'r>(reply: &'r mut FastReply, name: &str) -> &'r mut FastPhase {
     reply.phases.last_mut().expect("just pushed")
 }
 
+/// javac's own error lines (`File.java:12: error: …`) and its count line, on one line; `None`
+/// when the output has none (a crash, a missing program): the caller then says what it has.
+fn javac_errors(log: &str) -> Option<String> {
+    let errors: Vec<&str> = log
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains(": error: "))
+        .take(3)
+        .collect();
+    if errors.is_empty() {
+        return None;
+    }
+    let errors = errors.join("; ");
+    let count = log.lines().map(str::trim).find(|l| {
+        l.split_once(' ')
+            .is_some_and(|(n, word)| n.parse::<u32>().is_ok() && matches!(word, "error" | "errors"))
+    });
+    Some(match count {
+        Some(count) => format!("{errors} ({count})"),
+        None => errors,
+    })
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_helper_that_does_not_compile_says_where_and_why() {
+        let log = "Main.java:78: warning: [removal] setSecurityManager\n\
+                   Main.java:272: error: unreported exception InterruptedException\n\
+                   \x20       String why = threadsLeft(loader);\n1 error\n1 warning\n";
+        assert_eq!(
+            javac_errors(log).as_deref(),
+            Some("Main.java:272: error: unreported exception InterruptedException (1 error)")
+        );
+        assert_eq!(javac_errors("Killed\n"), None);
+    }
+
     use super::*;
 
     #[test]

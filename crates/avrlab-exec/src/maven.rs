@@ -758,7 +758,7 @@ fn walk_poms(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-fn combined_log(result: &ProcessResult) -> String {
+pub(crate) fn combined_log(result: &ProcessResult) -> String {
     let mut log = result.stdout.text();
     let stderr = result.stderr.text();
     if !stderr.trim().is_empty() {

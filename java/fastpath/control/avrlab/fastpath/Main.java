@@ -257,19 +257,28 @@ public final class Main {
             }
         }
         if (why == null) {
-            why = threadsLeft(loader);
-        }
-        if (why == null) {
-            why = removeWritten();
-        }
-        if (why == null) {
-            why = systemLoaderKept();
+            why = leftBehind(loader);
         }
         out.add("STATE\t" + (why == null ? "clean" : "dirty") + "\t" + hex(why == null ? "" : why));
         return why != null;
     }
 
     /** Why the system class loader now holds classes of this candidate's loader, or null. */
+    /**
+     * What the tests run with {@code loader} left behind that the next candidate would meet
+     * (threads still running, files written, classes the system loader kept), or null.
+     */
+    private static String leftBehind(CandidateLoader loader) throws InterruptedException {
+        String why = threadsLeft(loader);
+        if (why == null) {
+            why = removeWritten();
+        }
+        if (why == null) {
+            why = systemLoaderKept();
+        }
+        return why;
+    }
+
     private static String systemLoaderKept() {
         if (systemLoader != null && systemLoader.takeDelegated() > 0) {
             return "project classes were loaded through the system class loader, which keeps them";
@@ -385,14 +394,7 @@ public final class Main {
                 why = "a test called System.exit or Runtime.halt";
             }
             if (why == null) {
-                why = threadsLeft(loader);
-            }
-            if (why == null) {
-                why = removeWritten();
-            }
-            if (why == null) {
-                // The next test class would be served this one's classes without loading them.
-                why = systemLoaderKept();
+                why = leftBehind(loader);
             }
             boolean clean = why == null;
             for (String line : ran) {

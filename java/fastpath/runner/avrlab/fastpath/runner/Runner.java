@@ -130,16 +130,7 @@ public final class Runner {
                                         "junit.jupiter.extensions.autodetection.enabled",
                                         "false"))
                         .build();
-        // Listeners, filters and session hooks found through ServiceLoader could be the project's
-        // (or a candidate's) code; only test engines are discovered that way.
-        LauncherConfig config =
-                LauncherConfig.builder()
-                        .enableTestExecutionListenerAutoRegistration(false)
-                        .enablePostDiscoveryFilterAutoRegistration(false)
-                        .enableLauncherSessionListenerAutoRegistration(false)
-                        .enableLauncherDiscoveryListenerAutoRegistration(false)
-                        .build();
-        Launcher launcher = LauncherFactory.create(config);
+        Launcher launcher = launcher();
         List<String[]> records = new ArrayList<>();
         Map<TestIdentifier, Long> started = new java.util.HashMap<>();
         TestExecutionListener listener =
@@ -211,15 +202,7 @@ public final class Runner {
                         .configurationParameters(
                                 Map.of("junit.jupiter.extensions.autodetection.enabled", "false"))
                         .build();
-        LauncherConfig config =
-                LauncherConfig.builder()
-                        .enableTestExecutionListenerAutoRegistration(false)
-                        .enablePostDiscoveryFilterAutoRegistration(false)
-                        .enableLauncherSessionListenerAutoRegistration(false)
-                        .enableLauncherDiscoveryListenerAutoRegistration(false)
-                        .build();
-        org.junit.platform.launcher.TestPlan plan =
-                LauncherFactory.create(config).discover(discovery);
+        org.junit.platform.launcher.TestPlan plan = launcher().discover(discovery);
         Set<String> skip = new HashSet<>(List.of(excluded));
         Set<String> classes = new java.util.TreeSet<>();
         for (TestIdentifier root : plan.getRoots()) {
@@ -280,5 +263,20 @@ public final class Runner {
         }
         String text = thrown.getClass().getName() + ": " + thrown.getMessage();
         return text.length() > 2000 ? text.substring(0, 2000) : text;
+    }
+
+    /**
+     * A launcher that discovers only test engines through ServiceLoader: listeners, filters and
+     * session hooks found that way could be the project's (or a candidate's) code.
+     */
+    private static Launcher launcher() {
+        LauncherConfig config =
+                LauncherConfig.builder()
+                        .enableTestExecutionListenerAutoRegistration(false)
+                        .enablePostDiscoveryFilterAutoRegistration(false)
+                        .enableLauncherSessionListenerAutoRegistration(false)
+                        .enableLauncherDiscoveryListenerAutoRegistration(false)
+                        .build();
+        return LauncherFactory.create(config);
     }
 }
