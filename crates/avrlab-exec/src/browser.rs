@@ -139,15 +139,46 @@ pub fn render_headless(
     if !std::fs::symlink_metadata(&screenshot).is_ok_and(|m| m.is_file() && m.len() > 0) {
         return Err(BrowserError::NoScreenshot(screenshot));
     }
-    let console = stderr
-        .lines()
-        .filter(|line| line.contains(":CONSOLE"))
-        .map(str::to_owned)
-        .collect();
     Ok(HeadlessPage {
         dom: result.stdout.text(),
-        console,
+        console: page_console(&stderr),
         screenshot,
         enforcement: result.enforcement,
     })
+}
+
+/// The console lines of Chromium's log that the page caused. Chromium's own pages (`chrome://`,
+/// `chrome-untrusted://`, `devtools://`) log to the same console, for instance a "slow network"
+/// note when the machine is loaded; those say nothing about the page and are left out.
+fn page_console(log: &str) -> Vec<String> {
+    const BROWSER_OWN: [&str; 3] = ["chrome://", "chrome-untrusted://", "devtools://"];
+    log.lines()
+        .filter(|line| line.contains(":CONSOLE"))
+        .filter(|line| {
+            let source = line
+                .rsplit_once(", source: ")
+                .map_or("", |(_, source)| source);
+            !BROWSER_OWN.iter().any(|own| source.starts_with(own))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_console;
+
+    #[test]
+    fn only_the_pages_console_messages_are_kept() {
+        let log = "\
+[1:1:1201/215300.1:INFO:CONSOLE:574] \"Slow network is detected.\", source: chrome://resources/cr_components/composebox/composebox_input.js (574)
+[1:1:1201/215300.2:INFO:CONSOLE:3] \"Refused to execute inline script\", source: file:///tmp/x/report.html (3)
+[1:1:1201/215300.3:WARNING:gpu_init.cc(12)] not a console line
+[1:1:1201/215300.4:INFO:CONSOLE:0] \"Uncaught TypeError: x is undefined\", source:  (0)
+";
+        let kept = page_console(log);
+        assert_eq!(kept.len(), 2, "{kept:#?}");
+        assert!(kept[0].contains("Refused to execute inline script"));
+        assert!(kept[1].contains("Uncaught TypeError"));
+    }
 }
