@@ -7,6 +7,7 @@ mod access;
 mod browser;
 mod cgroup;
 mod fastpath;
+mod fork_relay;
 mod git;
 mod jdk;
 mod levels;

@@ -8,9 +8,9 @@
 //!
 //! Inside the sandbox the dependency repository is mounted at [`SANDBOX_REPOSITORY`], so that the
 //! user's home folder, where it usually lives, is not part of the sandbox's file system at all.
-//! Every JVM started there (Maven's and the forked test JVM) runs with the attach mechanism off and
-//! no shared performance-data file, so that test code cannot attach to Maven and change what it
-//! reports.
+//! The test JVM that Surefire forks runs in a sandbox of its own beside Maven's (see `fork_relay`),
+//! so test code cannot see Maven's process, `/tmp` or report folder. Every JVM runs with the attach
+//! mechanism off and no shared performance-data file.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +18,7 @@ use std::time::Duration;
 use avrlab_bench::{BuildSpec, TestName};
 use sha2::{Digest, Sha256};
 
+use crate::fork_relay::{ForkRelay, JvmTemplate, LAUNCHER_VIEW, RELAY_VIEW};
 use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
@@ -68,6 +69,9 @@ pub enum MavenError {
         "the warm-up build of {project} (test-compile and the tests, with network, to fill the dependency cache) failed: {tail}"
     )]
     WarmUp { project: PathBuf, tail: String },
+    /// The test JVM that Surefire asked for could not be started in its own sandbox.
+    #[error("cannot start the test JVM in its own sandbox: {0}")]
+    TestJvm(String),
     /// A file operation around a run failed.
     #[error("cannot prepare {path}")]
     Io {
@@ -416,6 +420,28 @@ impl Maven {
         policy
     }
 
+    /// How the relay starts Surefire's test JVM: the task's `java` (never a program the request
+    /// names), in a sandbox that sees `view` (the project, read-only, and its in-memory `target/`)
+    /// with the toolchain, under the test run's limits, with the containment flags forced.
+    fn test_jvm_template(&self, workspace: &Path, view: Vec<Mount>) -> JvmTemplate {
+        let policy = SandboxPolicy {
+            mounts: view,
+            network: false,
+        };
+        let mut spec = self.spec(workspace, Vec::new(), policy, self.settings.limits);
+        spec.program = self.jdk.home.join("bin/java");
+        let mut forced_env = vec![(
+            "JAVA_TOOL_OPTIONS".to_owned(),
+            JVM_CONTAINMENT_FLAGS.to_owned(),
+        )];
+        forced_env.extend(self.java_launcher_env());
+        JvmTemplate {
+            spec,
+            forced_env,
+            project: workspace.to_owned(),
+        }
+    }
+
     /// Where the repository is seen by sandboxed commands.
     pub fn repository_view(&self) -> PathBuf {
         match self.settings.sandbox {
@@ -642,7 +668,7 @@ impl Maven {
             std::io::Write::write_all(&mut out, text.as_bytes()).map_err(|e| io(&file, e))?;
             excludes_file = Some(file);
         }
-        let mut mounts = vec![
+        let mut view = vec![
             self.repository_mount(false),
             Mount::ReadOnly(workspace.to_owned()),
         ];
@@ -650,7 +676,7 @@ impl Maven {
         // module's `target/` becomes a fresh in-memory folder in which everything the build left
         // there (compiled classes, test resources) is mounted back read-only; only real folders
         // and files are, never a link, so nothing outside the workspace is exposed.
-        mounts.push(Mount::Tmpfs(target.clone()));
+        view.push(Mount::Tmpfs(target.clone()));
         for entry in std::fs::read_dir(&target)
             .map_err(|e| io(&target, e))?
             .flatten()
@@ -663,24 +689,52 @@ impl Maven {
                 .map(|m| m.is_dir() || m.is_file())
                 .unwrap_or(false);
             if is_plain {
-                mounts.push(Mount::ReadOnly(entry.path()));
+                view.push(Mount::ReadOnly(entry.path()));
             }
         }
-        mounts.push(Mount::BindAt {
-            source: reports.to_owned(),
-            target: report_mount.clone(),
-        });
-        mounts.push(Mount::Tmpfs(scratch));
-        let policy = SandboxPolicy {
-            mounts,
-            network: false,
-        };
         let mut args = vec![
             "-o".to_owned(),
             SUREFIRE_GOAL.to_owned(),
             "-Dsurefire.failIfNoSpecifiedTests=false".to_owned(),
             "-DtrimStackTrace=false".to_owned(),
         ];
+        let mut mounts = view.clone();
+        mounts.push(Mount::BindAt {
+            source: reports.to_owned(),
+            target: report_mount.clone(),
+        });
+        // Sandboxed, the test JVM runs in a sandbox of its own (see `fork_relay`): it sees the
+        // same project, `target/` and Surefire scratch folder, and neither the reports nor Maven.
+        let relay = match self.settings.sandbox {
+            SandboxKind::Bubblewrap => {
+                let beside = reports.parent().unwrap_or(Path::new("/tmp"));
+                let template = self.test_jvm_template(workspace, view);
+                let relay = ForkRelay::start(template, &self.jdk.home, beside, &scratch)
+                    .map_err(|e| io(beside, e))?;
+                mounts.push(Mount::BindAt {
+                    source: relay.scratch(),
+                    target: scratch,
+                });
+                mounts.push(Mount::BindAt {
+                    source: relay.requests(),
+                    target: RELAY_VIEW.into(),
+                });
+                mounts.push(Mount::ReadOnlyAt {
+                    source: relay.launcher(),
+                    target: LAUNCHER_VIEW.into(),
+                });
+                args.push(format!("-Djvm={LAUNCHER_VIEW}/bin/java"));
+                Some(relay)
+            }
+            SandboxKind::None => {
+                mounts.push(Mount::Tmpfs(scratch));
+                None
+            }
+        };
+        let policy = SandboxPolicy {
+            mounts,
+            network: false,
+        };
         if let Some(filter) = selection.surefire_filter() {
             args.push(format!("-Dtest={filter}"));
         }
@@ -696,6 +750,14 @@ impl Maven {
             }
         };
         let result = run(&self.spec(workspace, args, policy, self.settings.limits))?;
+        let mut enforcement = result.enforcement.clone();
+        if let Some(relay) = relay {
+            let relayed = relay.finish();
+            if let Some(failure) = relayed.failures.first() {
+                return Err(MavenError::TestJvm(failure.clone()));
+            }
+            enforcement = format!("{enforcement}; {}", relayed.describe());
+        }
         // A killed run's reports are partial; none of them is trusted. Reports that cannot be
         // read were written by the code under test: evidence, not an infrastructure failure.
         let (cases, unusable_reports) = if matches!(result.exit, ExitKind::Code(_)) {
@@ -711,7 +773,7 @@ impl Maven {
             cases,
             log: combined_log(&result),
             wall: result.wall,
-            enforcement: result.enforcement,
+            enforcement,
             tree_gone: result.tree_gone,
             unusable_reports,
         })

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -386,34 +386,18 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         program: program.to_string_lossy().into_owned(),
         source,
     };
-    let mut polls: u64 = 0;
-    let exit = loop {
-        if let Some(status) = child.try_wait().map_err(wait_error)? {
-            break match (
-                status.code(),
-                std::os::unix::process::ExitStatusExt::signal(&status),
-            ) {
-                (Some(code), _) => ExitKind::Code(code),
-                (None, Some(signal)) => ExitKind::Signal(signal),
-                (None, None) => ExitKind::Signal(0),
-            };
-        }
-        if started.elapsed() >= spec.limits.wall {
-            kill_tree(&mut child, cgroup.as_deref());
-            break ExitKind::TimedOut;
-        }
-        if printed.load(Ordering::Relaxed) > spec.limits.output_bytes {
-            kill_tree(&mut child, cgroup.as_deref());
-            break ExitKind::OutputLimit;
-        }
-        polls += 1;
-        // statvfs is cheap, but not free: every 100 ms is soon enough to stop a runaway writer.
-        if polls.is_multiple_of(5) && disk.exceeded(&spec.limits) {
-            kill_tree(&mut child, cgroup.as_deref());
-            break ExitKind::DiskLimit;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let exit = supervise(
+        &mut child,
+        cgroup.as_deref(),
+        &spec.limits,
+        &disk,
+        started,
+        || {
+            (printed.load(Ordering::Relaxed) > spec.limits.output_bytes)
+                .then_some(ExitKind::OutputLimit)
+        },
+    )
+    .map_err(wait_error)?;
     let wall = started.elapsed();
     // Whatever the command left running (a daemon, a forked JVM) goes with it.
     kill_tree(&mut child, cgroup.as_deref());
@@ -428,6 +412,106 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         enforcement,
         tree_gone,
     })
+}
+
+/// Waits for `child` to end, killing its tree when it runs past its wall-clock limit or fills the
+/// disk past its limit, or when `stop` names a reason to end it.
+fn supervise(
+    child: &mut Child,
+    cgroup: Option<&Cgroup>,
+    limits: &Limits,
+    disk: &DiskWatch,
+    started: Instant,
+    stop: impl Fn() -> Option<ExitKind>,
+) -> std::io::Result<ExitKind> {
+    let mut polls: u64 = 0;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(
+                match (
+                    status.code(),
+                    std::os::unix::process::ExitStatusExt::signal(&status),
+                ) {
+                    (Some(code), _) => ExitKind::Code(code),
+                    (None, Some(signal)) => ExitKind::Signal(signal),
+                    (None, None) => ExitKind::Signal(0),
+                },
+            );
+        }
+        if started.elapsed() >= limits.wall {
+            kill_tree(child, cgroup);
+            return Ok(ExitKind::TimedOut);
+        }
+        if let Some(end) = stop() {
+            kill_tree(child, cgroup);
+            return Ok(end);
+        }
+        polls += 1;
+        // statvfs is cheap, but not free: every 100 ms is soon enough to stop a runaway writer.
+        if polls.is_multiple_of(5) && disk.exceeded(limits) {
+            kill_tree(child, cgroup);
+            return Ok(ExitKind::DiskLimit);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// How a command run with [`run_attached`] ended, and what its sandbox enforced.
+#[derive(Debug, Clone)]
+pub(crate) struct AttachedEnd {
+    pub(crate) exit: ExitKind,
+    pub(crate) enforcement: String,
+}
+
+/// Runs a command whose standard streams are the given descriptors (another process reads and
+/// writes them; nothing is captured here), under the spec's limits except the output cap, until it
+/// ends or `cancelled` turns true (then it is killed with its tree and counts as timed out).
+pub(crate) fn run_attached(
+    spec: &RunSpec,
+    streams: [std::os::fd::OwnedFd; 3],
+    cancelled: &AtomicBool,
+) -> Result<AttachedEnd, ProcessError> {
+    let Prepared {
+        mut command,
+        program,
+        cgroup,
+        enforcement,
+        disk,
+        inherited,
+    } = prepare(spec)?;
+    let [input, output, errors] = streams;
+    command
+        .stdin(Stdio::from(input))
+        .stdout(Stdio::from(output))
+        .stderr(Stdio::from(errors));
+    let started = Instant::now();
+    let spawned = command.spawn();
+    // The child has its copies of the streams and seccomp descriptors; the parent's go, so that
+    // the readers of its output see the end of it when it ends.
+    drop(command);
+    drop(inherited);
+    let mut child = spawned.map_err(|source| ProcessError::Spawn {
+        program: program.to_string_lossy().into_owned(),
+        source,
+    })?;
+    let exit = supervise(
+        &mut child,
+        cgroup.as_deref(),
+        &spec.limits,
+        &disk,
+        started,
+        || {
+            cancelled
+                .load(Ordering::SeqCst)
+                .then_some(ExitKind::TimedOut)
+        },
+    )
+    .map_err(|source| ProcessError::Wait {
+        program: program.to_string_lossy().into_owned(),
+        source,
+    })?;
+    kill_tree(&mut child, cgroup.as_deref());
+    Ok(AttachedEnd { exit, enforcement })
 }
 
 pub(crate) fn kill_tree(child: &mut Child, cgroup: Option<&Cgroup>) {

@@ -41,8 +41,9 @@ pub enum Mount {
     Tmpfs(PathBuf),
     /// A host program, replaced at its own path by an execute-only copy. The kernel marks a
     /// process started from a file it may not read as not dumpable, and other processes of the
-    /// same user then cannot open its `/proc/PID/mem` (ptrace is refused anyway): this is how
-    /// Maven's JVM is kept out of reach of the test JVM it forks, which shares its pid namespace.
+    /// same user then cannot open its `/proc/PID/mem` (ptrace is refused anyway). The test JVM
+    /// runs in a sandbox of its own (see `fork_relay`); this keeps every JVM's memory closed to the
+    /// other processes of its own sandbox as well.
     ExecuteOnly(PathBuf),
 }
 
