@@ -72,9 +72,8 @@ pub struct ValidationOptions {
     #[arg(long)]
     pub keep_workspaces: bool,
     /// The validation engine (`throughput` takes a list to compare). Fast is the default: it
-    /// agrees with Maven on every demo and adversarial fixture except where Maven's own report
-    /// files or process are attacked (ARCHITECTURE.md), and Maven confirms every fast Plausible
-    /// and RegressionBroken.
+    /// agrees with Maven on every demo and adversarial fixture (ARCHITECTURE.md), and Maven
+    /// confirms every fast Plausible and RegressionBroken.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "fast")]
     pub engine: Vec<EngineArg>,
     /// Fast engine: the share (0 to 1) of non-Plausible verdicts also re-checked with Maven.
