@@ -130,16 +130,16 @@ impl FastOracle {
         })
     }
 
+    /// Maven's verdict on a candidate the fast path hands over, settled by [`settle_fallback`].
     fn fallback(
         &self,
         prepared: &PreparedTask,
         candidate: &Candidate,
         slot: &str,
-        why: String,
+        why: Fallback,
     ) -> Result<Verdict, ValidateError> {
-        let mut verdict = self.maven.validate(prepared, candidate, slot)?;
-        verdict.engine.fallback = Some(why);
-        Ok(verdict)
+        let verdict = self.maven.validate(prepared, candidate, slot)?;
+        Ok(settle_fallback(verdict, why))
     }
 
     fn sampled(&self, task: &Task, candidate: &Candidate) -> bool {
@@ -242,6 +242,77 @@ impl FastOracle {
         }
         Ok((reply, enforcement))
     }
+}
+
+/// Why the fast path handed a candidate to Maven, and whether the candidate could have chosen it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Fallback {
+    /// The fast path does not take the task (it was not warmed up for it, or cannot run its
+    /// tests): every candidate of the task goes to Maven, whatever it contains.
+    Task(String),
+    /// Something in this candidate: it deletes or moves a file, changes a file that is not Java
+    /// under `src/main/java`, changes an API that the project's sources then do not compile
+    /// against in memory, or defines a class in a framework package. A candidate can do any of
+    /// these on purpose.
+    Candidate(String),
+}
+
+impl Fallback {
+    fn reason(&self) -> &str {
+        match self {
+            Self::Task(why) | Self::Candidate(why) => why,
+        }
+    }
+}
+
+/// The verdict of a candidate the fast path handed to Maven, from Maven's verdict on it.
+///
+/// A Maven `Plausible` rests on Surefire's event stream and report files, which the forked test
+/// JVM, running the candidate's code, can write itself. Where the fast path takes the task, the
+/// helper's authenticated channel and a Maven run together back every `Plausible`; a candidate
+/// that steers itself off the fast path would otherwise get a `Plausible` that only the forgeable
+/// channel backs. So such a `Plausible` is `Indeterminate`, Maven's evidence kept (its tests and
+/// phases stay in the verdict). A task the fast path does not take at all keeps Maven's verdict,
+/// as under `--engine maven` (ARCHITECTURE.md says what remains possible there). Other outcomes
+/// are kept: no other outcome is a pass, and a forged failure is the tested code's own loss.
+fn settle_fallback(mut verdict: Verdict, why: Fallback) -> Verdict {
+    if verdict.outcome == Outcome::Plausible
+        && let Fallback::Candidate(reason) = &why
+    {
+        verdict.outcome = Outcome::Indeterminate;
+        verdict.reason = format!(
+            "Plausible by Surefire's channel alone, which the tested code can forge; the fast \
+             path could not confirm it: {reason}"
+        );
+    }
+    verdict.engine.fallback = Some(why.reason().to_owned());
+    verdict
+}
+
+/// Maven's verdict on a candidate both engines judged (its `cross_check` filled in), as stored.
+///
+/// Maven's verdict counts, with one exception: a `Plausible` where the fast path, on its
+/// authenticated channel, did not see the PoV tests pass (a sampled `PovFailing`, `Uncompilable`,
+/// `Timeout` …). Such a `Plausible` rests on Surefire's channel alone, which the tested code can
+/// write, and a candidate can be varied until its hash falls in the re-check sample; so it is
+/// `Indeterminate`, both views kept. A fast `RegressionBroken` that Maven finds `Plausible` keeps
+/// Maven's verdict: the PoV tests passed on both channels, and only the regression suite, in the
+/// environment the fast path imitates, disagreed.
+fn settle_cross_check(mut verdict: Verdict) -> Verdict {
+    let Some(check) = &verdict.engine.cross_check else {
+        return verdict;
+    };
+    if verdict.outcome == Outcome::Plausible
+        && !matches!(check.fast, Outcome::Plausible | Outcome::RegressionBroken)
+    {
+        verdict.outcome = Outcome::Indeterminate;
+        verdict.reason = format!(
+            "Plausible by Surefire's channel alone, which the tested code can forge; the fast \
+             path found {}: {}",
+            check.fast, check.fast_reason
+        );
+    }
+    verdict
 }
 
 /// The regression tests of a task as its baseline leaves them, as the Maven oracle selects them:
@@ -730,15 +801,19 @@ impl Oracle for FastOracle {
             .cloned();
         let (state, build) = match build {
             Some((state, Ok(build))) => (state, build),
-            Some((_, Err(why))) => return self.fallback(prepared, candidate, slot, why),
+            Some((_, Err(why))) => {
+                return self.fallback(prepared, candidate, slot, Fallback::Task(why));
+            }
             None => {
                 let why = "the task was not warmed up for the fast path".to_owned();
-                return self.fallback(prepared, candidate, slot, why);
+                return self.fallback(prepared, candidate, slot, Fallback::Task(why));
             }
         };
         let files = match touched_files(task, candidate) {
             Ok(files) => files,
-            Err(why) => return self.fallback(prepared, candidate, slot, why),
+            Err(why) => {
+                return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
+            }
         };
         // `module = "."` is the project root: compare without the `./`.
         let main_root: PathBuf = Path::new(&task.build.module)
@@ -754,7 +829,7 @@ impl Oracle for FastOracle {
                 "the candidate changes {other}, which is not a Java file under {}",
                 main_root.display()
             );
-            return self.fallback(prepared, candidate, slot, why);
+            return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
         }
         // The fast workspace holds only the changed files, so the candidate is first checked
         // against the whole task state, as Maven's full copy would (a path through an existing
@@ -869,7 +944,8 @@ impl Oracle for FastOracle {
             }
         }
         if let Some(why) = reply.fallback.clone() {
-            return self.fallback(prepared, candidate, slot, why);
+            // Every reason the helper gives is about this candidate's files (see `Fallback`).
+            return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
         }
         let impact = impact.into_inner();
         let fast = judge_reply(
@@ -912,7 +988,7 @@ impl Oracle for FastOracle {
             maven: maven.outcome,
         });
         maven.wall = started.elapsed();
-        Ok(maven)
+        Ok(settle_cross_check(maven))
     }
 }
 
@@ -922,6 +998,150 @@ mod tests {
     use avrlab_exec::{Limits, MavenSettings, SandboxKind};
 
     use super::*;
+
+    /// Maven's verdict on a handed-over candidate, with the evidence a Maven run leaves.
+    fn maven_verdict(outcome: Outcome) -> Verdict {
+        let mut verdict = Verdict::undecided("maven");
+        verdict.outcome = outcome;
+        verdict.reason = "all 1 oracle tests passed".into();
+        verdict.tests.push(crate::outcome::TestRecord {
+            phase: Phase::Pov,
+            class: "com.example.PovTest".into(),
+            method: "blocksTheAttack".into(),
+            status: avrlab_exec::TestStatus::Passed,
+            seconds: 0.1,
+            message: String::new(),
+        });
+        verdict.phases.push(PhaseRecord {
+            phase: Phase::Pov,
+            wall: Duration::from_secs(3),
+            exit: "exit 0".into(),
+            log_excerpt: "Tests run: 1, Failures: 0".into(),
+            enforcement: "bubblewrap".into(),
+        });
+        verdict
+    }
+
+    /// A candidate that steers itself off the fast path (here: it changes a resource) would
+    /// otherwise be Plausible on Surefire's channel alone, which its own code can write: it is
+    /// Indeterminate, says why, and keeps Maven's evidence.
+    #[test]
+    fn a_plausible_after_a_fallback_the_candidate_caused_is_not_trusted() {
+        let why = "the candidate changes src/main/resources/a.properties, which is not a Java \
+                   file under src/main/java";
+        let verdict = settle_fallback(
+            maven_verdict(Outcome::Plausible),
+            Fallback::Candidate(why.into()),
+        );
+        assert_eq!(verdict.outcome, Outcome::Indeterminate);
+        assert!(
+            verdict.reason.starts_with(
+                "Plausible by Surefire's channel alone, which the tested code can forge; the fast \
+                 path could not confirm it: the candidate changes src/main/resources/a.properties"
+            ),
+            "{}",
+            verdict.reason
+        );
+        assert_eq!(verdict.engine.fallback.as_deref(), Some(why));
+        assert_eq!(verdict.engine.engine, "maven");
+        assert_eq!(verdict.tests.len(), 1, "Maven's test results are kept");
+        assert_eq!(verdict.phases.len(), 1, "Maven's phase logs are kept");
+    }
+
+    /// Only a pass is withheld: every other outcome of Maven stands after a candidate's fallback
+    /// (a forged failure is the tested code's own loss), with the reason for the fallback kept.
+    #[test]
+    fn other_outcomes_after_a_candidate_fallback_keep_mavens_verdict() {
+        for outcome in Outcome::ALL
+            .into_iter()
+            .filter(|o| *o != Outcome::Plausible)
+        {
+            let verdict = settle_fallback(
+                maven_verdict(outcome),
+                Fallback::Candidate("the candidate deletes or moves A.java".into()),
+            );
+            assert_eq!(verdict.outcome, outcome);
+            assert_eq!(verdict.reason, "all 1 oracle tests passed");
+            assert_eq!(
+                verdict.engine.fallback.as_deref(),
+                Some("the candidate deletes or moves A.java")
+            );
+        }
+    }
+
+    /// A task the fast path does not take at all keeps Maven's verdict, Plausible included: no
+    /// candidate chose that route (as under `--engine maven`).
+    #[test]
+    fn a_task_fallback_keeps_mavens_plausible() {
+        let verdict = settle_fallback(
+            maven_verdict(Outcome::Plausible),
+            Fallback::Task("the project has no JUnit Platform or JUnit 4".into()),
+        );
+        assert_eq!(verdict.outcome, Outcome::Plausible);
+        assert_eq!(verdict.reason, "all 1 oracle tests passed");
+        assert_eq!(
+            verdict.engine.fallback.as_deref(),
+            Some("the project has no JUnit Platform or JUnit 4")
+        );
+    }
+
+    /// Maven's verdict after a re-check, with the fast path's view next to it.
+    fn checked(kind: CheckKind, fast: Outcome, maven: Outcome) -> Verdict {
+        let mut verdict = maven_verdict(maven);
+        verdict.engine.cross_check = Some(CrossCheck {
+            kind,
+            fast,
+            fast_reason: "the PoV test failed".into(),
+            maven,
+        });
+        verdict
+    }
+
+    /// A sampled candidate whose PoV test failed on the authenticated channel, but which Maven
+    /// finds Plausible, is not Plausible: only Surefire's channel, which the candidate's code can
+    /// write, says so. Both views stay in the cross-check.
+    #[test]
+    fn a_maven_plausible_the_fast_path_did_not_see_is_not_trusted() {
+        for fast in [
+            Outcome::PovFailing,
+            Outcome::Uncompilable,
+            Outcome::Timeout,
+            Outcome::Indeterminate,
+        ] {
+            let verdict = settle_cross_check(checked(CheckKind::Sample, fast, Outcome::Plausible));
+            assert_eq!(verdict.outcome, Outcome::Indeterminate, "fast {fast}");
+            assert_eq!(
+                verdict.reason,
+                format!(
+                    "Plausible by Surefire's channel alone, which the tested code can forge; the \
+                     fast path found {fast}: the PoV test failed"
+                )
+            );
+            let check = verdict.engine.cross_check.expect("kept");
+            assert_eq!((check.fast, check.maven), (fast, Outcome::Plausible));
+        }
+    }
+
+    /// Where the fast path saw the PoV tests pass, Maven's verdict is the one stored, whichever it
+    /// is; and a Maven verdict other than Plausible always stands.
+    #[test]
+    fn mavens_verdict_stands_where_the_fast_path_saw_the_pov_pass_or_maven_found_no_pass() {
+        for fast in [Outcome::Plausible, Outcome::RegressionBroken] {
+            for maven in Outcome::ALL {
+                let verdict = settle_cross_check(checked(CheckKind::Confirmation, fast, maven));
+                assert_eq!(verdict.outcome, maven, "fast {fast}, maven {maven}");
+                assert_eq!(verdict.reason, "all 1 oracle tests passed");
+            }
+        }
+        for maven in Outcome::ALL
+            .into_iter()
+            .filter(|o| *o != Outcome::Plausible)
+        {
+            let verdict =
+                settle_cross_check(checked(CheckKind::Sample, Outcome::PovFailing, maven));
+            assert_eq!(verdict.outcome, maven);
+        }
+    }
 
     /// A kept build records its classpath as the sandbox showed the repository; one made without
     /// a sandbox (host paths) must never be loaded by a sandboxed run, nor the other way round.

@@ -1,10 +1,11 @@
 //! The containment suite: hostile candidates (main-source Java changes only) against one demo
 //! task, validated in one run with two workers, then the task's reference fix in the same run.
 //! Run as root and as an unprivileged user (`nobody`, through `setpriv`). Every candidate gets its
-//! expected outcome and none is Plausible; host canaries (files, a secret, UNIX sockets, a TCP
-//! port, an environment key) show that nothing outside the workspace was written, read into the
-//! logs or reached; no process, work folder or cgroup is left; the dependency cache is unchanged;
-//! avrlab's own memory and CPU time stay bounded.
+//! expected outcome and none is Plausible on the fast engine (on the Maven engine, only those that
+//! `expected.toml` marks as a known limit of Maven's channel); host canaries (files, a secret,
+//! UNIX sockets, a TCP port, an environment key) show that nothing outside the workspace was
+//! written, read into the logs or reached; no process, work folder or cgroup is left; the
+//! dependency cache is unchanged; avrlab's own memory and CPU time stay bounded.
 
 use std::collections::BTreeMap;
 use std::io::{ErrorKind, Read};
@@ -39,12 +40,18 @@ const CPU_LIMIT_SECONDS: f64 = 120.0;
 const WATCHDOG: Duration = Duration::from_secs(1500);
 
 /// What a candidate must get: one outcome on both engines, or one per engine where they cannot
-/// agree (each such case explained in `expected.toml`).
+/// agree (each such case explained in `expected.toml`). `maven_limit` names a known limit of
+/// the Maven engine that lets the candidate's own code forge Maven's `Plausible`; only such an
+/// entry may expect `Plausible`, and only on Maven (ARCHITECTURE.md, Known limits).
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 enum Expected {
     Both(String),
-    PerEngine { fast: String, maven: String },
+    PerEngine {
+        fast: String,
+        maven: String,
+        maven_limit: Option<String>,
+    },
 }
 
 /// The hostile candidates and their expected outcomes on `engine` (`fast` or `maven`).
@@ -55,21 +62,25 @@ fn hostile(engine: &str) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for (task, candidates) in expected {
         for (label, expected) in candidates {
-            let outcome = match expected {
-                Expected::Both(outcome) => outcome,
-                Expected::PerEngine { fast, maven } => {
+            let (outcome, limit) = match expected {
+                Expected::Both(outcome) => (outcome, None),
+                Expected::PerEngine {
+                    fast,
+                    maven,
+                    maven_limit,
+                } => {
                     if engine == "fast" {
-                        fast
+                        (fast, None)
                     } else {
-                        maven
+                        (maven, maven_limit)
                     }
                 }
             };
             let diff = std::fs::read_to_string(dir.join(&task).join(format!("{label}.diff")))
                 .unwrap_or_else(|e| panic!("{task}/{label}.diff: {e}"));
-            assert_ne!(
-                outcome, "Plausible",
-                "{label}: no hostile candidate is Plausible"
+            assert!(
+                outcome != "Plausible" || limit.is_some(),
+                "{label}: no hostile candidate is Plausible on the {engine} engine"
             );
             out.push((label, diff, outcome));
         }

@@ -72,8 +72,9 @@ pub struct ValidationOptions {
     #[arg(long)]
     pub keep_workspaces: bool,
     /// The validation engine (`throughput` takes a list to compare). Fast is the default: it
-    /// agrees with Maven on every demo and adversarial fixture (ARCHITECTURE.md), and Maven
-    /// confirms every fast Plausible and RegressionBroken.
+    /// agrees with Maven on every demo and adversarial fixture but one, a forged Plausible that
+    /// only the fast engine withholds (ARCHITECTURE.md), and Maven confirms every fast Plausible
+    /// and RegressionBroken.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "fast")]
     pub engine: Vec<EngineArg>,
     /// Fast engine: the share (0 to 1) of non-Plausible verdicts also re-checked with Maven.
