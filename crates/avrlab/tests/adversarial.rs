@@ -1,8 +1,10 @@
 //! The containment suite: hostile candidates (main-source Java changes only) against one demo
 //! task, validated in one run with two workers, then the task's reference fix in the same run.
 //! Run as root and as an unprivileged user (`nobody`, through `setpriv`). Every candidate gets its
-//! expected outcome and none is Plausible on the fast engine (on the Maven engine, only those that
-//! `expected.toml` marks as a known limit of Maven's channel); host canaries (files, a secret,
+//! expected outcome and none is Plausible on the fast engine, the default (by hand on the Maven
+//! engine alone, only those that `expected.toml` marks as a known limit of Maven's channel). As
+//! the unprivileged user every candidate is also judged by Maven (a re-check sample of 1: Maven's
+//! verdict counts, and a Plausible needs the fast path's channel too). Host canaries (files, a secret,
 //! UNIX sockets, a TCP port, an environment key) show that nothing outside the workspace was
 //! written, read into the logs or reached; no process, work folder or cgroup is left; the
 //! dependency cache is unchanged; avrlab's own memory and CPU time stay bounded.
@@ -227,7 +229,7 @@ fn cgroups_named_avrlab() -> Vec<String> {
     clippy::print_stderr,
     reason = "the suite reports what it measured and left out"
 )]
-fn run_suite(uid: Option<u32>, engine: &str) {
+fn run_suite(uid: Option<u32>, engine: &str, recheck_sample: &str) {
     let _lock = heavy();
     let tag = uid.map_or("root".to_owned(), |u| u.to_string());
     let dir = tempfile::tempdir().unwrap();
@@ -272,10 +274,10 @@ fn run_suite(uid: Option<u32>, engine: &str) {
         "--allow-apply-failures",
         "--engine",
         engine,
-        // The fast engine's own verdicts are what the suite checks: no sampled Maven re-checks
-        // (every Plausible is still confirmed).
+        // 0: the fast engine's own verdicts are what the suite checks (every Plausible is still
+        // confirmed by Maven); 1: Maven judges every candidate the fast path also judged.
         "--recheck-sample",
-        "0",
+        recheck_sample,
         "--workers",
         "2",
         "--timeout",
@@ -366,6 +368,23 @@ fn run_suite(uid: Option<u32>, engine: &str) {
     }
 
     let db = rusqlite::Connection::open(&store).unwrap();
+    if recheck_sample == "1" {
+        // Every candidate that got as far as running code was judged by Maven too.
+        let unjudged: Vec<String> = db
+            .prepare(
+                "SELECT v.candidate_id FROM verdicts v JOIN engines e
+                   ON e.run_id = v.run_id AND e.candidate_id = v.candidate_id
+                 WHERE v.outcome != 'ApplyFailed' AND e.engine != 'maven'",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        if !unjudged.is_empty() {
+            problems.push(format!("not judged by Maven: {unjudged:?}"));
+        }
+    }
     let mut logs = db.prepare("SELECT candidate_id, log FROM phases").unwrap();
     let rows: Vec<(String, String)> = logs
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -507,25 +526,21 @@ fn chown_tree(root: &Path, uid: u32) {
     }
 }
 
-// One engine per user keeps CI time in bounds while every hostile candidate meets both engines:
-// root (with cgroups, so the memory and fork-bomb candidates too) on the fast engine, the default,
-// and the unprivileged user on Maven.
+// One run per user keeps CI time in bounds while every hostile candidate meets both engines:
+// root (with cgroups, so the memory and fork-bomb candidates too) on the fast engine as it runs by
+// default, and the unprivileged user on the fast engine with every candidate re-checked by Maven
+// (each test JVM of Maven's then runs in its own sandbox as that user).
 #[test]
 fn hostile_candidates_as_root_on_the_fast_engine_get_their_outcomes_and_the_host_is_untouched() {
-    run_suite(None, "fast");
+    run_suite(None, "fast", "0");
 }
 
 #[test]
-fn hostile_candidates_as_an_unprivileged_user_on_maven_get_their_outcomes_and_the_host_is_untouched()
+fn hostile_candidates_as_an_unprivileged_user_judged_by_maven_too_get_their_outcomes_and_the_host_is_untouched()
  {
-    run_suite(Some(65534), engine_for_unprivileged());
-}
-
-/// `maven`, unless `AVRLAB_ADVERSARIAL_UNPRIVILEGED_ENGINE` names the other engine (to run the
-/// unprivileged suite on the fast engine by hand).
-fn engine_for_unprivileged() -> &'static str {
     match std::env::var("AVRLAB_ADVERSARIAL_UNPRIVILEGED_ENGINE").as_deref() {
-        Ok("fast") => "fast",
-        _ => "maven",
+        // By hand: Maven alone, where `expected.toml`'s known limits show.
+        Ok("maven") => run_suite(Some(65534), "maven", "0"),
+        _ => run_suite(Some(65534), "fast", "1"),
     }
 }
