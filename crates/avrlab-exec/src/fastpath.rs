@@ -312,6 +312,15 @@ impl Maven {
                 self.jdk().major
             ))));
         }
+        if let Some(reactor) = self.reactor(project) {
+            // The resident validator compiles changed files under the tested module only and runs
+            // against a classpath resolved once; a sibling's classes live in each workspace. Every
+            // candidate of such a task goes to Maven, which builds the siblings in the reactor.
+            return Ok(Err(Unsupported(format!(
+                "the fast path does not build sibling modules yet ({})",
+                reactor.describe()
+            ))));
+        }
         let module = project.join(self.module());
         let classpath_file = module.join("target").join("avrlab-test-classpath.txt");
         let policy = SandboxPolicy {

@@ -13,6 +13,7 @@ mod jdk;
 mod levels;
 mod maven;
 mod process;
+mod reactor;
 mod removal;
 mod resident;
 mod sandbox;
@@ -34,6 +35,7 @@ pub use maven::{
     adapt_build_files, compiler_diagnostics,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
+pub use reactor::{Reactor, reactor_for};
 pub use removal::{RemovalError, remove_tree};
 pub use resident::{ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};

@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::fork_relay::{ForkRelay, JvmTemplate, LAUNCHER_VIEW, RELAY_VIEW};
 use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
+use crate::reactor::{Reactor, reactor_for};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
 use crate::surefire::{TestCaseResult, read_reports};
 
@@ -391,6 +392,36 @@ impl Maven {
         }
     }
 
+    /// How the tested module of `dir` is built: through the reactor from the project root when
+    /// it depends on a sibling module (see `reactor`), else from its own folder.
+    pub fn reactor(&self, dir: &Path) -> Option<Reactor> {
+        reactor_for(dir, &self.module)
+    }
+
+    /// [`Self::spec`] for a Maven command on the tested module: from the project root with
+    /// `-pl <module> -am` when it is built through the reactor.
+    fn module_spec(
+        &self,
+        dir: &Path,
+        args: Vec<String>,
+        policy: SandboxPolicy,
+        limits: Limits,
+        reactor: Option<&Reactor>,
+    ) -> RunSpec {
+        let Some(reactor) = reactor else {
+            return self.spec(dir, args, policy, limits);
+        };
+        let mut all = vec![
+            "-pl".to_owned(),
+            reactor.module.display().to_string(),
+            "-am".to_owned(),
+        ];
+        all.extend(args);
+        let mut spec = self.spec(dir, all, policy, limits);
+        spec.cwd = dir.to_owned();
+        spec
+    }
+
     /// The policy plus the JDK and Maven installations, when they live outside `/usr` (which
     /// every sandbox sees), with the `java` launcher execute-only.
     pub(crate) fn with_toolchain(&self, mut policy: SandboxPolicy) -> SandboxPolicy {
@@ -565,7 +596,8 @@ impl Maven {
             wall: Duration::from_secs(1800),
             ..self.settings.limits
         };
-        let result = run(&self.spec(project_copy, args, policy, limits))?;
+        let reactor = self.reactor(project_copy);
+        let result = run(&self.module_spec(project_copy, args, policy, limits, reactor.as_ref()))?;
         if !result.exit.success() {
             return Err(MavenError::WarmUp {
                 project: project_copy.to_owned(),
@@ -573,7 +605,17 @@ impl Maven {
             });
         }
         let text = std::fs::read_to_string(&classpath_file).map_err(|e| io(&classpath_file, e))?;
-        let text = text.trim().to_owned();
+        let mut text = text.trim().to_owned();
+        if reactor.is_some() {
+            // The siblings' classes are the project's own, built in every workspace: they are not
+            // a library, and this copy of the project is about to go.
+            let kept: Vec<PathBuf> = std::env::split_paths(&text)
+                .filter(|p| !p.starts_with(project_copy))
+                .collect();
+            text = std::env::join_paths(kept)
+                .map(|t| t.to_string_lossy().into_owned())
+                .unwrap_or_default();
+        }
         std::fs::write(&marker, &text).map_err(|e| io(&marker, e))?;
         Ok(WarmUp {
             ran: true,
@@ -604,7 +646,15 @@ impl Maven {
         let args = ["-o", "test-compile", SUREFIRE_GOAL]
             .map(str::to_owned)
             .to_vec();
-        Ok(run(&self.spec(workspace, args, policy, self.settings.limits))?.exit)
+        let reactor = self.reactor(workspace);
+        let spec = self.module_spec(
+            workspace,
+            args,
+            policy,
+            self.settings.limits,
+            reactor.as_ref(),
+        );
+        Ok(run(&spec)?.exit)
     }
 
     /// `mvn test-compile`, offline, in the sandbox, with the workspace writable.
@@ -617,8 +667,18 @@ impl Maven {
             network: false,
         };
         let args = vec!["-o".to_owned(), "test-compile".to_owned()];
-        let result = run(&self.spec(workspace, args, policy, self.settings.limits))?;
-        let log = combined_log(&result);
+        let reactor = self.reactor(workspace);
+        let result = run(&self.module_spec(
+            workspace,
+            args,
+            policy,
+            self.settings.limits,
+            reactor.as_ref(),
+        ))?;
+        let mut log = combined_log(&result);
+        if let Some(reactor) = &reactor {
+            log = format!("[avrlab] {}\n{log}", reactor.describe());
+        }
         Ok(CompileResult {
             exit: result.exit,
             diagnostics: compiler_diagnostics(&log, workspace),
@@ -692,12 +752,33 @@ impl Maven {
                 view.push(Mount::ReadOnly(entry.path()));
             }
         }
-        let mut args = vec![
-            "-o".to_owned(),
-            SUREFIRE_GOAL.to_owned(),
-            "-Dsurefire.failIfNoSpecifiedTests=false".to_owned(),
-            "-DtrimStackTrace=false".to_owned(),
-        ];
+        let reactor = self.reactor(workspace);
+        let mut args = vec!["-o".to_owned()];
+        if let Some(reactor) = &reactor {
+            // Maven 3.8's reactor hands a sibling's `target/classes` to the tested module only
+            // when the `compile` phase ran for it in this very session; a goal alone would make
+            // Maven look for the sibling in the repository instead. So the phase runs, with the
+            // compiler and resource copying skipped (the compile step built everything already,
+            // and the workspace is read-only now). The siblings' test classes are hidden behind
+            // empty folders: their tests never run here, only the tested module's.
+            args.extend(
+                [
+                    "compile",
+                    "-Dmaven.main.skip=true",
+                    "-Dmaven.resources.skip=true",
+                ]
+                .map(str::to_owned),
+            );
+            view.extend(hidden_sibling_tests(workspace, reactor));
+        }
+        args.extend(
+            [
+                SUREFIRE_GOAL,
+                "-Dsurefire.failIfNoSpecifiedTests=false",
+                "-DtrimStackTrace=false",
+            ]
+            .map(str::to_owned),
+        );
         let mut mounts = view.clone();
         mounts.push(Mount::BindAt {
             source: reports.to_owned(),
@@ -749,7 +830,13 @@ impl Maven {
                 report_mount
             }
         };
-        let result = run(&self.spec(workspace, args, policy, self.settings.limits))?;
+        let result = run(&self.module_spec(
+            workspace,
+            args,
+            policy,
+            self.settings.limits,
+            reactor.as_ref(),
+        ))?;
         let mut enforcement = result.enforcement.clone();
         if let Some(relay) = relay {
             let relayed = relay.finish();
@@ -777,7 +864,35 @@ impl Maven {
             tree_gone: result.tree_gone,
             unusable_reports,
         })
+        .map(|mut run: TestRun| {
+            if let Some(reactor) = &reactor {
+                run.log = format!("[avrlab] {}\n{}", reactor.describe(), run.log);
+            }
+            run
+        })
     }
+}
+
+/// The mounts that hide the test classes of the project's other modules from a test run through
+/// the reactor: an empty folder over each one's `target/test-classes`, or over its whole `target/`
+/// when that is not a plain folder (a build made it something else; the sibling then has no
+/// classes either, and the candidate's own tests show it).
+fn hidden_sibling_tests(workspace: &Path, reactor: &Reactor) -> Vec<Mount> {
+    let mut hidden = Vec::new();
+    for other in &reactor.others {
+        let target = workspace.join(other).join("target");
+        let tests = target.join("test-classes");
+        let plain_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+        if !plain_dir(&target) {
+            continue;
+        }
+        match std::fs::symlink_metadata(&tests) {
+            Ok(meta) if meta.is_dir() => hidden.push(Mount::Tmpfs(tests)),
+            Ok(_) => hidden.push(Mount::Tmpfs(target)),
+            Err(_) => {}
+        }
+    }
+    hidden
 }
 
 /// An error and its causes on one line, for evidence stored with a verdict.
@@ -803,7 +918,7 @@ fn defines_arg_line(project: &Path) -> bool {
     })
 }
 
-fn walk_poms(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn walk_poms(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return found;
@@ -935,6 +1050,85 @@ mod tests {
         let own = maven.jdk().major;
         std::fs::write(dir.path().join("pom.xml"), "<source>1.5</source>").unwrap();
         assert!(adapt_build_files(dir.path(), own).unwrap().is_empty());
+    }
+
+    /// A module that needs a sibling runs from the project root with `-pl <module> -am`; one that
+    /// needs none keeps its own folder. The siblings' test classes are hidden from the test run
+    /// (their whole `target/` when the test classes are not a plain folder).
+    #[test]
+    fn a_module_with_a_sibling_runs_from_the_root_and_hides_the_siblings_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "pom.xml",
+            "<project><groupId>g</groupId><artifactId>root</artifactId></project>",
+        );
+        write(
+            "lib/pom.xml",
+            "<project><parent><groupId>g</groupId></parent><artifactId>lib</artifactId></project>",
+        );
+        write(
+            "tool/pom.xml",
+            "<project><parent><groupId>g</groupId></parent><artifactId>tool</artifactId></project>",
+        );
+        write(
+            "app/pom.xml",
+            "<project><parent><groupId>g</groupId></parent><artifactId>app</artifactId>\
+             <dependencies><dependency><groupId>g</groupId><artifactId>lib</artifactId>\
+             </dependency></dependencies></project>",
+        );
+        std::fs::create_dir_all(root.join("lib/target/test-classes")).unwrap();
+        write("tool/target/test-classes", "not a folder");
+        let maven = |module: &str| {
+            let build = BuildSpec {
+                system: avrlab_bench::BuildSystem::Maven,
+                jdk: 17,
+                module: module.into(),
+                extra_args: vec![],
+            };
+            let settings = MavenSettings {
+                mvn: "mvn".into(),
+                repository: "/nonexistent".into(),
+                sandbox: SandboxKind::None,
+                limits: Limits::default(),
+            };
+            Maven::for_build(settings, &build).unwrap()
+        };
+        let policy = SandboxPolicy {
+            mounts: vec![],
+            network: false,
+        };
+        let app = maven("app");
+        let reactor = app.reactor(root).expect("app depends on lib");
+        let spec = app.module_spec(
+            root,
+            vec!["-o".into()],
+            policy.clone(),
+            Limits::default(),
+            Some(&reactor),
+        );
+        assert_eq!(spec.cwd, root);
+        let at = spec.args.iter().position(|a| a == "-pl").unwrap();
+        assert_eq!(spec.args[at..at + 4], ["-pl", "app", "-am", "-o"]);
+        let hidden = hidden_sibling_tests(root, &reactor);
+        assert_eq!(
+            hidden,
+            [
+                Mount::Tmpfs(root.join("lib/target/test-classes")),
+                Mount::Tmpfs(root.join("tool/target")),
+            ]
+        );
+
+        let lib = maven("lib");
+        assert_eq!(lib.reactor(root), None);
+        let spec = lib.module_spec(root, vec!["-o".into()], policy, Limits::default(), None);
+        assert_eq!(spec.cwd, root.join("lib"));
+        assert!(!spec.args.iter().any(|a| a == "-pl"));
     }
 
     #[test]

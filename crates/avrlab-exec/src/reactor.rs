@@ -1,0 +1,241 @@
+//! Whether a task's tested module is built through Maven's reactor from the project root
+//! (`-pl <module> -am`): when its pom depends on another module of the same project, which is not
+//! installed in the dependency repository and must come from the reactor instead.
+//!
+//! Single-module tasks, and modules that need no sibling, keep being built from the module's own
+//! folder, exactly as before.
+
+use std::path::{Path, PathBuf};
+
+use quick_xml::events::Event;
+use quick_xml::{Reader, XmlVersion};
+
+/// A module built through the reactor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reactor {
+    /// The tested module's folder, relative to the project root, as `-pl` takes it.
+    pub module: PathBuf,
+    /// The project's modules (folders relative to the root) the tested module depends on.
+    pub siblings: Vec<PathBuf>,
+    /// Every other module folder of the project (relative), whose tests never run in a test phase.
+    pub others: Vec<PathBuf>,
+}
+
+impl Reactor {
+    /// One line for the phase logs: why the build runs from the root.
+    pub fn describe(&self) -> String {
+        let names: Vec<String> = self
+            .siblings
+            .iter()
+            .map(|s| s.display().to_string())
+            .collect();
+        format!(
+            "multi-module build: {} depends on {} of the same project, so Maven runs from the project root with -pl {} -am (the siblings come from the reactor, never from the repository)",
+            self.module.display(),
+            names.join(", "),
+            self.module.display()
+        )
+    }
+}
+
+/// The coordinates a pom declares, and the dependencies it lists.
+#[derive(Debug, Default)]
+struct Pom {
+    group: Option<String>,
+    parent_group: Option<String>,
+    artifact: Option<String>,
+    dependencies: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Pom {
+    fn group(&self) -> Option<&str> {
+        self.group.as_deref().or(self.parent_group.as_deref())
+    }
+}
+
+/// Reads the parts of a pom that decide reactor membership; `None` for a pom that is not XML.
+fn read_pom(text: &str) -> Option<Pom> {
+    let mut reader = Reader::from_str(text);
+    let mut path: Vec<String> = Vec::new();
+    let mut pom = Pom::default();
+    let mut dependency: (Option<String>, Option<String>) = (None, None);
+    loop {
+        match reader.read_event().ok()? {
+            Event::Start(start) => {
+                path.push(start.local_name().as_ref().to_owned());
+                if path == ["project", "dependencies", "dependency"] {
+                    dependency = (None, None);
+                }
+            }
+            Event::End(_) => {
+                if path == ["project", "dependencies", "dependency"] {
+                    pom.dependencies.push(std::mem::take(&mut dependency));
+                }
+                path.pop();
+            }
+            Event::Text(text) => {
+                let value = text.xml_content(XmlVersion::Implicit1_0).trim().to_owned();
+                let at: Vec<&str> = path.iter().map(String::as_str).collect();
+                match at.as_slice() {
+                    ["project", "groupId"] => pom.group = Some(value),
+                    ["project", "artifactId"] => pom.artifact = Some(value),
+                    ["project", "parent", "groupId"] => pom.parent_group = Some(value),
+                    ["project", "dependencies", "dependency", "groupId"] => {
+                        dependency.0 = Some(value);
+                    }
+                    ["project", "dependencies", "dependency", "artifactId"] => {
+                        dependency.1 = Some(value);
+                    }
+                    _ => {}
+                }
+            }
+            Event::Eof => return Some(pom),
+            _ => {}
+        }
+    }
+}
+
+/// Decides how `module` of `project` is built: `None` (from the module's folder) unless the
+/// module is not the root, the root has a pom, and the module's pom depends on the artifact of
+/// another pom of the project (same artifact id, and the same group id or one written as the
+/// project's own).
+pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
+    let module: PathBuf = module
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if module.as_os_str().is_empty() || !project.join("pom.xml").is_file() {
+        return None;
+    }
+    let mut modules: Vec<(PathBuf, Pom)> = Vec::new();
+    for pom_path in crate::maven::walk_poms(project) {
+        let Some(dir) = pom_path
+            .parent()
+            .and_then(|d| d.strip_prefix(project).ok())
+            .map(Path::to_owned)
+        else {
+            continue;
+        };
+        let Some(pom) = std::fs::read_to_string(&pom_path)
+            .ok()
+            .and_then(|t| read_pom(&t))
+        else {
+            continue;
+        };
+        modules.push((dir, pom));
+    }
+    let (_, tested_pom) = modules.iter().find(|(dir, _)| *dir == module)?;
+    let tested = tested_pom.group();
+    // A dependency's group written as the project's own (or left out) is the tested module's.
+    let own_group = |group: &Option<String>| -> Option<String> {
+        match group.as_deref() {
+            Some("${project.groupId}" | "${project.parent.groupId}") | None => {
+                tested.map(str::to_owned)
+            }
+            Some(other) => Some(other.to_owned()),
+        }
+    };
+    let mut siblings: Vec<PathBuf> = modules
+        .iter()
+        .filter(|(dir, _)| *dir != module)
+        .filter(|(_, pom)| {
+            tested_pom.dependencies.iter().any(|(group, artifact)| {
+                artifact.is_some()
+                    && *artifact == pom.artifact
+                    && own_group(group).as_deref() == pom.group()
+            })
+        })
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    if siblings.is_empty() {
+        return None;
+    }
+    siblings.sort();
+    let mut others: Vec<PathBuf> = modules
+        .into_iter()
+        .map(|(dir, _)| dir)
+        .filter(|dir| *dir != module)
+        .collect();
+    others.sort();
+    Some(Reactor {
+        module,
+        siblings,
+        others,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    const ROOT: &str = "<project><groupId>g</groupId><artifactId>root</artifactId>\
+        <modules><module>lib</module><module>app</module></modules></project>";
+    const LIB: &str = "<project><parent><groupId>g</groupId><artifactId>root</artifactId></parent>\
+        <artifactId>lib</artifactId><dependencies><dependency><groupId>junit</groupId>\
+        <artifactId>junit</artifactId></dependency></dependencies></project>";
+
+    fn app(group: &str, artifact: &str) -> String {
+        format!(
+            "<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><parent><groupId>g</groupId>\
+             <artifactId>root</artifactId></parent><artifactId>app</artifactId>\
+             <dependencyManagement><dependencies><dependency><groupId>g</groupId>\
+             <artifactId>root</artifactId></dependency></dependencies></dependencyManagement>\
+             <dependencies><dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>\
+             </dependency></dependencies></project>"
+        )
+    }
+
+    /// Each case: the tested module's dependency (group, artifact), the module named by the task,
+    /// and the siblings expected to come from the reactor (none: built from the module's folder).
+    #[test]
+    fn a_module_goes_through_the_reactor_only_when_it_needs_a_sibling() {
+        let cases: &[(&str, &str, &str, Option<&[&str]>)] = &[
+            ("g", "lib", "app", Some(&["lib"])),
+            ("${project.groupId}", "lib", "./app", Some(&["lib"])),
+            // Another group's artifact of the same name is not the sibling.
+            ("other", "lib", "app", None),
+            ("junit", "junit", "app", None),
+            // The root is a single build: no reactor.
+            ("g", "lib", ".", None),
+            // A module that is not in the project.
+            ("g", "lib", "missing", None),
+            // lib depends on no sibling (a managed dependency is not a dependency).
+            ("g", "lib", "lib", None),
+        ];
+        for (group, artifact, module, expected) in cases {
+            let dir = project(&[
+                ("pom.xml", ROOT),
+                ("lib/pom.xml", LIB),
+                ("app/pom.xml", &app(group, artifact)),
+            ]);
+            let reactor = reactor_for(dir.path(), Path::new(module));
+            let siblings: Option<Vec<String>> = reactor
+                .as_ref()
+                .map(|r| r.siblings.iter().map(|s| s.display().to_string()).collect());
+            let expected: Option<Vec<String>> =
+                expected.map(|e| e.iter().map(|s| (*s).to_owned()).collect());
+            assert_eq!(siblings, expected, "{group}:{artifact} in {module}");
+            if let Some(reactor) = reactor {
+                assert_eq!(reactor.module, Path::new("app"));
+                assert_eq!(reactor.others, [PathBuf::from(""), PathBuf::from("lib")]);
+                assert!(reactor.describe().contains("-pl app -am"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_project_without_a_root_pom_is_not_a_reactor() {
+        let dir = project(&[("lib/pom.xml", LIB), ("app/pom.xml", &app("g", "lib"))]);
+        assert_eq!(reactor_for(dir.path(), Path::new("app")), None);
+    }
+}
