@@ -9,6 +9,7 @@ mod eval;
 mod fast;
 mod feature;
 mod html_report;
+mod multi_module;
 mod prompts;
 mod real;
 mod reference;
