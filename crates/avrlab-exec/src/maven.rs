@@ -926,9 +926,14 @@ pub(crate) fn walk_poms(dir: &Path) -> Vec<PathBuf> {
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
-        if path.is_dir() && !matches!(name.to_str(), Some("target" | "src" | ".git")) {
+        // The workspace was written by a build of candidate code: a link is never followed, so
+        // the walk stays inside the project.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() && !matches!(name.to_str(), Some("target" | "src" | ".git")) {
             found.extend(walk_poms(&path));
-        } else if name == "pom.xml" {
+        } else if kind.is_file() && name == "pom.xml" {
             found.push(path);
         }
     }
@@ -992,6 +997,31 @@ fn error_summary(log: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pom_walk_follows_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("pom.xml"), "<project/>").unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("module")).unwrap();
+        std::fs::write(project.join("pom.xml"), "<project/>").unwrap();
+        std::fs::write(project.join("module/pom.xml"), "<project/>").unwrap();
+        // A folder and a pom that a build left as links out of the project.
+        std::os::unix::fs::symlink(outside.path(), project.join("elsewhere")).unwrap();
+        std::fs::create_dir(project.join("other")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("pom.xml"),
+            project.join("other/pom.xml"),
+        )
+        .unwrap();
+        let mut found = walk_poms(&project);
+        found.sort();
+        assert_eq!(
+            found,
+            [project.join("module/pom.xml"), project.join("pom.xml")]
+        );
+    }
 
     /// No machine has JDK 6: a newer JDK stands in, every source/target property is set to its
     /// floor, and a pom's hard-coded level below the floor is raised while others stay.

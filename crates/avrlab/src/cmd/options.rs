@@ -221,7 +221,9 @@ impl ValidationOptions {
         };
         check_sandbox(sandbox).map_err(Failure::infrastructure)?;
         let mvn = MavenSettings::locate_mvn().map_err(Failure::infrastructure)?;
-        let repository = self.maven_repo.clone().unwrap_or_else(default_maven_repo);
+        // Absolute: the sandbox mounts these paths, and bubblewrap runs from another folder.
+        let absolute = |path: &PathBuf| std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        let repository = absolute(&self.maven_repo.clone().unwrap_or_else(default_maven_repo));
         std::fs::create_dir_all(&repository).map_err(|e| {
             Failure::infrastructure(anyhow::anyhow!(
                 "cannot create the Maven repository {}: {e}",
@@ -231,7 +233,7 @@ impl ValidationOptions {
         sweep_stale_work_dirs();
         let work = match &self.work_dir {
             Some(path) => WorkDir {
-                path: path.clone(),
+                path: absolute(path),
                 remove: false,
             },
             None => WorkDir {
