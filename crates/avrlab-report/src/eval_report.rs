@@ -531,7 +531,28 @@ mod tests {
         assert_eq!(report.cwe["b"], [79, 80]);
         let markdown = crate::render(&report, crate::ReportFormat::Markdown);
         assert!(
-            markdown.contains("| m | chat-p1 | 0 | 2 | 8 | 1 | 2 ("),
+            markdown.contains("| demo | m | chat-p1 | 0 | 2 | 8 | 1 | 2 ("),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("| task | CWE | m (chat-p1) |"),
+            "{markdown}"
+        );
+        // Rows of several benchmarks (a study's variants) are told apart in the per-task table.
+        let mut variants = report.clone();
+        let mut renamed = variants.models[0].clone();
+        renamed.benchmark = "demo (rename)".into();
+        variants.models.push(renamed);
+        for cells in variants.matrix.values_mut() {
+            cells.push(TaskCell::NotFixed);
+        }
+        let markdown = crate::render(&variants, crate::ReportFormat::Markdown);
+        assert!(
+            markdown.contains("| task | CWE | m (chat-p1, demo) | m (chat-p1, demo (rename)) |"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("| demo (rename) | m | chat-p1 |"),
             "{markdown}"
         );
         let csv = crate::render(&report, crate::ReportFormat::Csv);

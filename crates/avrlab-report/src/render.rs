@@ -48,11 +48,11 @@ fn markdown(report: &EvalReport) -> String {
     let _ = writeln!(out, "## Fixed vulnerabilities per model\n");
     let _ = writeln!(
         out,
-        "| model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer |"
+        "| benchmark | model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer |"
     );
     let _ = writeln!(
         out,
-        "|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
+        "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
     );
     for m in &report.models {
         let across = m.plausible_across_runs.map_or_else(
@@ -61,7 +61,8 @@ fn markdown(report: &EvalReport) -> String {
         );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} |",
+            m.benchmark,
             m.model,
             m.format,
             m.fl_offset,
@@ -81,10 +82,23 @@ fn markdown(report: &EvalReport) -> String {
         );
     }
     let _ = writeln!(out, "\n## Vulnerabilities fixed, per task\n");
+    // Runs of several benchmarks (a study's variants) would give columns of the same name.
+    let several = report.models.iter().any(|m| {
+        report
+            .models
+            .first()
+            .is_some_and(|f| f.benchmark != m.benchmark)
+    });
     let headers: Vec<String> = report
         .models
         .iter()
-        .map(|m| format!("{} ({})", m.model, m.format))
+        .map(|m| {
+            if several {
+                format!("{} ({}, {})", m.model, m.format, m.benchmark)
+            } else {
+                format!("{} ({})", m.model, m.format)
+            }
+        })
         .collect();
     let _ = writeln!(out, "| task | CWE | {} |", headers.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---|".repeat(headers.len()));
