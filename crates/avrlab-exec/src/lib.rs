@@ -35,7 +35,6 @@ pub use maven::{
     adapt_build_files, compiler_diagnostics,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
-pub use reactor::{Reactor, reactor_for};
 pub use removal::{RemovalError, remove_tree};
 pub use resident::{ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};

@@ -394,7 +394,7 @@ impl Maven {
 
     /// How the tested module of `dir` is built: through the reactor from the project root when
     /// it depends on a sibling module (see `reactor`), else from its own folder.
-    pub fn reactor(&self, dir: &Path) -> Option<Reactor> {
+    pub(crate) fn reactor(&self, dir: &Path) -> Option<Reactor> {
         reactor_for(dir, &self.module)
     }
 
@@ -675,10 +675,7 @@ impl Maven {
             self.settings.limits,
             reactor.as_ref(),
         ))?;
-        let mut log = combined_log(&result);
-        if let Some(reactor) = &reactor {
-            log = format!("[avrlab] {}\n{log}", reactor.describe());
-        }
+        let log = with_reactor_note(combined_log(&result), reactor.as_ref());
         Ok(CompileResult {
             exit: result.exit,
             diagnostics: compiler_diagnostics(&log, workspace),
@@ -858,18 +855,20 @@ impl Maven {
         Ok(TestRun {
             exit: result.exit,
             cases,
-            log: combined_log(&result),
+            log: with_reactor_note(combined_log(&result), reactor.as_ref()),
             wall: result.wall,
             enforcement,
             tree_gone: result.tree_gone,
             unusable_reports,
         })
-        .map(|mut run: TestRun| {
-            if let Some(reactor) = &reactor {
-                run.log = format!("[avrlab] {}\n{}", reactor.describe(), run.log);
-            }
-            run
-        })
+    }
+}
+
+/// A phase log, led by the line saying why Maven ran through the reactor when it did.
+fn with_reactor_note(log: String, reactor: Option<&Reactor>) -> String {
+    match reactor {
+        Some(reactor) => format!("[avrlab] {}\n{log}", reactor.describe()),
+        None => log,
     }
 }
 
