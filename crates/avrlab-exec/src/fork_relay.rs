@@ -198,8 +198,8 @@ fn serve(requests: &Path, template: &JvmTemplate, stop: &Arc<AtomicBool>) -> Rel
     let report = Arc::new(Mutex::new(RelayReport::default()));
     let mut seen = std::collections::BTreeSet::new();
     let mut running: Vec<JoinHandle<()>> = Vec::new();
-    loop {
-        let stopping = stop.load(Ordering::SeqCst);
+    // Maven has ended once `stop` is set: a request still waiting has no one to talk to.
+    while !stop.load(Ordering::SeqCst) {
         for request in ready_requests(requests, &mut seen) {
             if running.len() >= MAX_JVMS {
                 lock(&report)
@@ -211,9 +211,6 @@ fn serve(requests: &Path, template: &JvmTemplate, stop: &Arc<AtomicBool>) -> Rel
             running.push(std::thread::spawn(move || {
                 start_jvm(&request, &template, &stop, &report);
             }));
-        }
-        if stopping {
-            break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }
