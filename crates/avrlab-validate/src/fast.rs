@@ -705,13 +705,15 @@ impl Oracle for FastOracle {
                 }
             }
             let selection = self.selection(prepared)?;
-            let primed = session.validate(&FastRequest {
+            // Every primed JVM gets the same request: the task state as it is.
+            let priming = FastRequest {
                 pov: &task.oracle.pov_tests,
                 regression: &selection.regression,
                 excluded: &selection.dropped_classes,
                 sources: &sources,
                 scope: None,
-            });
+            };
+            let primed = session.validate(&priming);
             let mut usable = primed.dirty.is_none() && primed.lost.is_none();
             // Test-impact selection needs, once per task state, which project classes each
             // regression test class loads; the record is kept with the kept build.
@@ -760,13 +762,7 @@ impl Oracle for FastOracle {
             // candidate's time; a worker that finds none starts a cold one).
             for _ in 1..self.fast.primed_per_task {
                 let mut session = self.start_session(task, build, &root)?;
-                let primed = session.validate(&FastRequest {
-                    pov: &task.oracle.pov_tests,
-                    regression: &selection.regression,
-                    excluded: &selection.dropped_classes,
-                    sources: &sources,
-                    scope: None,
-                });
+                let primed = session.validate(&priming);
                 if primed.dirty.is_none() && primed.lost.is_none() {
                     ready.push(session);
                 }
