@@ -78,8 +78,10 @@ fn every_candidate_gets_its_expected_outcome_and_the_sandbox_holds() {
             "--allow-apply-failures",
             "--timeout",
             &timeout,
+            // Relative to the command's folder, as a user types it: avrlab makes it absolute
+            // before the sandbox mounts it.
             "--work-dir",
-            work.to_str().unwrap(),
+            "work",
             "--store",
             store.to_str().unwrap(),
         ],
