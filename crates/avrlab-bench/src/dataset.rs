@@ -201,13 +201,19 @@ fn parse_cwe(text: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Reads Vul4J's `vul4j_dataset.csv`. SpotBugs-only rows (`VUL4J-80-S` …, no CVE, no tests) are
-/// refused with that reason.
-pub fn read_vul4j(path: &Path) -> Result<DatasetRows, DatasetError> {
-    let mut reader = csv::Reader::from_path(path).map_err(|source| DatasetError::Csv {
+/// A CSV reader over `path`; a file that cannot be opened is a read error, not a malformed CSV.
+fn csv_reader(path: &Path) -> Result<csv::Reader<std::fs::File>, DatasetError> {
+    let file = std::fs::File::open(path).map_err(|source| DatasetError::Read {
         path: path.to_owned(),
         source,
     })?;
+    Ok(csv::Reader::from_reader(file))
+}
+
+/// Reads Vul4J's `vul4j_dataset.csv`. SpotBugs-only rows (`VUL4J-80-S` …, no CVE, no tests) are
+/// refused with that reason.
+pub fn read_vul4j(path: &Path) -> Result<DatasetRows, DatasetError> {
+    let mut reader = csv_reader(path)?;
     let mut out = DatasetRows::default();
     for record in reader.deserialize::<Vul4jRecord>() {
         let record = record.map_err(|source| DatasetError::Csv {
@@ -319,10 +325,7 @@ pub fn read_vjbench(path: &Path) -> Result<DatasetRows, DatasetError> {
             path: json_path.clone(),
             source,
         })?;
-    let mut reader = csv::Reader::from_path(path).map_err(|source| DatasetError::Csv {
-        path: path.to_owned(),
-        source,
-    })?;
+    let mut reader = csv_reader(path)?;
     let mut out = DatasetRows::default();
     for record in reader.deserialize::<VjbenchCsvRecord>() {
         let record = record.map_err(|source| DatasetError::Csv {
@@ -432,6 +435,15 @@ mod tests {
 
     fn datasets() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets")
+    }
+
+    #[test]
+    fn a_missing_dataset_file_is_a_read_error_not_a_malformed_one() {
+        let missing = Path::new("/nonexistent/vul4j_dataset.csv");
+        let error = read_vul4j(missing).unwrap_err();
+        assert!(matches!(error, DatasetError::Read { .. }), "{error}");
+        let error = read_vjbench(missing).unwrap_err();
+        assert!(matches!(error, DatasetError::Read { .. }), "{error}");
     }
 
     #[test]

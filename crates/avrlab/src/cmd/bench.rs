@@ -98,6 +98,20 @@ pub(super) fn datasets_dir() -> PathBuf {
     )
 }
 
+/// The dataset file of `kind` in the datasets folder, refused with what to do when it is not there.
+pub(super) fn default_dataset_file(kind: DatasetKind) -> Result<PathBuf, Failure> {
+    let file = kind.default_file(&datasets_dir());
+    if file.is_file() {
+        Ok(file)
+    } else {
+        Err(Failure::input(anyhow::anyhow!(
+            "no {} dataset at {}: give --dataset FILE, or set $AVRLAB_DATASETS to a folder laid out as ../shared/datasets (vul4j/, vjbench/)",
+            kind.as_str(),
+            file.display()
+        )))
+    }
+}
+
 #[expect(
     clippy::print_stdout,
     reason = "the import summary is the command's output"
@@ -114,7 +128,10 @@ fn import(
             "unknown dataset `{dataset}`: write vul4j or vjbench"
         ))
     })?;
-    let file = file.unwrap_or_else(|| kind.default_file(&datasets_dir()));
+    let file = match file {
+        Some(file) => file,
+        None => default_dataset_file(kind)?,
+    };
     let out = out
         .or_else(|| {
             std::env::var_os("AVRLAB_BENCHMARKS").map(|d| PathBuf::from(d).join(kind.as_str()))

@@ -9,7 +9,7 @@ use avrlab_bench::{Benchmark, DatasetKind, ProjectSource, read_dataset};
 use clap::Subcommand;
 
 use super::Failure;
-use super::bench::{datasets_dir, mirrors_dir};
+use super::bench::{default_dataset_file, mirrors_dir};
 
 /// Arguments of `avrlab mirror`.
 #[derive(Debug, clap::Args)]
@@ -54,8 +54,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let mut wanted: BTreeSet<(String, String)> = BTreeSet::new();
     match DatasetKind::parse(&benchmark) {
         Some(kind) => {
-            let rows =
-                read_dataset(kind, &kind.default_file(&datasets_dir())).map_err(Failure::input)?;
+            let rows = read_dataset(kind, &default_dataset_file(kind)?).map_err(Failure::input)?;
             for row in rows.rows.iter().filter(|r| keep(&r.dataset_id)) {
                 wanted.insert((row.repo_url.clone(), row.commit.clone()));
             }
