@@ -180,7 +180,7 @@ fn audit_notes(out: &mut String, models: &[ModelSummary]) {
 pub fn render_html(report: &EvalReport) -> String {
     let mut page = Page::new("avrlab report");
     page.body.push_str("<h1>avrlab report</h1>");
-    eval_sections(&mut page, report);
+    eval_sections(&mut page, report, report);
     page.finish()
 }
 
@@ -236,8 +236,10 @@ impl Page {
 }
 
 /// The sections of an eval report: its runs, the model summary with its plot, the published
-/// labels, the per-CWE heat map, the offset and transformation plots and the task matrix.
-pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport) {
+/// labels, the per-CWE heat map, the offset and transformation plots and the task matrix. The
+/// FL-offset plot is drawn from `offset_runs` (a study's page shows its offset-0 cells, but the
+/// offsets of all of them).
+pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &EvalReport) {
     let body = &mut page.body;
     let mut page_figures = 0usize;
     let runs: Vec<String> = report
@@ -293,7 +295,7 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport) {
     }
 
     body.push_str("<h2>Effect of the FL offset</h2>");
-    let offsets = figures::offset_series(report);
+    let offsets = figures::offset_series(offset_runs);
     if offsets.is_empty() {
         body.push_str(r#"<p class="note">No model, format and benchmark was run at two or more FL offsets in these runs.</p>"#);
     } else {

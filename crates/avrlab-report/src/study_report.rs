@@ -133,6 +133,8 @@ pub struct StudyReport {
     pub comparisons: Vec<Comparison>,
     /// Table 4: one row per cell at offset 0.
     pub models: EvalReport,
+    /// Every cell, whatever its offset: what the HTML page's FL-offset plot is drawn from.
+    pub all_cells: EvalReport,
     pub models_order: Vec<String>,
     pub per_cwe: Vec<CweRow>,
     /// Table 6: per model, per variant: (correct, plausible, tasks).
@@ -363,6 +365,12 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         .map(|d| d.cell.run_id.clone())
         .collect();
     let models = build_eval_report(store, &table4_runs)?;
+    let all_cells = if table4_runs.len() == data.len() {
+        models.clone()
+    } else {
+        let runs: Vec<String> = data.iter().map(|d| d.cell.run_id.clone()).collect();
+        build_eval_report(store, &runs)?
+    };
 
     // Tables 5 and 6: a task is fixed by a model when some sample of some cell of that model
     // (at offset 0) was plausible; correct when such a sample was also identical to the
@@ -509,6 +517,7 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         grids,
         comparisons,
         models,
+        all_cells,
         models_order,
         per_cwe,
         variants,
@@ -541,7 +550,8 @@ pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
 }
 
 /// The study's page: its own tables (from their Markdown, with any raw HTML in it shown as text,
-/// never as markup), then the plots and tables of its cells at offset 0.
+/// never as markup), then the plots and tables of its cells at offset 0, and the FL-offset plot of
+/// all its cells.
 fn render_study_html(report: &StudyReport) -> String {
     use pulldown_cmark::{Event, Options, Parser, Tag};
     let markdown = study_markdown(report, false);
@@ -559,7 +569,7 @@ fn render_study_html(report: &StudyReport) -> String {
     pulldown_cmark::html::push_html(&mut page.body, events.into_iter());
     if !report.models.models.is_empty() {
         page.body.push_str("<h2>Table 4: cells at FL offset 0</h2>");
-        crate::html::eval_sections(&mut page, &report.models);
+        crate::html::eval_sections(&mut page, &report.models, &report.all_cells);
     }
     page.finish()
 }
@@ -782,6 +792,12 @@ mod tests {
             grids: Vec::new(),
             comparisons: Vec::new(),
             models: EvalReport {
+                models: Vec::new(),
+                matrix: BTreeMap::new(),
+                cwe: BTreeMap::new(),
+                ran: BTreeMap::new(),
+            },
+            all_cells: EvalReport {
                 models: Vec::new(),
                 matrix: BTreeMap::new(),
                 cwe: BTreeMap::new(),

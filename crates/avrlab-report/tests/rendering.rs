@@ -230,3 +230,38 @@ fn csv_quotes_what_needs_quoting_and_reads_back() {
     assert_eq!(&rows[3][model], HOSTILE);
     assert!(rows.iter().all(|r| r.len() == header.len()));
 }
+
+#[test]
+fn a_study_page_plots_the_offsets_of_all_its_cells_though_its_table_4_has_offset_0_only() {
+    let all_cells = report();
+    let mut at_zero = all_cells.clone();
+    let keep: Vec<bool> = at_zero.models.iter().map(|m| m.fl_offset == 0).collect();
+    at_zero.models.retain(|m| m.fl_offset == 0);
+    for row in at_zero.matrix.values_mut() {
+        let mut flags = keep.iter();
+        row.retain(|_| *flags.next().unwrap());
+    }
+    for row in at_zero.ran.values_mut() {
+        let mut flags = keep.iter();
+        row.retain(|_| *flags.next().unwrap());
+    }
+    assert!(figures::offset_series(&at_zero).is_empty());
+    let study = avrlab_report::StudyReport {
+        study: "s".into(),
+        finished: true,
+        tost_margin: 0.1,
+        alpha: 0.05,
+        grids: Vec::new(),
+        comparisons: Vec::new(),
+        models: at_zero,
+        all_cells,
+        models_order: vec!["m".into()],
+        per_cwe: Vec::new(),
+        variants: vec!["original".into()],
+        per_variant: BTreeMap::new(),
+        reviewers: Vec::new(),
+    };
+    let html = avrlab_report::render_study(&study, ReportFormat::Html);
+    assert!(html.contains("data-figure=\"offsets\""), "{html}");
+    assert!(!html.contains("No model, format and benchmark was run at two or more FL offsets"));
+}
