@@ -40,12 +40,20 @@ impl Share {
     }
 }
 
+/// Whether the report's rows come from more than one benchmark (a study's variants, say), so that
+/// a row must name its benchmark to be told apart.
+pub fn mixes_benchmarks(report: &EvalReport) -> bool {
+    report
+        .models
+        .first()
+        .is_some_and(|first| report.models.iter().any(|m| m.benchmark != first.benchmark))
+}
+
 /// How a model row is named in plots and tables: model, format and offset, and the benchmark when
 /// the report mixes benchmarks.
 pub fn row_label(report: &EvalReport, m: &ModelSummary) -> String {
-    let benchmarks: BTreeSet<&str> = report.models.iter().map(|m| m.benchmark.as_str()).collect();
     let mut label = format!("{} · {} · offset {}", m.model, m.format, m.fl_offset);
-    if benchmarks.len() > 1 {
+    if mixes_benchmarks(report) {
         label.push_str(" · ");
         label.push_str(&m.benchmark);
     }

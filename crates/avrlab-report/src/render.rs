@@ -83,12 +83,7 @@ fn markdown(report: &EvalReport) -> String {
     }
     let _ = writeln!(out, "\n## Vulnerabilities fixed, per task\n");
     // Runs of several benchmarks (a study's variants) would give columns of the same name.
-    let several = report.models.iter().any(|m| {
-        report
-            .models
-            .first()
-            .is_some_and(|f| f.benchmark != m.benchmark)
-    });
+    let several = crate::figures::mixes_benchmarks(report);
     let headers: Vec<String> = report
         .models
         .iter()
