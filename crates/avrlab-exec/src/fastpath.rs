@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use avrlab_bench::{RegressionTests, TestName};
+use avrlab_bench::TestName;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
@@ -23,7 +23,7 @@ use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 use crate::surefire::{TestCaseResult, TestStatus};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const CONTROL_SOURCES: [(&str, &str); 5] = [
+const CONTROL_SOURCES: [(&str, &str); 6] = [
     (
         "module-info.java",
         include_str!("../../../java/fastpath/control/module-info.java"),
@@ -33,16 +33,20 @@ const CONTROL_SOURCES: [(&str, &str); 5] = [
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Main.java"),
     ),
     (
+        "avrlab/fastpath/Compiler.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Compiler.java"),
+    ),
+    (
+        "avrlab/fastpath/Channel.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Channel.java"),
+    ),
+    (
         "avrlab/fastpath/Compile.java",
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Compile.java"),
     ),
     (
         "avrlab/fastpath/Api.java",
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Api.java"),
-    ),
-    (
-        "avrlab/fastpath/system/SystemLoader.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/system/SystemLoader.java"),
     ),
 ];
 const RUNNER_SOURCE: (&str, &str) = (
@@ -57,6 +61,8 @@ pub struct FastBuild {
     pub project: PathBuf,
     /// The test classpath (dependencies), with the JUnit Platform launcher added.
     pub classpath: Vec<PathBuf>,
+    /// The main classpath (compile-scope dependencies), which main sources compile against.
+    pub main_classpath: Vec<PathBuf>,
     /// The helper's compiled classes.
     pub helper: PathBuf,
     /// What the warm-up decided that Maven does differently (the vintage engine added, an old
@@ -79,17 +85,22 @@ impl FastBuild {
         let build = Self {
             project: kept.join(module),
             classpath: self.classpath,
+            main_classpath: self.main_classpath,
             helper: self.helper,
             notes: self.notes,
         };
+        let join = |paths: &[PathBuf]| {
+            std::env::join_paths(paths)
+                .map(|p| p.to_string_lossy().into_owned())
+                .map_err(|e| FastPathError::Start(e.to_string()))
+        };
         let record = format!(
-            "{}\n{}\n{}\n{}\n",
+            "{}\n{}\n{}\n{}\n{}\n",
             build.project.display(),
             build.helper.display(),
-            std::env::join_paths(&build.classpath)
-                .map_err(|e| FastPathError::Start(e.to_string()))?
-                .to_string_lossy(),
-            build.notes.join("\t")
+            join(&build.classpath)?,
+            build.notes.join("\t"),
+            join(&build.main_classpath)?,
         );
         let file = kept.join(".avrlab-fast-build");
         std::fs::write(&file, record).map_err(io(&file))?;
@@ -107,9 +118,13 @@ impl FastBuild {
             return Ok(None);
         };
         let mut lines = text.lines();
-        let (Some(project), Some(_), Some(classpath), Some(notes)) =
-            (lines.next(), lines.next(), lines.next(), lines.next())
-        else {
+        let (Some(project), Some(_), Some(classpath), Some(notes), Some(main_classpath)) = (
+            lines.next(),
+            lines.next(),
+            lines.next(),
+            lines.next(),
+            lines.next(),
+        ) else {
             return Ok(None);
         };
         let notes = notes
@@ -119,7 +134,13 @@ impl FastBuild {
             .collect();
         let project = PathBuf::from(project);
         let classpath: Vec<PathBuf> = std::env::split_paths(classpath).collect();
-        let present = classpath.iter().all(|p| maven.host_path(p).exists());
+        let main_classpath: Vec<PathBuf> = std::env::split_paths(main_classpath)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
+        let present = classpath
+            .iter()
+            .chain(&main_classpath)
+            .all(|p| maven.host_path(p).exists());
         if !project.join("target/classes").is_dir() || !present {
             return Ok(None);
         }
@@ -127,6 +148,7 @@ impl FastBuild {
         Ok(Some(Self {
             project,
             classpath,
+            main_classpath,
             helper,
             notes,
         }))
@@ -349,6 +371,25 @@ impl Maven {
         }
         let text = std::fs::read_to_string(&classpath_file).map_err(io(&classpath_file))?;
         let classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
+        // Main sources compile against the compile scope only (compile, provided and system
+        // dependencies), as Maven's compiler plug-in compiles them.
+        let main_file = module.join("target").join("avrlab-main-classpath.txt");
+        let args = vec![
+            "dependency:build-classpath".to_owned(),
+            format!("-Dmdep.outputFile={}", main_file.display()),
+            "-Dmdep.includeScope=compile".to_owned(),
+        ];
+        let result = run(&self.spec(project, args, policy.clone(), limits))?;
+        if !result.exit.success() {
+            return Ok(Err(Unsupported(format!(
+                "resolving the pristine state's main classpath failed: {}",
+                last_error_line(&result)
+            ))));
+        }
+        let text = std::fs::read_to_string(&main_file).map_err(io(&main_file))?;
+        let main_classpath: Vec<PathBuf> = std::env::split_paths(text.trim())
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
         let plan = match platform_plan(&classpath) {
             Ok(plan) => plan,
             Err(unsupported) => return Ok(Err(unsupported)),
@@ -383,6 +424,7 @@ impl Maven {
         Ok(Ok(FastBuild {
             project: module,
             classpath,
+            main_classpath,
             helper,
             notes: plan.notes,
         }))
@@ -493,58 +535,35 @@ impl Maven {
         }
     }
 
-    /// Starts a resident validator for `build`. `sources` is the folder under which each request's
-    /// changed source files will be written (mounted read-only); `test_timeout` bounds each test
-    /// (JUnit's per-test timeout) and each test phase.
-    pub fn start_fast_session(
+    /// The sandboxed command of one helper JVM (`main`: `Main`, the test JVM, or `Compiler`) with
+    /// `mounts` besides the toolchain, in the module folder, like Surefire's fork.
+    fn helper_spec(
         &self,
         build: &FastBuild,
-        sources: &Path,
-        test_timeout: Duration,
-    ) -> Result<FastSession, FastPathError> {
+        mounts: Vec<Mount>,
+        jvm_args: Vec<String>,
+        main: &str,
+    ) -> RunSpec {
         let home = match self.settings().sandbox {
             SandboxKind::Bubblewrap => "/tmp".to_owned(),
             SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
         };
-        // Like Surefire's forked JVM: the working directory is the module, `basedir` names it,
-        // and `target/` is writable in memory with the build's output mounted back read-only
-        // (the helper empties what a candidate's tests wrote there before the next one).
-        let target = build.project.join("target");
-        let mut mounts = vec![
-            self.repository_mount(false),
-            Mount::ReadOnly(build.project.clone()),
-            Mount::Tmpfs(target.clone()),
-        ];
-        for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
-            let plain = std::fs::symlink_metadata(entry.path())
-                .map(|m| m.is_dir() || m.is_file())
-                .unwrap_or(false);
-            if plain {
-                mounts.push(Mount::ReadOnly(entry.path()));
-            }
-        }
-        mounts.push(Mount::ReadOnly(build.helper.clone()));
-        mounts.push(Mount::ReadOnly(sources.to_owned()));
-        let basedir = format!("-Dbasedir={}", build.project.display());
-        let spec = RunSpec {
-            program: self.jdk().home.join("bin/java"),
-            args: [
-                "-Djava.security.manager=allow",
-                // The project on the system class path, as in Surefire's fork.
-                "-Djava.system.class.loader=avrlab.fastpath.system.SystemLoader",
-                &basedir,
+        let mut args = jvm_args;
+        args.extend(
+            [
                 "-XX:+DisableAttachMechanism",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
-                "-Xss4m",
-                "-Xmx1g",
                 "--module-path",
                 &build.helper.join("control").display().to_string(),
                 "-m",
-                "avrlab.fastpath/avrlab.fastpath.Main",
+                &format!("avrlab.fastpath/avrlab.fastpath.{main}"),
             ]
-            .map(str::to_owned)
-            .to_vec(),
+            .map(str::to_owned),
+        );
+        RunSpec {
+            program: self.jdk().home.join("bin/java"),
+            args,
             cwd: build.project.clone(),
             env: vec![
                 ("HOME".into(), home),
@@ -564,76 +583,177 @@ impl Maven {
             }),
             limits: self.settings().limits,
             stdin: Vec::new(),
-        };
-        let mut process = ResidentProcess::start(&spec)?;
-        let mut key = [0u8; 32];
-        std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
-            .map_err(io(Path::new("/dev/urandom")))?;
-        let joined = std::env::join_paths(&build.classpath)
+        }
+    }
+
+    /// Starts a test JVM for `build` and hands it its set-up; it then loads JUnit and waits for
+    /// its one request while the host goes on. With [`TestJvmRole::Candidate`], `classes` (where
+    /// the compiler will write the candidate's class files) heads the class path, before the
+    /// project's test and main classes and the dependencies, as on Surefire's fork; with
+    /// [`TestJvmRole::Record`], the project is not on the class path at all. `test_timeout`
+    /// bounds each test phase.
+    pub fn start_test_jvm(
+        &self,
+        build: &FastBuild,
+        role: TestJvmRole<'_>,
+        test_timeout: Duration,
+    ) -> Result<TestJvm, FastPathError> {
+        // Like Surefire's forked JVM: the working directory is the module, `basedir` names it,
+        // and `target/` is writable in memory with the build's output mounted back read-only;
+        // the JVM ends after its candidate, and what the tests wrote goes with its sandbox.
+        let target = build.project.join("target");
+        let mut mounts = vec![
+            self.repository_mount(false),
+            Mount::ReadOnly(build.project.clone()),
+            Mount::Tmpfs(target.clone()),
+        ];
+        for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
+            let plain = std::fs::symlink_metadata(entry.path())
+                .map(|m| m.is_dir() || m.is_file())
+                .unwrap_or(false);
+            if plain {
+                mounts.push(Mount::ReadOnly(entry.path()));
+            }
+        }
+        mounts.push(Mount::ReadOnly(build.helper.clone()));
+        let mut classpath = vec![build.helper.join("runner")];
+        if let TestJvmRole::Candidate { classes } = role {
+            mounts.push(Mount::ReadOnly(classes.to_owned()));
+            classpath.push(classes.to_owned());
+            classpath.push(target.join("test-classes"));
+            classpath.push(target.join("classes"));
+        }
+        classpath.extend(build.classpath.iter().cloned());
+        let joined = std::env::join_paths(&classpath)
             .map_err(|e| FastPathError::Start(e.to_string()))?
             .to_string_lossy()
             .into_owned();
+        let spec = self.helper_spec(
+            build,
+            mounts,
+            vec![
+                "-Djava.security.manager=allow".to_owned(),
+                format!("-Dbasedir={}", build.project.display()),
+                // Surefire's `enableAssertions` is true unless the pom says otherwise.
+                "-ea".to_owned(),
+                // Class-path mode, so the JDK's default modules (java.sql, jdk.unsupported, …)
+                // are there as in Surefire's fork, although the helper is a named module.
+                "--add-modules".to_owned(),
+                "ALL-DEFAULT".to_owned(),
+                "-Xmx1g".to_owned(),
+                "-cp".to_owned(),
+                joined,
+            ],
+            "Main",
+        );
+        let setup = [
+            "SETUP".to_owned(),
+            test_timeout.as_millis().to_string(),
+            target.join("classes").display().to_string(),
+            target.join("test-classes").display().to_string(),
+            // What the tests may print per candidate, as for a Maven run.
+            self.settings().limits.output_bytes.to_string(),
+        ]
+        .join("\t");
+        let channel = HelperChannel::start(&spec, &setup)?;
+        Ok(TestJvm {
+            channel,
+            phase_limit: test_timeout,
+        })
+    }
+
+    /// Starts the compiler process of `build`: it reads candidates' files under `sources` and
+    /// writes class files under `outputs` (both folders may gain entries later; it sees them).
+    pub fn start_compiler(
+        &self,
+        build: &FastBuild,
+        sources: &Path,
+        outputs: &Path,
+    ) -> Result<CompilerSession, FastPathError> {
+        let mounts = vec![
+            self.repository_mount(false),
+            Mount::ReadOnly(build.project.clone()),
+            Mount::ReadOnly(build.helper.clone()),
+            Mount::ReadOnly(sources.to_owned()),
+            Mount::ReadWrite(outputs.to_owned()),
+        ];
+        let spec = self.helper_spec(build, mounts, vec!["-Xmx2g".to_owned()], "Compiler");
+        let join = |paths: &[PathBuf]| {
+            std::env::join_paths(paths)
+                .map(|p| p.to_string_lossy().into_owned())
+                .map_err(|e| FastPathError::Start(e.to_string()))
+        };
         let setup = [
             "SETUP".to_owned(),
             self.jdk().major.to_string(),
-            test_timeout.as_millis().to_string(),
             build.project.join("target/classes").display().to_string(),
             build
                 .project
                 .join("target/test-classes")
                 .display()
                 .to_string(),
-            build.helper.join("runner").display().to_string(),
-            joined,
-            // What the tests may print per candidate, as for a Maven run.
-            self.settings().limits.output_bytes.to_string(),
+            build.project.display().to_string(),
+            join(&build.main_classpath)?,
+            join(&build.classpath)?,
         ]
         .join("\t");
-        process
-            .send_line(&format!("KEY\t{}", hex::encode(key)))
-            .and_then(|()| process.send_line(&setup))
-            .map_err(|e| FastPathError::Start(format!("{e}; {}", process.stderr_text())))?;
-        Ok(FastSession {
-            process,
-            key,
-            seq: 0,
-            served: 0,
-            phase_limit: test_timeout,
+        Ok(CompilerSession {
+            channel: HelperChannel::start(&spec, &setup)?,
         })
     }
 }
 
-/// One candidate for the resident validator.
-#[derive(Clone)]
-pub struct FastRequest<'a> {
+/// Where a test JVM's project classes come from.
+#[derive(Debug, Clone, Copy)]
+pub enum TestJvmRole<'a> {
+    /// It will run one candidate, whose class files the compiler writes to this folder.
+    Candidate { classes: &'a Path },
+    /// It records which project classes each regression test class loads (test-impact
+    /// selection), loading the project itself, one test class at a time.
+    Record,
+}
+
+/// The tests one candidate runs.
+#[derive(Debug, Clone)]
+pub struct RunRequest<'a> {
     pub pov: &'a [TestName],
-    pub regression: &'a RegressionTests,
+    pub regression: RegressionRun<'a>,
     /// Tests (whole classes, or `Class#method`) that never count in the regression phase: the
     /// task's baseline exclusions.
     pub excluded: &'a [TestName],
-    /// The candidate's changed source files (absolute, under the session's sources folder).
-    pub sources: &'a [PathBuf],
-    /// With `RegressionTests::AllOthers`: asked, once the PoV tests passed, which regression
-    /// test classes to run, given the classes the candidate's files compiled to (test-impact
-    /// selection). Without it, every regression test runs.
-    pub scope: Option<&'a dyn Fn(&CompiledClasses) -> RegressionScope>,
+    /// The classes the candidate's files compiled to (the guard notes what they reach for).
+    pub candidate_classes: &'a [String],
 }
 
-impl std::fmt::Debug for FastRequest<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FastRequest")
-            .field("pov", &self.pov)
-            .field("regression", &self.regression)
-            .field("excluded", &self.excluded)
-            .field("sources", &self.sources)
-            .field("scope", &self.scope.is_some())
-            .finish()
-    }
+/// Which regression tests run once the PoV tests passed.
+#[derive(Debug, Clone)]
+pub enum RegressionRun<'a> {
+    /// Surefire's default includes, minus the PoV tests and the excluded ones.
+    AllOthers,
+    /// These tests (`Class#method`, or whole classes).
+    Listed(&'a [TestName]),
+    /// These test classes (binary names), minus the excluded tests (test-impact selection).
+    Classes(&'a [String]),
 }
 
-/// What the resident validator compiled for a candidate, as its compiler reported it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the compiler made of a candidate's files.
+#[derive(Debug, Clone, Default)]
+pub struct CompileReply {
+    /// The fast path cannot judge this candidate; Maven must.
+    pub fallback: Option<String>,
+    /// The compilation's wall time and its errors (none: it compiled).
+    pub compile: Option<(Duration, Vec<String>)>,
+    /// What the compilation did beyond the candidate's files (every project source recompiled
+    /// because the candidate changed an API other classes were compiled against), if anything.
+    pub note: Option<String>,
+    /// The classes written.
+    pub classes: CompiledClasses,
+    /// The compiler was lost before it answered: why.
+    pub lost: Option<Lost>,
+}
+
+/// What a compilation produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompiledClasses {
     /// Binary names (`a.B`, `a.B$1`) of every class compiled.
     pub classes: Vec<String>,
@@ -667,11 +787,11 @@ pub struct TestClassLoads {
 pub enum Recorded {
     /// Every regression test class ran alone, in its own loader.
     Complete(Vec<TestClassLoads>),
-    /// The recording stopped (a time-out, a JVM that must be replaced, a lost session): why.
+    /// The recording stopped (a time-out, a lost JVM): why.
     Incomplete(String),
 }
 
-/// How a test phase of the resident validator ended.
+/// How a test phase of the test JVM ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PhaseEnd {
     /// The launcher returned.
@@ -691,31 +811,28 @@ pub struct FastPhase {
     pub end: PhaseEnd,
     pub wall: Duration,
     pub cases: Vec<TestCaseResult>,
-    /// A test hit its per-test timeout.
+    /// A test hit a timeout of its own.
     pub test_timed_out: bool,
 }
 
-/// What the resident validator said about one candidate.
+/// What the fast path said about one candidate: the compiler's part and the test JVM's.
 #[derive(Debug, Clone, Default)]
 pub struct FastReply {
-    /// The fast path cannot judge this candidate; Maven must.
-    pub fallback: Option<String>,
-    /// The in-memory compilation: its wall time and its errors (none: it compiled).
+    /// The compilation: its wall time and its errors (none: it compiled).
     pub compile: Option<(Duration, Vec<String>)>,
-    /// What the compilation did beyond the candidate's files (every project source recompiled
-    /// because the candidate changed an API other classes were compiled against), if anything.
+    /// What the compilation did beyond the candidate's files, if anything.
     pub compile_note: Option<String>,
     pub phases: Vec<FastPhase>,
     /// What the tests printed (the end of it).
     pub log: String,
-    /// Why the JVM cannot serve another candidate (it has then exited).
-    pub dirty: Option<String>,
     /// The session was lost before an authenticated answer came: why.
     pub lost: Option<Lost>,
     /// Code under test called `System.exit` or `Runtime.halt` (blocked).
     pub exit_attempted: bool,
     /// Lines that looked like frames but failed authentication (ignored).
     pub forged_frames: usize,
+    /// What the test JVM's guard saw the tested code reach for (reasons for Maven to re-judge).
+    pub flags: Vec<String>,
     pub wall: Duration,
 }
 
@@ -728,21 +845,127 @@ pub enum Lost {
     Closed(String),
 }
 
-/// A resident validator JVM serving one task for one worker.
-pub struct FastSession {
+/// A helper JVM and the key its frames are authenticated with.
+struct HelperChannel {
     process: ResidentProcess,
     key: [u8; 32],
     seq: u64,
-    /// Candidates served so far.
-    pub served: usize,
+}
+
+impl HelperChannel {
+    /// Starts the process and sends it its key and set-up (before any project class is loaded).
+    fn start(spec: &RunSpec, setup: &str) -> Result<Self, FastPathError> {
+        let mut process = ResidentProcess::start(spec)?;
+        let mut key = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
+            .map_err(io(Path::new("/dev/urandom")))?;
+        process
+            .send_line(&format!("KEY\t{}", hex::encode(key)))
+            .and_then(|()| process.send_line(setup))
+            .map_err(|e| FastPathError::Start(format!("{e}; {}", process.stderr_text())))?;
+        Ok(Self {
+            process,
+            key,
+            seq: 0,
+        })
+    }
+
+    /// Sends one request (its sequence number put second) and reads lines until the
+    /// authenticated answer for it comes; anything else is output of the code under test
+    /// (ignored) or a forgery (counted). The process is killed when the answer is lost.
+    fn request(
+        &mut self,
+        kind: &str,
+        fields: &[String],
+        deadline: Instant,
+        forged: &mut usize,
+    ) -> Result<String, Lost> {
+        self.seq += 1;
+        let mut line = format!("{kind}\t{}", self.seq);
+        for field in fields {
+            line.push('\t');
+            line.push_str(field);
+        }
+        if let Err(e) = self.process.send_line(&line) {
+            self.process.kill();
+            return Err(Lost::Closed(format!(
+                "cannot send the request ({e}): {}",
+                self.process.stderr_text()
+            )));
+        }
+        let answer = format!("FRAME\t{}\t", self.seq);
+        let lost = loop {
+            match self.process.read_line(deadline) {
+                ReadLine::Line(text) if text.starts_with("FRAME\t") => {
+                    let Some((signed, tag)) = text.rsplit_once('\t') else {
+                        *forged += 1;
+                        continue;
+                    };
+                    let mut mac = Hmac::<Sha256>::new_from_slice(&self.key)
+                        .expect("HMAC takes keys of any length");
+                    mac.update(signed.as_bytes());
+                    let genuine = hex::decode(tag).is_ok_and(|t| mac.verify_slice(&t).is_ok());
+                    match signed.strip_prefix(&answer) {
+                        Some(body) if genuine => return Ok(unhex(body)),
+                        // Not authentic, or authentic but for another request (a replay).
+                        _ => *forged += 1,
+                    }
+                }
+                // Test code may write to the same descriptor: anything else is not ours.
+                ReadLine::Line(_) => {}
+                ReadLine::TimedOut => break Lost::TimedOut,
+                ReadLine::Closed => break Lost::Closed(self.process.stderr_text()),
+            }
+        };
+        self.process.kill();
+        Err(lost)
+    }
+}
+
+/// The compiler process of one task state.
+pub struct CompilerSession {
+    channel: HelperChannel,
+}
+
+impl std::fmt::Debug for CompilerSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompilerSession")
+            .field("process", &self.channel.process)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompilerSession {
+    /// Compiles a candidate's files (absolute paths under the sources folder) into `outdir`
+    /// (under the outputs folder). A reply with `lost` set means the compiler is gone.
+    pub fn compile(&mut self, sources: &[PathBuf], outdir: &Path, limit: Duration) -> CompileReply {
+        let list: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+        let mut forged = 0;
+        let mut reply = CompileReply::default();
+        match self.channel.request(
+            "COMPILE",
+            &[list.join(","), outdir.display().to_string()],
+            Instant::now() + limit,
+            &mut forged,
+        ) {
+            Ok(payload) => parse_compile(&payload, &mut reply),
+            Err(lost) => reply.lost = Some(lost),
+        }
+        reply
+    }
+}
+
+/// A started test JVM that serves one candidate (or one recording) and then ends.
+pub struct TestJvm {
+    channel: HelperChannel,
     phase_limit: Duration,
 }
 
-impl std::fmt::Debug for FastSession {
+impl std::fmt::Debug for TestJvm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FastSession")
-            .field("process", &self.process)
-            .field("served", &self.served)
+        f.debug_struct("TestJvm")
+            .field("process", &self.channel.process)
             .finish_non_exhaustive()
     }
 }
@@ -761,195 +984,110 @@ fn test_list(tests: &[TestName]) -> String {
         .join(",")
 }
 
-impl FastSession {
+impl TestJvm {
     /// The limits and sandbox of the JVM.
     pub fn enforcement(&self) -> &str {
-        &self.process.enforcement
+        &self.channel.process.enforcement
     }
 
-    /// Validates one candidate. A reply with `dirty` or `lost` set means the session is over.
-    pub fn validate(&mut self, request: &FastRequest<'_>) -> FastReply {
+    /// Whether the JVM is still running (an idle one can have died, e.g. of its memory limit).
+    pub fn alive(&mut self) -> bool {
+        self.channel.process.alive()
+    }
+
+    /// Runs one candidate's tests; the JVM ends with its answer.
+    pub fn run(mut self, request: &RunRequest<'_>) -> FastReply {
         let started = Instant::now();
-        self.seq += 1;
-        self.served += 1;
-        let regression = match request.regression {
-            RegressionTests::AllOthers => "*".to_owned(),
-            RegressionTests::Listed(list) => test_list(list),
+        let regression = match &request.regression {
+            RegressionRun::AllOthers => "*".to_owned(),
+            RegressionRun::Listed(list) => test_list(list),
+            RegressionRun::Classes(classes) => classes.join(","),
         };
-        let sources: Vec<String> = request
-            .sources
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        let line = [
-            "VALIDATE".to_owned(),
-            self.seq.to_string(),
+        let fields = [
             test_list(request.pov),
             regression,
-            sources.join(","),
             test_list(request.excluded),
-            if request.scope.is_some() { "ask" } else { "" }.to_owned(),
-        ]
-        .join("\t");
-        let mut reply = FastReply::default();
-        if let Err(e) = self.process.send_line(&line) {
-            reply.lost = Some(Lost::Closed(format!(
-                "cannot send the request ({e}): {}",
-                self.process.stderr_text()
-            )));
-            return reply;
-        }
-        // Two phases, the compilation and some slack for class loading.
+            hex::encode(request.candidate_classes.join(",")),
+        ];
+        // Two phases, each bounded by the helper's watchdog, and some slack for class loading.
         let deadline = started + self.phase_limit * 2 + Duration::from_secs(30);
-        let mut asked = false;
-        loop {
-            match self.read_frame(deadline, &mut reply.forged_frames) {
-                Ok(Frame::Query(payload)) if !asked => {
-                    asked = true;
-                    let scope = request.scope.map_or(RegressionScope::All, |choose| {
-                        choose(&parse_query(&payload))
-                    });
-                    let answer = match scope {
-                        RegressionScope::All => format!("SCOPE\t{}\tall\t", self.seq),
-                        RegressionScope::Classes(classes) => format!(
-                            "SCOPE\t{}\tonly\t{}",
-                            self.seq,
-                            hex::encode(classes.join(","))
-                        ),
-                    };
-                    if let Err(e) = self.process.send_line(&answer) {
-                        reply.lost = Some(Lost::Closed(format!(
-                            "cannot send the regression scope ({e}): {}",
-                            self.process.stderr_text()
-                        )));
-                        break;
-                    }
-                }
-                // A second question for one request is not the helper's.
-                Ok(Frame::Query(_)) => reply.forged_frames += 1,
-                Ok(Frame::Answer(payload)) => {
-                    parse_payload(&payload, &mut reply);
-                    break;
-                }
-                Err(lost) => {
-                    reply.lost = Some(lost);
-                    break;
-                }
-            }
+        let mut reply = FastReply::default();
+        match self
+            .channel
+            .request("RUN", &fields, deadline, &mut reply.forged_frames)
+        {
+            Ok(payload) => parse_payload(&payload, &mut reply),
+            Err(lost) => reply.lost = Some(lost),
         }
-        if reply.lost.is_some() {
-            self.process.kill();
-        }
+        self.channel.process.kill();
         reply.wall = started.elapsed();
         reply
-    }
-}
-
-/// An authenticated frame of the helper for the request just sent.
-enum Frame {
-    /// A question (`QUERY`): the classes compiled, before the regression phase.
-    Query(String),
-    /// The answer (`FRAME`).
-    Answer(String),
-}
-
-impl FastSession {
-    /// Reads lines until an authenticated frame for the current request comes; anything else
-    /// is test output (ignored) or a forgery (counted). The session is killed when it is lost.
-    fn read_frame(&mut self, deadline: Instant, forged: &mut usize) -> Result<Frame, Lost> {
-        let answer = format!("FRAME\t{}\t", self.seq);
-        let query = format!("QUERY\t{}\t", self.seq);
-        let lost = loop {
-            match self.process.read_line(deadline) {
-                ReadLine::Line(text)
-                    if text.starts_with("FRAME\t") || text.starts_with("QUERY\t") =>
-                {
-                    let Some((signed, tag)) = text.rsplit_once('\t') else {
-                        *forged += 1;
-                        continue;
-                    };
-                    let mut mac = Hmac::<Sha256>::new_from_slice(&self.key)
-                        .expect("HMAC takes keys of any length");
-                    mac.update(signed.as_bytes());
-                    let genuine = hex::decode(tag).is_ok_and(|t| mac.verify_slice(&t).is_ok());
-                    if !genuine {
-                        *forged += 1;
-                    } else if let Some(body) = signed.strip_prefix(&answer) {
-                        return Ok(Frame::Answer(unhex(body)));
-                    } else if let Some(body) = signed.strip_prefix(&query) {
-                        return Ok(Frame::Query(unhex(body)));
-                    } else {
-                        // Genuine, but not for this request: a replay. Ignored, and counted.
-                        *forged += 1;
-                    }
-                }
-                // Test code may write to the same descriptor: anything else is not ours.
-                ReadLine::Line(_) => {}
-                ReadLine::TimedOut => break Lost::TimedOut,
-                ReadLine::Closed => break Lost::Closed(self.process.stderr_text()),
-            }
-        };
-        self.process.kill();
-        Err(lost)
     }
 
     /// Runs every regression test class of the task state alone, each in a fresh class loader,
     /// and returns the project classes each one loaded: the record test-impact selection
-    /// reads. `excluded` never runs (PoV tests, the baseline's classes). The session is over
-    /// when the recording is incomplete.
+    /// reads. `excluded` never runs (PoV tests, the baseline's classes). Needs a JVM started
+    /// with [`TestJvmRole::Record`].
     pub fn record_class_loads(
-        &mut self,
+        mut self,
         pov: &[TestName],
         excluded: &[TestName],
         limit: Duration,
     ) -> Recorded {
-        self.seq += 1;
-        self.served += 1;
-        let line = format!(
-            "RECORD\t{}\t{}\t{}",
-            self.seq,
-            test_list(pov),
-            test_list(excluded)
-        );
-        if let Err(e) = self.process.send_line(&line) {
-            return Recorded::Incomplete(format!("cannot send the request: {e}"));
-        }
         let mut forged = 0;
-        let payload = match self.read_frame(Instant::now() + limit, &mut forged) {
-            Ok(Frame::Answer(payload)) => payload,
-            Ok(Frame::Query(_)) => {
-                self.process.kill();
-                return Recorded::Incomplete("the helper asked a question while recording".into());
-            }
+        let answer = self.channel.request(
+            "RECORD",
+            &[test_list(pov), test_list(excluded)],
+            Instant::now() + limit,
+            &mut forged,
+        );
+        self.channel.process.kill();
+        match answer {
+            Ok(payload) => parse_record(&payload),
             Err(Lost::TimedOut) => {
-                return Recorded::Incomplete(format!(
-                    "the recording outlived {} s",
-                    limit.as_secs()
-                ));
+                Recorded::Incomplete(format!("the recording outlived {} s", limit.as_secs()))
             }
-            Err(Lost::Closed(why)) => {
-                return Recorded::Incomplete(format!(
-                    "the JVM ended: {}",
-                    why.lines().last().unwrap_or("no output")
-                ));
-            }
-        };
-        parse_record(&payload)
+            Err(Lost::Closed(why)) => Recorded::Incomplete(format!(
+                "the JVM ended: {}",
+                why.lines().last().unwrap_or("no output")
+            )),
+        }
     }
 }
 
-/// `CHANGED\t<all|some>\t<hex of a,b,c>`.
-fn parse_query(payload: &str) -> CompiledClasses {
-    let f: Vec<&str> = payload.lines().next().unwrap_or("").split('\t').collect();
-    let classes = unhex(f.get(2).copied().unwrap_or(""));
-    CompiledClasses {
-        classes: classes
-            .split(',')
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        // Anything but a plain "some" is taken as the unsafe case.
-        recompiled_all: f.get(1) != Some(&"some"),
+/// `FALLBACK\t<hex>`, `COMPILE\terror\t<ms>\t<hex>…`, `COMPILE\tok\t<ms>\t<hex note>`,
+/// `CLASSES\t<all|some>\t<hex of a,b,c>`.
+fn parse_compile(payload: &str, reply: &mut CompileReply) {
+    for line in payload.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let millis =
+            Duration::from_millis(f.get(2).and_then(|t| t.parse().ok()).unwrap_or_default());
+        match f[0] {
+            "FALLBACK" => reply.fallback = Some(unhex(f.get(1).copied().unwrap_or(""))),
+            "COMPILE" if f.get(1) == Some(&"ok") => {
+                reply.note = f
+                    .get(3)
+                    .map(|note| unhex(note))
+                    .filter(|note| !note.is_empty());
+                reply.compile = Some((millis, Vec::new()));
+            }
+            "COMPILE" => {
+                let diagnostics = f.iter().skip(3).map(|d| unhex(d)).collect();
+                reply.compile = Some((millis, diagnostics));
+            }
+            "CLASSES" => {
+                reply.classes = CompiledClasses {
+                    classes: unhex(f.get(2).copied().unwrap_or(""))
+                        .split(',')
+                        .filter(|c| !c.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                    // Anything but a plain "some" is taken as the unsafe case.
+                    recompiled_all: f.get(1) != Some(&"some"),
+                };
+            }
+            _ => {}
+        }
     }
 }
 
@@ -1006,19 +1144,6 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
             Duration::from_millis(f.get(i).and_then(|t| t.parse().ok()).unwrap_or_default())
         };
         match f[0] {
-            "FALLBACK" => reply.fallback = Some(unhex(f.get(1).copied().unwrap_or(""))),
-            "COMPILE" => {
-                let diagnostics = if f.get(1) == Some(&"ok") {
-                    reply.compile_note = f
-                        .get(3)
-                        .map(|note| unhex(note))
-                        .filter(|note| !note.is_empty());
-                    Vec::new()
-                } else {
-                    f.iter().skip(3).map(|d| unhex(d)).collect()
-                };
-                reply.compile = Some((millis(2), diagnostics));
-            }
             "CASE" if f.len() >= 7 => {
                 let (status, timed_out) = parse_status(f[4]);
                 let case = TestCaseResult {
@@ -1047,9 +1172,7 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
             }
             "LOG" => reply.log = unhex(f.get(1).copied().unwrap_or("")),
             "EXIT" => reply.exit_attempted = true,
-            "STATE" if f.get(1) == Some(&"dirty") => {
-                reply.dirty = Some(unhex(f.get(2).copied().unwrap_or("")));
-            }
+            "FLAG" => reply.flags.push(unhex(f.get(1).copied().unwrap_or(""))),
             _ => {}
         }
     }
@@ -1267,17 +1390,36 @@ mod tests {
     }
 
     #[test]
-    fn a_query_names_the_compiled_classes_and_anything_unexpected_counts_as_all_recompiled() {
+    fn a_compile_answer_names_the_classes_and_anything_unexpected_counts_as_all_recompiled() {
         let h = |s: &str| hex::encode(s);
+        let mut reply = CompileReply::default();
+        parse_compile(
+            &format!("COMPILE\tok\t12\t\nCLASSES\tsome\t{}", h("a.B,a.B$1")),
+            &mut reply,
+        );
+        assert_eq!(reply.compile, Some((Duration::from_millis(12), Vec::new())));
         assert_eq!(
-            parse_query(&format!("CHANGED\tsome\t{}", h("a.B,a.B$1"))),
+            reply.classes,
             CompiledClasses {
                 classes: vec!["a.B".into(), "a.B$1".into()],
                 recompiled_all: false,
             }
         );
-        assert!(parse_query(&format!("CHANGED\tall\t{}", h("a.B"))).recompiled_all);
-        assert!(parse_query("").recompiled_all);
+        let mut odd = CompileReply::default();
+        parse_compile(&format!("CLASSES\tmany\t{}", h("a.B")), &mut odd);
+        assert!(odd.classes.recompiled_all);
+        let mut failed = CompileReply::default();
+        parse_compile(
+            &format!("COMPILE\terror\t3\t{}", h("A.java:[1,2] boom")),
+            &mut failed,
+        );
+        assert_eq!(
+            failed.compile,
+            Some((
+                Duration::from_millis(3),
+                vec!["A.java:[1,2] boom".to_owned()]
+            ))
+        );
     }
 
     #[test]
@@ -1285,7 +1427,7 @@ mod tests {
         let mut reply = FastReply::default();
         let h = |s: &str| hex::encode(s);
         let payload = format!(
-            "COMPILE\tok\t12\nCASE\tpov\t{}\t{}\tfailed\t0.5\t{}\nCASE\tpov\t{}\t{}\ttimeout\t3\t\nPHASE\tpov\tdone\t40\t\nSTATE\tdirty\t{}",
+            "CASE\tpov\t{}\t{}\tfailed\t0.5\t{}\nCASE\tpov\t{}\t{}\ttimeout\t3\t\nPHASE\tpov\tdone\t40\t\nFLAG\t{}",
             h("a.BTest"),
             h("m"),
             h("boom"),
@@ -1294,13 +1436,12 @@ mod tests {
             h("thread left")
         );
         parse_payload(&payload, &mut reply);
-        assert_eq!(reply.compile, Some((Duration::from_millis(12), Vec::new())));
         let pov = &reply.phases[0];
         assert_eq!(
             (pov.end.clone(), pov.cases.len(), pov.test_timed_out),
             (PhaseEnd::Done, 2, true)
         );
         assert_eq!(pov.cases[0].message, "boom");
-        assert_eq!(reply.dirty.as_deref(), Some("thread left"));
+        assert_eq!(reply.flags, ["thread left"]);
     }
 }

@@ -173,6 +173,11 @@ impl ResidentProcess {
     }
 
     /// Kills the process and everything it started.
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     pub fn kill(&mut self) {
         self.stdin = None;
         kill_tree(&mut self.child, self.cgroup.as_deref());

@@ -15,11 +15,12 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V3_AUDITS),
         M::up(V4_STUDIES),
         M::up(V5_FEATURE_SCORES),
+        M::up(V6_ENGINE_FLAGS),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -182,4 +183,10 @@ CREATE TABLE feature_scores (
     PRIMARY KEY (run_id, candidate_id),
     FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
 );
+"#;
+
+/// Version 6: why a fast verdict was flagged for Maven (what the candidate's code reached for at
+/// run time or adds in its diff), one reason a line; empty when it was not.
+const V6_ENGINE_FLAGS: &str = r#"
+ALTER TABLE engines ADD COLUMN flags TEXT NOT NULL DEFAULT '';
 "#;

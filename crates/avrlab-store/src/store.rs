@@ -180,11 +180,14 @@ pub struct EngineRow {
     pub engine: String,
     /// Why the fast path handed the candidate to Maven.
     pub fallback: Option<String>,
-    /// `confirmation` or `sample`, when both engines judged the candidate.
+    /// `confirmation`, `sample`, `flag` or `disagreement`, when both engines judged the
+    /// candidate.
     pub check_kind: Option<String>,
     pub fast_outcome: Option<String>,
     pub fast_reason: Option<String>,
     pub maven_outcome: Option<String>,
+    /// Why the candidate was flagged for Maven, one reason each (empty: not flagged).
+    pub flags: Vec<String>,
 }
 
 /// A verdict with its evidence, written in one transaction.
@@ -611,8 +614,8 @@ impl Store {
         let e = &verdict.engine;
         if !e.engine.is_empty() {
             tx.execute(
-                "INSERT INTO engines (run_id, candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO engines (run_id, candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome, flags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     run_id,
                     candidate_id,
@@ -621,7 +624,8 @@ impl Store {
                     e.check_kind,
                     e.fast_outcome,
                     e.fast_reason,
-                    e.maven_outcome
+                    e.maven_outcome,
+                    e.flags.join("\n")
                 ],
             )
             .map_err(sqlite)?;
@@ -638,7 +642,7 @@ impl Store {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome
+                "SELECT candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome, flags
                  FROM engines WHERE run_id = ?1 ORDER BY candidate_id",
             )
             .map_err(sqlite)?;
@@ -653,6 +657,7 @@ impl Store {
                         fast_outcome: r.get(4)?,
                         fast_reason: r.get(5)?,
                         maven_outcome: r.get(6)?,
+                        flags: r.get::<_, String>(7)?.lines().map(str::to_owned).collect(),
                     },
                 ))
             })
@@ -969,10 +974,14 @@ mod tests {
             engine: EngineRow {
                 engine: "fast".into(),
                 fallback: None,
-                check_kind: Some("confirmation".into()),
+                check_kind: Some("flag".into()),
                 fast_outcome: Some(outcome.into()),
                 fast_reason: Some("fast".into()),
                 maven_outcome: Some("PovFailing".into()),
+                flags: vec![
+                    "the tests opened /proc/self/mem".into(),
+                    "a thread started by the tests is still running (t)".into(),
+                ],
             },
         }
     }
@@ -1055,6 +1064,14 @@ mod tests {
         assert_eq!(id, "c1");
         assert_eq!(c1.fast_outcome.as_deref(), Some("Plausible"));
         assert_eq!(c1.maven_outcome.as_deref(), Some("PovFailing"));
+        assert_eq!(c1.check_kind.as_deref(), Some("flag"));
+        assert_eq!(
+            c1.flags,
+            [
+                "the tests opened /proc/self/mem",
+                "a thread started by the tests is still running (t)"
+            ]
+        );
         // A verdict is written once.
         assert!(
             store

@@ -1,19 +1,23 @@
-//! The fast oracle: one resident validator JVM per task and worker compiles each candidate's
-//! changed files in memory and runs the PoV, then the regression tests through the JUnit Platform
-//! launcher (see `avrlab-exec`'s `fastpath`). Maven stays the ground truth: a fast `Plausible` is
-//! confirmed by the Maven oracle before it is returned, a sample of other verdicts is re-checked,
-//! and both views are kept in the verdict's [`EngineRecord`]. Tasks and candidates the fast path
-//! cannot take go to Maven, with the reason recorded.
+//! The fast oracle: every candidate runs in a test JVM of its own, started ahead of need from a
+//! pool per task state and ended after its one candidate, so that no candidate's code ever runs
+//! in a JVM where another candidate's code ran. A long-lived compiler process per task state
+//! (which runs no project or candidate code) compiles each candidate's changed files into the
+//! folder that heads its test JVM's class path; the JVM then runs the PoV, then the regression
+//! tests through the JUnit Platform launcher, as Surefire's fork would (see `avrlab-exec`'s
+//! `fastpath`). Fast verdicts stand on their own: Maven re-judges one for a reason only — a
+//! random sample, a flag raised while its code ran or in its diff, an earlier disagreement in
+//! the task, or `--confirm all` — and both views are kept in the verdict's [`EngineRecord`].
+//! Tasks and candidates the fast path cannot take go to Maven, with the reason recorded.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    CompiledClasses, ExitKind, FastBuild, FastPhase, FastReply, FastRequest, FastSession, Lost,
-    Maven, PhaseEnd, Recorded, RegressionScope, TestRun,
+    CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost, Maven, PhaseEnd, Recorded,
+    RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole, TestRun,
 };
 use sha2::{Digest, Sha256};
 
@@ -24,25 +28,48 @@ use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
-/// How the fast oracle runs and how much of it Maven re-checks.
+/// Which fast verdicts Maven re-judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmPolicy {
+    /// Only for a reason: the random sample, a flag, an earlier disagreement in the task.
+    Sampled,
+    /// Also every verdict in which the PoV tests passed (`Plausible`, `RegressionBroken`), as
+    /// before fast verdicts stood on their own.
+    All,
+}
+
+impl ConfirmPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sampled => "sampled",
+            Self::All => "all",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "sampled" => Some(Self::Sampled),
+            "all" => Some(Self::All),
+            _ => None,
+        }
+    }
+}
+
+/// How the fast oracle runs and how much of it Maven re-judges.
 #[derive(Debug, Clone)]
 pub struct FastConfig {
-    /// Confirm with Maven, before returning it, every fast verdict in which the PoV tests passed:
-    /// `Plausible`, and `RegressionBroken`, where only the regression suite decided, in an
-    /// environment the fast path imitates (a false one would hide a correct fix). The default;
-    /// turning it off is for measuring the raw fast path only.
-    pub confirm_pov_passes: bool,
-    /// The share of other verdicts (0.0 – 1.0) also re-checked with Maven, chosen by a hash of
+    /// Which verdicts Maven re-judges besides the sample, the flagged ones and those of a task
+    /// with an earlier disagreement.
+    pub confirm: ConfirmPolicy,
+    /// The share (0.0 – 1.0) of fast verdicts re-judged by Maven at random, chosen by a hash of
     /// the candidate so that a re-run picks the same ones.
-    pub recheck_sample: f64,
-    /// Start a fresh JVM after this many candidates even when nothing was left behind.
-    pub recycle_every: usize,
-    /// The per-test and per-phase time limit inside the JVM.
+    pub confirm_sample: f64,
+    /// The per-phase time limit inside the test JVM.
     pub test_timeout: Duration,
     /// Where the compiled helper is cached.
     pub helper_cache: PathBuf,
-    /// How many primed JVMs a task's warm-up leaves ready: the run's worker count, so that two
-    /// workers on candidates of one task do not wait for a cold JVM.
+    /// How many started test JVMs each task state keeps ready: the run's worker count, so that
+    /// every worker finds one started while the last candidate ran.
     pub primed_per_task: usize,
 }
 
@@ -53,7 +80,34 @@ type TaskBuild = Result<FastBuild, String>;
 /// per-test-phase limit inside the JVM; this bounds a JVM that stops answering).
 const RECORDING_LIMIT: Duration = Duration::from_secs(1800);
 
-/// The fast oracle, with the Maven oracle it falls back on and is confirmed by.
+/// How long one compilation may take (a full recompilation of a large project included).
+const COMPILE_LIMIT: Duration = Duration::from_secs(600);
+
+/// A started test JVM and the folder its class path begins with (the compiler writes the
+/// candidate's classes there).
+struct PooledJvm {
+    jvm: TestJvm,
+    classes: ClassFolder,
+}
+
+/// A test JVM's class folder, removed with it.
+struct ClassFolder(PathBuf);
+
+impl Drop for ClassFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What runs one task state's candidates: its compiled build, its compiler and its pool of
+/// started test JVMs.
+struct StateRuntime {
+    build: FastBuild,
+    compiler: Mutex<Option<CompilerSession>>,
+    pool: Mutex<Vec<PooledJvm>>,
+}
+
+/// The fast oracle, with the Maven oracle it falls back on and is re-judged by.
 pub struct FastOracle {
     maven: MavenOracle,
     config: ValidatorConfig,
@@ -65,15 +119,14 @@ pub struct FastOracle {
     /// states in one run (`transform` verifies a rename, then its rollback), and a JVM or a
     /// compiled build of one state must never serve another.
     builds: Mutex<HashMap<String, (String, TaskBuild)>>,
-    /// Per worker slot: the task state (its fingerprint) its JVM serves, and the JVM.
-    sessions: Mutex<HashMap<String, (String, FastSession)>>,
-    /// Per task state (fingerprint): started, primed JVMs that no slot holds (started at
-    /// warm-up, or handed back when a slot moved on to another task).
-    spares: Mutex<HashMap<String, Vec<FastSession>>>,
+    /// Per task state (fingerprint): its compiler and pool of test JVMs.
+    states: Mutex<HashMap<String, Arc<StateRuntime>>>,
     /// Per task state (fingerprint): which project classes each regression test class loads
     /// (test-impact selection), or why there is no such record.
     dependence: Mutex<HashMap<String, Result<Arc<ClassDependence>, String>>>,
-    /// Numbers each candidate's source folder.
+    /// Tasks in which the engines disagreed on a candidate: their later candidates go to Maven.
+    disagreed: Mutex<HashSet<String>>,
+    /// Numbers each candidate's source folder and each test JVM's class folder.
     counter: std::sync::atomic::AtomicU64,
 }
 
@@ -93,15 +146,15 @@ impl FastOracle {
             fast,
             unchecked: std::sync::atomic::AtomicBool::new(false),
             builds: Mutex::new(HashMap::new()),
-            sessions: Mutex::new(HashMap::new()),
-            spares: Mutex::new(HashMap::new()),
+            states: Mutex::new(HashMap::new()),
             dependence: Mutex::new(HashMap::new()),
+            disagreed: Mutex::new(HashSet::new()),
             counter: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
-    /// Switches the Maven cross-checks (confirmation and sample) off or back on. Off, a fast
-    /// `Plausible` is returned unconfirmed: only for measuring the raw engine.
+    /// Switches the Maven cross-checks (every reason for one) off or back on. Off, every fast
+    /// verdict is returned as it is: only for measuring the raw engine.
     pub fn set_cross_checks(&self, on: bool) {
         self.unchecked
             .store(!on, std::sync::atomic::Ordering::SeqCst);
@@ -143,26 +196,12 @@ impl FastOracle {
     }
 
     fn sampled(&self, task: &Task, candidate: &Candidate) -> bool {
-        if self.fast.recheck_sample <= 0.0 {
+        if self.fast.confirm_sample <= 0.0 {
             return false;
         }
         let digest = Sha256::digest(format!("{}\0{candidate:?}", task.id).as_bytes());
         let draw = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"));
-        (draw as f64 / u64::MAX as f64) < self.fast.recheck_sample
-    }
-
-    fn start_session(
-        &self,
-        task: &Task,
-        build: &FastBuild,
-        sources_root: &Path,
-    ) -> Result<FastSession, ValidateError> {
-        self.maven_for(task)?
-            .start_fast_session(build, sources_root, self.fast.test_timeout)
-            .map_err(|source| ValidateError::FastPath {
-                task: task.id.clone(),
-                source,
-            })
+        (draw as f64 / u64::MAX as f64) < self.fast.confirm_sample
     }
 
     /// The task state's regression selection after its baseline (taken by the Maven warm-up).
@@ -179,68 +218,153 @@ impl FastOracle {
         self.config.work_root.join("fast-sources")
     }
 
-    /// Runs one candidate on the resident validator of `slot`, starting one when needed.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one candidate's run: its state, build, files, slot and both selections"
-    )]
-    fn run_fast(
+    fn classes_root(&self) -> PathBuf {
+        self.config.work_root.join("fast-classes")
+    }
+
+    fn fast_error(task: &Task) -> impl FnOnce(avrlab_exec::FastPathError) -> ValidateError + '_ {
+        move |source| ValidateError::FastPath {
+            task: task.id.clone(),
+            source,
+        }
+    }
+
+    /// Starts one test JVM for a candidate of `task`, with a fresh, empty class folder.
+    fn start_jvm(&self, task: &Task, build: &FastBuild) -> Result<PooledJvm, ValidateError> {
+        let number = self
+            .counter
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let classes = self.classes_root().join(format!("jvm-{number}"));
+        std::fs::create_dir_all(&classes).map_err(|source| ValidateError::Workspace {
+            path: classes.clone(),
+            source,
+        })?;
+        let jvm = self
+            .maven_for(task)?
+            .start_test_jvm(
+                build,
+                TestJvmRole::Candidate { classes: &classes },
+                self.fast.test_timeout,
+            )
+            .map_err(Self::fast_error(task))?;
+        Ok(PooledJvm {
+            jvm,
+            classes: ClassFolder(classes),
+        })
+    }
+
+    /// Fills the state's pool up to its size, each JVM starting while the host goes on, and
+    /// ends the idle JVMs of other task states when too many are idle in all (memory).
+    fn top_up(
         &self,
         state: &str,
-        build: &FastBuild,
-        prepared: &PreparedTask,
-        sources: &[PathBuf],
-        slot: &str,
-        selection: &FastSelection,
-        scope: Option<&dyn Fn(&CompiledClasses) -> RegressionScope>,
-    ) -> Result<(FastReply, String), ValidateError> {
-        let task = &prepared.task;
-        let taken = {
-            let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-            match sessions.remove(slot) {
-                Some((served, session)) if served == state => Some(session),
-                Some((other, session)) => {
-                    // The slot moves on to another task: its JVM waits for that task's next
-                    // candidate.
-                    self.spares
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .entry(other)
-                        .or_default()
-                        .push(session);
-                    None
+        task: &Task,
+        runtime: &StateRuntime,
+    ) -> Result<(), ValidateError> {
+        let want = self.fast.primed_per_task.max(1);
+        loop {
+            let have = runtime.pool.lock().unwrap_or_else(|p| p.into_inner()).len();
+            if have >= want {
+                break;
+            }
+            let started = self.start_jvm(task, &runtime.build)?;
+            runtime
+                .pool
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(started);
+        }
+        // Idle JVMs are bounded in all: twice the pool of one state beyond this state's own.
+        let others: Vec<Arc<StateRuntime>> = self
+            .states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|(key, _)| key.as_str() != state)
+            .map(|(_, runtime)| runtime.clone())
+            .collect();
+        let mut idle: usize = others
+            .iter()
+            .map(|r| r.pool.lock().unwrap_or_else(|p| p.into_inner()).len())
+            .sum();
+        for other in others {
+            if idle <= 2 * want {
+                break;
+            }
+            let mut pool = other.pool.lock().unwrap_or_else(|p| p.into_inner());
+            idle -= pool.len();
+            pool.clear();
+        }
+        Ok(())
+    }
+
+    /// A started test JVM of the state (a fresh one when none is ready); the pool is refilled
+    /// at once, so the next candidate's JVM starts while this one runs.
+    fn take_jvm(
+        &self,
+        state: &str,
+        task: &Task,
+        runtime: &StateRuntime,
+    ) -> Result<PooledJvm, ValidateError> {
+        let ready = loop {
+            let next = runtime.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            match next {
+                Some(mut pooled) => {
+                    if pooled.jvm.alive() {
+                        break Some(pooled);
+                    }
                 }
-                None => None,
+                None => break None,
             }
         };
-        let spare = || {
-            self.spares
+        let taken = match ready {
+            Some(pooled) => pooled,
+            None => self.start_jvm(task, &runtime.build)?,
+        };
+        self.top_up(state, task, runtime)?;
+        Ok(taken)
+    }
+
+    /// Hands back a JVM that ran no code of the candidate (it did not compile, or went to
+    /// Maven): its class folder is emptied first.
+    fn give_back(&self, runtime: &StateRuntime, pooled: PooledJvm) {
+        let emptied = std::fs::remove_dir_all(&pooled.classes.0)
+            .and_then(|()| std::fs::create_dir_all(&pooled.classes.0));
+        if emptied.is_ok() {
+            runtime
+                .pool
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .get_mut(state)
-                .and_then(Vec::pop)
-        };
-        let mut session = match taken.or_else(spare) {
-            Some(session) => session,
-            None => self.start_session(task, build, &self.sources_root())?,
-        };
-        let enforcement = format!("resident JVM; {}", session.enforcement());
-        let reply = session.validate(&FastRequest {
-            pov: &task.oracle.pov_tests,
-            regression: &selection.regression,
-            excluded: &selection.dropped_classes,
-            sources,
-            scope,
-        });
-        // A JVM that might carry a candidate's leftovers is never reused.
-        if reply.dirty.is_none() && reply.lost.is_none() && session.served < self.fast.recycle_every
-        {
-            self.sessions
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(slot.to_owned(), (state.to_owned(), session));
+                .push(pooled);
         }
-        Ok((reply, enforcement))
+    }
+
+    /// Compiles a candidate's files into `outdir` with the state's compiler (started on first
+    /// use, and again after one was lost).
+    fn compile(
+        &self,
+        task: &Task,
+        runtime: &StateRuntime,
+        sources: &[PathBuf],
+        outdir: &Path,
+    ) -> Result<avrlab_exec::CompileReply, ValidateError> {
+        let mut compiler = runtime.compiler.lock().unwrap_or_else(|p| p.into_inner());
+        if compiler.is_none() {
+            let started = self
+                .maven_for(task)?
+                .start_compiler(&runtime.build, &self.sources_root(), &self.classes_root())
+                .map_err(Self::fast_error(task))?;
+            *compiler = Some(started);
+        }
+        let reply =
+            compiler
+                .as_mut()
+                .expect("started above")
+                .compile(sources, outdir, COMPILE_LIMIT);
+        if reply.lost.is_some() {
+            *compiler = None;
+        }
+        Ok(reply)
     }
 }
 
@@ -393,7 +517,7 @@ fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, Stri
 /// build made one way cannot serve the other.
 fn state_fingerprint(root: &Path, maven: &Maven) -> std::io::Result<String> {
     // The layout of a kept build; a new one never reads an old one.
-    let mut salt = b"avrlab fast build 4".to_vec();
+    let mut salt = b"avrlab fast build 5".to_vec();
     salt.extend_from_slice(&maven.jdk().major.to_le_bytes());
     salt.extend_from_slice(maven.repository_view().as_os_str().as_encoded_bytes());
     salt.push(0);
@@ -637,15 +761,11 @@ impl Oracle for FastOracle {
             return Ok(());
         }
         if let Some(earlier) = earlier {
-            // The task's state changed: the JVMs of the old one are ended.
-            self.spares
+            // The task's state changed: the JVMs and the compiler of the old one are ended.
+            self.states
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&earlier);
-            self.sessions
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .retain(|_, (state, _)| *state != earlier);
         }
         let kept = self.fast.helper_cache.join("states").join(&fingerprint);
         let loaded = FastBuild::load(&kept, &maven, &self.fast.helper_cache).map_err(fast_err)?;
@@ -680,17 +800,21 @@ impl Oracle for FastOracle {
         };
         let build = built.map_err(|u| u.0);
         if let Ok(build) = &build {
-            // The task's first JVM starts now and runs the task state's own PoV and regression
-            // tests once (answer discarded), so that class loading and JIT warm-up are paid here,
-            // like Maven's dependency warm-up, and not by the first candidate.
+            let runtime = Arc::new(StateRuntime {
+                build: build.clone(),
+                compiler: Mutex::new(None),
+                pool: Mutex::new(Vec::new()),
+            });
+            // The compiler starts now and compiles the unchanged localized file once, so that
+            // javac is warm before the first candidate (what it writes is thrown away).
             let root = self.sources_root();
-            std::fs::create_dir_all(&root).map_err(|source| ValidateError::Workspace {
-                path: root.clone(),
-                source,
-            })?;
-            let mut session = self.start_session(task, build, &root)?;
-            // The unchanged localized file is compiled too, so that javac is warm as well.
-            let mut sources = Vec::new();
+            let scratch = self.classes_root().join(format!("prime-{}", task.id));
+            for folder in [&root, &scratch] {
+                std::fs::create_dir_all(folder).map_err(|source| ValidateError::Workspace {
+                    path: folder.to_path_buf(),
+                    source,
+                })?;
+            }
             if let Some(loc) = task.localization.first() {
                 let copy = root.join("prime").join(&task.id).join(&loc.file);
                 let from = prepared.pristine().join(&loc.file);
@@ -701,78 +825,58 @@ impl Oracle for FastOracle {
                     .and_then(|_| std::fs::read(&from))
                     .and_then(|bytes| std::fs::write(&copy, bytes));
                 if written.is_ok() {
-                    sources.push(copy);
+                    self.compile(task, &runtime, &[copy], &scratch)?;
                 }
             }
-            let selection = self.selection(prepared)?;
-            // Every primed JVM gets the same request: the task state as it is.
-            let priming = FastRequest {
-                pov: &task.oracle.pov_tests,
-                regression: &selection.regression,
-                excluded: &selection.dropped_classes,
-                sources: &sources,
-                scope: None,
-            };
-            let primed = session.validate(&priming);
-            let mut usable = primed.dirty.is_none() && primed.lost.is_none();
+            let _ = std::fs::remove_dir_all(&scratch);
             // Test-impact selection needs, once per task state, which project classes each
-            // regression test class loads; the record is kept with the kept build.
+            // regression test class loads; the record is kept with the kept build. It is taken
+            // in a JVM of its own, which then ends like every other.
+            let selection = self.selection(prepared)?;
             let record_path = kept.join(RECORD_FILE);
             let dependence = match ClassDependence::load(&record_path) {
                 Some(record) if record.state == record_key(&fingerprint, build) => {
                     Ok(Arc::new(record))
                 }
-                _ if !usable => Err(format!(
-                    "the priming JVM could not go on: {}",
-                    primed.dirty.clone().unwrap_or_else(|| "it was lost".into())
-                )),
-                _ => match session.record_class_loads(
-                    &task.oracle.pov_tests,
-                    &selection.dropped_classes,
-                    RECORDING_LIMIT,
-                ) {
-                    Recorded::Complete(test_classes) => {
-                        let record = ClassDependence {
-                            state: record_key(&fingerprint, build),
-                            test_classes,
-                        };
-                        record
-                            .save(&record_path)
-                            .map_err(|source| ValidateError::Workspace {
-                                path: record_path.clone(),
-                                source,
+                _ => {
+                    let recorder = maven
+                        .start_test_jvm(build, TestJvmRole::Record, self.fast.test_timeout)
+                        .map_err(fast_err)?;
+                    match recorder.record_class_loads(
+                        &task.oracle.pov_tests,
+                        &selection.dropped_classes,
+                        RECORDING_LIMIT,
+                    ) {
+                        Recorded::Complete(test_classes) => {
+                            let record = ClassDependence {
+                                state: record_key(&fingerprint, build),
+                                test_classes,
+                            };
+                            record.save(&record_path).map_err(|source| {
+                                ValidateError::Workspace {
+                                    path: record_path.clone(),
+                                    source,
+                                }
                             })?;
-                        Ok(Arc::new(record))
+                            Ok(Arc::new(record))
+                        }
+                        Recorded::Incomplete(why) => {
+                            Err(format!("recording it at warm-up stopped: {why}"))
+                        }
                     }
-                    Recorded::Incomplete(why) => {
-                        usable = false;
-                        Err(format!("recording it at priming stopped: {why}"))
-                    }
-                },
+                }
             };
             self.dependence
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
-            let mut ready = Vec::new();
-            if usable {
-                ready.push(session);
-            }
-            // One more primed JVM per further worker, primed the same way (warm-up is not a
-            // candidate's time; a worker that finds none starts a cold one).
-            for _ in 1..self.fast.primed_per_task {
-                let mut session = self.start_session(task, build, &root)?;
-                let primed = session.validate(&priming);
-                if primed.dirty.is_none() && primed.lost.is_none() {
-                    ready.push(session);
-                }
-            }
-            self.spares
+            // The pool's first JVMs start now, loading the JDK, JUnit and the dependencies
+            // while the warm-up of other tasks goes on.
+            self.states
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .entry(fingerprint.clone())
-                .or_default()
-                .extend(ready);
+                .insert(fingerprint.clone(), runtime.clone());
+            self.top_up(&fingerprint, task, &runtime)?;
         }
         self.builds
             .lock()
@@ -892,46 +996,57 @@ impl Oracle for FastOracle {
             }
         }
         let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
+        // What the candidate's code adds that could forge or spoil a fast answer: a reason for
+        // Maven to re-judge whatever the fast path finds.
+        let mut flags = Vec::new();
+        for file in &files {
+            let before =
+                std::fs::read_to_string(prepared.pristine().join(file)).unwrap_or_default();
+            let after = std::fs::read_to_string(workspace.join(file)).unwrap_or_default();
+            for flag in crate::flags::added_families(&before, &after) {
+                if !flags.contains(&flag) {
+                    flags.push(flag);
+                }
+            }
+        }
         let selection = self.selection(prepared)?;
-        // Test-impact selection: asked by the JVM once the PoV tests passed, with the classes
-        // its compiler made of the candidate's files.
-        let record = self
-            .dependence
+        let runtime = self
+            .states
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&state)
             .cloned();
-        let impact: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
-        let choose = |compiled: &CompiledClasses| {
-            let record = match &record {
-                Some(Ok(record)) => Ok(record.as_ref()),
-                Some(Err(why)) => Err(why.as_str()),
-                None => Err("the task state was not primed in this run"),
-            };
-            let chosen = select(
-                record,
-                &record_key(&state, &build),
-                &CandidateChange {
-                    compiled,
-                    new_files: &new_files,
-                },
-            );
-            *impact.borrow_mut() = Some(chosen.evidence);
-            chosen.scope
+        let Some(runtime) = runtime else {
+            let why = "the task state has no fast-path runtime in this run".to_owned();
+            return self.fallback(prepared, candidate, slot, Fallback::Task(why));
         };
-        let scope: Option<&dyn Fn(&CompiledClasses) -> RegressionScope> = match selection.regression
-        {
-            RegressionTests::AllOthers => Some(&choose),
-            // A task that lists its regression tests runs all of them.
-            RegressionTests::Listed(_) => None,
-        };
-        let ran = self.run_fast(&state, &build, prepared, &sources, slot, &selection, scope);
+        let pooled = self.take_jvm(&state, task, &runtime)?;
+        let compiled = self.compile(task, &runtime, &sources, &pooled.classes.0);
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);
         }
-        let (mut reply, enforcement) = ran?;
+        let compiled = compiled?;
+        if let Some(lost) = &compiled.lost {
+            self.give_back(&runtime, pooled);
+            // The compiler runs no candidate code, but a candidate's text can still exhaust
+            // it; Maven decides, as for any candidate the fast path cannot compile.
+            let why = match lost {
+                Lost::TimedOut => "the fast path's compiler did not answer in time".to_owned(),
+                Lost::Closed(stderr) => format!(
+                    "the fast path's compiler ended: {}",
+                    stderr.lines().last().unwrap_or("no output")
+                ),
+            };
+            return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
+        }
+        if let Some(why) = compiled.fallback.clone() {
+            self.give_back(&runtime, pooled);
+            // Every reason the compiler gives is about this candidate's files (see `Fallback`).
+            return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
+        }
+        let mut compile = compiled.compile.clone();
         // Diagnostics name files as the project does (`src/main/java/…`), like Maven's.
-        if let Some((_, diagnostics)) = reply.compile.as_mut() {
+        if let Some((_, diagnostics)) = compile.as_mut() {
             let prefix = format!("{}/", workspace.display());
             for d in diagnostics.iter_mut() {
                 if let Some(rest) = d.strip_prefix(&prefix) {
@@ -939,12 +1054,70 @@ impl Oracle for FastOracle {
                 }
             }
         }
-        if let Some(why) = reply.fallback.clone() {
-            // Every reason the helper gives is about this candidate's files (see `Fallback`).
-            return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
+        let compiles = compile.as_ref().is_some_and(|(_, d)| d.is_empty());
+        let enforcement = format!(
+            "a test JVM of its own for this candidate; {}",
+            pooled.jvm.enforcement()
+        );
+        // Test-impact selection, from the classes the candidate's files compiled to.
+        let mut impact = None;
+        let chosen_classes;
+        let regression = match &selection.regression {
+            RegressionTests::Listed(list) => RegressionRun::Listed(list),
+            RegressionTests::AllOthers => {
+                let record = self
+                    .dependence
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&state)
+                    .cloned();
+                let record = match &record {
+                    Some(Ok(record)) => Ok(record.as_ref()),
+                    Some(Err(why)) => Err(why.as_str()),
+                    None => Err("the task state was not primed in this run"),
+                };
+                let chosen = select(
+                    record,
+                    &record_key(&state, &build),
+                    &CandidateChange {
+                        compiled: &compiled.classes,
+                        new_files: &new_files,
+                    },
+                );
+                impact = Some(chosen.evidence);
+                match chosen.scope {
+                    RegressionScope::All => RegressionRun::AllOthers,
+                    RegressionScope::Classes(classes) => {
+                        chosen_classes = classes;
+                        RegressionRun::Classes(&chosen_classes)
+                    }
+                }
+            }
+        };
+        let mut reply = if compiles {
+            let PooledJvm { jvm, classes } = pooled;
+            let reply = jvm.run(&RunRequest {
+                pov: &task.oracle.pov_tests,
+                regression,
+                excluded: &selection.dropped_classes,
+                candidate_classes: &compiled.classes.classes,
+            });
+            drop(classes);
+            reply
+        } else {
+            self.give_back(&runtime, pooled);
+            FastReply::default()
+        };
+        reply.compile = compile;
+        reply.compile_note = compiled.note.clone();
+        flags.extend(reply.flags.iter().cloned());
+        if reply.forged_frames > 0 {
+            flags.push(format!(
+                "{} unauthenticated result frames were written to the channel",
+                reply.forged_frames
+            ));
         }
-        let impact = impact.into_inner();
-        let fast = judge_reply(
+        let mut fast = judge_reply(
             task,
             &selection,
             &build.notes,
@@ -953,12 +1126,21 @@ impl Oracle for FastOracle {
             &enforcement,
             started,
         );
+        fast.engine.flags = flags;
         let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
+        let disagreed = self
+            .disagreed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&task.id);
+        let pov_passed = matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken);
         let kind = if !checks {
             None
-        } else if matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken)
-            && self.fast.confirm_pov_passes
-        {
+        } else if !fast.engine.flags.is_empty() {
+            Some(CheckKind::Flag)
+        } else if disagreed {
+            Some(CheckKind::Disagreement)
+        } else if self.fast.confirm == ConfirmPolicy::All && pov_passed {
             Some(CheckKind::Confirmation)
         } else if self.sampled(task, candidate) {
             Some(CheckKind::Sample)
@@ -973,6 +1155,7 @@ impl Oracle for FastOracle {
             .maven
             .validate(prepared, candidate, &format!("{slot}-maven"))?;
         maven.engine.engine = "maven".into();
+        maven.engine.flags = fast.engine.flags.clone();
         maven.engine.cross_check = Some(CrossCheck {
             kind,
             fast: fast.outcome,
@@ -983,6 +1166,13 @@ impl Oracle for FastOracle {
             },
             maven: maven.outcome,
         });
+        if maven.outcome != fast.outcome {
+            // The engines disagree: every later candidate of this task is re-judged too.
+            self.disagreed
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone());
+        }
         maven.wall = started.elapsed();
         Ok(settle_cross_check(maven))
     }

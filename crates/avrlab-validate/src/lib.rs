@@ -11,6 +11,7 @@ mod candidate;
 mod fast;
 mod feature;
 mod fingerprint;
+mod flags;
 mod materialize;
 mod oracle;
 mod outcome;
@@ -23,7 +24,7 @@ pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, remove_sealed_tree,
 pub use candidate::{
     Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
 };
-pub use fast::{FastConfig, FastOracle};
+pub use fast::{ConfirmPolicy, FastConfig, FastOracle};
 pub use feature::{
     FeatureRun, FeatureRunPlan, FeatureRunner, Judged, StateEdit, judge_functional, judge_security,
 };

@@ -110,10 +110,15 @@ pub struct PhaseRecord {
 /// Why a candidate was judged by both engines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckKind {
-    /// The fast path said `Plausible`; Maven must confirm it before it is stored.
+    /// The fast path's PoV tests passed and `--confirm all` has Maven confirm every such verdict.
     Confirmation,
-    /// The candidate fell in the sample of other verdicts re-checked with Maven.
+    /// The candidate fell in the random sample of verdicts Maven re-judges.
     Sample,
+    /// Something the candidate's code reached for, at run time or in its diff, could forge or
+    /// spoil the fast path's answer (the reasons are in [`EngineRecord::flags`]).
+    Flag,
+    /// The engines disagreed on an earlier candidate of the same task.
+    Disagreement,
 }
 
 impl CheckKind {
@@ -122,6 +127,8 @@ impl CheckKind {
         match self {
             Self::Confirmation => "confirmation",
             Self::Sample => "sample",
+            Self::Flag => "flag",
+            Self::Disagreement => "disagreement",
         }
     }
 
@@ -130,6 +137,8 @@ impl CheckKind {
         match text {
             "confirmation" => Some(Self::Confirmation),
             "sample" => Some(Self::Sample),
+            "flag" => Some(Self::Flag),
+            "disagreement" => Some(Self::Disagreement),
             _ => None,
         }
     }
@@ -160,6 +169,9 @@ pub struct EngineRecord {
     /// Why the fast path handed the candidate to Maven, when it did.
     pub fallback: Option<String>,
     pub cross_check: Option<CrossCheck>,
+    /// Why the candidate was flagged for Maven (what its code reached for at run time or adds
+    /// in its diff); empty when it was not.
+    pub flags: Vec<String>,
 }
 
 /// An outcome and its evidence.

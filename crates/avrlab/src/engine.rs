@@ -220,6 +220,7 @@ fn engine_row(engine: &avrlab_validate::EngineRecord) -> EngineRow {
         fast_outcome: check.map(|c| c.fast.as_str().to_owned()),
         fast_reason: check.map(|c| c.fast_reason.clone()),
         maven_outcome: check.map(|c| c.maven.as_str().to_owned()),
+        flags: engine.flags.clone(),
     }
 }
 

@@ -1,12 +1,9 @@
 /**
- * The resident validator's control side: the request loop, in-memory compilation, class loaders
- * and the authenticated result channel. A named module that opens nothing and exports only the
- * system class loader's package (the JVM instantiates that loader reflectively; it holds no
- * secret), so that test code in the same JVM cannot reflect into the rest (strong encapsulation,
- * JDK 17).
+ * The fast path's helper: the test JVM's request loop and guard ({@code Main}), the compiler
+ * process ({@code Compiler}) and the authenticated result channel. A named module that exports
+ * and opens nothing, so that test code in the same JVM (on the class path, in the unnamed module)
+ * cannot reflect into it (strong encapsulation, JDK 17).
  */
 module avrlab.fastpath {
     requires java.compiler;
-
-    exports avrlab.fastpath.system;
 }

@@ -229,8 +229,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             keep_workspaces: false,
             // The reference check of real projects runs Maven itself, with its baseline.
             engine: vec![EngineArg::Maven],
-            recheck_sample: 0.0,
-            recycle_every: 50,
+            confirm_sample: 0.0,
+            confirm: super::options::ConfirmArg::Sampled,
         };
         return super::validate::check(super::validate::Args {
             options,

@@ -6,7 +6,9 @@ use std::time::Duration;
 use avrlab::engine::EngineConfig;
 use avrlab_bench::Benchmark;
 use avrlab_exec::{Limits, MavenSettings, SandboxKind, check_sandbox};
-use avrlab_validate::{FastConfig, FastOracle, MavenOracle, Oracle, ValidatorConfig};
+use avrlab_validate::{
+    ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle, ValidatorConfig,
+};
 use clap::ValueEnum;
 
 use super::Failure;
@@ -24,8 +26,10 @@ pub enum SandboxArg {
 /// Which oracle validates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// A resident JVM per task and worker: changed files compiled in memory, tests run through
-    /// the JUnit Platform launcher; every Plausible and RegressionBroken is confirmed with Maven.
+    /// A test JVM of its own per candidate, started ahead of need: changed files compiled by a
+    /// compiler process, tests run through the JUnit Platform launcher as in Surefire's fork;
+    /// Maven re-judges a sample, every flagged candidate, and a task's candidates after a
+    /// disagreement.
     Fast,
     /// Maven for every candidate: compile, PoV tests, regression tests.
     Maven,
@@ -71,18 +75,27 @@ pub struct ValidationOptions {
     /// Keep each candidate's workspace for inspection.
     #[arg(long)]
     pub keep_workspaces: bool,
-    /// The validation engine (`throughput` takes a list to compare). Fast is the default: it
-    /// agrees with Maven on every demo and adversarial fixture but one, a forged Plausible that
-    /// only the fast engine withholds (ARCHITECTURE.md), and Maven confirms every fast Plausible
-    /// and RegressionBroken.
+    /// The validation engine (`throughput` takes a list to compare). Fast is the default: every
+    /// candidate runs in a fresh test JVM of its own, and Maven re-judges a sample of its
+    /// verdicts, every flagged one and, after a disagreement, the rest of that task's.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "fast")]
     pub engine: Vec<EngineArg>,
-    /// Fast engine: the share (0 to 1) of non-Plausible verdicts also re-checked with Maven.
-    #[arg(long, default_value_t = 0.1)]
-    pub recheck_sample: f64,
-    /// Fast engine: start a fresh JVM after this many candidates.
-    #[arg(long, default_value_t = 50)]
-    pub recycle_every: usize,
+    /// Fast engine: the share (0 to 1) of fast verdicts Maven re-judges at random.
+    #[arg(long, alias = "recheck-sample", default_value_t = 0.05)]
+    pub confirm_sample: f64,
+    /// Fast engine: `all` also has Maven confirm every verdict in which the PoV tests passed
+    /// (Plausible, RegressionBroken); `sampled` re-judges only for a reason.
+    #[arg(long, value_enum, default_value = "sampled")]
+    pub confirm: ConfirmArg,
+}
+
+/// Which fast verdicts Maven re-judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConfirmArg {
+    /// The random sample, flagged candidates, and a task's candidates after a disagreement.
+    Sampled,
+    /// Those, and every verdict in which the PoV tests passed.
+    All,
 }
 
 fn cache_dir() -> PathBuf {
@@ -106,27 +119,24 @@ pub fn oracle_for(
     engine: EngineArg,
     options: &ValidationOptions,
     config: &EngineConfig,
-    confirm_pov_passes: bool,
 ) -> Box<dyn Oracle> {
     match engine {
         EngineArg::Maven => Box::new(MavenOracle::new(config.validator.clone())),
         EngineArg::Fast => Box::new(FastOracle::new(
             config.validator.clone(),
-            fast_config(options, confirm_pov_passes, config.workers),
+            fast_config(options, config.workers),
         )),
     }
 }
 
 /// The fast engine's settings from the options.
-pub fn fast_config(
-    options: &ValidationOptions,
-    confirm_pov_passes: bool,
-    workers: usize,
-) -> FastConfig {
+pub fn fast_config(options: &ValidationOptions, workers: usize) -> FastConfig {
     FastConfig {
-        confirm_pov_passes,
-        recheck_sample: options.recheck_sample,
-        recycle_every: options.recycle_every.max(1),
+        confirm: match options.confirm {
+            ConfirmArg::Sampled => ConfirmPolicy::Sampled,
+            ConfirmArg::All => ConfirmPolicy::All,
+        },
+        confirm_sample: options.confirm_sample,
         test_timeout: Duration::from_secs(options.timeout),
         helper_cache: cache_dir().join("fastpath"),
         primed_per_task: workers.max(1),
@@ -199,13 +209,13 @@ impl ValidationOptions {
     pub fn oracle(&self, config: &EngineConfig) -> Result<Box<dyn Oracle>, Failure> {
         match self.engine.as_slice() {
             [engine] => {
-                if !(0.0..=1.0).contains(&self.recheck_sample) {
+                if !(0.0..=1.0).contains(&self.confirm_sample) {
                     return Err(Failure::input(anyhow::anyhow!(
-                        "--recheck-sample must be between 0 and 1, not {}",
-                        self.recheck_sample
+                        "--confirm-sample must be between 0 and 1, not {}",
+                        self.confirm_sample
                     )));
                 }
-                Ok(oracle_for(*engine, self, config, true))
+                Ok(oracle_for(*engine, self, config))
             }
             _ => Err(Failure::input(anyhow::anyhow!(
                 "--engine takes one engine here (fast or maven); only `avrlab throughput` compares several"

@@ -88,7 +88,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let workers = args.measure_workers.iter().copied().max().unwrap_or(1);
         FastOracle::new(
             config.validator.clone(),
-            fast_config(&args.options, true, workers),
+            fast_config(&args.options, workers),
         )
     });
     let maven = MavenOracle::new(config.validator.clone());
@@ -388,7 +388,7 @@ fn measure_eval(
         .first()
         .copied()
         .unwrap_or(EngineArg::Fast);
-    let oracle = oracle_for(engine, &args.options, &config, true);
+    let oracle = oracle_for(engine, &args.options, &config);
     let mut store = Store::open(&scratch.join("eval.sqlite")).map_err(store_failure)?;
     let spec = EvalSpec {
         model_name: "baseline".into(),

@@ -30,10 +30,12 @@ final class Compile {
 
     /**
      * Fills {@code out} with the class files, or {@code diagnostics} with the errors; compiled
-     * against {@code classes} (null: none) and {@code classpath}. Returns why
-     * the fast path cannot compile this candidate at all, or null.
+     * against {@code path} only (the caller chooses: the main class path for main sources, as
+     * Maven's compiler plug-in does, the test class path for test sources). Annotation
+     * processing is off, so no code of the project or the candidate runs here. Returns why the
+     * fast path cannot compile this candidate at all, or null.
      */
-    static String compile(String[] sources, Path classes, List<Path> classpath, int release,
+    static String compile(String[] sources, List<Path> path, int release,
             Map<String, byte[]> out, List<String> diagnostics) throws Exception {
         if (JAVAC == null) {
             return "this JVM has no Java compiler";
@@ -44,13 +46,6 @@ final class Compile {
         DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
         StandardJavaFileManager files =
                 JAVAC.getStandardFileManager(collector, Locale.ROOT, StandardCharsets.UTF_8);
-        List<Path> path = new ArrayList<>();
-        // Without the task state's classes when every project source is compiled (a class the
-        // candidate removed must not be found there).
-        if (classes != null) {
-            path.add(classes);
-        }
-        path.addAll(classpath);
         files.setLocationFromPaths(StandardLocation.CLASS_PATH, path);
         files.setLocationFromPaths(StandardLocation.SOURCE_PATH, List.of());
         JavaFileManager memory = new ForwardingJavaFileManager<>(files) {

@@ -27,8 +27,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
  * Runs selected tests through the JUnit Platform launcher and returns one record per test:
- * {class, method, status, seconds, message}. Loaded in the shared dependency class loader (next to
- * the project's own JUnit), never in the control module; the control side calls it by reflection.
+ * {class, method, status, seconds, message}. Loaded from the test JVM's class path (next to the
+ * project's own JUnit), never in the control module; the control side calls it by reflection.
  */
 public final class Runner {
     private Runner() {}
@@ -41,10 +41,8 @@ public final class Runner {
     /**
      * @param tests selected tests ("Class#method" or "Class"); empty with {@code testRoot} set: all
      *     tests under {@code testRoot} matching Surefire's includes, minus {@code excluded}
-     * @param timeoutMillis the per-test timeout handed to the Jupiter engine
      */
-    public static List<String[]> run(
-            String[] tests, String[] excluded, String testRoot, long timeoutMillis) {
+    public static List<String[]> run(String[] tests, String[] excluded, String testRoot) {
         List<DiscoverySelector> selectors = new ArrayList<>();
         // "Class#method[3]": one invocation of a parameterized test, named as Surefire reports it
         // (the engine's legacy reporting name); its class is selected and the rest filtered out.
@@ -119,16 +117,11 @@ public final class Runner {
         LauncherDiscoveryRequest discovery =
                 request.selectors(selectors)
                         .filters(notExcluded)
+                        // No timeout of the launcher's own: Surefire sets none, and a timeout
+                        // in a separate thread would run each test off the fork's one thread
+                        // (the helper's watchdog bounds the phase instead).
                         .configurationParameters(
-                                Map.of(
-                                        "junit.jupiter.execution.timeout.default",
-                                        timeoutMillis + " ms",
-                                        "junit.jupiter.execution.timeout.mode",
-                                        "enabled",
-                                        "junit.jupiter.execution.timeout.thread.mode.default",
-                                        "SEPARATE_THREAD",
-                                        "junit.jupiter.extensions.autodetection.enabled",
-                                        "false"))
+                                Map.of("junit.jupiter.extensions.autodetection.enabled", "false"))
                         .build();
         Launcher launcher = launcher();
         List<String[]> records = new ArrayList<>();
@@ -184,6 +177,15 @@ public final class Runner {
                 };
         launcher.execute(discovery, listener);
         return records;
+    }
+
+    /**
+     * Creates a launcher (its test engines found and loaded) and discovers nothing, so that the
+     * classes of JUnit are loaded before a candidate arrives; loads no project class.
+     */
+    public static void prewarm() {
+        Launcher launcher = launcher();
+        launcher.discover(LauncherDiscoveryRequestBuilder.request().build());
     }
 
     /**
