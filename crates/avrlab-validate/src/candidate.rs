@@ -1,8 +1,11 @@
 //! Candidates: what a model or a person proposes, and how it is written into a workspace.
 
+use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use avrlab_bench::{ClassPolicy, Patch, PatchError, PolicyViolation, Task};
+use sha2::{Digest, Sha256};
 
 /// Which localized region a replacement replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +97,88 @@ pub fn check_candidate(
     root: &Path,
 ) -> Result<(), CandidateError> {
     candidate_changes(task, classes, candidate, root).map(|_| ())
+}
+
+/// What makes two candidates "the same", so that they share one validation: the task, and the
+/// exact bytes of every file the applied candidate leaves changed (or that it deletes). Two
+/// candidates have the same identity exactly when they make the same project, whatever their
+/// text says (context lines, hunk offsets, headers); a whitespace change anywhere, string
+/// literals included, is another project. A candidate that does not apply is the same as no
+/// other: its verdict is its own.
+///
+/// There is deliberately no `PartialEq`: only [`CandidateIdentity::project`] is a key, and a
+/// `Unique` candidate has none.
+#[derive(Debug, Clone)]
+pub enum CandidateIdentity {
+    /// The candidate applies and makes this project.
+    Project(ProjectDigest),
+    /// The candidate does not apply (or breaks the edit policy): it shares with nothing.
+    Unique,
+}
+
+impl CandidateIdentity {
+    /// The key under which candidates share a validation; `None` for a unique candidate.
+    pub fn project(&self) -> Option<&ProjectDigest> {
+        match self {
+            Self::Project(digest) => Some(digest),
+            Self::Unique => None,
+        }
+    }
+}
+
+/// The project a candidate makes: a sha256 (lowercase hex) over the task (its id and the folder
+/// of its definition, which fix its state and tests) and the sorted paths and new bytes of the
+/// files the candidate changes. It lives in memory only; it is never stored.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProjectDigest(String);
+
+impl ProjectDigest {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ProjectDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Says which project `candidate` makes of the task state in `pristine`, computed in memory with
+/// the same checks and the same application as [`apply_candidate`] (nothing is written).
+pub fn candidate_identity(
+    task: &Task,
+    classes: &ClassPolicy,
+    candidate: &Candidate,
+    pristine: &Path,
+) -> CandidateIdentity {
+    let Ok(changes) = candidate_changes(task, classes, candidate, pristine) else {
+        return CandidateIdentity::Unique;
+    };
+    // Changes are written in order, so a path changed twice ends as its last change says.
+    let files: BTreeMap<&str, Option<&str>> = changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.text.as_deref()))
+        .collect();
+    let mut hasher = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(b"avrlab candidate identity 1");
+    field(task.id.as_bytes());
+    field(task.dir.as_os_str().as_bytes());
+    for (path, text) in files {
+        field(path.as_bytes());
+        match text {
+            None => field(b"deleted"),
+            Some(text) => {
+                field(b"file");
+                field(text.as_bytes());
+            }
+        }
+    }
+    CandidateIdentity::Project(ProjectDigest(hex::encode(hasher.finalize())))
 }
 
 /// An error while writing a checked path: what a path can cause is the candidate's; the rest
@@ -346,6 +431,79 @@ mod tests {
                 .flatten()
                 .all(|e| e.file_name() != "A.java")
         );
+    }
+
+    const PARSER: &str = "src/main/java/com/example/config/ConfigParser.java";
+
+    fn diff(body: &str) -> Candidate {
+        let text = format!("--- a/{PARSER}\n+++ b/{PARSER}\n{body}");
+        Candidate::Diff(Patch::parse(&text).unwrap())
+    }
+
+    fn digest(identity: CandidateIdentity) -> ProjectDigest {
+        identity.project().expect("the candidate applies").clone()
+    }
+
+    #[test]
+    fn candidates_that_make_the_same_files_have_one_identity_whatever_their_context() {
+        let (dir, task, classes) = demo_state();
+        let identity = |c: &Candidate| candidate_identity(&task, &classes, c, dir.path());
+        let reference = Candidate::Diff(task.reference.clone().unwrap());
+        // One line of context instead of three, and a hunk header off by seven lines.
+        let narrow = diff(concat!(
+            "@@ -18,2 +18,4 @@\n",
+            "             factory.setNamespaceAware(true);\n",
+            "+            // A settings file never needs a DTD; refusing DOCTYPE also shuts out external entities.\n",
+            "+            factory.setFeature(\"http://apache.org/xml/features/disallow-doctype-decl\", true);\n",
+            "             DocumentBuilder builder = factory.newDocumentBuilder();\n",
+        ));
+        assert_eq!(digest(identity(&reference)), digest(identity(&narrow)));
+        assert_eq!(
+            digest(identity(&Candidate::Unchanged)),
+            digest(identity(&Candidate::Unchanged))
+        );
+        assert_ne!(
+            digest(identity(&reference)),
+            digest(identity(&Candidate::Unchanged))
+        );
+        // The task state is only read.
+        let parser = std::fs::read(dir.path().join(PARSER)).unwrap();
+        let _ = identity(&reference);
+        assert_eq!(std::fs::read(dir.path().join(PARSER)).unwrap(), parser);
+    }
+
+    #[test]
+    fn whitespace_inside_a_string_literal_makes_another_project() {
+        let (dir, task, classes) = demo_state();
+        let identity = |c: &Candidate| candidate_identity(&task, &classes, c, dir.path());
+        let adding = |literal: &str| {
+            diff(&format!(
+                "@@ -25,1 +25,2 @@\n             factory.setNamespaceAware(true);\n+            String s = \"{literal}\";\n"
+            ))
+        };
+        assert_ne!(
+            digest(identity(&adding("a  b"))),
+            digest(identity(&adding("a b")))
+        );
+    }
+
+    #[test]
+    fn a_candidate_that_does_not_apply_shares_its_identity_with_nothing() {
+        let (dir, task, classes) = demo_state();
+        // The reference fix with one context line indented differently: it does not apply.
+        let reindented = task.reference.as_ref().unwrap().to_string().replacen(
+            "             factory.setNamespaceAware(true);",
+            "           factory.setNamespaceAware(true);",
+            1,
+        );
+        let candidate = Candidate::Diff(Patch::parse(&reindented).unwrap());
+        assert!(check_candidate(&task, &classes, &candidate, dir.path()).is_err());
+        let identity = candidate_identity(&task, &classes, &candidate, dir.path());
+        assert!(
+            matches!(identity, CandidateIdentity::Unique),
+            "{identity:?}"
+        );
+        assert!(identity.project().is_none());
     }
 
     #[test]

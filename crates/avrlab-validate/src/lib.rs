@@ -22,7 +22,8 @@ mod verdict_rules;
 pub use baseline::Baseline;
 pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, remove_sealed_tree, seal_tree};
 pub use candidate::{
-    Candidate, CandidateError, ReplacementTarget, apply_candidate, check_candidate,
+    Candidate, CandidateError, CandidateIdentity, ProjectDigest, ReplacementTarget,
+    apply_candidate, candidate_identity, check_candidate,
 };
 pub use fast::{ConfirmPolicy, FastConfig, FastOracle};
 pub use feature::{

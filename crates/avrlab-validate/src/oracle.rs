@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use avrlab_bench::{ClassPolicy, Task};
 
 use crate::baseline::Baseline;
-use crate::candidate::Candidate;
+use crate::candidate::{Candidate, CandidateIdentity};
 use crate::outcome::Verdict;
 use crate::validator::ValidateError;
 
@@ -94,6 +94,12 @@ impl PreparedTask {
     /// The folder holding the task state that every workspace starts from.
     pub fn pristine(&self) -> &Path {
         &self.pristine
+    }
+
+    /// Which project `candidate` makes of this task state: candidates with the same project
+    /// share one validation ([`crate::candidate_identity`]).
+    pub fn candidate_identity(&self, candidate: &Candidate) -> CandidateIdentity {
+        crate::candidate::candidate_identity(&self.task, self.classes(), candidate, &self.pristine)
     }
 }
 

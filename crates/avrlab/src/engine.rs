@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use avrlab_bench::{Benchmark, Task};
 use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
-    Oracle, PreparedTask, ValidateError, ValidatorConfig, Verdict, check_candidate,
+    Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
 
-use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates, stored_form};
+use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates};
 
 /// How a run is carried out.
 #[derive(Debug, Clone)]
@@ -50,7 +50,7 @@ pub struct RunReport {
     pub already_decided: usize,
     /// Candidates validated by this invocation.
     pub validated: usize,
-    /// Candidates that shared the verdict of an identical candidate.
+    /// Candidates that shared the verdict of a candidate making the same project.
     pub duplicates: usize,
     pub wall: Duration,
     /// The validation phase alone, without task preparation and dependency warm-up.
@@ -222,14 +222,6 @@ fn engine_row(engine: &avrlab_validate::EngineRecord) -> EngineRow {
         maven_outcome: check.map(|c| c.maven.as_str().to_owned()),
         flags: engine.flags.clone(),
     }
-}
-
-/// The key under which identical candidates share one validation: the task and the candidate
-/// text with whitespace runs collapsed.
-fn duplicate_key(candidate: &PlannedCandidate) -> String {
-    let (kind, content) = stored_form(&candidate.candidate);
-    let normalized: Vec<&str> = content.split_whitespace().collect();
-    format!("{}\0{kind}\0{}", candidate.task, normalized.join(" "))
 }
 
 fn fresh_run_id(mode: &str, benchmark: &str) -> String {
@@ -477,7 +469,7 @@ impl std::fmt::Debug for Workshop<'_> {
 }
 
 /// Validates every candidate of `planned` without a verdict in `decided`, on parallel workers,
-/// storing each verdict as it lands. Identical candidates are validated once.
+/// storing each verdict as it lands. Candidates that make the same project are validated once.
 pub fn validate_pending(
     store: &mut Store,
     run_id: &str,
@@ -491,24 +483,24 @@ pub fn validate_pending(
         oracle,
         workers,
     } = *workshop;
-    // Identical candidates are validated once: the first is the representative of its group.
-    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
+    // Candidates that make the same project are validated once: the first is the representative
+    // of its group. One that does not apply is a group of its own.
+    let mut work: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<ProjectDigest, usize> = HashMap::new();
     for (index, candidate) in planned.iter().enumerate() {
         if decided.contains(&candidate.id) {
             continue;
         }
-        let key = duplicate_key(candidate);
-        let members = groups.entry(key.clone()).or_default();
-        if members.is_empty() {
-            order.push(key);
+        let identity = prepared[&candidate.task].candidate_identity(&candidate.candidate);
+        if let Some(project) = identity.project() {
+            if let Some(&group) = group_of.get(project) {
+                work[group].push(index);
+                continue;
+            }
+            group_of.insert(project.clone(), work.len());
         }
-        members.push(index);
+        work.push(vec![index]);
     }
-    let work: Vec<Vec<usize>> = order
-        .into_iter()
-        .map(|k| groups.remove(&k).unwrap_or_default())
-        .collect();
 
     progress.start(planned.len(), decided.len());
     let started = Instant::now();
@@ -823,6 +815,140 @@ mod tests {
             "{rows:?}"
         );
         assert!(store.run("r1").unwrap().unwrap().finished_at.is_some());
+    }
+
+    const XXE_TASK: &str = "demo-xxe-config";
+    const PARSER: &str = "src/main/java/com/example/config/ConfigParser.java";
+
+    fn diff(id: &str, text: &str) -> PlannedCandidate {
+        let mut planned = unchanged(id, XXE_TASK);
+        planned.candidate = Candidate::Diff(Patch::parse(text).expect("a well-formed diff"));
+        planned
+    }
+
+    fn xxe_reference(benchmark: &Benchmark) -> String {
+        let task = benchmark.task(XXE_TASK).expect("the demo task");
+        task.reference
+            .as_ref()
+            .expect("a reference fix")
+            .to_string()
+    }
+
+    /// Runs `planned` with apply failures allowed; the fake says `Plausible` to the reference
+    /// fix of the task (exactly its text), `ApplyFailed` to any other diff.
+    fn run_allowing_failures(
+        benchmark: &Benchmark,
+        planned: Vec<PlannedCandidate>,
+    ) -> (RunReport, Vec<(String, String)>, Vec<String>) {
+        let oracle = FakeOracle::new(|task, candidate| {
+            Some(match candidate {
+                Candidate::Diff(patch)
+                    if task.reference.as_ref().map(ToString::to_string)
+                        == Some(patch.to_string()) =>
+                {
+                    Outcome::Plausible
+                }
+                _ => Outcome::ApplyFailed,
+            })
+        });
+        let (_dir, mut store) = store();
+        let report = execute(
+            &mut store,
+            request(benchmark, planned),
+            &engine_config(1, true),
+            &oracle,
+            &Quiet,
+        )
+        .expect("the run ends");
+        assert_eq!(
+            oracle.count(|c| matches!(c, Call::Validate(_))),
+            report.validated
+        );
+        let reasons = store
+            .verdicts("r1")
+            .expect("verdicts")
+            .into_iter()
+            .map(|v| v.reason)
+            .collect();
+        (report, outcomes(&store), reasons)
+    }
+
+    /// A whitespace variant of the reference fix that does not apply comes first; the reference
+    /// fix after it is validated on its own (collapsing whitespace once stored it `ApplyFailed`,
+    /// "same as" the variant).
+    #[test]
+    fn a_reference_fix_after_a_whitespace_variant_that_does_not_apply_is_validated_on_its_own() {
+        let benchmark = demo();
+        let reference = xxe_reference(&benchmark);
+        let reindented = reference.replacen(
+            "             factory.setNamespaceAware(true);",
+            "           factory.setNamespaceAware(true);",
+            1,
+        );
+        assert_ne!(reindented, reference);
+        let planned = vec![diff("variant", &reindented), diff("reference", &reference)];
+        let (report, rows, _) = run_allowing_failures(&benchmark, planned);
+        assert_eq!((report.validated, report.duplicates), (2, 0));
+        assert_eq!(
+            rows,
+            [
+                ("reference".to_owned(), "Plausible".to_owned()),
+                ("variant".to_owned(), "ApplyFailed".to_owned()),
+            ]
+        );
+    }
+
+    /// `"a  b"` and `"a b"` are different programs: collapsing whitespace once merged them.
+    #[test]
+    fn candidates_that_differ_only_inside_a_string_literal_are_validated_apart() {
+        let benchmark = demo();
+        let adding = |id: &str, literal: &str| {
+            diff(
+                id,
+                &format!(
+                    "--- a/{PARSER}\n+++ b/{PARSER}\n@@ -25,1 +25,2 @@\n             factory.setNamespaceAware(true);\n+            String s = \"{literal}\";\n"
+                ),
+            )
+        };
+        let planned = vec![adding("two-spaces", "a  b"), adding("one-space", "a b")];
+        let (report, rows, reasons) = run_allowing_failures(&benchmark, planned);
+        assert_eq!((report.validated, report.duplicates), (2, 0), "{rows:?}");
+        assert!(
+            reasons.iter().all(|r| !r.contains("same as")),
+            "{reasons:?}"
+        );
+    }
+
+    /// The reference fix with one line of context instead of three and a hunk header seven lines
+    /// off makes the same project as the reference fix: one validation serves both.
+    #[test]
+    fn diffs_with_other_context_that_make_the_same_files_share_one_validation() {
+        let benchmark = demo();
+        let reference = xxe_reference(&benchmark);
+        let narrow = format!(
+            "--- a/{PARSER}\n+++ b/{PARSER}\n{}",
+            concat!(
+                "@@ -18,2 +18,4 @@\n",
+                "             factory.setNamespaceAware(true);\n",
+                "+            // A settings file never needs a DTD; refusing DOCTYPE also shuts out external entities.\n",
+                "+            factory.setFeature(\"http://apache.org/xml/features/disallow-doctype-decl\", true);\n",
+                "             DocumentBuilder builder = factory.newDocumentBuilder();\n",
+            )
+        );
+        let planned = vec![diff("reference", &reference), diff("narrow", &narrow)];
+        let (report, rows, reasons) = run_allowing_failures(&benchmark, planned);
+        assert_eq!((report.validated, report.duplicates), (1, 1));
+        assert_eq!(
+            rows,
+            [
+                ("narrow".to_owned(), "Plausible".to_owned()),
+                ("reference".to_owned(), "Plausible".to_owned()),
+            ]
+        );
+        assert!(
+            reasons.iter().any(|r| r.starts_with("same as reference:")),
+            "{reasons:?}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use avrlab_bench::{Benchmark, Patch};
 use avrlab_model::{CachedModel, GenParams, Generation, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
 use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
-use avrlab_validate::{Candidate, Oracle, ReplacementTarget};
+use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
@@ -215,20 +215,23 @@ pub fn execute_eval(
         .into_iter()
         .map(|g| g.id)
         .collect();
-    let mut first_by_key: HashMap<(String, String), String> = HashMap::new();
+    let mut first_by_project: HashMap<ProjectDigest, String> = HashMap::new();
     for stored in store.candidates(&run_id)? {
-        if let Some(candidate) = from_stored_form(&stored.kind, &stored.content) {
-            first_by_key.insert(
-                (stored.task.clone(), dedup_key(&candidate)),
-                stored.id.clone(),
-            );
+        let Some(ready) = prepared.get(&stored.task) else {
+            continue;
+        };
+        if let Some(candidate) = from_stored_form(&stored.kind, &stored.content)
+            && let Some(project) = ready.candidate_identity(&candidate).project()
+        {
+            first_by_project.entry(project.clone()).or_insert(stored.id);
         }
     }
 
     // Every prompt still to ask, in order (rendering is quick and needs no model).
     let mut pending: Vec<PendingPrompt<'_>> = Vec::new();
     for task in &benchmark.tasks {
-        let root = prepared[&task.id].pristine();
+        let ready = &prepared[&task.id];
+        let root = ready.pristine();
         let method = vulnerable_method(task, root)?;
         let rendered = renderer
             .render(
@@ -274,7 +277,7 @@ pub fn execute_eval(
             };
             pending.push(PendingPrompt {
                 task,
-                root,
+                prepared: ready,
                 shared: shared.clone(),
                 run_index,
                 prompt_id,
@@ -313,7 +316,7 @@ pub fn execute_eval(
                         params: &prompt.params,
                         method: Some(&prompt.shared.shifted),
                         // Command models in workdir mode edit the task state there, and put it back.
-                        workspace: Some(prompt.root),
+                        workspace: Some(prompt.prepared.pristine()),
                     };
                     if sender.send((index, model.generate(&request))).is_err() {
                         break;
@@ -340,7 +343,7 @@ pub fn execute_eval(
                     spec,
                     &pending[stored],
                     answer,
-                    &mut first_by_key,
+                    &mut first_by_project,
                 ) {
                     abort.store(true, Ordering::SeqCst);
                     failure = Some(error);
@@ -380,7 +383,7 @@ struct TaskPrompt {
 /// One prompt still to ask: a task and a run.
 struct PendingPrompt<'a> {
     task: &'a avrlab_bench::Task,
-    root: &'a std::path::Path,
+    prepared: &'a PreparedTask,
     shared: std::sync::Arc<TaskPrompt>,
     run_index: u32,
     prompt_id: String,
@@ -396,17 +399,18 @@ fn store_answer(
     spec: &EvalSpec,
     pending: &PendingPrompt<'_>,
     answer: Result<Vec<Generation>, ModelError>,
-    first_by_key: &mut HashMap<(String, String), String>,
+    first_by_project: &mut HashMap<ProjectDigest, String>,
 ) -> Result<(), EvalError> {
     let PendingPrompt {
         task,
-        root,
+        prepared,
         shared,
         run_index,
         prompt_id,
         ..
     } = pending;
-    let (task, root, run_index) = (*task, *root, *run_index);
+    let (task, prepared, run_index) = (*task, *prepared, *run_index);
+    let root = prepared.pristine();
     let rendered = &shared.rendered;
     let prompt_hash = &shared.prompt_hash;
     let sample_id = |sample: u32| format!("{prompt_id}/{}/{sample}", spec.model_name);
@@ -457,8 +461,11 @@ fn store_answer(
                     }
                     Some(candidate) => {
                         row.correct = correctness(task, root, &candidate);
-                        let key = (task.id.clone(), dedup_key(&candidate));
-                        if let Some(first) = first_by_key.get(&key) {
+                        // A candidate that makes the project of an earlier one is that one's
+                        // duplicate; one that does not apply is a candidate of its own.
+                        let identity = prepared.candidate_identity(&candidate);
+                        let first = identity.project().and_then(|p| first_by_project.get(p));
+                        if let Some(first) = first {
                             row.extraction = Extraction::Duplicate;
                             row.candidate_id = Some(first.clone());
                         } else {
@@ -470,7 +477,9 @@ fn store_answer(
                                 kind,
                                 content,
                             });
-                            first_by_key.insert(key, row.id.clone());
+                            if let Some(project) = identity.project() {
+                                first_by_project.insert(project.clone(), row.id.clone());
+                            }
                             row.extraction = Extraction::Candidate;
                             row.candidate_id = Some(row.id.clone());
                         }
@@ -528,16 +537,6 @@ fn extraction_of(why: &avrlab_prompt::NoCandidate) -> Extraction {
         avrlab_prompt::NoCandidate::EmptyAnswer => Extraction::EmptyAnswer,
         avrlab_prompt::NoCandidate::NoCode => Extraction::NoCode,
         avrlab_prompt::NoCandidate::UnclosedMethod => Extraction::UnclosedMethod,
-    }
-}
-
-fn dedup_key(candidate: &Candidate) -> String {
-    match candidate {
-        Candidate::Diff(patch) => avrlab_prompt::Candidate::Diff(patch.to_string()).dedup_key(),
-        Candidate::Replacement { text, .. } => {
-            avrlab_prompt::Candidate::Method(text.clone()).dedup_key()
-        }
-        Candidate::Unchanged => String::new(),
     }
 }
 

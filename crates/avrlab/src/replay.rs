@@ -36,7 +36,7 @@ use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_report::PublishedLabel;
 use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
 use avrlab_transform::{RenameEntry, RenameKind, RenameMap};
-use avrlab_validate::{Candidate, Oracle};
+use avrlab_validate::{Candidate, Oracle, ProjectDigest};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -878,7 +878,7 @@ pub fn import_generations(
             }
         };
         samples_per_prompt = samples_per_prompt.max(file.samples.len());
-        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut seen: HashMap<ProjectDigest, String> = HashMap::new();
         let (candidates, rows) = rows_by_task.entry(task_id.clone()).or_default();
         for (sample, published) in file.samples.iter().enumerate() {
             let id = sample_id(task_id, sample);
@@ -931,18 +931,17 @@ pub fn import_generations(
                 Ok(candidate) => {
                     row.correct = correctness(task, root, &candidate);
                     let (kind, content) = stored_form(&candidate);
-                    // As eval does: candidates that differ only in layout are validated once.
-                    let key = match &candidate {
-                        Candidate::Diff(patch) => {
-                            avrlab_prompt::Candidate::Diff(patch.to_string()).dedup_key()
-                        }
-                        _ => String::new(),
-                    };
-                    if let Some(first) = seen.get(&key) {
+                    // As eval does: candidates that make the same project are validated once;
+                    // one that does not apply is a candidate of its own.
+                    let identity = prepared[task_id].candidate_identity(&candidate);
+                    let first = identity.project().and_then(|p| seen.get(p));
+                    if let Some(first) = first {
                         row.extraction = Extraction::Duplicate;
                         row.candidate_id = Some(first.clone());
                     } else {
-                        seen.insert(key, id.clone());
+                        if let Some(project) = identity.project() {
+                            seen.insert(project.clone(), id.clone());
+                        }
                         candidates.push(NewCandidate {
                             id: id.clone(),
                             task: task_id.clone(),
@@ -1097,8 +1096,9 @@ mod tests {
         assert_eq!((report.files, report.samples), (1, 5));
         let rows = store.generations("r").unwrap();
         let extractions: Vec<Extraction> = rows.iter().map(|g| g.extraction).collect();
-        use Extraction::{Candidate as C, Duplicate as D};
-        assert_eq!(extractions, [C, D, C, C, C]);
+        // The second sample lays the fix out differently: another project, so a candidate of
+        // its own.
+        assert_eq!(extractions, [Extraction::Candidate; 5]);
         assert_eq!(rows[0].id, "demo-zip-slip/mask-codet5/0/0/CodeT5/0");
         assert_eq!(rows[0].format, "mask-codet5");
         assert!(
@@ -1106,8 +1106,7 @@ mod tests {
             "{}",
             rows[0].raw
         );
-        // The layout-only variant shares the first candidate.
-        assert_eq!(rows[1].candidate_id.as_deref(), Some(rows[0].id.as_str()));
+        assert_eq!(rows[1].candidate_id.as_deref(), Some(rows[1].id.as_str()));
         // Line 26 is replaced by the patch, nothing else changes.
         let candidates = store.candidates("r").unwrap();
         let first = &candidates[0].content;
@@ -1118,10 +1117,10 @@ mod tests {
             "{first}"
         );
         assert_eq!(first.matches("\n-").count(), 1, "{first}");
-        // The unchanged line, indented differently, changes the layout only.
-        assert_eq!(candidates[1].kind, "diff");
+        // The unchanged line, indented differently, is a change too.
+        assert_eq!(candidates[2].kind, "diff");
         assert!(
-            candidates[1]
+            candidates[2]
                 .content
                 .contains("\n+Path target = root.resolve(entry.getName());\n")
         );

@@ -12,13 +12,12 @@ use avrlab_bench::{Benchmark, Task};
 use avrlab_model::{Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, VulnerableMethod};
 use avrlab_store::{Store, StoreError, StudyCellRow, StudyRow};
-use avrlab_validate::{Candidate, Oracle, PreparedTask, ValidateError, Verdict};
+use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ValidateError, Verdict};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{EngineConfig, Progress, Unprepared};
 use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
-use crate::input::stored_form;
 use crate::method::vulnerable_method;
 use crate::review::{ReviewError, ReviewSpec, review_run};
 
@@ -717,13 +716,14 @@ fn open_benchmark(name: &str, base: &Path) -> Result<Benchmark, String> {
 }
 
 /// An oracle shared by a study's cells: each task folder is materialized and warmed up once, and
-/// a candidate identical to one already validated in the study (same task folder, same text up
-/// to whitespace) gets that validation's verdict instead of a second run.
+/// a candidate that makes the same project as one already validated in the study (same task
+/// folder, same bytes in every file it changes) gets that validation's verdict instead of a
+/// second run.
 pub struct StudyOracle<'a> {
     inner: &'a dyn Oracle,
     materialized: Mutex<HashMap<PathBuf, PreparedTask>>,
     warmed: Mutex<std::collections::HashSet<PathBuf>>,
-    verdicts: Mutex<HashMap<(PathBuf, String), Verdict>>,
+    verdicts: Mutex<HashMap<ProjectDigest, Verdict>>,
     reused: Mutex<usize>,
 }
 
@@ -751,12 +751,6 @@ impl<'a> StudyOracle<'a> {
     pub fn reused(&self) -> usize {
         *self.reused.lock().expect("not poisoned")
     }
-}
-
-fn candidate_key(candidate: &Candidate) -> String {
-    let (kind, content) = stored_form(candidate);
-    let words: Vec<&str> = content.split_whitespace().collect();
-    format!("{kind}\0{}", words.join(" "))
 }
 
 impl Oracle for StudyOracle<'_> {
@@ -799,7 +793,10 @@ impl Oracle for StudyOracle<'_> {
         candidate: &Candidate,
         slot: &str,
     ) -> Result<Verdict, ValidateError> {
-        let key = (prepared.task.dir.clone(), candidate_key(candidate));
+        // A candidate that does not apply shares nothing: its own validation says why.
+        let Some(key) = prepared.candidate_identity(candidate).project().cloned() else {
+            return self.inner.validate(prepared, candidate, slot);
+        };
         if let Some(verdict) = self.verdicts.lock().expect("not poisoned").get(&key) {
             *self.reused.lock().expect("not poisoned") += 1;
             let mut verdict = verdict.clone();

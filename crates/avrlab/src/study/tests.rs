@@ -95,6 +95,32 @@ fn write_study(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
+/// How many validations the cells' stored candidates need — one per project they make (their
+/// candidate identity), one per candidate that does not apply — and how many candidates there are.
+fn needed_validations(store: &Store, plan: &Plan, benchmarks: &[Benchmark]) -> (usize, usize) {
+    let states = FakeOracle::new(|_, _| None);
+    let mut projects = std::collections::HashSet::new();
+    let (mut unique, mut stored) = (0, 0);
+    for cell in &plan.cells {
+        for c in store.candidates(&cell.run_id).unwrap() {
+            let task = benchmarks[cell.benchmark].task(&c.task).unwrap();
+            let candidate = crate::input::from_stored_form(&c.kind, &c.content).unwrap();
+            match states
+                .materialize(task)
+                .unwrap()
+                .candidate_identity(&candidate)
+            {
+                avrlab_validate::CandidateIdentity::Project(project) => {
+                    projects.insert(project);
+                }
+                avrlab_validate::CandidateIdentity::Unique => unique += 1,
+            }
+            stored += 1;
+        }
+    }
+    (projects.len() + unique, stored)
+}
+
 fn plan_of(text: &str) -> Result<(Plan, Vec<Benchmark>), StudyFileError> {
     let dir = tempfile::tempdir().unwrap();
     let path = write_study(dir.path(), text);
@@ -353,21 +379,10 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
             .iter()
             .any(|r| r.decision == ReviewDecision::Unparseable)
     );
-    // Identical candidates across cells were validated once in this attempt: the oracle ran
-    // once per distinct (task, candidate text).
-    let mut distinct = std::collections::HashSet::new();
-    for cell in &plan.cells {
-        for c in store.candidates(&cell.run_id).unwrap() {
-            let words: Vec<&str> = c.content.split_whitespace().collect();
-            distinct.insert((c.task.clone(), c.kind.clone(), words.join(" ")));
-        }
-    }
+    // Candidates of the same project across cells were validated once in this attempt.
+    let (needed, _) = needed_validations(&store, &plan, &benchmarks);
     let validations = oracle.count(|c| matches!(c, Call::Validate(_)));
-    assert!(
-        validations <= distinct.len(),
-        "{validations} ≤ {}",
-        distinct.len()
-    );
+    assert!(validations <= needed, "{validations} ≤ {needed}");
     // A finished study resumed again does nothing.
     let oracle = FakeOracle::new(plausible_if_reference);
     let idle = execute_study(
@@ -444,18 +459,10 @@ fn identical_candidates_are_validated_once_across_the_cells_of_a_study() {
         &Quiet,
     )
     .unwrap();
-    let mut distinct = std::collections::HashSet::new();
-    let mut stored = 0;
-    for cell in &plan.cells {
-        for c in store.candidates(&cell.run_id).unwrap() {
-            let words: Vec<&str> = c.content.split_whitespace().collect();
-            distinct.insert((c.task.clone(), c.kind.clone(), words.join(" ")));
-            stored += 1;
-        }
-    }
+    let (needed, stored) = needed_validations(&store, &plan, &benchmarks);
     let validations = oracle.count(|c| matches!(c, Call::Validate(_)));
-    assert_eq!(validations, distinct.len());
-    assert_eq!(outcome.reused_validations, stored - distinct.len());
+    assert_eq!(validations, needed);
+    assert_eq!(outcome.reused_validations, stored - needed);
     assert!(outcome.reused_validations > 0, "the cells share candidates");
     // Each task was warmed up once for the whole study.
     assert_eq!(oracle.count(|c| matches!(c, Call::WarmUp(_))), 2);
