@@ -158,3 +158,76 @@ fn every_candidate_gets_its_expected_outcome_and_the_sandbox_holds() {
         );
     }
 }
+
+/// A whitespace variant of a task's reference fix that does not apply, followed in the same
+/// predictions file by the reference fix itself: the variant is `ApplyFailed` and the reference
+/// fix, validated on its own, `Plausible`. (When "the same candidate" meant the same text up to
+/// whitespace, the reference fix was stored `ApplyFailed`, "same as" the variant.)
+#[test]
+fn a_reference_fix_after_a_whitespace_variant_that_does_not_apply_is_plausible() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let task = "demo-xxe-config";
+    let reference = std::fs::read_to_string(
+        repo_root()
+            .join("benchmarks/demo")
+            .join(task)
+            .join("reference.diff"),
+    )
+    .unwrap();
+    // One context line indented by two spaces less.
+    let reindented = reference.replacen(
+        "             factory.setNamespaceAware(true);",
+        "           factory.setNamespaceAware(true);",
+        1,
+    );
+    assert_ne!(reindented, reference);
+    let patches = dir.path().join("candidates.jsonl");
+    let lines = [
+        patch_line(task, "reindented-reference", &reindented),
+        patch_line(task, "reference", &reference),
+    ];
+    std::fs::write(&patches, lines.join("\n")).unwrap();
+    let store = dir.path().join("results.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--benchmark",
+            "demo",
+            "--patches",
+            patches.to_str().unwrap(),
+            "--json",
+            "--allow-apply-failures",
+            "--work-dir",
+            "work",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let verdicts: Vec<(String, String, String)> = summary["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let field = |name: &str| v[name].as_str().unwrap().to_owned();
+            (field("label"), field("outcome"), field("reason"))
+        })
+        .collect();
+    let outcomes: Vec<(&str, &str)> = verdicts
+        .iter()
+        .map(|(label, outcome, _)| (label.as_str(), outcome.as_str()))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("reindented-reference", "ApplyFailed"),
+            ("reference", "Plausible")
+        ],
+        "{verdicts:?}"
+    );
+    assert_eq!(summary["duplicates"], 0, "{verdicts:?}");
+}
