@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::format::{Format, MaskModel};
-use crate::java_scan::{Region, end_of_block, normalize, scan};
+use crate::java_scan::{Region, end_of_block, scan};
 use crate::render::{Frame, RenderedPrompt};
 
 /// A candidate patch.
@@ -38,26 +38,6 @@ impl Candidate {
     pub fn text(&self) -> &str {
         match self {
             Self::Method(text) | Self::Diff(text) => text,
-        }
-    }
-
-    /// A key equal for candidates that differ only in whitespace and comments, so that each distinct
-    /// candidate is validated once.
-    pub fn dedup_key(&self) -> String {
-        match self {
-            Self::Method(text) => format!("method:{}", normalize(text)),
-            Self::Diff(text) => {
-                // Only the changed lines matter; headers and context may differ in layout.
-                let changed: String = text
-                    .lines()
-                    .filter(|l| {
-                        (l.starts_with('+') && !l.starts_with("+++"))
-                            || (l.starts_with('-') && !l.starts_with("---"))
-                    })
-                    .map(|l| format!("{}{}\n", &l[..1], normalize(&l[1..])))
-                    .collect();
-                format!("diff:{changed}")
-            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Just enough Java lexing for prompts: telling code from comments and literals, so that braces can be
 //! counted (to cut a completion at the method's closing brace) and candidates can be normalized (to
-//! detect duplicates). A full parse lives in `avrlab-java`; this crate stays dependency-free on purpose
+//! compare a candidate with the reference fix up to layout). A full parse lives in `avrlab-java`; this crate stays dependency-free on purpose
 //! because model output is often not a parseable compilation unit.
 
 /// What a character of Java source belongs to.
@@ -161,7 +161,11 @@ pub(crate) fn end_of_block(text: &str, start_depth: i64) -> Option<usize> {
 /// A form of `text` that ignores comments and layout: comments are dropped, whitespace in code is
 /// removed except a single space where it separates two word characters (`int a` ≠ `inta`), and
 /// literals are kept verbatim. Two candidates with the same key compile to the same code.
-pub(crate) fn normalize(text: &str) -> String {
+///
+/// For comparing code up to layout (a candidate's method against the reference fix's); which
+/// candidates share a verdict is decided on exact bytes instead (avrlab-validate's
+/// `candidate_identity`), as layout is not always meaningless (text blocks, a build's checkstyle).
+pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
     scan(text, |_, c, region| match region {

@@ -1,12 +1,11 @@
 //! Prompts for automated vulnerability repair: the input formats of the literature (infill with
 //! `BUG`/`FIXED` comments, mask tokens, prefix completion, the fine-tune comment form, fill-in-the-middle
 //! tokens, chat prompts P1–P4), fault-localization offsets, and the way back from a model's raw answer
-//! to a candidate method or diff, with duplicate detection.
+//! to a candidate method or diff.
 //!
 //! Pure: no I/O. Templates are data files embedded at compile time; a caller that reads a user's
 //! template directory hands the texts to [`TemplateSet::override_file`].
 
-mod dedup;
 mod extract;
 mod format;
 mod java_scan;
@@ -16,9 +15,9 @@ mod render;
 mod template;
 mod template_set;
 
-pub use dedup::{Deduplicator, Seen};
 pub use extract::{Candidate, NoCandidate, extract};
 pub use format::{ChatLevel, FimFamily, Format, MaskModel, UnknownFormat};
+pub use java_scan::normalize;
 pub use localization::{FlOffset, apply_fl_offset};
 pub use method::{CweInfo, LineRange, MethodError, VulnerableMethod};
 pub use render::{

@@ -1,8 +1,7 @@
-//! From raw answers to candidates, one table per answer shape, and duplicate detection.
+//! From raw answers to candidates, one table per answer shape, and Java text up to layout.
 
 use avrlab_prompt::{
-    Candidate, Deduplicator, FimFamily, Format, MaskModel, NoCandidate, RenderOptions, Renderer,
-    Seen,
+    Candidate, FimFamily, Format, MaskModel, NoCandidate, RenderOptions, Renderer, normalize,
 };
 
 use crate::samples;
@@ -133,21 +132,14 @@ fn chat_answers_in_every_shape() {
 }
 
 #[test]
-fn duplicates_differ_only_in_layout_and_comments() {
-    let a = Candidate::Method("void f() {\n    if (x == null) return; // guard\n}\n".into());
-    let b = Candidate::Method("void f() { /* guard */ if(x==null)   return; }".into());
-    let c = Candidate::Method("void f() { if (x != null) return; }".into());
-    let mut dedup = Deduplicator::new();
-    assert_eq!(dedup.observe(&a), Seen::New(0));
-    assert_eq!(dedup.observe(&b), Seen::DuplicateOf(0));
-    assert_eq!(dedup.observe(&c), Seen::New(1));
-    assert_eq!(dedup.observe(&a), Seen::DuplicateOf(0));
-    assert_eq!((dedup.total(), dedup.distinct()), (4, 2));
-    assert!((dedup.duplicate_rate() - 0.5).abs() < 1e-12);
-    // Diffs compare by their changed lines only.
-    let d1 = Candidate::Diff("--- a/X.java\n+++ b/X.java\n@@ -1 +1 @@\n-a ( );\n+b();\n".into());
-    let d2 = Candidate::Diff(
-        "--- a/X.java\n+++ b/X.java\n@@ -1,1 +1,1 @@ class X\n-a();\n+b( );\n".into(),
+fn java_up_to_layout_ignores_comments_and_whitespace_but_not_literals() {
+    let a = normalize("void f() {\n    if (x == null) return; // guard\n}\n");
+    let b = normalize("void f() { /* guard */ if(x==null)   return; }");
+    let c = normalize("void f() { if (x != null) return; }");
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert_ne!(
+        normalize("String s = \"a  b\";"),
+        normalize("String s = \"a b\";")
     );
-    assert_eq!(d1.dedup_key(), d2.dedup_key());
 }

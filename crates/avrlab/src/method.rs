@@ -76,7 +76,7 @@ pub fn vulnerable_method(task: &Task, root: &Path) -> Result<VulnerableMethod, M
 
 /// Java text reduced to its tokens' shape: no comments, no whitespace differences.
 fn layout_free(text: &str) -> String {
-    avrlab_prompt::Candidate::Method(text.to_owned()).dedup_key()
+    avrlab_prompt::normalize(text)
 }
 
 /// Whether a candidate makes the localized file identical to the reference fix's, up to layout and
