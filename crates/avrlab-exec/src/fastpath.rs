@@ -377,7 +377,9 @@ impl Maven {
         let args = vec![
             "dependency:build-classpath".to_owned(),
             format!("-Dmdep.outputFile={}", main_file.display()),
-            "-Dmdep.includeScope=compile".to_owned(),
+            // The plug-in's own property (`mdep.includeScope` is not read): compile, provided
+            // and system scope.
+            "-DincludeScope=compile".to_owned(),
         ];
         let result = run(&self.spec(project, args, policy.clone(), limits))?;
         if !result.exit.success() {
@@ -653,6 +655,10 @@ impl Maven {
             target.join("test-classes").display().to_string(),
             // What the tests may print per candidate, as for a Maven run.
             self.settings().limits.output_bytes.to_string(),
+            match role {
+                TestJvmRole::Candidate { classes } => classes.display().to_string(),
+                TestJvmRole::Record => String::new(),
+            },
         ]
         .join("\t");
         let channel = HelperChannel::start(&spec, &setup)?;
@@ -845,6 +851,12 @@ pub enum Lost {
     Closed(String),
 }
 
+/// How the test JVM's guard writes a flag to its standard error, the moment it is raised: before
+/// the code that raised it can go on, so a candidate that then forges its own answer (having read
+/// the key) cannot take the flag back. Anyone may add such a line; that only sends the candidate
+/// to Maven.
+const FLAG_MARKER: &str = "AVRLAB-FLAG\t";
+
 /// A helper JVM and the key its frames are authenticated with.
 struct HelperChannel {
     process: ResidentProcess,
@@ -855,7 +867,7 @@ struct HelperChannel {
 impl HelperChannel {
     /// Starts the process and sends it its key and set-up (before any project class is loaded).
     fn start(spec: &RunSpec, setup: &str) -> Result<Self, FastPathError> {
-        let mut process = ResidentProcess::start(spec)?;
+        let mut process = ResidentProcess::start(spec, Some(FLAG_MARKER))?;
         let mut key = [0u8; 32];
         std::fs::File::open("/dev/urandom")
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
@@ -1019,7 +1031,17 @@ impl TestJvm {
             Ok(payload) => parse_payload(&payload, &mut reply),
             Err(lost) => reply.lost = Some(lost),
         }
-        self.channel.process.kill();
+        // The flags the guard wrote as they were raised count whatever the answer says.
+        for line in self
+            .channel
+            .process
+            .kill_and_collect_marked(Duration::from_secs(5))
+        {
+            let flag = unhex(line.strip_prefix(FLAG_MARKER).unwrap_or_default());
+            if !flag.is_empty() && !reply.flags.contains(&flag) {
+                reply.flags.push(flag);
+            }
+        }
         reply.wall = started.elapsed();
         reply
     }

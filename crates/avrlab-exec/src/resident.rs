@@ -15,6 +15,9 @@ use crate::process::{Prepared, ProcessError, RunSpec, kill_tree, prepare};
 const MAX_LINE_BYTES: usize = 32 << 20;
 /// Bytes of standard error kept for diagnostics.
 const STDERR_BYTES: usize = 16 << 10;
+/// Marked lines of standard error kept apart from the diagnostics, so that no amount of other
+/// output pushes them out (the fast path's test JVM writes its guard's flags this way).
+const MARKED_LINES: usize = 256;
 
 type SpawnRequest = (
     std::process::Command,
@@ -56,6 +59,9 @@ pub struct ResidentProcess {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     stderr: Arc<std::sync::Mutex<Vec<u8>>>,
+    /// Lines of standard error that start with `marker`, in order (at most [`MARKED_LINES`]).
+    marked: Arc<std::sync::Mutex<Vec<String>>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
     cgroup: Option<Arc<Cgroup>>,
     /// Which limits were enforced and how.
     pub enforcement: String,
@@ -81,8 +87,9 @@ pub enum ReadLine {
 
 impl ResidentProcess {
     /// Starts the command of `spec` with piped standard input and output. `spec.limits.wall` is
-    /// not applied here: each read has its own deadline.
-    pub fn start(spec: &RunSpec) -> Result<Self, ProcessError> {
+    /// not applied here: each read has its own deadline. Lines of standard error that start with
+    /// `marker` are kept apart from the diagnostics ([`Self::kill_and_collect_marked`]).
+    pub fn start(spec: &RunSpec, marker: Option<&str>) -> Result<Self, ProcessError> {
         let Prepared {
             mut command,
             program,
@@ -100,7 +107,7 @@ impl ResidentProcess {
         drop(inherited);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout is piped");
-        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
         // A bounded queue: a process that floods its output blocks instead of filling memory.
         let (sender, lines) = sync_channel(64);
         std::thread::spawn(move || {
@@ -123,16 +130,34 @@ impl ResidentProcess {
             }
         });
         let stderr = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let marked = Arc::new(std::sync::Mutex::new(Vec::new()));
         let kept = stderr.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stderr_pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
+        let kept_marked = marked.clone();
+        let marker = marker.map(str::to_owned);
+        let stderr_reader = std::thread::spawn(move || {
+            let mut reader = BufReader::new(stderr_pipe);
+            loop {
+                let mut line = Vec::new();
+                match reader
+                    .by_ref()
+                    .take(MAX_LINE_BYTES as u64)
+                    .read_until(b'\n', &mut line)
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if let Some(marker) = &marker
+                    && line.starts_with(marker.as_bytes())
+                {
+                    let mut marked = kept_marked.lock().unwrap_or_else(|p| p.into_inner());
+                    if marked.len() < MARKED_LINES {
+                        marked.push(String::from_utf8_lossy(&line).trim_end().to_owned());
+                    }
+                    continue;
                 }
                 let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
                 let room = STDERR_BYTES.saturating_sub(kept.len());
-                kept.extend_from_slice(&buf[..n.min(room)]);
+                kept.extend_from_slice(&line[..line.len().min(room)]);
             }
         });
         Ok(Self {
@@ -140,6 +165,8 @@ impl ResidentProcess {
             stdin,
             lines,
             stderr,
+            marked,
+            stderr_reader: Some(stderr_reader),
             cgroup,
             enforcement,
         })
@@ -172,12 +199,28 @@ impl ResidentProcess {
         String::from_utf8_lossy(&kept).into_owned()
     }
 
-    /// Kills the process and everything it started.
+    /// Kills the process and everything it started, then waits (up to `wait`) until its standard
+    /// error has been read to the end, and returns the marked lines it wrote.
+    pub fn kill_and_collect_marked(&mut self, wait: std::time::Duration) -> Vec<String> {
+        self.kill();
+        if let Some(reader) = self.stderr_reader.take() {
+            let until = Instant::now() + wait;
+            while !reader.is_finished() && Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            if reader.is_finished() {
+                let _ = reader.join();
+            }
+        }
+        self.marked.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 
+    /// Kills the process and everything it started.
     pub fn kill(&mut self) {
         self.stdin = None;
         kill_tree(&mut self.child, self.cgroup.as_deref());
@@ -189,3 +232,4 @@ impl Drop for ResidentProcess {
         self.kill();
     }
 }
+

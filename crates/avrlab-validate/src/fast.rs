@@ -328,8 +328,13 @@ impl FastOracle {
     /// Hands back a JVM that ran no code of the candidate (it did not compile, or went to
     /// Maven): its class folder is emptied first.
     fn give_back(&self, runtime: &StateRuntime, pooled: PooledJvm) {
-        let emptied = std::fs::remove_dir_all(&pooled.classes.0)
-            .and_then(|()| std::fs::create_dir_all(&pooled.classes.0));
+        // Emptied in place: the JVM's sandbox holds this very folder (a bind mount), and a
+        // folder made anew at the same path would never be seen by it.
+        let emptied = std::fs::read_dir(&pooled.classes.0).and_then(|entries| {
+            entries
+                .flatten()
+                .try_for_each(|entry| std::fs::remove_dir_all(entry.path()))
+        });
         if emptied.is_ok() {
             runtime
                 .pool

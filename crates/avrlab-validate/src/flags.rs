@@ -36,7 +36,7 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         what: "the security manager",
-        identifiers: &["SecurityManager", "setSecurityManager"],
+        identifiers: &["SecurityManager", "getSecurityManager", "setSecurityManager"],
         strings: &[],
     },
     Family {

@@ -46,6 +46,8 @@ public final class Main {
     private static long outputLimit;
     private static Path classes;
     private static Path testClasses;
+    /** The folder the compiler writes the candidate's classes to (null when recording). */
+    private static Path candidateClasses;
     private static Method runner;
     private static Method discoverer;
     private static Channel channel;
@@ -97,7 +99,8 @@ public final class Main {
     }
 
     /**
-     * {@code SETUP timeoutMillis classes testClasses outputLimit}: loads the runner and creates
+     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses}: loads the
+     * runner and creates
      * the launcher (its engines found), so that a candidate pays for none of it.
      */
     private static void setUp(String[] f) throws Exception {
@@ -105,6 +108,7 @@ public final class Main {
         classes = Path.of(f[2]);
         testClasses = Path.of(f[3]);
         outputLimit = Long.parseLong(f[4]);
+        candidateClasses = f.length > 5 && !f[5].isEmpty() ? Path.of(f[5]) : null;
         Class<?> c = Class.forName("avrlab.fastpath.runner.Runner", true,
                 ClassLoader.getSystemClassLoader());
         runner = c.getMethod("run", String[].class, String[].class, String.class);
@@ -126,6 +130,16 @@ public final class Main {
         guard.candidate = new HashSet<>(List.of(Channel.split(Channel.unhexText(f[5]))));
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CAPTURE.reset();
+        // The candidate's classes must come from its folder, which heads the class path: a
+        // folder this JVM does not see would have the task state's classes tested instead.
+        for (String name : guard.candidate) {
+            URL found = ClassLoader.getSystemResource(name.replace('.', '/') + ".class");
+            if (found == null || !found.getPath().startsWith(candidateClasses.toUri().getPath())) {
+                out.add("PHASE\tpov\tcrashed\t0\t" + Channel.hex("the candidate's class " + name
+                        + " is not first on the test JVM's class path (found at " + found + ")"));
+                return;
+            }
+        }
         String why = phase("pov", pov, new String[0], out, guard);
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : Channel.split(regression);
@@ -137,7 +151,7 @@ public final class Main {
         }
         String alive = threadsLeft(before);
         if (alive != null) {
-            guard.flags.add("a thread started by the tests is still running (" + alive + ")");
+            guard.flag("a thread started by the tests is still running (" + alive + ")");
         }
         for (String flag : new TreeSet<>(guard.flags)) {
             out.add("FLAG\t" + Channel.hex(flag));
@@ -371,8 +385,8 @@ public final class Main {
      * reaches for what could read the channel's key or forge the answer — the JVM's own memory
      * or descriptors under {@code /proc}, {@code sun.misc}/{@code jdk.internal} classes, access
      * checks suppressed, native code, replaced standard streams — so that the host has Maven
-     * re-judge the candidate. Permissions are noted when a class the candidate's files compiled to
-     * is on the stack, or for {@code /proc} whoever asks.
+     * re-judge the candidate. Permissions are noted when the first caller outside the JDK is a
+     * class the candidate's files compiled to, and for {@code /proc} whoever asks.
      */
     @SuppressWarnings("removal")
     static final class Guard extends SecurityManager {
@@ -382,6 +396,28 @@ public final class Main {
         /** Binary names of the classes compiled from the candidate's files. */
         volatile Set<String> candidate = Set.of();
         final Set<String> flags = ConcurrentHashMap.newKeySet();
+        /** The process's standard error, opened before any project code ran. */
+        private final java.io.FileOutputStream stderr =
+                new java.io.FileOutputStream(java.io.FileDescriptor.err);
+
+        /**
+         * Notes a flag, and writes it to standard error at once (the host reads it there too):
+         * code that goes on to forge the answer cannot take it back.
+         */
+        void flag(String text) {
+            if (flags.add(text)) {
+                byte[] line = ("\nAVRLAB-FLAG\t" + Channel.hex(text) + "\n")
+                        .getBytes(StandardCharsets.UTF_8);
+                synchronized (stderr) {
+                    try {
+                        stderr.write(line);
+                        stderr.flush();
+                    } catch (java.io.IOException closed) {
+                        // A closed descriptor was noted when it was closed (writeFileDescriptor).
+                    }
+                }
+            }
+        }
 
         @Override
         public void checkExit(int status) {
@@ -400,20 +436,22 @@ public final class Main {
             }
             if (perm instanceof FilePermission) {
                 String path = perm.getName();
-                if (path.startsWith("/proc/") && procSecret(path)) {
-                    flags.add("the tests opened " + path);
+                if ((path.startsWith("/proc/") || path.startsWith("/dev/")) && procSecret(path)) {
+                    flag("the tests opened " + path);
                 }
                 return;
             }
             String name = perm.getName();
             if (perm instanceof RuntimePermission) {
                 if (name.equals("setSecurityManager") || name.equals("createSecurityManager")) {
-                    flags.add("the tests tried to replace the security manager");
+                    flag("the tests tried to replace the security manager");
                     throw new SecurityException("avrlab: the security manager stays");
                 }
                 if (name.startsWith("accessClassInPackage.sun.") 
                         || name.startsWith("accessClassInPackage.jdk.internal")
-                        || name.startsWith("loadLibrary.") || name.equals("setIO")) {
+                        || name.startsWith("loadLibrary.") || name.equals("setIO")
+                        || name.equals("writeFileDescriptor")
+                        || name.equals("readFileDescriptor")) {
                     noteIfCandidate(name);
                 }
             } else if (perm instanceof java.lang.reflect.ReflectPermission
@@ -432,17 +470,38 @@ public final class Main {
             if (own.isEmpty()) {
                 return;
             }
+            // The caller of the API that checks the permission decides: past this guard and the
+            // classes through which the JDK checks it (reflection, class loading, System), the
+            // next frame must be the candidate's. A JDK API that uses reflection on the
+            // candidate's behalf (the serial filter's set-up) is not the candidate reaching for it.
             for (Class<?> c : getClassContext()) {
-                if (own.contains(c.getName())) {
-                    flags.add("the candidate's " + c.getName() + " asked for " + permission);
-                    return;
+                if (c.getModule() == Guard.class.getModule() || checks(c.getName())) {
+                    continue;
                 }
+                if (own.contains(c.getName())) {
+                    flag("the candidate's " + c.getName() + " asked for " + permission);
+                }
+                return;
             }
+        }
+
+        /** Classes through which the JDK checks the permissions the guard watches. */
+        private static boolean checks(String name) {
+            return name.equals("java.lang.SecurityManager") || name.equals("java.lang.System")
+                    || name.equals("java.lang.Runtime") || name.equals("java.lang.Class")
+                    || name.equals("java.lang.ClassLoader")
+                    || name.equals("java.io.FileOutputStream")
+                    || name.equals("java.io.FileInputStream")
+                    || name.startsWith("java.lang.reflect.")
+                    || name.startsWith("java.lang.invoke.MethodHandles")
+                    || name.startsWith("jdk.internal.loader.")
+                    || name.startsWith("jdk.internal.reflect.");
         }
 
         /** What under /proc could read this JVM's memory or reach its descriptors. */
         private static boolean procSecret(String path) {
-            return path.endsWith("/mem") || path.endsWith("/maps") || path.endsWith("/pagemap")
+            return path.startsWith("/dev/std") || path.startsWith("/dev/fd")
+                    || path.endsWith("/mem") || path.endsWith("/maps") || path.endsWith("/pagemap")
                     || path.contains("/fd/") || path.endsWith("/fd") || path.endsWith("/environ")
                     || path.contains("/task/") || path.contains("/map_files");
         }
