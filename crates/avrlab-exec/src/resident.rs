@@ -212,7 +212,10 @@ impl ResidentProcess {
                 let _ = reader.join();
             }
         }
-        self.marked.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.marked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Whether the process is still running.
@@ -232,4 +235,3 @@ impl Drop for ResidentProcess {
         self.kill();
     }
 }
-

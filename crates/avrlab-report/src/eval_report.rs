@@ -113,6 +113,9 @@ pub struct EvalReport {
     /// Task id → for each model row, whether that run had the task (reports may combine runs
     /// on different benchmarks).
     pub ran: BTreeMap<String, Vec<bool>>,
+    /// How many fast verdicts of the runs Maven re-judged, and every disagreement.
+    #[serde(default)]
+    pub engines: crate::EngineChecks,
 }
 
 fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
@@ -179,6 +182,8 @@ fn published_agreement(
 /// Builds the report of eval runs `run_ids` (one summary row each).
 pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport, ReportError> {
     let mut models = Vec::new();
+    let mut engine_rows = Vec::new();
+    let mut engine_outcomes = HashMap::new();
     let mut per_run_cells: Vec<HashMap<String, TaskCell>> = Vec::new();
     let mut all_tasks: BTreeSet<String> = BTreeSet::new();
     let mut cwe: BTreeMap<String, Vec<u32>> = BTreeMap::new();
@@ -211,6 +216,20 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .into_iter()
             .map(|v| (v.candidate_id, v.outcome))
             .collect();
+        // A candidate id is named by its run when the report combines runs.
+        let named = |candidate: &str| {
+            if run_ids.len() > 1 {
+                format!("{run_id}: {candidate}")
+            } else {
+                candidate.to_owned()
+            }
+        };
+        for (candidate, row) in store.engines(run_id)? {
+            engine_rows.push((named(&candidate), row));
+        }
+        for (candidate, outcome) in &outcomes {
+            engine_outcomes.insert(named(candidate), outcome.clone());
+        }
         let generations = store.generations(run_id)?;
         let outcome_of = |g: &GenerationRow| {
             g.candidate_id
@@ -396,6 +415,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         matrix,
         cwe,
         ran,
+        engines: crate::EngineChecks::from_rows(&engine_rows, &engine_outcomes),
     })
 }
 

@@ -160,6 +160,18 @@ fn matrix_table(out: &mut String, report: &EvalReport) {
     out.push_str("</table>");
 }
 
+/// How many fast verdicts Maven re-judged, and every disagreement.
+fn engine_notes(out: &mut String, report: &EvalReport) {
+    if !report.engines.any() {
+        return;
+    }
+    out.push_str(r#"<ul class="note">"#);
+    for line in report.engines.lines() {
+        let _ = write!(out, "<li>{}</li>", escape(&line));
+    }
+    out.push_str("</ul>");
+}
+
 fn audit_notes(out: &mut String, models: &[ModelSummary]) {
     for m in models {
         if m.audited + m.disputed > 0 || !m.to_audit.is_empty() {
@@ -258,6 +270,7 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &
     page_figures += 1;
     summary_table(body, report);
     audit_notes(body, &report.models);
+    engine_notes(body, report);
 
     for m in &report.models {
         if let Some(p) = &m.published {

@@ -5,6 +5,7 @@
 //! CSV, JSON, LaTeX, or one self-contained HTML page with SVG plots (`html.rs`, `svg.rs`, from the
 //! numbers of `figures.rs`).
 
+mod engine_checks;
 mod eval_report;
 pub mod figures;
 mod html;
@@ -14,6 +15,7 @@ mod render;
 mod study_report;
 mod svg;
 
+pub use engine_checks::{Disagreement, EngineChecks};
 pub use eval_report::{EvalReport, ModelSummary, ReportError, TaskCell, build_eval_report};
 pub use html::{CHECK_ATTRIBUTE, escape as escape_html, render_html};
 pub use latex::{escape as escape_latex, render_latex};

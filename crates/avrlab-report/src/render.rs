@@ -138,6 +138,12 @@ fn markdown(report: &EvalReport) -> String {
             }
         }
     }
+    if report.engines.any() {
+        let _ = writeln!(out, "\nEngines:");
+        for line in report.engines.lines() {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
     let audit: Vec<&String> = report.models.iter().flat_map(|m| &m.to_audit).collect();
     if !audit.is_empty() {
         let _ = writeln!(

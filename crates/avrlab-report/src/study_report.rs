@@ -796,12 +796,14 @@ mod tests {
                 matrix: BTreeMap::new(),
                 cwe: BTreeMap::new(),
                 ran: BTreeMap::new(),
+                engines: Default::default(),
             },
             all_cells: EvalReport {
                 models: Vec::new(),
                 matrix: BTreeMap::new(),
                 cwe: BTreeMap::new(),
                 ran: BTreeMap::new(),
+                engines: Default::default(),
             },
             models_order: vec![model.clone()],
             per_cwe: vec![CweRow {

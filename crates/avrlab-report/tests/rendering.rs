@@ -81,6 +81,7 @@ fn report() -> EvalReport {
         matrix,
         cwe,
         ran,
+        engines: Default::default(),
     }
 }
 
@@ -146,6 +147,7 @@ fn rows_on_unrelated_benchmarks_are_not_a_transformation() {
             ("vjbench-jinjava-1".to_owned(), vec![false, true, false]),
             ("vul4j-12-rename".to_owned(), vec![false, false, true]),
         ]),
+        engines: Default::default(),
     };
     let series = figures::transformation_series(&report);
     assert_eq!(series.len(), 1);

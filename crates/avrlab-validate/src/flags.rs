@@ -36,7 +36,11 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         what: "the security manager",
-        identifiers: &["SecurityManager", "getSecurityManager", "setSecurityManager"],
+        identifiers: &[
+            "SecurityManager",
+            "getSecurityManager",
+            "setSecurityManager",
+        ],
         strings: &[],
     },
     Family {

@@ -20,6 +20,9 @@ pub struct AuditItem {
     pub content: String,
     /// The tests that passed, `Class#method`.
     pub passed: Vec<String>,
+    /// Why the fast path flagged the candidate for Maven (what its code reached for); such a
+    /// candidate comes first in the queue.
+    pub flags: Vec<String>,
 }
 
 /// Why an audit step failed.
@@ -49,8 +52,9 @@ pub enum AuditError {
 }
 
 /// The plausible candidates of `run_id` that no check proved correct (for eval runs: neither
-/// `Exact` nor `Equivalent` to the reference fix), in run order; with `auditor`, only those that
-/// auditor has not labelled yet.
+/// `Exact` nor `Equivalent` to the reference fix), the flagged ones first (their code reached for
+/// what could fake a pass), then in run order; with `auditor`, only those that auditor has not
+/// labelled yet.
 pub fn queue(
     store: &Store,
     run_id: &str,
@@ -83,6 +87,12 @@ pub fn queue(
         .into_iter()
         .map(|c| (c.id, (c.kind, c.content)))
         .collect();
+    let flags: HashMap<String, Vec<String>> = store
+        .engines(run_id)?
+        .into_iter()
+        .filter(|(_, row)| !row.flags.is_empty())
+        .map(|(id, row)| (id, row.flags))
+        .collect();
     let mut items = Vec::new();
     for verdict in store.verdicts(run_id)? {
         if verdict.outcome != "Plausible"
@@ -102,6 +112,10 @@ pub fn queue(
             .map(|t| format!("{}#{}", t.class, t.method))
             .collect();
         items.push(AuditItem {
+            flags: flags
+                .get(&verdict.candidate_id)
+                .cloned()
+                .unwrap_or_default(),
             candidate_id: verdict.candidate_id,
             task: verdict.task,
             label: verdict.label,
@@ -110,6 +124,8 @@ pub fn queue(
             passed,
         });
     }
+    // Stable: run order within each group.
+    items.sort_by_key(|item| item.flags.is_empty());
     Ok(items)
 }
 

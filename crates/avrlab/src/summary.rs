@@ -49,6 +49,8 @@ pub struct Summary {
     pub outcomes: BTreeMap<String, usize>,
     pub verdicts: Vec<VerdictLine>,
     pub reference_check: Option<ReferenceCheck>,
+    /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
+    pub engines: Option<avrlab_report::EngineChecks>,
 }
 
 /// Reads a run's verdicts back from the store and summarizes them.
@@ -75,6 +77,15 @@ pub fn summarize(
         *outcomes.entry(v.outcome.clone()).or_default() += 1;
     }
     let reference_check = (mode == "reference").then(|| reference_check(&verdicts));
+    let outcome_of: std::collections::HashMap<String, String> = verdicts
+        .iter()
+        .map(|v| (v.candidate.clone(), v.outcome.clone()))
+        .collect();
+    let engines = Some(avrlab_report::EngineChecks::from_rows(
+        &store.engines(&report.run_id)?,
+        &outcome_of,
+    ))
+    .filter(avrlab_report::EngineChecks::any);
     Ok(Summary {
         run_id: report.run_id.clone(),
         benchmark: benchmark.into(),
@@ -89,6 +100,7 @@ pub fn summarize(
         outcomes,
         verdicts,
         reference_check,
+        engines,
     })
 }
 
@@ -171,6 +183,15 @@ pub fn render_text(summary: &Summary) -> String {
         summary.workers
     );
     let _ = writeln!(out, "outcomes: {}", counts.join(", "));
+    if let Some(engines) = &summary.engines {
+        let mut lines = engines.lines().into_iter();
+        if let Some(first) = lines.next() {
+            let _ = writeln!(out, "engines: {first}");
+        }
+        for line in lines {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     if let Some(check) = &summary.reference_check {
         let _ = writeln!(
             out,

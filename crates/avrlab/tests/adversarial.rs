@@ -17,7 +17,10 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{binary, fixtures, heavy, processes_mentioning, write_cases_with_reference};
+use crate::common::{
+    binary, chown_tree, copy_tree, dirs_repository, fixtures, heavy, processes_mentioning,
+    write_cases_with_reference,
+};
 
 const TASK: &str = "demo-xxe-config";
 /// The port `escape-network` tries on the host's loopback.
@@ -474,16 +477,6 @@ fn canaries_secret(tag: &str) -> String {
     format!("AVRLAB-CANARY-{}-{tag}", std::process::id())
 }
 
-fn dirs_repository() -> PathBuf {
-    std::env::var_os("AVRLAB_MAVEN_REPO").map_or_else(
-        || {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
-                .join(".cache/avrlab/maven-repository")
-        },
-        PathBuf::from,
-    )
-}
-
 /// Makes sure the task's dependencies are in the root repository (a reference check of the task,
 /// which warms it up), so that the copy for the unprivileged user needs no network.
 fn warm_repository(repository: &Path) {
@@ -502,28 +495,6 @@ fn warm_repository(repository: &Path) {
         ],
     );
     assert!(output.status.success(), "{output:?}");
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).follow_links(false) {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
-}
-
-fn chown_tree(root: &Path, uid: u32) {
-    for entry in walkdir::WalkDir::new(root).follow_links(false) {
-        let entry = entry.unwrap();
-        let _ = std::os::unix::fs::lchown(entry.path(), Some(uid), Some(uid));
-        if entry.file_type().is_dir() {
-            let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o755));
-        }
-    }
 }
 
 // One run per user keeps CI time in bounds while every hostile candidate meets both engines:

@@ -1,6 +1,7 @@
 //! What the integration tests share: running the real binary, and one lock so that only one
 //! Maven-heavy test runs at a time (two cores cannot time several runs fairly).
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Mutex, MutexGuard};
@@ -116,4 +117,83 @@ pub fn project_root(task: &avrlab_bench::Task) -> PathBuf {
         avrlab_bench::ProjectSource::Folder(root) => root.clone(),
         avrlab_bench::ProjectSource::Git { .. } => panic!("demo tasks are folders"),
     }
+}
+
+/// The Maven repository the tests' avrlab runs share (the default one unless the environment
+/// names another).
+pub fn dirs_repository() -> PathBuf {
+    std::env::var_os("AVRLAB_MAVEN_REPO").map_or_else(
+        || {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+                .join(".cache/avrlab/maven-repository")
+        },
+        PathBuf::from,
+    )
+}
+
+/// Copies a tree of folders and regular files (a repository for another user).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Hands a tree to `uid` (folders readable and enterable by everyone).
+pub fn chown_tree(root: &Path, uid: u32) {
+    for entry in walkdir::WalkDir::new(root).follow_links(false) {
+        let entry = entry.unwrap();
+        let _ = std::os::unix::fs::lchown(entry.path(), Some(uid), Some(uid));
+        if entry.file_type().is_dir() {
+            let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+/// Warms the default repository and the fast path's kept build for `task` with a reference
+/// check as root, so that a copy for another user needs no network.
+pub fn warm_task(task: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--reference",
+            "--tasks",
+            task,
+            "--maven-repo",
+            dirs_repository().to_str().unwrap(),
+            "--store",
+            dir.path().join("r.sqlite").to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+}
+
+/// Runs avrlab in `base` as `uid` (root when `None`), with `base` as its home: for another user
+/// the base folder, with everything in it, is handed to that user first.
+pub fn avrlab_as(uid: Option<u32>, base: &Path, args: &[&str]) -> Output {
+    #[expect(clippy::disallowed_methods, reason = "the tests run the real binary")]
+    let mut command = match uid {
+        None => std::process::Command::new(binary()),
+        Some(uid) => {
+            chown_tree(base, uid);
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                format!("--reuid={uid}"),
+                format!("--regid={uid}"),
+                "--clear-groups".into(),
+                "--".into(),
+                binary().into(),
+            ]);
+            c.env("HOME", base);
+            c
+        }
+    };
+    command.args(args).current_dir(base).output().unwrap()
 }

@@ -1,12 +1,17 @@
-//! The fast engine against Maven on one demo task: every candidate is judged by both (the re-check
-//! sample set to 1), and both must give the expected outcome — the demo fixtures, the reference
-//! fix, and candidates aimed at the resident validator (forged result frames, System.exit, a
+//! The fast engine against Maven on one demo task: every candidate is judged by both (the
+//! confirmation sample set to 1), and both must give the expected outcome — the demo fixtures, the
+//! reference fix, and candidates aimed at the fast path (forged result frames, System.exit, a
 //! thread left running, API changes that make the compiled tests stale, a look-up through the
-//! system class loader).
+//! system class loader). Then, with no sample at all, the candidates that a JVM shared between
+//! candidates or unlike Surefire's fork judged wrong, as root and as an unprivileged user: the
+//! fast path alone must give Maven's verdict, and Maven must re-judge the flagged ones.
 
 use std::collections::BTreeMap;
 
-use crate::common::{avrlab, fixtures, heavy, text, write_cases_with_reference};
+use crate::common::{
+    avrlab, avrlab_as, copy_tree, dirs_repository, fixtures, heavy, text, warm_task,
+    write_cases_with_reference,
+};
 
 const TASK: &str = "demo-zip-slip";
 
@@ -74,7 +79,7 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
             patches.to_str().unwrap(),
             "--engine",
             "fast",
-            "--recheck-sample",
+            "--confirm-sample",
             "1",
             "--workers",
             "1",
@@ -138,11 +143,12 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
         if let Some(selection) = selection {
             assert!(fast_reason.contains(selection), "{id}: {fast_reason}");
         }
-        // The PoV passed (Plausible, RegressionBroken): always confirmed; else sampled.
-        let want_kind = if matches!(expected.as_str(), "Plausible" | "RegressionBroken") {
-            "confirmation"
-        } else {
-            "sample"
+        // Every verdict is in the sample; those aimed at the fast path are flagged before that.
+        let want_kind = match label.as_str() {
+            "escapes" | "forges-frame" | "exits" | "leaves-thread" | "asks-the-system-loader" => {
+                "flag"
+            }
+            _ => "sample",
         };
         assert_eq!(kind.as_deref(), Some(want_kind), "{id}");
         if fast.as_deref() != Some(expected) || maven.as_deref() != Some(expected) {
@@ -157,4 +163,178 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
         );
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The candidates of `fast-path/expected.toml` that a JVM shared between candidates, or one unlike
+/// Surefire's fork, judged wrong, in the order they run (a pair that sets the JVM-wide serial
+/// filter comes one after the other).
+const FRESH_JVM_CASES: [&str; 9] = [
+    "serial-filter-a",
+    "serial-filter-b",
+    "uses-java-sql",
+    "asserts-false",
+    "test-scoped-class",
+    "holds-lock",
+    "reads-own-memory",
+    "forges-own-frame",
+    "detects-the-fast-path",
+];
+
+/// A stored verdict: outcome, engine, check kind, fast and Maven outcomes, flags.
+type FreshRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    String,
+);
+
+fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    let expected: BTreeMap<String, BTreeMap<String, String>> = toml::from_str(
+        &std::fs::read_to_string(fixtures().join("fast-path/expected.toml")).unwrap(),
+    )
+    .unwrap();
+    let mut cases: Vec<(String, String, String)> = FRESH_JVM_CASES
+        .iter()
+        .map(|label| {
+            let diff = std::fs::read_to_string(
+                fixtures()
+                    .join("fast-path")
+                    .join(TASK)
+                    .join(format!("{label}.diff")),
+            )
+            .unwrap();
+            (label.to_string(), diff, expected[TASK][*label].clone())
+        })
+        .collect();
+    let patches = write_cases_with_reference(base, TASK, &mut cases);
+    let repository = match uid {
+        None => dirs_repository(),
+        Some(_) => {
+            // The unprivileged user gets its own copy of a repository warmed for the task.
+            warm_task(TASK);
+            let copy = base.join("repository");
+            copy_tree(&dirs_repository(), &copy);
+            copy
+        }
+    };
+    let store = base.join("results.sqlite");
+    let output = avrlab_as(
+        uid,
+        base,
+        &[
+            "validate",
+            "--benchmark",
+            "demo",
+            "--tasks",
+            TASK,
+            "--patches",
+            patches.to_str().unwrap(),
+            // No random sample: the fast path alone decides, but for the flagged candidates and
+            // those after a disagreement.
+            "--confirm-sample",
+            "0",
+            "--workers",
+            "1",
+            "--timeout",
+            "30",
+            "--work-dir",
+            base.join("work").to_str().unwrap(),
+            "--maven-repo",
+            repository.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let mut wrong = Vec::new();
+    for (label, _, expected) in &cases {
+        let id = format!("{TASK}/{label}");
+        let (outcome, engine, kind, fast, maven, flags): FreshRow = db
+            .query_row(
+                "SELECT v.outcome, e.engine, e.check_kind, e.fast_outcome, e.maven_outcome, e.flags
+                 FROM verdicts v JOIN engines e USING (run_id, candidate_id)
+                 WHERE v.candidate_id = ?1",
+                [&id],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
+                },
+            )
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        if outcome != *expected {
+            wrong.push(format!(
+                "{id}: expected {expected}, stored {outcome} (fast {fast:?}, maven {maven:?}, {flags})"
+            ));
+        }
+        match label.as_str() {
+            // Flagged at run time or in the diff: Maven re-judged it, whatever the fast path saw.
+            "reads-own-memory" | "forges-own-frame" | "detects-the-fast-path" => {
+                assert_eq!(
+                    (engine.as_str(), kind.as_deref()),
+                    ("maven", Some("flag")),
+                    "{id}: {flags}"
+                );
+                assert!(!flags.is_empty(), "{id}");
+            }
+            // After the engines disagreed (forges-own-frame, detects-the-fast-path), the task's
+            // later candidates are re-judged.
+            "reference" => assert_eq!(
+                (engine.as_str(), kind.as_deref()),
+                ("maven", Some("disagreement")),
+                "{id}"
+            ),
+            // The fast path alone decided, unflagged.
+            _ => assert_eq!(
+                (engine.as_str(), kind.as_deref(), flags.as_str()),
+                ("fast", None, ""),
+                "{id}"
+            ),
+        }
+    }
+    // The candidate that forged its own answer is never an unflagged Plausible: its runtime
+    // flags came apart from the answer, and Maven's verdict stands.
+    let (forged_fast, forged_flags): (Option<String>, String) = db
+        .query_row(
+            "SELECT fast_outcome, flags FROM engines WHERE candidate_id = ?1",
+            [format!("{TASK}/forges-own-frame")],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(
+        forged_flags.contains("asked for accessClassInPackage.sun.misc"),
+        "fast {forged_fast:?}: {forged_flags}"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The summary says how many verdicts Maven re-judged and lists the disagreements.
+    assert!(
+        stdout.contains("Maven re-judged 4 of 10 fast verdicts"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("demo-zip-slip/detects-the-fast-path: fast PovFailing, Maven Plausible"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_root() {
+    fresh_jvm_per_candidate_gives_mavens_verdicts(None);
+}
+
+#[test]
+fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_an_unprivileged_user() {
+    fresh_jvm_per_candidate_gives_mavens_verdicts(Some(65534));
 }

@@ -135,8 +135,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         #[expect(clippy::print_stdout, reason = "the queue is the command's output")]
         {
             for item in &items {
+                let flagged = if item.flags.is_empty() {
+                    String::new()
+                } else {
+                    format!("\tflagged: {}", item.flags.join("; "))
+                };
                 println!(
-                    "{}\t{}\t{}\t{} tests passed",
+                    "{}\t{}\t{}\t{} tests passed{flagged}",
                     item.candidate_id,
                     item.task,
                     item.label,
@@ -188,6 +193,13 @@ fn label_interactively(
             item.content.trim_end(),
             item.passed.join(", ")
         );
+        if !item.flags.is_empty() {
+            let _ = writeln!(
+                stderr,
+                "--- flagged by the fast path (Maven re-judged it): {}",
+                item.flags.join("; ")
+            );
+        }
         let label = loop {
             let _ = write!(
                 stderr,
