@@ -1,0 +1,14 @@
+//! The vocabulary of avrlab: the words that cross crate and store boundaries (outcomes, phases,
+//! test statuses, engines, check kinds, run modes, candidate kinds …) as enums, each written with
+//! `as_str` and read back with `parse`, so no crate compares spellings and an unknown word is an
+//! error, never a silently different value. The bottom of the crate graph: it depends on no
+//! other avrlab crate.
+
+mod candidate_kind;
+mod vocabulary;
+
+pub use candidate_kind::{CandidateKind, ReplacementTarget};
+pub use vocabulary::{
+    AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, ReviewDecision,
+    RunMode, TestGroupResult, TestStatus, UnknownWord,
+};
