@@ -2,28 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// How one test case ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TestStatus {
-    Passed,
-    /// An assertion failed.
-    Failed,
-    /// The test threw something other than an assertion error.
-    Errored,
-    Skipped,
-}
-
-impl TestStatus {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Passed => "passed",
-            Self::Failed => "failed",
-            Self::Errored => "errored",
-            Self::Skipped => "skipped",
-        }
-    }
-}
+pub use avrlab_core::TestStatus;
 
 /// One test case from a report.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,13 +5,12 @@
 mod schema;
 mod store;
 mod study;
-mod vocabulary;
 
+pub use avrlab_core::{
+    AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, TestGroupResult, UnknownWord,
+};
 pub use store::{
     AuditRow, CandidateRow, EngineRow, FeatureScoreRow, GenerationRow, NewCandidate, NewRun,
     PhaseRow, RunInfo, Store, StoreError, TestRow, VerdictRow, VerdictSummary,
 };
 pub use study::{ReviewRow, StudyCellRow, StudyRow};
-pub use vocabulary::{
-    AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, TestGroupResult, UnknownWord,
-};

@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::schema::{APPLICATION_ID, SCHEMA_VERSION, migrations};
-use crate::vocabulary::{
-    AuditLabel, Correctness, Extraction, RunMode, TestGroupResult, UnknownWord,
-};
+use avrlab_core::{AuditLabel, Correctness, Extraction, RunMode, TestGroupResult, UnknownWord};
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -4,7 +4,7 @@
 use rusqlite::{OptionalExtension, params};
 
 use crate::store::{Store, StoreError, word};
-use crate::vocabulary::ReviewDecision;
+use avrlab_core::ReviewDecision;
 
 /// A stored study.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,16 +5,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use avrlab_bench::{ClassPolicy, Patch, PatchError, PolicyViolation, Task};
+pub use avrlab_core::ReplacementTarget;
 use sha2::{Digest, Sha256};
-
-/// Which localized region a replacement replaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplacementTarget {
-    /// The whole method of localization entry `n`.
-    Method(usize),
-    /// Hunk `hunk` of localization entry `n`.
-    Hunk { method: usize, hunk: usize },
-}
 
 /// A proposed change to the task state.
 #[derive(Debug, Clone)]

@@ -1,87 +1,9 @@
 //! Outcomes and the evidence stored with them.
 
-use std::fmt;
 use std::time::Duration;
 
+pub use avrlab_core::{CheckKind, Outcome, Phase};
 use avrlab_exec::TestStatus;
-
-/// What validating one candidate showed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Outcome {
-    /// The candidate does not apply, or touches files it may not change.
-    ApplyFailed,
-    /// The project does not compile with the candidate.
-    Uncompilable,
-    /// A proof-of-vulnerability test still fails: the vulnerability is not fixed.
-    PovFailing,
-    /// The PoV tests pass but a regression test fails.
-    RegressionBroken,
-    /// A build or test run outlived its limit and was killed.
-    Timeout,
-    /// Every oracle test passes.
-    Plausible,
-    /// The evidence does not support a verdict (no test ran, reports disagree with the build, a
-    /// test was skipped, the tree was killed for its output).
-    Indeterminate,
-}
-
-impl Outcome {
-    /// Every outcome, in report order.
-    pub const ALL: [Self; 7] = [
-        Self::Plausible,
-        Self::PovFailing,
-        Self::RegressionBroken,
-        Self::Uncompilable,
-        Self::ApplyFailed,
-        Self::Timeout,
-        Self::Indeterminate,
-    ];
-
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ApplyFailed => "ApplyFailed",
-            Self::Uncompilable => "Uncompilable",
-            Self::PovFailing => "PovFailing",
-            Self::RegressionBroken => "RegressionBroken",
-            Self::Timeout => "Timeout",
-            Self::Plausible => "Plausible",
-            Self::Indeterminate => "Indeterminate",
-        }
-    }
-
-    /// Reads a stored name.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|o| o.as_str() == text)
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A stage of validation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    Apply,
-    Compile,
-    Pov,
-    Regression,
-}
-
-impl Phase {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Apply => "apply",
-            Self::Compile => "compile",
-            Self::Pov => "pov",
-            Self::Regression => "regression",
-        }
-    }
-}
 
 /// One test's result within a phase.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,43 +27,6 @@ pub struct PhaseRecord {
     pub log_excerpt: String,
     /// Which sandbox and limits applied.
     pub enforcement: String,
-}
-
-/// Why a candidate was judged by both engines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckKind {
-    /// The fast path's PoV tests passed and `--confirm all` has Maven confirm every such verdict.
-    Confirmation,
-    /// The candidate fell in the random sample of verdicts Maven re-judges.
-    Sample,
-    /// Something the candidate's code reached for, at run time or in its diff, could forge or
-    /// spoil the fast path's answer (the reasons are in [`EngineRecord::flags`]).
-    Flag,
-    /// The engines disagreed on an earlier candidate of the same task.
-    Disagreement,
-}
-
-impl CheckKind {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Confirmation => "confirmation",
-            Self::Sample => "sample",
-            Self::Flag => "flag",
-            Self::Disagreement => "disagreement",
-        }
-    }
-
-    /// The kind of a stored name.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "confirmation" => Some(Self::Confirmation),
-            "sample" => Some(Self::Sample),
-            "flag" => Some(Self::Flag),
-            "disagreement" => Some(Self::Disagreement),
-            _ => None,
-        }
-    }
 }
 
 /// The fast path's verdict next to Maven's for the same candidate. Maven's is the one stored as
