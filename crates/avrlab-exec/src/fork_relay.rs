@@ -21,7 +21,7 @@ use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -59,7 +59,8 @@ exit "${code:-125}"
 /// Caps on what a request may hold.
 const MAX_REQUEST_BYTES: u64 = 4 << 20;
 const MAX_ARGUMENTS: usize = 20_000;
-const MAX_JVMS: usize = 64;
+/// Test JVMs that may run at once (not in all: a suite may fork one per test class).
+const MAX_RUNNING_JVMS: usize = 64;
 /// How long the launcher may take to open its end of a FIFO.
 const OPEN_WAIT: Duration = Duration::from_secs(10);
 
@@ -91,24 +92,46 @@ pub(crate) struct RelayReport {
 }
 
 impl RelayReport {
-    /// One line for the phase's enforcement log.
+    /// One line for the phase's enforcement log: how many test JVMs ran (each started one counts
+    /// once, however many ran before it), how they ended, and every refused request.
     pub(crate) fn describe(&self) -> String {
         let mut line = match (&self.enforcement, self.jvms) {
             (_, 0) => "test JVMs: none started through the relay (the tests, if any ran, ran in Maven's own JVM)".to_owned(),
             (Some(enforcement), n) => format!(
                 "test JVMs: {n}, each in a sandbox of its own next to Maven's (own pid namespace, /tmp and cgroup; no report or relay folder): {enforcement}; ended: {}",
-                self.exits.join(", ")
+                tally(&self.exits, "JVMs")
             ),
             (None, n) => format!("test JVMs: {n}"),
         };
         if !self.refused.is_empty() {
             line.push_str(&format!(
-                "; relay requests refused: {}",
-                self.refused.join("; ")
+                "; relay requests refused: {} ({})",
+                self.refused.len(),
+                tally(&self.refused, "requests")
             ));
         }
         line
     }
+}
+
+/// Distinct items in the order first seen, each with how often it occurs when more than once:
+/// `exit 0 (66 JVMs), exit 1`.
+fn tally(items: &[String], what: &str) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for item in items {
+        match counts.iter_mut().find(|(seen, _)| *seen == item.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((item, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(item, n)| match n {
+            1 => (*item).to_owned(),
+            n => format!("{item} ({n} {what})"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A running relay: its folders and the thread that serves the launcher's requests.
@@ -149,7 +172,7 @@ impl ForkRelay {
         let stop = Arc::new(AtomicBool::new(false));
         let server = {
             let stop = stop.clone();
-            std::thread::spawn(move || serve(&requests, &template, &stop))
+            std::thread::spawn(move || serve(&requests, &template, &stop, MAX_RUNNING_JVMS))
         };
         Ok(Self {
             root,
@@ -194,28 +217,52 @@ impl Drop for ForkRelay {
 }
 
 /// Serves requests until `stop`, then waits for the test JVMs it started (they are killed).
-fn serve(requests: &Path, template: &JvmTemplate, stop: &Arc<AtomicBool>) -> RelayReport {
+///
+/// At most `max_running` test JVMs run at once; how many ran before does not matter (Surefire
+/// forks one JVM per test class with `reuseForks=false`, so a long suite starts hundreds, one
+/// after another). A request beyond the bound is answered at once, with the reason on the
+/// launcher's standard error and exit status 125, so that Surefire reports a fork that failed to
+/// start instead of waiting for one that never will.
+fn serve(
+    requests: &Path,
+    template: &JvmTemplate,
+    stop: &Arc<AtomicBool>,
+    max_running: usize,
+) -> RelayReport {
     let report = Arc::new(Mutex::new(RelayReport::default()));
     let mut seen = std::collections::BTreeSet::new();
-    let mut running: Vec<JoinHandle<()>> = Vec::new();
+    let mut threads: Vec<JoinHandle<()>> = Vec::new();
+    // The test JVMs started and not yet ended. A JVM leaves this count before its launcher hears
+    // its exit status, so the next request of a one-at-a-time Surefire always finds it free.
+    let running = Arc::new(AtomicUsize::new(0));
     // Maven has ended once `stop` is set: a request still waiting has no one to talk to.
     while !stop.load(Ordering::SeqCst) {
+        threads.retain(|thread| !thread.is_finished());
         for request in ready_requests(requests, &mut seen) {
-            if running.len() >= MAX_JVMS {
-                lock(&report)
-                    .refused
-                    .push(format!("more than {MAX_JVMS} test JVMs"));
+            let now = running.load(Ordering::SeqCst);
+            if now >= max_running {
+                let why = format!(
+                    "{now} test JVMs were running and at most {max_running} may run at once"
+                );
+                answer(&request, 125, Some(&why), stop);
+                lock(&report).refused.push(why);
                 continue;
             }
-            let (template, stop, report) = (template.clone(), stop.clone(), report.clone());
-            running.push(std::thread::spawn(move || {
-                start_jvm(&request, &template, &stop, &report);
+            running.fetch_add(1, Ordering::SeqCst);
+            let (template, stop, report, running) = (
+                template.clone(),
+                stop.clone(),
+                report.clone(),
+                running.clone(),
+            );
+            threads.push(std::thread::spawn(move || {
+                start_jvm(&request, &template, &stop, &report, &running);
             }));
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    for jvm in running {
-        let _ = jvm.join();
+    for thread in threads {
+        let _ = thread.join();
     }
     lock(&report).clone()
 }
@@ -249,22 +296,24 @@ fn ready_requests(
     ready
 }
 
-/// Starts one test JVM for a request and reports its exit status back to the launcher.
+/// Starts one test JVM for a request and reports its exit status back to the launcher. `running`
+/// counts this JVM until it has ended (or was never started).
 fn start_jvm(
     request: &Path,
     template: &JvmTemplate,
     stop: &AtomicBool,
     report: &Mutex<RelayReport>,
+    running: &AtomicUsize,
 ) {
-    let code = match parse_request(request, template) {
+    let (code, why) = match parse_request(request, template) {
         Err(why) => {
-            lock(report).refused.push(why);
-            125
+            lock(report).refused.push(why.clone());
+            (125, Some(why))
         }
         Ok(spec) => match open_streams(request) {
             Err(why) => {
-                lock(report).refused.push(why);
-                125
+                lock(report).refused.push(why.clone());
+                (125, Some(why))
             }
             Ok(streams) => match run_attached(&spec, streams, stop) {
                 Ok(end) => {
@@ -273,26 +322,37 @@ fn start_jvm(
                     report.enforcement.get_or_insert(end.enforcement);
                     report.exits.push(describe_exit(end.exit));
                     match end.exit {
-                        ExitKind::Code(code) => code,
-                        _ => 137,
+                        ExitKind::Code(code) => (code, None),
+                        _ => (137, None),
                     }
                 }
                 Err(error) => {
                     lock(report).failures.push(error.to_string());
-                    125
+                    (125, None)
                 }
             },
         },
     };
-    // The launcher waits for this; when it is gone (Maven ended), nobody needs to hear it.
+    running.fetch_sub(1, Ordering::SeqCst);
+    answer(request, code, why.as_deref(), stop);
+}
+
+/// Tells the launcher of `request` how its test JVM ended. When no JVM ran (`why` says why), the
+/// launcher's output and error FIFOs are opened here and closed, with the reason written to its
+/// standard error, so that it stops waiting for them; a JVM that ran has closed them itself.
+/// When the launcher is gone (Maven ended), nobody needs to hear it.
+fn answer(request: &Path, code: i32, why: Option<&str>, stop: &AtomicBool) {
     if stop.load(Ordering::SeqCst) {
         return;
     }
-    if let Ok(mut exit) = open_fifo(
-        &request.join("exit"),
-        libc::O_WRONLY,
-        Duration::from_secs(2),
-    ) {
+    let wait = Duration::from_secs(2);
+    if let Some(why) = why {
+        if let Ok(mut err) = open_fifo(&request.join("err"), libc::O_WRONLY, wait) {
+            let _ = writeln!(err, "[avrlab] the test JVM was not started: {why}");
+        }
+        drop(open_fifo(&request.join("out"), libc::O_WRONLY, wait));
+    }
+    if let Ok(mut exit) = open_fifo(&request.join("exit"), libc::O_WRONLY, wait) {
         let _ = writeln!(exit, "{code}");
     }
 }
@@ -430,6 +490,7 @@ fn open_fifo(path: &Path, mode: i32, wait: Duration) -> std::io::Result<std::fs:
 mod tests {
     use super::*;
     use crate::sandbox::{Limits, SandboxKind, SandboxPolicy};
+    use std::os::unix::ffi::OsStringExt;
 
     fn template(project: &Path) -> JvmTemplate {
         JvmTemplate {
@@ -517,5 +578,165 @@ mod tests {
         std::fs::write(up.join("in"), "").unwrap();
         let why = open_streams(&up).unwrap_err();
         assert!(why.contains("not a FIFO"), "{why}");
+    }
+
+    /// A launcher as Surefire starts it, making its request in `relay`, in the project folder.
+    struct Launcher {
+        child: std::process::Child,
+    }
+
+    impl Launcher {
+        fn start(relay: &Path, project: &Path, args: &[&str]) -> Self {
+            let script = relay.with_extension("launcher.sh");
+            if !script.exists() {
+                let text = LAUNCHER.replace(RELAY_VIEW, relay.to_str().unwrap());
+                std::fs::write(&script, text).unwrap();
+            }
+            #[expect(clippy::disallowed_methods, reason = "the test plays Surefire")]
+            let child = std::process::Command::new("/bin/sh")
+                .arg(&script)
+                .args(args)
+                .current_dir(project)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            Self { child }
+        }
+
+        /// The first line of the JVM's output (it is running).
+        fn first_line(&mut self) -> String {
+            let mut line = String::new();
+            let out = self.child.stdout.as_mut().unwrap();
+            std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).unwrap();
+            line
+        }
+
+        fn say(&mut self, line: &str) {
+            writeln!(self.child.stdin.as_mut().unwrap(), "{line}").unwrap();
+        }
+
+        /// The launcher's exit status and standard error, failing rather than waiting forever.
+        fn end(mut self) -> (i32, String) {
+            drop(self.child.stdin.take());
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    let mut err = String::new();
+                    std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err)
+                        .unwrap();
+                    return (status.code().unwrap_or(-1), err);
+                }
+                if Instant::now() > deadline {
+                    let _ = self.child.kill();
+                    panic!("the launcher was never answered");
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+
+    /// A relay serving `relay` for JVMs that are `/bin/sh` with the launcher's arguments.
+    fn relay(
+        relay: &Path,
+        project: &Path,
+        max_running: usize,
+    ) -> (Arc<AtomicBool>, JoinHandle<RelayReport>) {
+        std::fs::create_dir_all(relay).unwrap();
+        std::fs::create_dir_all(project).unwrap();
+        let mut template = template(project);
+        template.spec.program = "/bin/sh".into();
+        let stop = Arc::new(AtomicBool::new(false));
+        let server = {
+            let (relay, stop) = (relay.to_owned(), stop.clone());
+            std::thread::spawn(move || serve(&relay, &template, &stop, max_running))
+        };
+        (stop, server)
+    }
+
+    #[test]
+    fn the_bound_is_on_jvms_running_at_once_and_a_refused_request_is_answered_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (requests, project) = (dir.path().join("relay"), dir.path().join("project"));
+        let (stop, server) = relay(&requests, &project, 2);
+        // One JVM after another, as Surefire forks one per test class: more than the bound in all.
+        for code in 0..5 {
+            let script = format!("exit {code}");
+            let launcher = Launcher::start(&requests, &project, &["-c", &script]);
+            assert_eq!(launcher.end(), (code, String::new()));
+        }
+        // Two running at once: a third is refused, and told so at once.
+        let waiting = ["-c", "echo up; read line"];
+        let mut first = Launcher::start(&requests, &project, &waiting);
+        let mut second = Launcher::start(&requests, &project, &waiting);
+        assert_eq!(first.first_line(), "up\n");
+        assert_eq!(second.first_line(), "up\n");
+        let refused = Instant::now();
+        let (code, err) = Launcher::start(&requests, &project, &["-c", "exit 0"]).end();
+        assert_eq!(code, 125);
+        assert_eq!(
+            err,
+            "[avrlab] the test JVM was not started: 2 test JVMs were running and at most 2 may run at once\n"
+        );
+        assert!(refused.elapsed() < Duration::from_secs(5));
+        // Once one has ended, the next starts.
+        first.say("done");
+        assert_eq!(first.end(), (0, String::new()));
+        let mut next = Launcher::start(&requests, &project, &waiting);
+        assert_eq!(next.first_line(), "up\n");
+        next.say("done");
+        assert_eq!(next.end(), (0, String::new()));
+        second.say("done");
+        assert_eq!(second.end(), (0, String::new()));
+        // A malformed request is answered too (its working folder is not in the project).
+        let (code, err) = Launcher::start(&requests, dir.path(), &["-c", "exit 0"]).end();
+        assert_eq!(code, 125);
+        assert!(err.contains("is not in the project"), "{err}");
+
+        stop.store(true, Ordering::SeqCst);
+        let report = server.join().unwrap();
+        assert_eq!(report.jvms, 8, "{report:?}");
+        assert_eq!(report.refused.len(), 2, "{report:?}");
+        assert!(report.failures.is_empty(), "{report:?}");
+        let line = report.describe();
+        assert!(line.starts_with("test JVMs: 8, "), "{line}");
+        assert!(
+            line.contains("ended: exit 0 (4 JVMs), exit 1, exit 2, exit 3, exit 4; "),
+            "{line}"
+        );
+        assert!(
+            line.contains("relay requests refused: 2 (2 test JVMs were running and at most 2 may run at once, working folder "),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_request_still_waiting_when_maven_has_ended_starts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (requests, project) = (dir.path().join("relay"), dir.path().join("project"));
+        std::fs::create_dir_all(&project).unwrap();
+        let marker = dir.path().join("started");
+        let script = format!("touch {}", marker.display());
+        let waiting = request(&requests, &[project.to_str().unwrap(), "-c", &script], &[]);
+        // Its FIFOs, with readers of its output as a launcher would have: it could be started.
+        for fifo in ["in", "out", "err", "exit"] {
+            let path = std::ffi::CString::new(waiting.join(fifo).into_os_string().into_vec());
+            // SAFETY: mkfifo reads a NUL-terminated path that outlives the call.
+            assert_eq!(unsafe { libc::mkfifo(path.unwrap().as_ptr(), 0o600) }, 0);
+        }
+        let _readers = ["out", "err"]
+            .map(|fifo| open_fifo(&waiting.join(fifo), libc::O_RDONLY, Duration::ZERO).unwrap());
+        std::fs::write(waiting.join("ready"), "").unwrap();
+        let mut template = template(&project);
+        template.spec.program = "/bin/sh".into();
+        let stop = Arc::new(AtomicBool::new(true));
+        let started = Instant::now();
+        let report = serve(&requests, &template, &stop, MAX_RUNNING_JVMS);
+        // Nothing started, and nobody was waited for (there is no launcher to answer).
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(!marker.exists());
+        assert_eq!(report.jvms, 0);
+        assert!(report.refused.is_empty());
     }
 }
