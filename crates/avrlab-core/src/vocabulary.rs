@@ -61,6 +61,14 @@ macro_rules! vocabulary {
                 f.write_str(self.as_str())
             }
         }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $name {
+            /// The stored word, as a string.
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
     };
 }
 
@@ -124,6 +132,14 @@ impl Outcome {
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Outcome {
+    /// The stored name, as a string.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

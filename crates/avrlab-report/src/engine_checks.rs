@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
+use avrlab_core::{CheckKind, Engine, Outcome};
 use avrlab_store::EngineRow;
 use serde::Serialize;
 
@@ -13,12 +14,12 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Disagreement {
     pub candidate: String,
-    /// Why Maven re-judged it (`sample`, `flag`, `disagreement`, `confirmation`).
-    pub kind: String,
-    pub fast: String,
-    pub maven: String,
-    /// The verdict stored.
-    pub stored: String,
+    /// Why Maven re-judged it.
+    pub kind: CheckKind,
+    pub fast: Outcome,
+    pub maven: Outcome,
+    /// The verdict stored (`None`: the candidate has no verdict).
+    pub stored: Option<Outcome>,
 }
 
 /// The engines' record of one or more runs.
@@ -28,8 +29,8 @@ pub struct EngineChecks {
     pub fast_judged: usize,
     /// Of those, the ones Maven re-judged.
     pub rejudged: usize,
-    /// Re-judged verdicts per reason.
-    pub by_kind: BTreeMap<String, usize>,
+    /// Re-judged verdicts per reason (by its word, so they list alphabetically).
+    pub by_kind: BTreeMap<&'static str, usize>,
     /// Re-judged verdicts on which both engines gave the same outcome.
     pub agreed: usize,
     /// The share agreed, with its 95% Wilson interval (`None` when nothing was re-judged).
@@ -43,35 +44,35 @@ pub struct EngineChecks {
 
 impl EngineChecks {
     /// From `(candidate id, engine row)` pairs and each candidate's stored outcome.
-    pub fn from_rows(rows: &[(String, EngineRow)], outcomes: &HashMap<String, String>) -> Self {
+    pub fn from_rows(rows: &[(String, EngineRow)], outcomes: &HashMap<String, Outcome>) -> Self {
         let mut checks = Self::default();
         for (candidate, row) in rows {
             if row.fallback.is_some() {
                 checks.handed_over += 1;
                 continue;
             }
-            let stored = outcomes.get(candidate).cloned().unwrap_or_default();
-            if !row.flags.is_empty() && stored == "Plausible" {
+            let stored = outcomes.get(candidate).copied();
+            if !row.flags.is_empty() && stored == Some(Outcome::Plausible) {
                 checks.flagged_plausible.push(candidate.clone());
             }
-            match (&row.check_kind, &row.fast_outcome, &row.maven_outcome) {
+            match (row.check_kind, row.fast_outcome, row.maven_outcome) {
                 (Some(kind), Some(fast), Some(maven)) => {
                     checks.fast_judged += 1;
                     checks.rejudged += 1;
-                    *checks.by_kind.entry(kind.clone()).or_default() += 1;
+                    *checks.by_kind.entry(kind.as_str()).or_default() += 1;
                     if fast == maven {
                         checks.agreed += 1;
                     } else {
                         checks.disagreements.push(Disagreement {
                             candidate: candidate.clone(),
-                            kind: kind.clone(),
-                            fast: fast.clone(),
-                            maven: maven.clone(),
+                            kind,
+                            fast,
+                            maven,
                             stored,
                         });
                     }
                 }
-                _ if row.engine == "fast" => checks.fast_judged += 1,
+                _ if row.engine == Engine::Fast => checks.fast_judged += 1,
                 _ => {}
             }
         }
@@ -118,7 +119,11 @@ impl EngineChecks {
         for d in &self.disagreements {
             lines.push(format!(
                 "disagreement ({}): {}: fast {}, Maven {}, stored {}",
-                d.kind, d.candidate, d.fast, d.maven, d.stored
+                d.kind,
+                d.candidate,
+                d.fast,
+                d.maven,
+                d.stored.map_or("none", Outcome::as_str)
             ));
         }
         for id in &self.flagged_plausible {
@@ -132,14 +137,19 @@ impl EngineChecks {
 mod tests {
     use super::*;
 
-    fn row(engine: &str, kind: Option<&str>, fast: &str, maven: &str, flags: &[&str]) -> EngineRow {
+    /// A row of `engine`; with a check, the fast and Maven outcomes of it.
+    fn row(
+        engine: Engine,
+        check: Option<(CheckKind, Outcome, Outcome)>,
+        flags: &[&str],
+    ) -> EngineRow {
         EngineRow {
-            engine: engine.into(),
+            engine,
             fallback: None,
-            check_kind: kind.map(str::to_owned),
-            fast_outcome: kind.map(|_| fast.to_owned()),
+            check_kind: check.map(|c| c.0),
+            fast_outcome: check.map(|c| c.1),
             fast_reason: None,
-            maven_outcome: kind.map(|_| maven.to_owned()),
+            maven_outcome: check.map(|c| c.2),
             flags: flags.iter().map(|f| (*f).to_owned()).collect(),
         }
     }
@@ -147,38 +157,48 @@ mod tests {
     #[test]
     fn counts_rejudged_verdicts_agreement_and_every_disagreement() {
         let rows = vec![
-            ("t/a".to_owned(), row("fast", None, "", "", &[])),
+            ("t/a".to_owned(), row(Engine::Fast, None, &[])),
             (
                 "t/b".to_owned(),
-                row("maven", Some("sample"), "PovFailing", "PovFailing", &[]),
+                row(
+                    Engine::Maven,
+                    Some((CheckKind::Sample, Outcome::PovFailing, Outcome::PovFailing)),
+                    &[],
+                ),
             ),
             (
                 "t/c".to_owned(),
                 row(
-                    "maven",
-                    Some("flag"),
-                    "PovFailing",
-                    "Plausible",
+                    Engine::Maven,
+                    Some((CheckKind::Flag, Outcome::PovFailing, Outcome::Plausible)),
                     &["the tests opened /proc/self/mem"],
                 ),
             ),
             (
                 "t/d".to_owned(),
-                row("maven", Some("disagreement"), "Plausible", "Plausible", &[]),
+                row(
+                    Engine::Maven,
+                    Some((
+                        CheckKind::Disagreement,
+                        Outcome::Plausible,
+                        Outcome::Plausible,
+                    )),
+                    &[],
+                ),
             ),
             (
                 "t/e".to_owned(),
                 EngineRow {
-                    engine: "maven".into(),
                     fallback: Some("the candidate deletes A.java".into()),
-                    ..EngineRow::default()
+                    ..EngineRow::decided_by(Engine::Maven)
                 },
             ),
         ];
-        let outcomes: HashMap<String, String> = [("t/c", "Indeterminate"), ("t/d", "Plausible")]
-            .into_iter()
-            .map(|(a, b)| (a.to_owned(), b.to_owned()))
-            .collect();
+        let outcomes: HashMap<String, Outcome> =
+            [("t/c", Outcome::Indeterminate), ("t/d", Outcome::Plausible)]
+                .into_iter()
+                .map(|(a, b)| (a.to_owned(), b))
+                .collect();
         let checks = EngineChecks::from_rows(&rows, &outcomes);
         assert_eq!(
             (checks.fast_judged, checks.rejudged, checks.agreed),
@@ -211,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_run_without_the_fast_path_has_nothing_to_say() {
-        let rows = vec![("t/a".to_owned(), row("maven", None, "", "", &[]))];
+        let rows = vec![("t/a".to_owned(), row(Engine::Maven, None, &[]))];
         let checks = EngineChecks::from_rows(&rows, &HashMap::new());
         assert!(!checks.any());
         assert_eq!(checks.agreement, None);

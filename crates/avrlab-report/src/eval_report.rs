@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use avrlab_core::Outcome;
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
 use avrlab_store::{AuditLabel, AuditRow, Extraction, GenerationRow, RunMode, Store, StoreError};
 use serde::Serialize;
@@ -127,7 +128,7 @@ fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
 fn published_agreement(
     config: &serde_json::Value,
     generations: &[GenerationRow],
-    outcomes: &HashMap<String, String>,
+    outcomes: &HashMap<String, Outcome>,
 ) -> Result<Option<PublishedAgreement>, UnknownLabel> {
     let Some(labels) = config.get("published").and_then(|v| v.as_object()) else {
         return Ok(None);
@@ -145,7 +146,7 @@ fn published_agreement(
         let Some(outcome) = g.candidate_id.as_ref().and_then(|c| outcomes.get(c)) else {
             continue;
         };
-        let ours = PublishedLabel::of_outcome(outcome);
+        let ours = PublishedLabel::of_outcome(*outcome);
         agreement.compared += 1;
         if ours == Some(theirs) {
             agreement.agree += 1;
@@ -211,7 +212,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         }
         let samples_per_prompt = config_value(&config, "samples").unwrap_or(1) as u32;
         let runs = config_value(&config, "runs").unwrap_or(1) as u32;
-        let outcomes: HashMap<String, String> = store
+        let outcomes: HashMap<String, Outcome> = store
             .verdicts(run_id)?
             .into_iter()
             .map(|v| (v.candidate_id, v.outcome))
@@ -228,14 +229,14 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             engine_rows.push((named(&candidate), row));
         }
         for (candidate, outcome) in &outcomes {
-            engine_outcomes.insert(named(candidate), outcome.clone());
+            engine_outcomes.insert(named(candidate), *outcome);
         }
         let generations = store.generations(run_id)?;
         let outcome_of = |g: &GenerationRow| {
             g.candidate_id
                 .as_ref()
                 .and_then(|c| outcomes.get(c))
-                .map(String::as_str)
+                .copied()
         };
 
         let tasks: BTreeSet<&str> = generations.iter().map(|g| g.task.as_str()).collect();
@@ -250,9 +251,14 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .count();
         let compiled = with_candidate
             .iter()
-            .filter(|g| !matches!(outcome_of(g), Some("Uncompilable" | "ApplyFailed") | None))
+            .filter(|g| {
+                !matches!(
+                    outcome_of(g),
+                    Some(Outcome::Uncompilable | Outcome::ApplyFailed) | None
+                )
+            })
             .count();
-        let plausible = |g: &GenerationRow| outcome_of(g) == Some("Plausible");
+        let plausible = |g: &GenerationRow| outcome_of(g) == Some(Outcome::Plausible);
         let audits = store.audits(run_id)?;
         let labels = consensus(&audits);
         let label_of = |g: &GenerationRow| {
@@ -468,15 +474,15 @@ mod tests {
         }
     }
 
-    fn verdict(outcome: &str) -> VerdictRow {
+    fn verdict(outcome: Outcome) -> VerdictRow {
         VerdictRow {
-            outcome: outcome.into(),
+            outcome,
             reason: String::new(),
             wall_ms: 1,
             diagnostics: vec![],
             phases: vec![],
             tests: vec![],
-            engine: Default::default(),
+            engine: None,
         }
     }
 
@@ -520,13 +526,13 @@ mod tests {
             .add_generations("e", &candidates, &generations)
             .unwrap();
         store
-            .record_verdict("e", "a0", &verdict("Plausible"))
+            .record_verdict("e", "a0", &verdict(Outcome::Plausible))
             .unwrap();
         store
-            .record_verdict("e", "b0", &verdict("Uncompilable"))
+            .record_verdict("e", "b0", &verdict(Outcome::Uncompilable))
             .unwrap();
         store
-            .record_verdict("e", "b1", &verdict("Plausible"))
+            .record_verdict("e", "b1", &verdict(Outcome::Plausible))
             .unwrap();
 
         let report = build_eval_report(&store, &["e".to_owned()]).unwrap();

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use avrlab_core::Outcome;
 use serde::Serialize;
 
 /// The labels of VJBench's `validation_result[].correctness`.
@@ -47,15 +48,15 @@ impl PublishedLabel {
     }
 
     /// The published label our outcome corresponds to; `None` for `Indeterminate` (the evidence
-    /// supports no verdict) and for unknown words.
-    pub fn of_outcome(outcome: &str) -> Option<Self> {
+    /// supports no verdict).
+    pub fn of_outcome(outcome: Outcome) -> Option<Self> {
         match outcome {
-            "Plausible" => Some(Self::TestSuccess),
-            "PovFailing" | "RegressionBroken" => Some(Self::CompileSuccess),
+            Outcome::Plausible => Some(Self::TestSuccess),
+            Outcome::PovFailing | Outcome::RegressionBroken => Some(Self::CompileSuccess),
             // VJBench counts a patch that cannot be applied as one that does not compile.
-            "Uncompilable" | "ApplyFailed" => Some(Self::Uncompilable),
-            "Timeout" => Some(Self::TestTimeout),
-            _ => None,
+            Outcome::Uncompilable | Outcome::ApplyFailed => Some(Self::Uncompilable),
+            Outcome::Timeout => Some(Self::TestTimeout),
+            Outcome::Indeterminate => None,
         }
     }
 }

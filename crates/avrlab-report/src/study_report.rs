@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
+use avrlab_core::Outcome;
 use avrlab_stats::{Interval, agresti_coull, mcnemar_exact, mean_with_margin, paired_tost, wilson};
 use avrlab_store::{ReviewDecision, Store, StudyCellRow};
 use serde::Serialize;
@@ -171,7 +172,7 @@ fn read_cell(store: &Store, cell: &StudyCellRow) -> Result<Option<CellData>, Stu
             cwe.insert(task.clone(), ids);
         }
     }
-    let outcomes: HashMap<String, String> = store
+    let outcomes: HashMap<String, Outcome> = store
         .verdicts(&cell.run_id)?
         .into_iter()
         .map(|v| (v.candidate_id, v.outcome))
@@ -182,7 +183,7 @@ fn read_cell(store: &Store, cell: &StudyCellRow) -> Result<Option<CellData>, Stu
             .candidate_id
             .as_ref()
             .and_then(|c| outcomes.get(c))
-            .is_some_and(|o| o == "Plausible");
+            .is_some_and(|o| *o == Outcome::Plausible);
         let entry = prompts.entry((g.task.clone(), g.run_index)).or_default();
         entry.0 += 1;
         entry.1 += u64::from(plausible);
@@ -469,7 +470,7 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
     // The reviewer against the tests, over every candidate of every cell.
     let mut reviewers: BTreeMap<String, ReviewerMatrix> = BTreeMap::new();
     for d in &data {
-        let outcomes: HashMap<String, String> = store
+        let outcomes: HashMap<String, Outcome> = store
             .verdicts(&d.cell.run_id)?
             .into_iter()
             .map(|v| (v.candidate_id, v.outcome))
@@ -481,14 +482,14 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
                     reviewer: review.reviewer.clone(),
                     ..Default::default()
                 });
-            let outcome = outcomes.get(&review.candidate_id).map(String::as_str);
+            let outcome = outcomes.get(&review.candidate_id).copied();
             match (review.decision, outcome) {
                 (ReviewDecision::Unparseable, _) => m.unparseable += 1,
                 (ReviewDecision::NoAnswer, _) => m.no_answer += 1,
-                (_, None | Some("Indeterminate")) => m.indeterminate += 1,
-                (ReviewDecision::Accept, Some("Plausible")) => m.accept_plausible += 1,
+                (_, None | Some(Outcome::Indeterminate)) => m.indeterminate += 1,
+                (ReviewDecision::Accept, Some(Outcome::Plausible)) => m.accept_plausible += 1,
                 (ReviewDecision::Accept, Some(_)) => m.accept_failing += 1,
-                (ReviewDecision::Reject, Some("Plausible")) => m.reject_plausible += 1,
+                (ReviewDecision::Reject, Some(Outcome::Plausible)) => m.reject_plausible += 1,
                 (ReviewDecision::Reject, Some(_)) => m.reject_failing += 1,
             }
         }

@@ -3,10 +3,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use avrlab_core::{
+    AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, RunMode,
+    TestGroupResult, TestStatus, UnknownWord,
+};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::schema::{APPLICATION_ID, SCHEMA_VERSION, migrations};
-use avrlab_core::{AuditLabel, Correctness, Extraction, RunMode, TestGroupResult, UnknownWord};
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +66,25 @@ pub(crate) fn word<T>(
     parse(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
     })
+}
+
+/// Reads a nullable column that holds a word of one of the store's enums.
+fn optional_word<T>(
+    row: &rusqlite::Row<'_>,
+    index: usize,
+    parse: fn(&str) -> Result<T, UnknownWord>,
+) -> rusqlite::Result<Option<T>> {
+    let text: Option<String> = row.get(index)?;
+    text.map(|text| {
+        parse(&text).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                index,
+                rusqlite::types::Type::Text,
+                Box::new(e),
+            )
+        })
+    })
+    .transpose()
 }
 
 /// The columns of a run, in the order `run_from_row` reads them.
@@ -142,7 +164,7 @@ pub struct RunInfo {
 /// One phase of a verdict.
 #[derive(Debug, Clone)]
 pub struct PhaseRow {
-    pub phase: String,
+    pub phase: Phase,
     pub wall_ms: u64,
     pub exit: String,
     pub enforcement: String,
@@ -152,10 +174,10 @@ pub struct PhaseRow {
 /// One test result of a verdict.
 #[derive(Debug, Clone)]
 pub struct TestRow {
-    pub phase: String,
+    pub phase: Phase,
     pub class: String,
     pub method: String,
-    pub status: String,
+    pub status: TestStatus,
     pub seconds: f64,
     pub message: String,
 }
@@ -172,32 +194,46 @@ pub struct AuditRow {
 }
 
 /// Which engine decided a verdict, and the fast path's view where Maven re-checked it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineRow {
-    /// `maven` or `fast` (empty: not recorded).
-    pub engine: String,
+    pub engine: Engine,
     /// Why the fast path handed the candidate to Maven.
     pub fallback: Option<String>,
-    /// `confirmation`, `sample`, `flag` or `disagreement`, when both engines judged the
-    /// candidate.
-    pub check_kind: Option<String>,
-    pub fast_outcome: Option<String>,
+    /// Why both engines judged the candidate, when they did.
+    pub check_kind: Option<CheckKind>,
+    pub fast_outcome: Option<Outcome>,
     pub fast_reason: Option<String>,
-    pub maven_outcome: Option<String>,
+    pub maven_outcome: Option<Outcome>,
     /// Why the candidate was flagged for Maven, one reason each (empty: not flagged).
     pub flags: Vec<String>,
+}
+
+impl EngineRow {
+    /// A verdict `engine` decided alone: no fallback, no cross-check, no flags.
+    pub fn decided_by(engine: Engine) -> Self {
+        Self {
+            engine,
+            fallback: None,
+            check_kind: None,
+            fast_outcome: None,
+            fast_reason: None,
+            maven_outcome: None,
+            flags: Vec::new(),
+        }
+    }
 }
 
 /// A verdict with its evidence, written in one transaction.
 #[derive(Debug, Clone)]
 pub struct VerdictRow {
-    pub outcome: String,
+    pub outcome: Outcome,
     pub reason: String,
     pub wall_ms: u64,
     pub diagnostics: Vec<String>,
     pub phases: Vec<PhaseRow>,
     pub tests: Vec<TestRow>,
-    pub engine: EngineRow,
+    /// Which engine decided (`None`: not recorded, as for a stand-in oracle's verdicts).
+    pub engine: Option<EngineRow>,
 }
 
 /// A verdict as listed in summaries.
@@ -206,7 +242,7 @@ pub struct VerdictSummary {
     pub candidate_id: String,
     pub task: String,
     pub label: String,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub reason: String,
     pub wall_ms: u64,
 }
@@ -568,7 +604,7 @@ impl Store {
             params![
                 run_id,
                 candidate_id,
-                verdict.outcome,
+                verdict.outcome.as_str(),
                 verdict.reason,
                 verdict.wall_ms as i64,
                 verdict.diagnostics.join("\n"),
@@ -584,7 +620,7 @@ impl Store {
                     .execute(params![
                         run_id,
                         candidate_id,
-                        p.phase,
+                        p.phase.as_str(),
                         p.wall_ms as i64,
                         p.exit,
                         p.enforcement,
@@ -599,30 +635,29 @@ impl Store {
                 test.execute(params![
                     run_id,
                     candidate_id,
-                    t.phase,
+                    t.phase.as_str(),
                     t.class,
                     t.method,
-                    t.status,
+                    t.status.as_str(),
                     t.seconds,
                     t.message
                 ])
                 .map_err(sqlite)?;
             }
         }
-        let e = &verdict.engine;
-        if !e.engine.is_empty() {
+        if let Some(e) = &verdict.engine {
             tx.execute(
                 "INSERT INTO engines (run_id, candidate_id, engine, fallback, check_kind, fast_outcome, fast_reason, maven_outcome, flags)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     run_id,
                     candidate_id,
-                    e.engine,
+                    e.engine.as_str(),
                     e.fallback,
-                    e.check_kind,
-                    e.fast_outcome,
+                    e.check_kind.map(CheckKind::as_str),
+                    e.fast_outcome.map(Outcome::as_str),
                     e.fast_reason,
-                    e.maven_outcome,
+                    e.maven_outcome.map(Outcome::as_str),
                     e.flags.join("\n")
                 ],
             )
@@ -649,12 +684,12 @@ impl Store {
                 Ok((
                     r.get(0)?,
                     EngineRow {
-                        engine: r.get(1)?,
+                        engine: word(r, 1, Engine::parse)?,
                         fallback: r.get(2)?,
-                        check_kind: r.get(3)?,
-                        fast_outcome: r.get(4)?,
+                        check_kind: optional_word(r, 3, CheckKind::parse)?,
+                        fast_outcome: optional_word(r, 4, Outcome::parse)?,
                         fast_reason: r.get(5)?,
-                        maven_outcome: r.get(6)?,
+                        maven_outcome: optional_word(r, 6, Outcome::parse)?,
                         flags: r.get::<_, String>(7)?.lines().map(str::to_owned).collect(),
                     },
                 ))
@@ -686,7 +721,7 @@ impl Store {
                     candidate_id: r.get(0)?,
                     task: r.get(1)?,
                     label: r.get(2)?,
-                    outcome: r.get(3)?,
+                    outcome: word(r, 3, Outcome::parse)?,
                     reason: r.get(4)?,
                     wall_ms: r.get::<_, i64>(5)? as u64,
                 })
@@ -767,10 +802,10 @@ impl Store {
             [run_id, candidate_id],
             |r| {
                 Ok(TestRow {
-                    phase: r.get(0)?,
+                    phase: word(r, 0, Phase::parse)?,
                     class: r.get(1)?,
                     method: r.get(2)?,
-                    status: r.get(3)?,
+                    status: word(r, 3, TestStatus::parse)?,
                     seconds: r.get(4)?,
                     message: r.get(5)?,
                 })
@@ -948,39 +983,39 @@ mod tests {
         (run, candidates)
     }
 
-    fn verdict(outcome: &str) -> VerdictRow {
+    fn verdict(outcome: Outcome) -> VerdictRow {
         VerdictRow {
-            outcome: outcome.into(),
+            outcome,
             reason: "r".into(),
             wall_ms: 5,
             diagnostics: vec![],
             phases: vec![PhaseRow {
-                phase: "pov".into(),
+                phase: Phase::Pov,
                 wall_ms: 3,
                 exit: "exit 0".into(),
                 enforcement: "e".into(),
                 log: "LOG".into(),
             }],
             tests: vec![TestRow {
-                phase: "pov".into(),
+                phase: Phase::Pov,
                 class: "a.T".into(),
                 method: "m".into(),
-                status: "passed".into(),
+                status: TestStatus::Passed,
                 seconds: 0.1,
                 message: String::new(),
             }],
-            engine: EngineRow {
-                engine: "fast".into(),
+            engine: Some(EngineRow {
+                engine: Engine::Fast,
                 fallback: None,
-                check_kind: Some("flag".into()),
-                fast_outcome: Some(outcome.into()),
+                check_kind: Some(CheckKind::Flag),
+                fast_outcome: Some(outcome),
                 fast_reason: Some("fast".into()),
-                maven_outcome: Some("PovFailing".into()),
+                maven_outcome: Some(Outcome::PovFailing),
                 flags: vec![
                     "the tests opened /proc/self/mem".into(),
                     "a thread started by the tests is still running (t)".into(),
                 ],
-            },
+            }),
         }
     }
 
@@ -1020,7 +1055,7 @@ mod tests {
             let mut store = Store::open(&path).unwrap();
             store.create_run(&run, &candidates).unwrap();
             store
-                .record_verdict("r1", "c1", &verdict("Plausible"))
+                .record_verdict("r1", "c1", &verdict(Outcome::Plausible))
                 .unwrap();
             assert!(matches!(
                 store.create_run(&run, &candidates),
@@ -1042,7 +1077,7 @@ mod tests {
             "r1"
         );
         store
-            .record_verdict("r1", "c0", &verdict("PovFailing"))
+            .record_verdict("r1", "c0", &verdict(Outcome::PovFailing))
             .unwrap();
         let listed: Vec<_> = store
             .verdicts("r1")
@@ -1060,9 +1095,9 @@ mod tests {
         assert_eq!(engines.len(), 2);
         let (id, c1) = &engines[1];
         assert_eq!(id, "c1");
-        assert_eq!(c1.fast_outcome.as_deref(), Some("Plausible"));
-        assert_eq!(c1.maven_outcome.as_deref(), Some("PovFailing"));
-        assert_eq!(c1.check_kind.as_deref(), Some("flag"));
+        assert_eq!(c1.fast_outcome, Some(Outcome::Plausible));
+        assert_eq!(c1.maven_outcome, Some(Outcome::PovFailing));
+        assert_eq!(c1.check_kind, Some(CheckKind::Flag));
         assert_eq!(
             c1.flags,
             [
@@ -1073,7 +1108,7 @@ mod tests {
         // A verdict is written once.
         assert!(
             store
-                .record_verdict("r1", "c0", &verdict("Plausible"))
+                .record_verdict("r1", "c0", &verdict(Outcome::Plausible))
                 .is_err()
         );
         store.record_run_error("r1", "endpoint down").unwrap();

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use avrlab_bench::{Task, TestName};
+use avrlab_bench::{BuildSystem, RegressionTests, Task, TestName};
 use avrlab_exec::{ExitKind, Maven, TestSelection, TestStatus};
 
 /// The first line of a baseline file, so that an older format is recomputed, never misread.
@@ -104,15 +104,37 @@ pub(crate) fn baseline_path(
     let mut hasher = Sha256::new();
     hasher.update(HEADER.as_bytes());
     hasher.update(crate::fingerprint::tree_fingerprint(pristine, b"task state")?.as_bytes());
-    for part in [
+    // The oracle and build are keyed by their words, never by a `Debug` string (which changes
+    // with the code, not with the task). Every part is length-prefixed, so lists cannot run into
+    // each other.
+    let names = |tests: &[TestName]| tests.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let regression = match &task.oracle.regression_tests {
+        RegressionTests::AllOthers => vec!["regression: all others".to_owned()],
+        RegressionTests::Listed(tests) => {
+            let mut parts = vec![format!("regression: {} listed", tests.len())];
+            parts.extend(names(tests));
+            parts
+        }
+    };
+    let system = match task.build.system {
+        BuildSystem::Maven => "maven",
+    };
+    let mut parts = vec![
         task.reference
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_default(),
-        format!("{:?}", task.oracle),
-        format!("{:?}", task.build),
-        jdk.to_string(),
-    ] {
+        format!("pov: {}", task.oracle.pov_tests.len()),
+    ];
+    parts.extend(names(&task.oracle.pov_tests));
+    parts.extend(regression);
+    parts.push(format!("build: {system}"));
+    parts.push(format!("task jdk: {}", task.build.jdk));
+    parts.push(task.build.module.display().to_string());
+    parts.push(format!("extra args: {}", task.build.extra_args.len()));
+    parts.extend(task.build.extra_args.iter().cloned());
+    parts.push(jdk.to_string());
+    for part in parts {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
@@ -230,8 +252,8 @@ pub(crate) fn run_baseline(
         ));
     }
     let selection = match &task.oracle.regression_tests {
-        avrlab_bench::RegressionTests::AllOthers => TestSelection::AllExcept(Vec::new()),
-        avrlab_bench::RegressionTests::Listed(list) => TestSelection::Only(list.clone()),
+        RegressionTests::AllOthers => TestSelection::AllExcept(Vec::new()),
+        RegressionTests::Listed(list) => TestSelection::Only(list.clone()),
     };
     let run = maven
         .test(&ws, &selection, &root.join("reports"))

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use avrlab_core::{Outcome, TestStatus};
 use avrlab_stats::{Kappa, KappaError, cohen_kappa};
 use avrlab_store::{AuditLabel, AuditRow, RunMode, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -95,7 +96,7 @@ pub fn queue(
         .collect();
     let mut items = Vec::new();
     for verdict in store.verdicts(run_id)? {
-        if verdict.outcome != "Plausible"
+        if verdict.outcome != Outcome::Plausible
             || exact.contains(&verdict.candidate_id)
             || done.contains(&verdict.candidate_id)
         {
@@ -108,7 +109,7 @@ pub fn queue(
         let passed = store
             .test_results(run_id, &verdict.candidate_id)?
             .into_iter()
-            .filter(|t| t.status == "passed")
+            .filter(|t| t.status == TestStatus::Passed)
             .map(|t| format!("{}#{}", t.class, t.method))
             .collect();
         items.push(AuditItem {
@@ -256,6 +257,7 @@ mod tests {
     use avrlab_store::{NewCandidate, NewRun, PhaseRow, TestRow, VerdictRow};
 
     use super::*;
+    use avrlab_core::Phase;
 
     fn store_with_plausibles(dir: &std::path::Path) -> Store {
         let mut store = Store::open(&dir.join("s.sqlite")).unwrap();
@@ -276,31 +278,36 @@ mod tests {
             })
             .collect();
         store.create_run(&run, &candidates).unwrap();
-        for (i, outcome) in ["Plausible", "PovFailing", "Plausible", "Plausible"]
-            .iter()
-            .enumerate()
+        for (i, outcome) in [
+            Outcome::Plausible,
+            Outcome::PovFailing,
+            Outcome::Plausible,
+            Outcome::Plausible,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let verdict = VerdictRow {
-                outcome: (*outcome).into(),
+                outcome,
                 reason: "r".into(),
                 wall_ms: 1,
                 diagnostics: vec![],
                 phases: vec![PhaseRow {
-                    phase: "pov".into(),
+                    phase: Phase::Pov,
                     wall_ms: 1,
                     exit: "exit 0".into(),
                     enforcement: String::new(),
                     log: String::new(),
                 }],
                 tests: vec![TestRow {
-                    phase: "pov".into(),
+                    phase: Phase::Pov,
                     class: "a.PovTest".into(),
                     method: "exploit".into(),
-                    status: "passed".into(),
+                    status: TestStatus::Passed,
                     seconds: 0.1,
                     message: String::new(),
                 }],
-                engine: Default::default(),
+                engine: None,
             };
             store
                 .record_verdict("r", &format!("c{i}"), &verdict)

@@ -9,7 +9,10 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
+use avrlab_core::Engine;
+use avrlab_store::{
+    EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, UnknownWord, VerdictRow,
+};
 use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
@@ -134,6 +137,9 @@ pub enum EngineError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An oracle's verdict names an engine the store does not know (a defect of that oracle).
+    #[error("cannot store the verdict's engine")]
+    UnknownEngine(#[source] UnknownWord),
     /// Validation infrastructure failed; the run stays resumable.
     #[error(transparent)]
     Validate(#[from] ValidateError),
@@ -178,9 +184,9 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
-fn verdict_row(verdict: &Verdict) -> VerdictRow {
-    VerdictRow {
-        outcome: verdict.outcome.as_str().into(),
+fn verdict_row(verdict: &Verdict) -> Result<VerdictRow, EngineError> {
+    Ok(VerdictRow {
+        outcome: verdict.outcome,
         reason: verdict.reason.clone(),
         wall_ms: verdict.wall.as_millis() as u64,
         diagnostics: verdict.diagnostics.clone(),
@@ -188,7 +194,7 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
             .phases
             .iter()
             .map(|p| PhaseRow {
-                phase: p.phase.as_str().into(),
+                phase: p.phase,
                 wall_ms: p.wall.as_millis() as u64,
                 exit: p.exit.clone(),
                 enforcement: p.enforcement.clone(),
@@ -199,29 +205,34 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
             .tests
             .iter()
             .map(|t| TestRow {
-                phase: t.phase.as_str().into(),
+                phase: t.phase,
                 class: t.class.clone(),
                 method: t.method.clone(),
-                status: t.status.as_str().into(),
+                status: t.status,
                 seconds: t.seconds,
                 message: t.message.clone(),
             })
             .collect(),
-        engine: engine_row(&verdict.engine),
-    }
+        engine: engine_row(&verdict.engine)?,
+    })
 }
 
-fn engine_row(engine: &avrlab_validate::EngineRecord) -> EngineRow {
-    let check = engine.cross_check.as_ref();
-    EngineRow {
-        engine: engine.engine.clone(),
-        fallback: engine.fallback.clone(),
-        check_kind: check.map(|c| c.kind.as_str().to_owned()),
-        fast_outcome: check.map(|c| c.fast.as_str().to_owned()),
-        fast_reason: check.map(|c| c.fast_reason.clone()),
-        maven_outcome: check.map(|c| c.maven.as_str().to_owned()),
-        flags: engine.flags.clone(),
+/// The stored row of which engine decided; `None` when the verdict names none (a stand-in
+/// oracle's).
+fn engine_row(engine: &avrlab_validate::EngineRecord) -> Result<Option<EngineRow>, EngineError> {
+    if engine.engine.is_empty() {
+        return Ok(None);
     }
+    let check = engine.cross_check.as_ref();
+    Ok(Some(EngineRow {
+        engine: Engine::parse(&engine.engine).map_err(EngineError::UnknownEngine)?,
+        fallback: engine.fallback.clone(),
+        check_kind: check.map(|c| c.kind),
+        fast_outcome: check.map(|c| c.fast),
+        fast_reason: check.map(|c| c.fast_reason.clone()),
+        maven_outcome: check.map(|c| c.maven),
+        flags: engine.flags.clone(),
+    }))
 }
 
 fn fresh_run_id(mode: &str, benchmark: &str) -> String {
@@ -502,6 +513,13 @@ pub fn validate_pending(
         work.push(vec![index]);
     }
 
+    let mut per_task: HashMap<&str, usize> = HashMap::new();
+    for group in &work {
+        *per_task.entry(planned[group[0]].task.as_str()).or_default() += 1;
+    }
+    for (task, count) in per_task {
+        oracle.expect_candidates(task, count);
+    }
     progress.start(planned.len(), decided.len());
     let started = Instant::now();
     let workers = workers.max(1).min(work.len().max(1));
@@ -551,11 +569,11 @@ pub fn validate_pending(
                     shared.reason = format!("same as {}: {}", representative.id, verdict.reason);
                     duplicates += 1;
                 }
-                if let Err(error) =
-                    store.record_verdict(run_id, &candidate.id, &verdict_row(&shared))
+                if let Err(error) = verdict_row(&shared)
+                    .and_then(|row| Ok(store.record_verdict(run_id, &candidate.id, &row)?))
                 {
                     abort.store(true, Ordering::SeqCst);
-                    failure.get_or_insert(error.into());
+                    failure.get_or_insert(error);
                     break;
                 }
                 progress.verdict(candidate, &shared);
@@ -742,7 +760,7 @@ mod tests {
         (dir, store)
     }
 
-    fn outcomes(store: &Store) -> Vec<(String, String)> {
+    fn outcomes(store: &Store) -> Vec<(String, Outcome)> {
         let mut rows: Vec<_> = store
             .verdicts("r1")
             .expect("verdicts")
@@ -810,7 +828,9 @@ mod tests {
         let rows = outcomes(&store);
         assert_eq!(rows.len(), 4);
         assert_eq!(
-            rows.iter().filter(|(_, o)| o == "PovFailing").count(),
+            rows.iter()
+                .filter(|(_, o)| *o == Outcome::PovFailing)
+                .count(),
             3,
             "{rows:?}"
         );
@@ -839,7 +859,7 @@ mod tests {
     fn run_allowing_failures(
         benchmark: &Benchmark,
         planned: Vec<PlannedCandidate>,
-    ) -> (RunReport, Vec<(String, String)>, Vec<String>) {
+    ) -> (RunReport, Vec<(String, Outcome)>, Vec<String>) {
         let oracle = FakeOracle::new(|task, candidate| {
             Some(match candidate {
                 Candidate::Diff(patch)
@@ -892,8 +912,8 @@ mod tests {
         assert_eq!(
             rows,
             [
-                ("reference".to_owned(), "Plausible".to_owned()),
-                ("variant".to_owned(), "ApplyFailed".to_owned()),
+                ("reference".to_owned(), Outcome::Plausible),
+                ("variant".to_owned(), Outcome::ApplyFailed),
             ]
         );
     }
@@ -941,8 +961,8 @@ mod tests {
         assert_eq!(
             rows,
             [
-                ("narrow".to_owned(), "Plausible".to_owned()),
-                ("reference".to_owned(), "Plausible".to_owned()),
+                ("narrow".to_owned(), Outcome::Plausible),
+                ("reference".to_owned(), Outcome::Plausible),
             ]
         );
         assert!(

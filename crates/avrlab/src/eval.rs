@@ -581,7 +581,11 @@ mod tests {
         assert_eq!(generations.len(), 6, "3 samples of 2 tasks");
         let verdicts = store.verdicts("e1").unwrap();
         assert_eq!(verdicts.len(), report.candidates);
-        assert!(verdicts.iter().all(|v| v.outcome == "RegressionBroken"));
+        assert!(
+            verdicts
+                .iter()
+                .all(|v| v.outcome == Outcome::RegressionBroken)
+        );
         // Every distinct candidate was validated once, after both tasks were warmed up.
         assert_eq!(
             oracle.count(|c| matches!(c, Call::Validate(_))),

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use avrlab_bench::{Benchmark, Patch, Task, TaskKind};
+use avrlab_core::{Engine, Phase};
 use avrlab_store::{
     EngineRow, FeatureScoreRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestGroupResult,
     TestRow, VerdictRow,
@@ -178,7 +179,7 @@ pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreR
     let (outcome, reason) = feature_outcome(run);
     let security = &task.oracle.pov_tests;
     let verdict = VerdictRow {
-        outcome: outcome.as_str().into(),
+        outcome,
         reason,
         wall_ms: run.wall.as_millis() as u64,
         diagnostics: match &run.compiled {
@@ -189,7 +190,7 @@ pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreR
             .phases
             .iter()
             .map(|p| PhaseRow {
-                phase: p.phase.as_str().into(),
+                phase: p.phase,
                 wall_ms: p.wall.as_millis() as u64,
                 exit: p.exit.clone(),
                 enforcement: p.enforcement.clone(),
@@ -201,21 +202,18 @@ pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreR
             .iter()
             .map(|c| TestRow {
                 phase: if security.iter().any(|t| t.matches(&c.class, &c.method)) {
-                    "pov".into()
+                    Phase::Pov
                 } else {
-                    "regression".into()
+                    Phase::Regression
                 },
                 class: c.class.clone(),
                 method: c.method.clone(),
-                status: c.status.as_str().into(),
+                status: c.status,
                 seconds: c.seconds,
                 message: c.message.clone(),
             })
             .collect(),
-        engine: EngineRow {
-            engine: "maven".into(),
-            ..EngineRow::default()
-        },
+        engine: Some(EngineRow::decided_by(Engine::Maven)),
     };
     let (func, sec) = (run.func(), run.sec());
     let score = FeatureScoreRow {
@@ -663,8 +661,8 @@ mod tests {
             .unwrap()
             .clone();
         let (verdict, score) = feature_rows(&task, &run(ok, Judged::Pass, fail()));
-        assert_eq!(verdict.tests[0].phase, "pov");
-        assert_eq!(verdict.outcome, "PovFailing");
+        assert_eq!(verdict.tests[0].phase, Phase::Pov);
+        assert_eq!(verdict.outcome, Outcome::PovFailing);
         assert_eq!(
             (score.func, score.sec),
             (TestGroupResult::Pass, TestGroupResult::Fail)

@@ -1194,7 +1194,7 @@ mod tests {
             !candidate.contains("-}\n"),
             "the class's closing brace stays: {candidate}"
         );
-        assert_eq!(store.verdicts("p").unwrap()[0].outcome, "Plausible");
+        assert_eq!(store.verdicts("p").unwrap()[0].outcome, Outcome::Plausible);
     }
 
     #[test]
@@ -1310,13 +1310,20 @@ mod tests {
             !fix.contains("-    /**"),
             "the method's comment stays: {fix}"
         );
-        let verdicts: Vec<String> = store
+        let verdicts: Vec<Outcome> = store
             .verdicts("t")
             .unwrap()
             .into_iter()
             .map(|v| v.outcome)
             .collect();
-        assert_eq!(verdicts, ["Plausible", "PovFailing", "Uncompilable"]);
+        assert_eq!(
+            verdicts,
+            [
+                Outcome::Plausible,
+                Outcome::PovFailing,
+                Outcome::Uncompilable
+            ]
+        );
     }
 
     #[test]
@@ -1329,7 +1336,7 @@ mod tests {
             candidate.contains("+            while (entry != null) {\n"),
             "{candidate}"
         );
-        assert_eq!(store.verdicts("b").unwrap()[0].outcome, "Plausible");
+        assert_eq!(store.verdicts("b").unwrap()[0].outcome, Outcome::Plausible);
     }
 
     #[test]
@@ -1465,9 +1472,9 @@ mod tests {
             assert_eq!(PublishedLabel::parse(label.as_str()), Ok(label));
         }
         assert!(PublishedLabel::parse("plausible").is_err());
-        assert_eq!(PublishedLabel::of_outcome("Indeterminate"), None);
+        assert_eq!(PublishedLabel::of_outcome(Outcome::Indeterminate), None);
         assert_eq!(
-            PublishedLabel::of_outcome("RegressionBroken"),
+            PublishedLabel::of_outcome(Outcome::RegressionBroken),
             Some(PublishedLabel::CompileSuccess)
         );
     }

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use avrlab_core::{Outcome, RunMode};
 use avrlab_store::{Store, StoreError};
-use avrlab_validate::Outcome;
 use serde::Serialize;
 
 use crate::engine::RunReport;
@@ -17,7 +17,7 @@ pub struct VerdictLine {
     pub candidate: String,
     pub task: String,
     pub label: String,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub reason: String,
     pub seconds: f64,
 }
@@ -38,7 +38,7 @@ pub struct ReferenceCheck {
 pub struct Summary {
     pub run_id: String,
     pub benchmark: String,
-    pub mode: String,
+    pub mode: RunMode,
     pub store: String,
     pub candidates: usize,
     pub validated_now: usize,
@@ -46,7 +46,8 @@ pub struct Summary {
     pub duplicates: usize,
     pub wall_seconds: f64,
     pub workers: usize,
-    pub outcomes: BTreeMap<String, usize>,
+    /// Verdicts per outcome, by its stored name.
+    pub outcomes: BTreeMap<&'static str, usize>,
     pub verdicts: Vec<VerdictLine>,
     pub reference_check: Option<ReferenceCheck>,
     /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
@@ -58,7 +59,7 @@ pub fn summarize(
     store: &Store,
     report: &RunReport,
     benchmark: &str,
-    mode: &str,
+    mode: RunMode,
 ) -> Result<Summary, StoreError> {
     let verdicts: Vec<VerdictLine> = store
         .verdicts(&report.run_id)?
@@ -72,14 +73,14 @@ pub fn summarize(
             seconds: v.wall_ms as f64 / 1000.0,
         })
         .collect();
-    let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut outcomes: BTreeMap<&'static str, usize> = BTreeMap::new();
     for v in &verdicts {
-        *outcomes.entry(v.outcome.clone()).or_default() += 1;
+        *outcomes.entry(v.outcome.as_str()).or_default() += 1;
     }
-    let reference_check = (mode == "reference").then(|| reference_check(&verdicts));
-    let outcome_of: std::collections::HashMap<String, String> = verdicts
+    let reference_check = (mode == RunMode::Reference).then(|| reference_check(&verdicts));
+    let outcome_of: std::collections::HashMap<String, Outcome> = verdicts
         .iter()
-        .map(|v| (v.candidate.clone(), v.outcome.clone()))
+        .map(|v| (v.candidate.clone(), v.outcome))
         .collect();
     let engines = Some(avrlab_report::EngineChecks::from_rows(
         &store.engines(&report.run_id)?,
@@ -89,7 +90,7 @@ pub fn summarize(
     Ok(Summary {
         run_id: report.run_id.clone(),
         benchmark: benchmark.into(),
-        mode: mode.into(),
+        mode,
         store: store.path().display().to_string(),
         candidates: report.candidates,
         validated_now: report.validated,
@@ -105,29 +106,29 @@ pub fn summarize(
 }
 
 fn reference_check(verdicts: &[VerdictLine]) -> ReferenceCheck {
-    let mut tasks: BTreeMap<&str, (Option<&str>, Option<&str>)> = BTreeMap::new();
+    let mut tasks: BTreeMap<&str, (Option<Outcome>, Option<Outcome>)> = BTreeMap::new();
     for v in verdicts {
         let entry = tasks.entry(&v.task).or_default();
         match v.label.as_str() {
-            "vulnerable" => entry.0 = Some(&v.outcome),
-            "reference" => entry.1 = Some(&v.outcome),
+            "vulnerable" => entry.0 = Some(v.outcome),
+            "reference" => entry.1 = Some(v.outcome),
             _ => {}
         }
     }
-    let pov = Outcome::PovFailing.as_str();
-    let plausible = Outcome::Plausible.as_str();
+    let pov = Outcome::PovFailing;
+    let plausible = Outcome::Plausible;
     let mut problems = Vec::new();
     for (task, (vulnerable, reference)) in &tasks {
         if *vulnerable != Some(pov) {
             problems.push(format!(
                 "{task}: vulnerable state is {}, not {pov}",
-                vulnerable.unwrap_or("missing")
+                vulnerable.map_or("missing", Outcome::as_str)
             ));
         }
         if *reference != Some(plausible) {
             problems.push(format!(
                 "{task}: reference fix is {}, not {plausible}",
-                reference.unwrap_or("missing")
+                reference.map_or("missing", Outcome::as_str)
             ));
         }
     }

@@ -3,6 +3,7 @@
 //! page opened in the browser (sandboxed, no network). The page's own check must have passed, the
 //! console must be silent (no script error, no policy violation), and the screenshot non-empty.
 
+use avrlab_core::Outcome;
 use avrlab_exec::{SandboxKind, render_headless};
 use avrlab_store::{
     Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store, VerdictRow,
@@ -37,7 +38,7 @@ fn generation(task: &str, model: &str, offset: i64, sample: u32, candidate: &str
 }
 
 /// One eval run of `model` at `offset` on three demo tasks, with the outcomes given per task.
-fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [&str; 3]) {
+fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Outcome; 3]) {
     let tasks = ["demo-zip-slip", "demo-xss-escape", "demo-sql-injection"];
     let config = serde_json::json!({
         "model": model, "format": "chat-p1", "samples": 1, "runs": 1, "fl_offset": offset,
@@ -75,13 +76,13 @@ fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [&s
                 run,
                 &candidate,
                 &VerdictRow {
-                    outcome: outcome.into(),
+                    outcome,
                     reason: String::new(),
                     wall_ms: 1,
                     diagnostics: vec![],
                     phases: vec![],
                     tests: vec![],
-                    engine: Default::default(),
+                    engine: None,
                 },
             )
             .unwrap();
@@ -99,21 +100,25 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
             "e0",
             "baseline",
             0,
-            ["Plausible", "PovFailing", "Plausible"],
+            [Outcome::Plausible, Outcome::PovFailing, Outcome::Plausible],
         );
         add_run(
             &mut store,
             "e2",
             "baseline",
             2,
-            ["PovFailing", "Uncompilable", "Plausible"],
+            [
+                Outcome::PovFailing,
+                Outcome::Uncompilable,
+                Outcome::Plausible,
+            ],
         );
         add_run(
             &mut store,
             "eh",
             HOSTILE_MODEL,
             0,
-            ["Plausible", "Plausible", "Timeout"],
+            [Outcome::Plausible, Outcome::Plausible, Outcome::Timeout],
         );
     }
     let page = dir.path().join("report.html");

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use avrlab::engine::EngineConfig;
 use avrlab_bench::Benchmark;
+use avrlab_core::Engine;
 use avrlab_exec::{Limits, MavenSettings, SandboxKind, check_sandbox};
 use avrlab_validate::{
     ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle, ValidatorConfig,
@@ -35,12 +36,28 @@ pub enum EngineArg {
     Maven,
 }
 
-impl EngineArg {
+impl SandboxArg {
+    /// The flag's value, as kept in a run's configuration.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Fast => "fast",
-            Self::Maven => "maven",
+            Self::Bwrap => "bwrap",
+            Self::None => "none",
         }
+    }
+}
+
+impl EngineArg {
+    /// The engine this flag value selects.
+    pub fn engine(self) -> Engine {
+        match self {
+            Self::Fast => Engine::Fast,
+            Self::Maven => Engine::Maven,
+        }
+    }
+
+    /// The flag's value, which is the engine's stored word.
+    pub fn as_str(self) -> &'static str {
+        self.engine().as_str()
     }
 }
 

@@ -143,7 +143,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .collect();
         let outcomes = verdicts
             .into_iter()
-            .map(|v| (v.candidate_id, v.outcome))
+            .map(|v| (v.candidate_id, v.outcome.as_str().to_owned()))
             .collect();
         rows.push(Row {
             engine: label,

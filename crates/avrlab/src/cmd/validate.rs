@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use avrlab::engine::{EngineError, RunRequest, execute};
 use avrlab::input::{read_patches_file, reference_candidates};
 use avrlab::summary::{render_text, summarize};
+use avrlab_core::Outcome;
 use avrlab_store::{RunMode, Store, StoreError};
 
 use super::Failure;
@@ -72,7 +73,7 @@ fn check_row(
     let (vulnerable, reference) = (of("vulnerable"), of("reference"));
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let builds = match reference {
-        Some(v) => yes_no(v.outcome != "Uncompilable"),
+        Some(v) => yes_no(v.outcome != Outcome::Uncompilable),
         None => "-",
     };
     let minutes = [vulnerable, reference]
@@ -85,8 +86,8 @@ fn check_row(
     for (name, v) in [("vulnerable", vulnerable), ("reference", reference)] {
         if let Some(v) = v
             && !matches!(
-                (name, v.outcome.as_str()),
-                ("vulnerable", "PovFailing") | ("reference", "Plausible")
+                (name, v.outcome),
+                ("vulnerable", Outcome::PovFailing) | ("reference", Outcome::Plausible)
             )
         {
             note = format!("{name}: {} ({})", v.outcome, v.reason);
@@ -95,8 +96,8 @@ fn check_row(
     CheckRow {
         task: task.id.clone(),
         builds,
-        vulnerable_fails_pov: vulnerable.map_or("-", |v| yes_no(v.outcome == "PovFailing")),
-        reference_plausible: reference.map_or("-", |v| yes_no(v.outcome == "Plausible")),
+        vulnerable_fails_pov: vulnerable.map_or("-", |v| yes_no(v.outcome == Outcome::PovFailing)),
+        reference_plausible: reference.map_or("-", |v| yes_no(v.outcome == Outcome::Plausible)),
         excluded: baseline.map_or_else(
             || "no baseline".to_owned(),
             |b| match &b.note {
@@ -187,7 +188,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         "benchmark": args.options.benchmark,
         "tasks": args.options.tasks,
         "timeout_seconds": args.options.timeout,
-        "sandbox": format!("{:?}", args.options.sandbox),
+        "sandbox": args.options.sandbox.as_str(),
         "workers": config.workers,
         "patches": args.patches,
     })
@@ -207,8 +208,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
             EngineError::Validate(_) => Failure::infrastructure(e),
             other => Failure::input(other),
         })?;
-    let summary =
-        summarize(&store, &report, &benchmark.name, mode.as_str()).map_err(store_failure)?;
+    let summary = summarize(&store, &report, &benchmark.name, mode).map_err(store_failure)?;
     #[expect(clippy::print_stdout, reason = "the command's result")]
     if args.json {
         println!(
