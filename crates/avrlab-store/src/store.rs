@@ -946,12 +946,12 @@ impl Store {
         &self,
         run_id: &str,
         candidate_id: &str,
-        phase: &str,
+        phase: Phase,
     ) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row(
                 "SELECT log FROM phases WHERE run_id = ?1 AND candidate_id = ?2 AND phase = ?3",
-                [run_id, candidate_id, phase],
+                [run_id, candidate_id, phase.as_str()],
                 |r| r.get(0),
             )
             .optional()
@@ -1016,6 +1016,69 @@ mod tests {
                     "a thread started by the tests is still running (t)".into(),
                 ],
             }),
+        }
+    }
+
+    /// A word the store does not know, in any of the typed columns, is an error naming the
+    /// column's vocabulary, never a silently different value.
+    #[test]
+    fn unknown_stored_words_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (run, candidates) = sample_run("r1");
+        let mut store = Store::open(&dir.path().join("results.sqlite")).unwrap();
+        store.create_run(&run, &candidates).unwrap();
+        store
+            .record_verdict("r1", "c0", &verdict(Outcome::Plausible))
+            .unwrap();
+        let refused = |store: &Store, what: &str| {
+            let message = [
+                store.verdicts("r1").err(),
+                store.test_results("r1", "c0").err(),
+                store.engines("r1").err(),
+            ]
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                let mut text = e.to_string();
+                let mut source = std::error::Error::source(&e);
+                while let Some(cause) = source {
+                    text.push_str(&format!(": {cause}"));
+                    source = cause.source();
+                }
+                text
+            })
+            .collect::<Vec<_>>();
+            assert_eq!(message.len(), 1, "{what}: {message:?}");
+            assert!(message[0].contains(what), "{}", message[0]);
+        };
+        for (update, what) in [
+            (
+                "UPDATE verdicts SET outcome = 'plausible'",
+                "`plausible` is not a known outcome",
+            ),
+            (
+                "UPDATE verdicts SET outcome = 'Plausible'; UPDATE test_results SET status = 'PASSED'",
+                "`PASSED` is not a known test status",
+            ),
+            (
+                "UPDATE test_results SET status = 'passed', phase = 'PoV'",
+                "`PoV` is not a known phase",
+            ),
+            (
+                "UPDATE test_results SET phase = 'pov'; UPDATE engines SET engine = 'plain-mvn'",
+                "`plain-mvn` is not a known engine",
+            ),
+            (
+                "UPDATE engines SET engine = 'fast', check_kind = 'sampled'",
+                "`sampled` is not a known check kind",
+            ),
+            (
+                "UPDATE engines SET check_kind = 'sample', maven_outcome = 'Pass'",
+                "`Pass` is not a known outcome",
+            ),
+        ] {
+            store.conn.execute_batch(update).unwrap();
+            refused(&store, what);
         }
     }
 
@@ -1087,7 +1150,7 @@ mod tests {
             .collect();
         assert_eq!(listed, ["c0", "c1"]);
         assert_eq!(
-            store.phase_log("r1", "c1", "pov").unwrap().as_deref(),
+            store.phase_log("r1", "c1", Phase::Pov).unwrap().as_deref(),
             Some("LOG")
         );
         // Both engines' views are kept with the verdict, disagreement included.
