@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{Benchmark, Patch, Task};
+use avrlab_core::CandidateKind;
 use avrlab_store::NewCandidate;
 use avrlab_validate::{Candidate, ReplacementTarget};
 use serde::Deserialize;
@@ -174,33 +175,28 @@ pub fn read_patches_file(
     Ok(planned)
 }
 
-/// How a candidate is stored: its kind and its text.
+/// How a candidate is stored: its kind's word and its text.
 pub fn stored_form(candidate: &Candidate) -> (String, String) {
-    match candidate {
-        Candidate::Unchanged => ("unchanged".into(), String::new()),
-        Candidate::Diff(patch) => ("diff".into(), patch.to_string()),
+    let (kind, content) = match candidate {
+        Candidate::Unchanged => (CandidateKind::Unchanged, String::new()),
+        Candidate::Diff(patch) => (CandidateKind::Diff, patch.to_string()),
         Candidate::Replacement { target, text } => {
-            let target = match target {
-                ReplacementTarget::Method(m) => format!("method:{m}"),
-                ReplacementTarget::Hunk { method, hunk } => format!("hunk:{method}:{hunk}"),
-            };
-            (format!("replacement:{target}"), text.clone())
+            (CandidateKind::Replacement(*target), text.clone())
         }
-    }
+    };
+    (kind.to_string(), content)
 }
 
-/// The candidate behind a stored kind and text (the inverse of [`stored_form`]).
+/// The candidate behind a stored kind and text (the inverse of [`stored_form`]); `None` for a
+/// kind the store does not know or a diff that does not parse.
 pub fn from_stored_form(kind: &str, content: &str) -> Option<Candidate> {
-    match kind {
-        "unchanged" => Some(Candidate::Unchanged),
-        "diff" => Patch::parse(content).ok().map(Candidate::Diff),
-        _ => {
-            let target = parse_target(Some(kind.strip_prefix("replacement:")?)).ok()?;
-            Some(Candidate::Replacement {
-                target,
-                text: content.to_owned(),
-            })
-        }
+    match CandidateKind::parse(kind).ok()? {
+        CandidateKind::Unchanged => Some(Candidate::Unchanged),
+        CandidateKind::Diff => Patch::parse(content).ok().map(Candidate::Diff),
+        CandidateKind::Replacement(target) => Some(Candidate::Replacement {
+            target,
+            text: content.to_owned(),
+        }),
     }
 }
 
