@@ -541,7 +541,7 @@ impl Maven {
     /// `mounts` besides the toolchain, in the module folder, like Surefire's fork.
     fn helper_spec(
         &self,
-        build: &FastBuild,
+        (helper, cwd): (&Path, &Path),
         mounts: Vec<Mount>,
         jvm_args: Vec<String>,
         main: &str,
@@ -557,7 +557,7 @@ impl Maven {
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "--module-path",
-                &build.helper.join("control").display().to_string(),
+                &helper.join("control").display().to_string(),
                 "-m",
                 &format!("avrlab.fastpath/avrlab.fastpath.{main}"),
             ]
@@ -566,7 +566,7 @@ impl Maven {
         RunSpec {
             program: self.jdk().home.join("bin/java"),
             args,
-            cwd: build.project.clone(),
+            cwd: cwd.to_owned(),
             env: vec![
                 ("HOME".into(), home),
                 ("LANG".into(), "C.UTF-8".into()),
@@ -631,7 +631,7 @@ impl Maven {
             .to_string_lossy()
             .into_owned();
         let spec = self.helper_spec(
-            build,
+            (&build.helper, &build.project),
             mounts,
             vec![
                 "-Djava.security.manager=allow".to_owned(),
@@ -668,43 +668,32 @@ impl Maven {
         })
     }
 
-    /// Starts the compiler process of `build`: it reads candidates' files under `sources` and
-    /// writes class files under `outputs` (both folders may gain entries later; it sees them).
+    /// Starts a compiler process for this JDK, shared by every task state that builds with it:
+    /// it reads kept builds under `cache` (the fast path's cache folder, which also holds
+    /// `helper`), candidates' files under `sources`, and writes class files under `outputs` (each
+    /// folder may gain entries later; it sees them). It runs no project or candidate code.
     pub fn start_compiler(
         &self,
-        build: &FastBuild,
+        helper: &Path,
+        cache: &Path,
         sources: &Path,
         outputs: &Path,
     ) -> Result<CompilerSession, FastPathError> {
         let mounts = vec![
             self.repository_mount(false),
-            Mount::ReadOnly(build.project.clone()),
-            Mount::ReadOnly(build.helper.clone()),
+            Mount::ReadOnly(cache.to_owned()),
             Mount::ReadOnly(sources.to_owned()),
             Mount::ReadWrite(outputs.to_owned()),
         ];
-        let spec = self.helper_spec(build, mounts, vec!["-Xmx2g".to_owned()], "Compiler");
-        let join = |paths: &[PathBuf]| {
-            std::env::join_paths(paths)
-                .map(|p| p.to_string_lossy().into_owned())
-                .map_err(|e| FastPathError::Start(e.to_string()))
-        };
-        let setup = [
-            "SETUP".to_owned(),
-            self.jdk().major.to_string(),
-            build.project.join("target/classes").display().to_string(),
-            build
-                .project
-                .join("target/test-classes")
-                .display()
-                .to_string(),
-            build.project.display().to_string(),
-            join(&build.main_classpath)?,
-            join(&build.classpath)?,
-        ]
-        .join("\t");
+        let spec = self.helper_spec(
+            (helper, sources),
+            mounts,
+            vec!["-Xmx2g".to_owned()],
+            "Compiler",
+        );
         Ok(CompilerSession {
-            channel: HelperChannel::start(&spec, &setup)?,
+            channel: HelperChannel::start(&spec, "SETUP")?,
+            release: self.jdk().major,
         })
     }
 }
@@ -935,9 +924,11 @@ impl HelperChannel {
     }
 }
 
-/// The compiler process of one task state.
+/// A compiler process, shared by the task states of one JDK.
 pub struct CompilerSession {
     channel: HelperChannel,
+    /// The `--release` it compiles for (the JDK's own).
+    release: u32,
 }
 
 impl std::fmt::Debug for CompilerSession {
@@ -949,15 +940,34 @@ impl std::fmt::Debug for CompilerSession {
 }
 
 impl CompilerSession {
-    /// Compiles a candidate's files (absolute paths under the sources folder) into `outdir`
-    /// (under the outputs folder). A reply with `lost` set means the compiler is gone.
-    pub fn compile(&mut self, sources: &[PathBuf], outdir: &Path, limit: Duration) -> CompileReply {
+    /// Compiles a candidate's files of `build` (absolute paths under the sources folder) into
+    /// `outdir` (under the outputs folder). A reply with `lost` set means the compiler is gone.
+    pub fn compile(
+        &mut self,
+        build: &FastBuild,
+        sources: &[PathBuf],
+        outdir: &Path,
+        limit: Duration,
+    ) -> CompileReply {
         let list: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+        let join = |paths: &[PathBuf]| {
+            std::env::join_paths(paths)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
         let mut forged = 0;
         let mut reply = CompileReply::default();
         match self.channel.request(
             "COMPILE",
-            &[list.join(","), outdir.display().to_string()],
+            &[
+                self.release.to_string(),
+                build.project.join("target/classes").display().to_string(),
+                build.project.display().to_string(),
+                join(&build.main_classpath),
+                join(&build.classpath),
+                list.join(","),
+                outdir.display().to_string(),
+            ],
             Instant::now() + limit,
             &mut forged,
         ) {

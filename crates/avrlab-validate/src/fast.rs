@@ -80,6 +80,9 @@ type TaskBuild = Result<FastBuild, String>;
 /// per-test-phase limit inside the JVM; this bounds a JVM that stops answering).
 const RECORDING_LIMIT: Duration = Duration::from_secs(1800);
 
+/// How many started, idle test JVMs the task states of a run keep in all.
+const MAX_IDLE_JVMS: usize = 32;
+
 /// How long one compilation may take (a full recompilation of a large project included).
 const COMPILE_LIMIT: Duration = Duration::from_secs(600);
 
@@ -99,12 +102,14 @@ impl Drop for ClassFolder {
     }
 }
 
-/// What runs one task state's candidates: its compiled build, its compiler and its pool of
-/// started test JVMs.
+/// What runs one task state's candidates: its compiled build, the compiler of its JDK and its
+/// pool of started test JVMs.
 struct StateRuntime {
     build: FastBuild,
-    compiler: Mutex<Option<CompilerSession>>,
+    compiler: Arc<Mutex<Option<CompilerSession>>>,
     pool: Mutex<Vec<PooledJvm>>,
+    /// The task whose state this is.
+    task: String,
 }
 
 /// The fast oracle, with the Maven oracle it falls back on and is re-judged by.
@@ -126,6 +131,12 @@ pub struct FastOracle {
     dependence: Mutex<HashMap<String, Result<Arc<ClassDependence>, String>>>,
     /// Tasks in which the engines disagreed on a candidate: their later candidates go to Maven.
     disagreed: Mutex<HashSet<String>>,
+    /// Per JDK (its home and the task's level, which decides the JDK substitution's options):
+    /// the one compiler process its task states share.
+    compilers: Mutex<HashMap<String, Arc<Mutex<Option<CompilerSession>>>>>,
+    /// Per task: how many of its candidates the engine said are still to come (test JVMs are
+    /// started ahead for no more than that).
+    expected: Mutex<HashMap<String, usize>>,
     /// Numbers each candidate's source folder and each test JVM's class folder.
     counter: std::sync::atomic::AtomicU64,
 }
@@ -149,6 +160,8 @@ impl FastOracle {
             states: Mutex::new(HashMap::new()),
             dependence: Mutex::new(HashMap::new()),
             disagreed: Mutex::new(HashSet::new()),
+            compilers: Mutex::new(HashMap::new()),
+            expected: Mutex::new(HashMap::new()),
             counter: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -261,7 +274,16 @@ impl FastOracle {
         task: &Task,
         runtime: &StateRuntime,
     ) -> Result<(), ValidateError> {
-        let want = self.fast.primed_per_task.max(1);
+        let per_task = self.fast.primed_per_task.max(1);
+        let want = match self
+            .expected
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&runtime.task)
+        {
+            Some(&left) => per_task.min(left),
+            None => per_task,
+        };
         loop {
             let have = runtime.pool.lock().unwrap_or_else(|p| p.into_inner()).len();
             if have >= want {
@@ -274,7 +296,9 @@ impl FastOracle {
                 .unwrap_or_else(|p| p.into_inner())
                 .push(started);
         }
-        // Idle JVMs are bounded in all: twice the pool of one state beyond this state's own.
+        // Idle JVMs are bounded in all (each holds some 50 MiB): past the bound, other states'
+        // idle JVMs are ended.
+        let bound = MAX_IDLE_JVMS.max(2 * per_task);
         let others: Vec<Arc<StateRuntime>> = self
             .states
             .lock()
@@ -288,7 +312,7 @@ impl FastOracle {
             .map(|r| r.pool.lock().unwrap_or_else(|p| p.into_inner()).len())
             .sum();
         for other in others {
-            if idle <= 2 * want {
+            if idle <= bound {
                 break;
             }
             let mut pool = other.pool.lock().unwrap_or_else(|p| p.into_inner());
@@ -321,6 +345,14 @@ impl FastOracle {
             Some(pooled) => pooled,
             None => self.start_jvm(task, &runtime.build)?,
         };
+        if let Some(left) = self
+            .expected
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&runtime.task)
+        {
+            *left = left.saturating_sub(1);
+        }
         self.top_up(state, task, runtime)?;
         Ok(taken)
     }
@@ -344,8 +376,24 @@ impl FastOracle {
         }
     }
 
-    /// Compiles a candidate's files into `outdir` with the state's compiler (started on first
-    /// use, and again after one was lost).
+    /// The compiler shared by the task states of `task`'s JDK.
+    fn compiler_for(
+        &self,
+        task: &Task,
+    ) -> Result<Arc<Mutex<Option<CompilerSession>>>, ValidateError> {
+        let maven = self.maven_for(task)?;
+        let key = format!("{}|{}", maven.jdk().home.display(), task.build.jdk);
+        Ok(self
+            .compilers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_default()
+            .clone())
+    }
+
+    /// Compiles a candidate's files into `outdir` with the compiler of the state's JDK (started
+    /// on first use, and again after one was lost).
     fn compile(
         &self,
         task: &Task,
@@ -357,15 +405,21 @@ impl FastOracle {
         if compiler.is_none() {
             let started = self
                 .maven_for(task)?
-                .start_compiler(&runtime.build, &self.sources_root(), &self.classes_root())
+                .start_compiler(
+                    &runtime.build.helper,
+                    &self.fast.helper_cache,
+                    &self.sources_root(),
+                    &self.classes_root(),
+                )
                 .map_err(Self::fast_error(task))?;
             *compiler = Some(started);
         }
-        let reply =
-            compiler
-                .as_mut()
-                .expect("started above")
-                .compile(sources, outdir, COMPILE_LIMIT);
+        let reply = compiler.as_mut().expect("started above").compile(
+            &runtime.build,
+            sources,
+            outdir,
+            COMPILE_LIMIT,
+        );
         if reply.lost.is_some() {
             *compiler = None;
         }
@@ -733,6 +787,13 @@ impl Oracle for FastOracle {
         "fast"
     }
 
+    fn expect_candidates(&self, task: &str, count: usize) {
+        self.expected
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(task.to_owned(), count);
+    }
+
     fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
         self.maven.materialize(task)
     }
@@ -805,13 +866,17 @@ impl Oracle for FastOracle {
         };
         let build = built.map_err(|u| u.0);
         if let Ok(build) = &build {
+            let compiler = self.compiler_for(task)?;
+            let cold = compiler.lock().unwrap_or_else(|p| p.into_inner()).is_none();
             let runtime = Arc::new(StateRuntime {
                 build: build.clone(),
-                compiler: Mutex::new(None),
+                compiler,
                 pool: Mutex::new(Vec::new()),
+                task: task.id.clone(),
             });
-            // The compiler starts now and compiles the unchanged localized file once, so that
-            // javac is warm before the first candidate (what it writes is thrown away).
+            // The JDK's compiler starts with its first task state and compiles that state's
+            // unchanged localized file once, so that javac is warm before the first candidate
+            // (what it writes is thrown away).
             let root = self.sources_root();
             let scratch = self.classes_root().join(format!("prime-{}", task.id));
             for folder in [&root, &scratch] {
@@ -820,7 +885,7 @@ impl Oracle for FastOracle {
                     source,
                 })?;
             }
-            if let Some(loc) = task.localization.first() {
+            if let Some(loc) = task.localization.first().filter(|_| cold) {
                 let copy = root.join("prime").join(&task.id).join(&loc.file);
                 let from = prepared.pristine().join(&loc.file);
                 let written = copy
@@ -1139,9 +1204,12 @@ impl Oracle for FastOracle {
             .unwrap_or_else(|p| p.into_inner())
             .contains(&task.id);
         let pov_passed = matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken);
+        // A flag matters where the fast path saw the PoV tests pass: that is what code that
+        // forged its answer would want. A flagged failure is the candidate's own loss (the flags
+        // stay with the verdict).
         let kind = if !checks {
             None
-        } else if !fast.engine.flags.is_empty() {
+        } else if !fast.engine.flags.is_empty() && pov_passed {
             Some(CheckKind::Flag)
         } else if disagreed {
             Some(CheckKind::Disagreement)

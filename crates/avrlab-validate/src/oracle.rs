@@ -123,6 +123,10 @@ pub trait Oracle: Sync {
         false
     }
 
+    /// How many candidates of `task` are about to be validated, so that an oracle that starts
+    /// processes ahead of need starts no more than will be used. A hint: more or fewer may come.
+    fn expect_candidates(&self, _task: &str, _count: usize) {}
+
     /// Validates one candidate in the workspace slot `slot` (one per worker).
     fn validate(
         &self,

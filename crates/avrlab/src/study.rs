@@ -768,6 +768,11 @@ impl Oracle for StudyOracle<'_> {
         Ok(prepared)
     }
 
+    fn expect_candidates(&self, task: &str, count: usize) {
+        // A hint only: candidates this cache answers never reach the inner oracle.
+        self.inner.expect_candidates(task, count);
+    }
+
     fn is_warm(&self, prepared: &PreparedTask) -> bool {
         self.warmed
             .lock()

@@ -280,8 +280,9 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
             ));
         }
         match label.as_str() {
-            // Flagged at run time or in the diff: Maven re-judged it, whatever the fast path saw.
-            "reads-own-memory" | "forges-own-frame" | "detects-the-fast-path" => {
+            // Flagged at run time or in the diff, and the PoV passed on the fast path: Maven
+            // re-judged it.
+            "reads-own-memory" | "forges-own-frame" => {
                 assert_eq!(
                     (engine.as_str(), kind.as_deref()),
                     ("maven", Some("flag")),
@@ -289,9 +290,10 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
                 );
                 assert!(!flags.is_empty(), "{id}");
             }
-            // After the engines disagreed (forges-own-frame, detects-the-fast-path), the task's
-            // later candidates are re-judged.
-            "reference" => assert_eq!(
+            // After the engines disagreed (forges-own-frame: fast Plausible, Maven PovFailing),
+            // the task's later candidates are re-judged, the one made to disagree too (fast
+            // PovFailing, Maven Plausible: Indeterminate).
+            "detects-the-fast-path" | "reference" => assert_eq!(
                 (engine.as_str(), kind.as_deref()),
                 ("maven", Some("disagreement")),
                 "{id}"
@@ -323,10 +325,12 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
         stdout.contains("Maven re-judged 4 of 10 fast verdicts"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("demo-zip-slip/detects-the-fast-path: fast PovFailing, Maven Plausible"),
-        "{stdout}"
-    );
+    for disagreement in [
+        "disagreement (flag): demo-zip-slip/forges-own-frame: fast Plausible, Maven PovFailing, stored PovFailing",
+        "disagreement (disagreement): demo-zip-slip/detects-the-fast-path: fast PovFailing, Maven Plausible, stored Indeterminate",
+    ] {
+        assert!(stdout.contains(disagreement), "{stdout}");
+    }
 }
 
 #[test]

@@ -16,15 +16,15 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The fast path's compiler: one long-lived JVM per task state that compiles each candidate's
- * changed source files and writes the class files into the folder of the test JVM that will run
- * them. It never executes project or candidate code: javac runs with annotation processing off,
+ * The fast path's compiler: one long-lived JVM per JDK, shared by the task states that build with
+ * it, that compiles each candidate's changed source files and writes the class files into the
+ * folder of the test JVM that will run them. It never executes project or candidate code: javac runs with annotation processing off,
  * and nothing it compiled is loaded here. Main sources compile against the main class path (the
  * compiled task state and the compile-scope dependencies), as Maven's compiler plug-in does, so a
  * main class that uses a test-scoped library does not compile here either.
  *
- * <p>Requests: {@code SETUP release classes testClasses project mainClasspath testClasspath}, then
- * {@code COMPILE seq sources outdir}; each answer is one authenticated frame.
+ * <p>Requests: {@code COMPILE seq release classes project mainClasspath testClasspath sources
+ * outdir}, each naming its task state; each answer is one authenticated frame.
  */
 public final class Compiler {
     private Compiler() {}
@@ -52,16 +52,22 @@ public final class Compiler {
         while ((f = channel.next()) != null) {
             switch (f[0]) {
                 case "SETUP":
-                    release = Integer.parseInt(f[1]);
-                    classes = Path.of(f[2]);
-                    project = Path.of(f[4]);
-                    mainClasspath = paths(f[5]);
-                    testClasspath = paths(f[6]);
                     break;
                 case "COMPILE": {
                     long seq = Long.parseLong(f[1]);
+                    release = Integer.parseInt(f[2]);
+                    classes = Path.of(f[3]);
+                    project = Path.of(f[4]);
+                    mainClasspath = paths(f[5]);
+                    testClasspath = paths(f[6]);
                     List<String> payload = new ArrayList<>();
-                    compile(Channel.split(f[2]), Path.of(f[3]), payload);
+                    try {
+                        compile(Channel.split(f[7]), Path.of(f[8]), payload);
+                    } catch (Exception | StackOverflowError | OutOfMemoryError e) {
+                        // A candidate's text can exhaust javac; Maven decides then.
+                        payload.clear();
+                        payload.add("FALLBACK\t" + Channel.hex("the fast path's compiler failed: " + e));
+                    }
                     channel.send("FRAME", seq, payload);
                     break;
                 }
