@@ -105,7 +105,7 @@ impl RelayReport {
         };
         if !self.refused.is_empty() {
             line.push_str(&format!(
-                "; relay requests refused: {} ({})",
+                "; {} relay requests refused: {}",
                 self.refused.len(),
                 tally(&self.refused, "requests")
             ));
@@ -706,7 +706,7 @@ mod tests {
             "{line}"
         );
         assert!(
-            line.contains("relay requests refused: 2 (2 test JVMs were running and at most 2 may run at once, working folder "),
+            line.contains("; 2 relay requests refused: 2 test JVMs were running and at most 2 may run at once, working folder "),
             "{line}"
         );
     }

@@ -8,6 +8,7 @@ mod common;
 mod eval;
 mod fast;
 mod feature;
+mod fork_per_class;
 mod html_report;
 mod multi_module;
 mod prompts;
