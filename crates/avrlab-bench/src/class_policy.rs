@@ -157,6 +157,29 @@ impl ClassPolicy {
     }
 }
 
+/// A class file that one of `project` (class folders) and one of `libraries` (jars or folders)
+/// both hold, if any: with such a class, the order of the two on a class path decides which one
+/// is loaded.
+pub fn shared_class_file(
+    project: &[&Path],
+    libraries: &[PathBuf],
+) -> std::io::Result<Option<String>> {
+    let mut own = std::collections::HashSet::new();
+    for folder in project {
+        own.extend(
+            class_files(folder)?
+                .into_iter()
+                .filter(|f| f.ends_with(".class") && !f.ends_with("module-info.class")),
+        );
+    }
+    for library in libraries {
+        if let Some(shared) = class_files(library)?.into_iter().find(|f| own.contains(f)) {
+            return Ok(Some(format!("{shared} (also in {})", library.display())));
+        }
+    }
+    Ok(None)
+}
+
 /// The `/`-separated paths of the class files in a classpath entry (a jar or a class folder); none
 /// when the entry does not exist.
 fn class_files(entry: &Path) -> std::io::Result<Vec<String>> {

@@ -17,7 +17,9 @@ mod test_name;
 
 pub use benchmark::{Benchmark, BenchmarkError, demo_benchmark_dir};
 pub use checkout::{CheckoutError, copy_project};
-pub use class_policy::{ClassPolicy, DeclaredTypes, declared_types, decode_unicode_escapes};
+pub use class_policy::{
+    ClassPolicy, DeclaredTypes, declared_types, decode_unicode_escapes, shared_class_file,
+};
 pub use dataset::{
     DatasetError, DatasetKind, DatasetLocation, DatasetRow, DatasetRows, RowBuild, RowRefusal,
     read_dataset,

@@ -54,6 +54,12 @@ const RUNNER_SOURCE: (&str, &str) = (
     include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
 );
 
+/// The helper's runner classes as a jar, in the helper's build folder.
+const RUNNER_JAR: &str = "runner.jar";
+/// The helper's control module as a modular jar (a class-data archive can be dumped only with
+/// jars on the module and class paths).
+const CONTROL_JAR: &str = "control.jar";
+
 /// What the fast path needs of a task, resolved once at warm-up.
 #[derive(Debug, Clone)]
 pub struct FastBuild {
@@ -440,6 +446,8 @@ impl Maven {
         classpath: &[PathBuf],
     ) -> Result<PathBuf, FastPathError> {
         let mut hasher = Sha256::new();
+        // The layout of a build folder (which jars it holds); a new layout never reads an old one.
+        hasher.update(b"helper layout 2: control.jar, runner.jar\0");
         for (name, text) in CONTROL_SOURCES.iter().chain([&RUNNER_SOURCE]) {
             hasher.update(name.as_bytes());
             hasher.update(text.as_bytes());
@@ -499,9 +507,32 @@ impl Maven {
             runner_src.display().to_string(),
         ];
         let javac = self.jdk().home.join("bin/javac");
-        for args in [control_args, runner_args] {
+        // The runner goes into a jar: a class-data archive can hold classes from jars only.
+        let jar_args = vec![
+            "--create".to_owned(),
+            "--file".to_owned(),
+            staging.join(RUNNER_JAR).display().to_string(),
+            "-C".to_owned(),
+            staging.join("runner").display().to_string(),
+            ".".to_owned(),
+        ];
+        let control_jar_args = vec![
+            "--create".to_owned(),
+            "--file".to_owned(),
+            staging.join(CONTROL_JAR).display().to_string(),
+            "-C".to_owned(),
+            staging.join("control").display().to_string(),
+            ".".to_owned(),
+        ];
+        let jar = self.jdk().home.join("bin/jar");
+        for (program, args) in [
+            (&javac, control_args),
+            (&javac, runner_args),
+            (&jar, jar_args),
+            (&jar, control_jar_args),
+        ] {
             let spec = RunSpec {
-                program: javac.clone(),
+                program: program.clone(),
                 args,
                 cwd: staging.clone(),
                 env: vec![("LANG".into(), "C.UTF-8".into())],
@@ -519,7 +550,7 @@ impl Maven {
             let result = run(&spec)?;
             if !result.exit.success() {
                 return Err(FastPathError::HelperBuild {
-                    javac,
+                    javac: program.clone(),
                     tail: javac_errors(&crate::maven::combined_log(&result))
                         .unwrap_or_else(|| last_error_line(&result)),
                 });
@@ -554,10 +585,12 @@ impl Maven {
         args.extend(
             [
                 "-XX:+DisableAttachMechanism",
+                // No hsperfdata file in /tmp (nothing reads it: attach is off).
+                "-XX:-UsePerfData",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "--module-path",
-                &helper.join("control").display().to_string(),
+                &helper.join(CONTROL_JAR).display().to_string(),
                 "-m",
                 &format!("avrlab.fastpath/avrlab.fastpath.{main}"),
             ]
@@ -618,36 +651,73 @@ impl Maven {
             }
         }
         mounts.push(Mount::ReadOnly(build.helper.clone()));
-        let mut classpath = vec![build.helper.join("runner")];
-        if let TestJvmRole::Candidate { classes } = role {
-            mounts.push(Mount::ReadOnly(classes.to_owned()));
-            classpath.push(classes.to_owned());
-            classpath.push(target.join("test-classes"));
-            classpath.push(target.join("classes"));
+        let runner = build.helper.join(RUNNER_JAR);
+        let mut jvm_args = Vec::new();
+        let mut classpath = Vec::new();
+        match role {
+            TestJvmRole::Candidate {
+                classes,
+                archive: Some(archive),
+            } => {
+                // The archive was dumped with the dependencies and the runner as its whole class
+                // path, which must lead the class path here; the warm-up made sure that no
+                // project class is also a dependency's, so the order changes no class found.
+                mounts.push(Mount::ReadOnly(archive.to_owned()));
+                mounts.push(Mount::ReadOnly(classes.to_owned()));
+                jvm_args.push(format!("-XX:SharedArchiveFile={}", archive.display()));
+                classpath.extend(build.classpath.iter().cloned());
+                classpath.push(runner);
+                classpath.push(classes.to_owned());
+                classpath.push(target.join("test-classes"));
+                classpath.push(target.join("classes"));
+            }
+            TestJvmRole::Candidate {
+                classes,
+                archive: None,
+            } => {
+                // Surefire's order: test classes, main classes, then the dependencies.
+                mounts.push(Mount::ReadOnly(classes.to_owned()));
+                classpath.push(runner);
+                classpath.push(classes.to_owned());
+                classpath.push(target.join("test-classes"));
+                classpath.push(target.join("classes"));
+                classpath.extend(build.classpath.iter().cloned());
+            }
+            TestJvmRole::Record { dump } => {
+                classpath.extend(build.classpath.iter().cloned());
+                classpath.push(runner);
+                if let Some(dump) = dump {
+                    // This JVM ends normally, writing the archive of what it loaded from jars.
+                    mounts.push(Mount::ReadWrite(dump.to_owned()));
+                    jvm_args.push(format!(
+                        "-XX:ArchiveClassesAtExit={}",
+                        dump.join(ARCHIVE_FILE).display()
+                    ));
+                    jvm_args.push("-Davrlab.fastpath.exit=normal".to_owned());
+                }
+            }
         }
-        classpath.extend(build.classpath.iter().cloned());
+        // The JVM's own notes on the archive would go to standard output.
+        jvm_args.push("-Xlog:cds=off".to_owned());
+        jvm_args.push("-Xlog:cds+dynamic=off".to_owned());
         let joined = std::env::join_paths(&classpath)
             .map_err(|e| FastPathError::Start(e.to_string()))?
             .to_string_lossy()
             .into_owned();
-        let spec = self.helper_spec(
-            (&build.helper, &build.project),
-            mounts,
-            vec![
-                "-Djava.security.manager=allow".to_owned(),
-                format!("-Dbasedir={}", build.project.display()),
-                // Surefire's `enableAssertions` is true unless the pom says otherwise.
-                "-ea".to_owned(),
-                // Class-path mode, so the JDK's default modules (java.sql, jdk.unsupported, …)
-                // are there as in Surefire's fork, although the helper is a named module.
-                "--add-modules".to_owned(),
-                "ALL-DEFAULT".to_owned(),
-                "-Xmx1g".to_owned(),
-                "-cp".to_owned(),
-                joined,
-            ],
-            "Main",
-        );
+        jvm_args.extend([
+            "-Djava.security.manager=allow".to_owned(),
+            format!("-Dbasedir={}", build.project.display()),
+            // Surefire's `enableAssertions` is true unless the pom says otherwise.
+            "-ea".to_owned(),
+            // Class-path mode, so the JDK's default modules (java.sql, jdk.unsupported, …)
+            // are there as in Surefire's fork, although the helper is a named module.
+            "--add-modules".to_owned(),
+            "ALL-DEFAULT".to_owned(),
+            "-Xmx1g".to_owned(),
+            "-cp".to_owned(),
+            joined,
+        ]);
+        let spec = self.helper_spec((&build.helper, &build.project), mounts, jvm_args, "Main");
         let setup = [
             "SETUP".to_owned(),
             test_timeout.as_millis().to_string(),
@@ -656,8 +726,8 @@ impl Maven {
             // What the tests may print per candidate, as for a Maven run.
             self.settings().limits.output_bytes.to_string(),
             match role {
-                TestJvmRole::Candidate { classes } => classes.display().to_string(),
-                TestJvmRole::Record => String::new(),
+                TestJvmRole::Candidate { classes, .. } => classes.display().to_string(),
+                TestJvmRole::Record { .. } => String::new(),
             },
         ]
         .join("\t");
@@ -698,14 +768,22 @@ impl Maven {
     }
 }
 
+/// The file name of a task state's class-data archive in its folder.
+pub const ARCHIVE_FILE: &str = "classes.jsa";
+
 /// Where a test JVM's project classes come from.
 #[derive(Debug, Clone, Copy)]
 pub enum TestJvmRole<'a> {
-    /// It will run one candidate, whose class files the compiler writes to this folder.
-    Candidate { classes: &'a Path },
+    /// It will run one candidate, whose class files the compiler writes to `classes`; with
+    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies.
+    Candidate {
+        classes: &'a Path,
+        archive: Option<&'a Path>,
+    },
     /// It records which project classes each regression test class loads (test-impact
-    /// selection), loading the project itself, one test class at a time.
-    Record,
+    /// selection), loading the project itself, one test class at a time; with `dump`, it writes
+    /// the task state's class-data archive into that folder as it ends.
+    Record { dump: Option<&'a Path> },
 }
 
 /// The tests one candidate runs.
@@ -1073,6 +1151,8 @@ impl TestJvm {
             Instant::now() + limit,
             &mut forged,
         );
+        // A JVM that writes the archive ends by itself once it has answered.
+        self.channel.process.wait_exit(Duration::from_secs(60));
         self.channel.process.kill();
         match answer {
             Ok(payload) => parse_record(&payload),

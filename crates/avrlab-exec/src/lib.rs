@@ -22,9 +22,9 @@ mod surefire;
 
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
 pub use fastpath::{
-    CompileReply, CompiledClasses, CompilerSession, FastBuild, FastPathError, FastPhase, FastReply,
-    Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest, TestClassLoads, TestJvm,
-    TestJvmRole, Unsupported,
+    ARCHIVE_FILE, CompileReply, CompiledClasses, CompilerSession, FastBuild, FastPathError,
+    FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest,
+    TestClassLoads, TestJvm, TestJvmRole, Unsupported,
 };
 pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,

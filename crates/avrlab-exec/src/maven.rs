@@ -482,7 +482,7 @@ impl Maven {
     }
 
     /// The host path of a path as sandboxed commands see it.
-    pub(crate) fn host_path(&self, seen: &Path) -> PathBuf {
+    pub fn host_path(&self, seen: &Path) -> PathBuf {
         match seen.strip_prefix(self.repository_view()) {
             Ok(rest) => self.settings.repository.join(rest),
             Err(_) => seen.to_owned(),

@@ -218,6 +218,15 @@ impl ResidentProcess {
             .clone()
     }
 
+    /// Waits up to `wait` for the process to end by itself (its standard input is closed first).
+    pub fn wait_exit(&mut self, wait: std::time::Duration) {
+        self.stdin = None;
+        let until = Instant::now() + wait;
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost, Maven, PhaseEnd, Recorded,
-    RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole, TestRun,
+    ARCHIVE_FILE, CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost, Maven,
+    PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole, TestRun,
 };
 use sha2::{Digest, Sha256};
 
@@ -110,6 +110,8 @@ struct StateRuntime {
     pool: Mutex<Vec<PooledJvm>>,
     /// The task whose state this is.
     task: String,
+    /// The class-data archive its test JVMs start from, if it has one.
+    archive: Option<PathBuf>,
 }
 
 /// The fast oracle, with the Maven oracle it falls back on and is re-judged by.
@@ -243,7 +245,7 @@ impl FastOracle {
     }
 
     /// Starts one test JVM for a candidate of `task`, with a fresh, empty class folder.
-    fn start_jvm(&self, task: &Task, build: &FastBuild) -> Result<PooledJvm, ValidateError> {
+    fn start_jvm(&self, task: &Task, runtime: &StateRuntime) -> Result<PooledJvm, ValidateError> {
         let number = self
             .counter
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -255,8 +257,11 @@ impl FastOracle {
         let jvm = self
             .maven_for(task)?
             .start_test_jvm(
-                build,
-                TestJvmRole::Candidate { classes: &classes },
+                &runtime.build,
+                TestJvmRole::Candidate {
+                    classes: &classes,
+                    archive: runtime.archive.as_deref(),
+                },
                 self.fast.test_timeout,
             )
             .map_err(Self::fast_error(task))?;
@@ -289,7 +294,7 @@ impl FastOracle {
             if have >= want {
                 break;
             }
-            let started = self.start_jvm(task, &runtime.build)?;
+            let started = self.start_jvm(task, runtime)?;
             runtime
                 .pool
                 .lock()
@@ -343,7 +348,7 @@ impl FastOracle {
         };
         let taken = match ready {
             Some(pooled) => pooled,
-            None => self.start_jvm(task, &runtime.build)?,
+            None => self.start_jvm(task, runtime)?,
         };
         if let Some(left) = self
             .expected
@@ -864,7 +869,32 @@ impl Oracle for FastOracle {
                 }
             }
         };
-        let build = built.map_err(|u| u.0);
+        let mut build = built.map_err(|u| u.0);
+        // Test JVMs start from a class-data archive of the JDK, JUnit and the dependencies,
+        // dumped once per task state by the recording JVM; it needs the dependencies ahead of
+        // the project on the class path, which is allowed only where no project class is also
+        // a dependency's.
+        let archive_dir = self.fast.helper_cache.join("archives").join(&fingerprint);
+        let archive_file = archive_dir.join(ARCHIVE_FILE);
+        let mut use_archive = false;
+        if let Ok(build) = &mut build {
+            let host_classpath: Vec<PathBuf> =
+                build.classpath.iter().map(|p| maven.host_path(p)).collect();
+            let target = build.project.join("target");
+            let folders = [target.join("classes"), target.join("test-classes")];
+            let folders: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+            match avrlab_bench::shared_class_file(&folders, &host_classpath) {
+                Ok(None) => use_archive = true,
+                Ok(Some(shared)) => build.notes.push(format!(
+                    "test JVMs start without a class-data archive: the project and a dependency \
+                     both have {shared}, so the project must come first on the class path"
+                )),
+                Err(e) => build.notes.push(format!(
+                    "test JVMs start without a class-data archive: the class path could not be \
+                     read ({e})"
+                )),
+            }
+        }
         if let Ok(build) = &build {
             let compiler = self.compiler_for(task)?;
             let cold = compiler.lock().unwrap_or_else(|p| p.into_inner()).is_none();
@@ -873,6 +903,7 @@ impl Oracle for FastOracle {
                 compiler,
                 pool: Mutex::new(Vec::new()),
                 task: task.id.clone(),
+                archive: None,
             });
             // The JDK's compiler starts with its first task state and compiles that state's
             // unchanged localized file once, so that javac is warm before the first candidate
@@ -904,13 +935,26 @@ impl Oracle for FastOracle {
             // in a JVM of its own, which then ends like every other.
             let selection = self.selection(prepared)?;
             let record_path = kept.join(RECORD_FILE);
+            let dump = use_archive && !archive_file.is_file();
             let dependence = match ClassDependence::load(&record_path) {
-                Some(record) if record.state == record_key(&fingerprint, build) => {
+                Some(record) if record.state == record_key(&fingerprint, build) && !dump => {
                     Ok(Arc::new(record))
                 }
                 _ => {
+                    if dump {
+                        let _ = std::fs::remove_dir_all(&archive_dir);
+                        std::fs::create_dir_all(&archive_dir).map_err(|source| {
+                            ValidateError::Workspace {
+                                path: archive_dir.clone(),
+                                source,
+                            }
+                        })?;
+                    }
+                    let role = TestJvmRole::Record {
+                        dump: dump.then_some(archive_dir.as_path()),
+                    };
                     let recorder = maven
-                        .start_test_jvm(build, TestJvmRole::Record, self.fast.test_timeout)
+                        .start_test_jvm(build, role, self.fast.test_timeout)
                         .map_err(fast_err)?;
                     match recorder.record_class_loads(
                         &task.oracle.pov_tests,
@@ -940,6 +984,13 @@ impl Oracle for FastOracle {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
+            let runtime = Arc::new(StateRuntime {
+                build: runtime.build.clone(),
+                compiler: runtime.compiler.clone(),
+                pool: Mutex::new(Vec::new()),
+                task: task.id.clone(),
+                archive: (use_archive && archive_file.is_file()).then(|| archive_file.clone()),
+            });
             // The pool's first JVMs start now, loading the JDK, JUnit and the dependencies
             // while the warm-up of other tasks goes on.
             self.states
