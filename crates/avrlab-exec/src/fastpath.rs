@@ -196,6 +196,53 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FastPathError + '_ {
     }
 }
 
+/// What the `maven-surefire-plugin` configurations of a pom set that the fast path's test JVM does
+/// not imitate, in words (none: it imitates the fork as configured).
+fn surefire_differences(pom: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for plugin in pom.split("<plugin>").skip(1) {
+        let plugin = plugin.split("</plugin>").next().unwrap_or("");
+        if !plugin.contains("<artifactId>maven-surefire-plugin</artifactId>") {
+            continue;
+        }
+        let value = |element: &str| {
+            plugin
+                .split(&format!("<{element}>"))
+                .nth(1)
+                .and_then(|rest| rest.split(&format!("</{element}>")).next())
+                .map(str::trim)
+        };
+        // A placeholder that only a coverage agent's own goal would fill is left empty by avrlab
+        // (`-DargLine=`), so the fork gets nothing from it either.
+        if let Some(arg_line) = value("argLine")
+            && !arg_line.is_empty()
+            && !arg_line.trim_start_matches("@{argLine}").trim().is_empty()
+            && !arg_line.trim_start_matches("${argLine}").trim().is_empty()
+        {
+            found.push(format!("argLine `{arg_line}`"));
+        }
+        for element in [
+            "systemPropertyVariables",
+            "systemProperties",
+            "environmentVariables",
+            "workingDirectory",
+            "parallel",
+            "threadCount",
+        ] {
+            if value(element).is_some_and(|v| !v.is_empty()) {
+                found.push(format!("<{element}>"));
+            }
+        }
+        if value("enableAssertions") == Some("false") {
+            found.push("<enableAssertions>false".into());
+        }
+        if value("forkCount").is_some_and(|v| v == "0") || value("forkMode") == Some("never") {
+            found.push("no forked JVM (forkCount 0)".into());
+        }
+    }
+    found
+}
+
 /// `…/junit-platform-engine-1.10.2.jar` → `1.10.2`.
 fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
     let name = path.file_name()?.to_str()?;
@@ -348,6 +395,25 @@ impl Maven {
                 "the fast path does not build sibling modules yet ({})",
                 reactor.describe()
             ))));
+        }
+        // What Surefire's configuration asks of its fork that the test JVM does not imitate: such a
+        // task goes to Maven whole, with the reason, rather than differ in silence. Read in the
+        // tested module's pom and the project's root pom (where its parent settings live).
+        let mut poms = vec![project.join("pom.xml")];
+        poms.push(project.join(self.module()).join("pom.xml"));
+        poms.dedup_by(|a, b| {
+            a.components().eq(b
+                .components()
+                .filter(|c| *c != std::path::Component::CurDir))
+        });
+        for pom in poms {
+            let text = std::fs::read_to_string(&pom).unwrap_or_default();
+            if let Some(why) = surefire_differences(&text).first() {
+                return Ok(Err(Unsupported(format!(
+                    "{} configures Surefire's fork in a way the fast path does not imitate: {why}",
+                    pom.strip_prefix(project).unwrap_or(&pom).display()
+                ))));
+            }
         }
         let module = project.join(self.module());
         let classpath_file = module.join("target").join("avrlab-test-classpath.txt");
@@ -1343,6 +1409,42 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn surefire_settings_the_test_jvm_does_not_imitate_are_named() {
+        let pom = |config: &str| {
+            format!(
+                "<project><build><plugins><plugin><groupId>org.apache.maven.plugins</groupId>\
+                 <artifactId>maven-surefire-plugin</artifactId><configuration>{config}\
+                 </configuration></plugin></plugins></build></project>"
+            )
+        };
+        assert!(
+            surefire_differences(&pom(
+                "<includes><include>**/*Test.java</include></includes>"
+            ))
+            .is_empty()
+        );
+        assert!(surefire_differences(&pom("<argLine>${argLine}</argLine>")).is_empty());
+        assert_eq!(
+            surefire_differences(&pom("<argLine>-Xmx256m</argLine>")),
+            ["argLine `-Xmx256m`"]
+        );
+        assert_eq!(
+            surefire_differences(&pom(
+                "<systemPropertyVariables><a>b</a></systemPropertyVariables><enableAssertions>false</enableAssertions>"
+            )),
+            ["<systemPropertyVariables>", "<enableAssertions>false"]
+        );
+        assert_eq!(
+            surefire_differences(&pom("<forkCount>0</forkCount>")),
+            ["no forked JVM (forkCount 0)"]
+        );
+        // Another plug-in's argLine is not Surefire's.
+        let failsafe = "<plugin><artifactId>maven-failsafe-plugin</artifactId>\
+                        <configuration><argLine>-Xmx1g</argLine></configuration></plugin>";
+        assert!(surefire_differences(failsafe).is_empty());
+    }
 
     #[test]
     fn reads_artifact_versions_from_jar_names() {
