@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate, check_candidate};
 use crate::oracle::{Oracle, PreparedTask};
-use crate::outcome::{CheckKind, CrossCheck, Outcome, Phase, PhaseRecord, Verdict};
+use crate::outcome::{CheckKind, CrossCheck, Engine, Outcome, Phase, PhaseRecord, Verdict};
 use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
@@ -628,7 +628,7 @@ fn judge_reply(
     enforcement: &str,
     started: Instant,
 ) -> Verdict {
-    let mut verdict = Verdict::undecided("fast");
+    let mut verdict = Verdict::undecided(Engine::Fast);
     let finish = |mut verdict: Verdict, outcome, reason: String| {
         verdict.outcome = outcome;
         verdict.reason = reason;
@@ -1278,7 +1278,7 @@ impl Oracle for FastOracle {
         let mut maven = self
             .maven
             .validate(prepared, candidate, &format!("{slot}-maven"))?;
-        maven.engine.engine = "maven".into();
+        maven.engine.engine = Some(Engine::Maven);
         maven.engine.flags = fast.engine.flags.clone();
         maven.engine.cross_check = Some(CrossCheck {
             kind,
@@ -1311,7 +1311,7 @@ mod tests {
 
     /// Maven's verdict on a handed-over candidate, with the evidence a Maven run leaves.
     fn maven_verdict(outcome: Outcome) -> Verdict {
-        let mut verdict = Verdict::undecided("maven");
+        let mut verdict = Verdict::undecided(Engine::Maven);
         verdict.outcome = outcome;
         verdict.reason = "all 1 oracle tests passed".into();
         verdict.tests.push(crate::outcome::TestRecord {
@@ -1353,7 +1353,7 @@ mod tests {
             verdict.reason
         );
         assert_eq!(verdict.engine.fallback.as_deref(), Some(why));
-        assert_eq!(verdict.engine.engine, "maven");
+        assert_eq!(verdict.engine.engine, Some(Engine::Maven));
         assert_eq!(verdict.tests.len(), 1, "Maven's test results are kept");
         assert_eq!(verdict.phases.len(), 1, "Maven's phase logs are kept");
     }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-pub use avrlab_core::{CheckKind, Outcome, Phase};
+pub use avrlab_core::{CheckKind, Engine, Outcome, Phase};
 use avrlab_exec::TestStatus;
 
 /// One test's result within a phase.
@@ -49,8 +49,8 @@ impl CrossCheck {
 /// Which engine decided a verdict.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EngineRecord {
-    /// `maven` or `fast`.
-    pub engine: String,
+    /// The engine that decided (`None`: a stand-in oracle's, stored without an engine row).
+    pub engine: Option<Engine>,
     /// Why the fast path handed the candidate to Maven, when it did.
     pub fallback: Option<String>,
     pub cross_check: Option<CrossCheck>,
@@ -76,7 +76,7 @@ pub struct Verdict {
 impl Verdict {
     /// A verdict not yet decided by `engine`: `Indeterminate` with no evidence, which a pipeline
     /// fills in phase by phase.
-    pub(crate) fn undecided(engine: &str) -> Self {
+    pub(crate) fn undecided(engine: Engine) -> Self {
         Self {
             outcome: Outcome::Indeterminate,
             reason: String::new(),
@@ -85,7 +85,7 @@ impl Verdict {
             phases: Vec::new(),
             wall: Duration::ZERO,
             engine: EngineRecord {
-                engine: engine.into(),
+                engine: Some(engine),
                 ..EngineRecord::default()
             },
         }

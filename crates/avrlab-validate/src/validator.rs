@@ -15,7 +15,7 @@ use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::materialize::{MaterializeError, materialize_task};
 use crate::oracle::{Oracle, PreparedTask};
-use crate::outcome::{Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// Bytes of each phase log kept with a verdict.
@@ -379,7 +379,7 @@ impl MavenOracle {
             task: task.id.clone(),
             source,
         };
-        let mut verdict = Verdict::undecided("maven");
+        let mut verdict = Verdict::undecided(Engine::Maven);
         let finish = |mut verdict: Verdict, outcome, reason: String| {
             verdict.outcome = outcome;
             verdict.reason = reason;

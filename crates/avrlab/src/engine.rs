@@ -9,10 +9,7 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::Engine;
-use avrlab_store::{
-    EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, UnknownWord, VerdictRow,
-};
+use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
@@ -137,9 +134,6 @@ pub enum EngineError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// An oracle's verdict names an engine the store does not know (a defect of that oracle).
-    #[error("cannot store the verdict's engine")]
-    UnknownEngine(#[source] UnknownWord),
     /// Validation infrastructure failed; the run stays resumable.
     #[error(transparent)]
     Validate(#[from] ValidateError),
@@ -184,8 +178,8 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
-fn verdict_row(verdict: &Verdict) -> Result<VerdictRow, EngineError> {
-    Ok(VerdictRow {
+fn verdict_row(verdict: &Verdict) -> VerdictRow {
+    VerdictRow {
         outcome: verdict.outcome,
         reason: verdict.reason.clone(),
         wall_ms: verdict.wall.as_millis() as u64,
@@ -213,26 +207,24 @@ fn verdict_row(verdict: &Verdict) -> Result<VerdictRow, EngineError> {
                 message: t.message.clone(),
             })
             .collect(),
-        engine: engine_row(&verdict.engine)?,
-    })
+        engine: engine_row(&verdict.engine),
+    }
 }
 
 /// The stored row of which engine decided; `None` when the verdict names none (a stand-in
 /// oracle's).
-fn engine_row(engine: &avrlab_validate::EngineRecord) -> Result<Option<EngineRow>, EngineError> {
-    if engine.engine.is_empty() {
-        return Ok(None);
-    }
+fn engine_row(engine: &avrlab_validate::EngineRecord) -> Option<EngineRow> {
+    let decided_by = engine.engine?;
     let check = engine.cross_check.as_ref();
-    Ok(Some(EngineRow {
-        engine: Engine::parse(&engine.engine).map_err(EngineError::UnknownEngine)?,
+    Some(EngineRow {
+        engine: decided_by,
         fallback: engine.fallback.clone(),
         check_kind: check.map(|c| c.kind),
         fast_outcome: check.map(|c| c.fast),
         fast_reason: check.map(|c| c.fast_reason.clone()),
         maven_outcome: check.map(|c| c.maven),
         flags: engine.flags.clone(),
-    }))
+    })
 }
 
 fn fresh_run_id(mode: &str, benchmark: &str) -> String {
@@ -569,11 +561,11 @@ pub fn validate_pending(
                     shared.reason = format!("same as {}: {}", representative.id, verdict.reason);
                     duplicates += 1;
                 }
-                if let Err(error) = verdict_row(&shared)
-                    .and_then(|row| Ok(store.record_verdict(run_id, &candidate.id, &row)?))
+                if let Err(error) =
+                    store.record_verdict(run_id, &candidate.id, &verdict_row(&shared))
                 {
                     abort.store(true, Ordering::SeqCst);
-                    failure.get_or_insert(error);
+                    failure.get_or_insert(error.into());
                     break;
                 }
                 progress.verdict(candidate, &shared);
