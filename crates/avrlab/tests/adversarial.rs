@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    binary, chown_tree, copy_tree, dirs_repository, fixtures, heavy, processes_mentioning,
-    write_cases_with_reference,
+    avrlab_command_as, chown_tree, copy_tree, dirs_repository, fixtures, heavy,
+    processes_mentioning, write_cases_with_reference,
 };
 
 const TASK: &str = "demo-xxe-config";
@@ -294,27 +294,10 @@ fn run_suite(uid: Option<u32>, engine: &str, recheck_sample: &str) {
     ]
     .map(str::to_owned)
     .to_vec();
-    #[expect(clippy::disallowed_methods, reason = "the test runs the real binary")]
-    let mut command = match uid {
-        None => std::process::Command::new(binary()),
-        Some(uid) => {
-            // The unprivileged user owns the base folder, with its copy of the warm repository.
-            chown_tree(base, uid);
-            let mut c = std::process::Command::new("setpriv");
-            c.args([
-                format!("--reuid={uid}"),
-                format!("--regid={uid}"),
-                "--clear-groups".into(),
-                "--".into(),
-                binary().into(),
-            ]);
-            c.env("HOME", base);
-            c
-        }
-    };
+    // The unprivileged user owns the base folder, with its copy of the warm repository.
+    let mut command = avrlab_command_as(uid, base);
     let mut child = command
         .args(&args)
-        .current_dir(base)
         .env("AVRLAB_TEST_PROVIDER_KEY", &secret_key)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -175,9 +175,9 @@ pub fn warm_task(task: &str) {
     assert!(output.status.success(), "{output:?}");
 }
 
-/// Runs avrlab in `base` as `uid` (root when `None`), with `base` as its home: for another user
-/// the base folder, with everything in it, is handed to that user first.
-pub fn avrlab_as(uid: Option<u32>, base: &Path, args: &[&str]) -> Output {
+/// The avrlab command, to run in `base` as `uid` (root when `None`), with `base` as its home: for
+/// another user the base folder, with everything in it, is handed to that user first.
+pub fn avrlab_command_as(uid: Option<u32>, base: &Path) -> std::process::Command {
     #[expect(clippy::disallowed_methods, reason = "the tests run the real binary")]
     let mut command = match uid {
         None => std::process::Command::new(binary()),
@@ -195,5 +195,11 @@ pub fn avrlab_as(uid: Option<u32>, base: &Path, args: &[&str]) -> Output {
             c
         }
     };
-    command.args(args).current_dir(base).output().unwrap()
+    command.current_dir(base);
+    command
+}
+
+/// Runs avrlab in `base` as `uid` (see [`avrlab_command_as`]) and returns its output.
+pub fn avrlab_as(uid: Option<u32>, base: &Path, args: &[&str]) -> Output {
+    avrlab_command_as(uid, base).args(args).output().unwrap()
 }
