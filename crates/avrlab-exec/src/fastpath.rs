@@ -416,7 +416,6 @@ impl Maven {
             }
         }
         let module = project.join(self.module());
-        let classpath_file = module.join("target").join("avrlab-test-classpath.txt");
         let policy = SandboxPolicy {
             mounts: vec![
                 self.repository_mount(true),
@@ -428,42 +427,45 @@ impl Maven {
             wall: Duration::from_secs(1800),
             ..self.settings().limits
         };
-        let args = vec![
-            "test-compile".to_owned(),
-            "dependency:build-classpath".to_owned(),
-            format!("-Dmdep.outputFile={}", classpath_file.display()),
-            "-Dmdep.includeScope=test".to_owned(),
-        ];
-        let result = run(&self.spec(project, args, policy.clone(), limits))?;
-        if !result.exit.success() {
-            return Ok(Err(Unsupported(format!(
-                "compiling the pristine state or resolving its test classpath failed: {}",
-                last_error_line(&result)
-            ))));
+        // The test classpath (every scope) after compiling the state; then the main classpath,
+        // the compile scope only (compile, provided and system dependencies), which main sources
+        // compile against as Maven's compiler plug-in compiles them. `includeScope` is the
+        // plug-in's own property (`mdep.includeScope` is not read).
+        let mut resolved = Vec::new();
+        for (goals, scope, file, what) in [
+            (
+                &["test-compile", "dependency:build-classpath"][..],
+                None,
+                "avrlab-test-classpath.txt",
+                "compiling the pristine state or resolving its test classpath",
+            ),
+            (
+                &["dependency:build-classpath"][..],
+                Some("-DincludeScope=compile"),
+                "avrlab-main-classpath.txt",
+                "resolving the pristine state's main classpath",
+            ),
+        ] {
+            let file = module.join("target").join(file);
+            let mut args: Vec<String> = goals.iter().map(|g| (*g).to_owned()).collect();
+            args.push(format!("-Dmdep.outputFile={}", file.display()));
+            args.extend(scope.map(str::to_owned));
+            let result = run(&self.spec(project, args, policy.clone(), limits))?;
+            if !result.exit.success() {
+                return Ok(Err(Unsupported(format!(
+                    "{what} failed: {}",
+                    last_error_line(&result)
+                ))));
+            }
+            let text = std::fs::read_to_string(&file).map_err(io(&file))?;
+            resolved.push(
+                std::env::split_paths(text.trim())
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect::<Vec<PathBuf>>(),
+            );
         }
-        let text = std::fs::read_to_string(&classpath_file).map_err(io(&classpath_file))?;
-        let classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
-        // Main sources compile against the compile scope only (compile, provided and system
-        // dependencies), as Maven's compiler plug-in compiles them.
-        let main_file = module.join("target").join("avrlab-main-classpath.txt");
-        let args = vec![
-            "dependency:build-classpath".to_owned(),
-            format!("-Dmdep.outputFile={}", main_file.display()),
-            // The plug-in's own property (`mdep.includeScope` is not read): compile, provided
-            // and system scope.
-            "-DincludeScope=compile".to_owned(),
-        ];
-        let result = run(&self.spec(project, args, policy.clone(), limits))?;
-        if !result.exit.success() {
-            return Ok(Err(Unsupported(format!(
-                "resolving the pristine state's main classpath failed: {}",
-                last_error_line(&result)
-            ))));
-        }
-        let text = std::fs::read_to_string(&main_file).map_err(io(&main_file))?;
-        let main_classpath: Vec<PathBuf> = std::env::split_paths(text.trim())
-            .filter(|p| !p.as_os_str().is_empty())
-            .collect();
+        let main_classpath = resolved.pop().expect("two class paths resolved");
+        let classpath = resolved.pop().expect("two class paths resolved");
         let plan = match platform_plan(&classpath) {
             Ok(plan) => plan,
             Err(unsupported) => return Ok(Err(unsupported)),
@@ -573,29 +575,24 @@ impl Maven {
             runner_src.display().to_string(),
         ];
         let javac = self.jdk().home.join("bin/javac");
-        // The runner goes into a jar: a class-data archive can hold classes from jars only.
-        let jar_args = vec![
-            "--create".to_owned(),
-            "--file".to_owned(),
-            staging.join(RUNNER_JAR).display().to_string(),
-            "-C".to_owned(),
-            staging.join("runner").display().to_string(),
-            ".".to_owned(),
-        ];
-        let control_jar_args = vec![
-            "--create".to_owned(),
-            "--file".to_owned(),
-            staging.join(CONTROL_JAR).display().to_string(),
-            "-C".to_owned(),
-            staging.join("control").display().to_string(),
-            ".".to_owned(),
-        ];
+        // The runner and the control module go into jars: a class-data archive can be dumped
+        // only with jars on the class and module paths.
+        let jar_of = |file: &str, folder: &str| {
+            vec![
+                "--create".to_owned(),
+                "--file".to_owned(),
+                staging.join(file).display().to_string(),
+                "-C".to_owned(),
+                staging.join(folder).display().to_string(),
+                ".".to_owned(),
+            ]
+        };
         let jar = self.jdk().home.join("bin/jar");
         for (program, args) in [
             (&javac, control_args),
             (&javac, runner_args),
-            (&jar, jar_args),
-            (&jar, control_jar_args),
+            (&jar, jar_of(RUNNER_JAR, "runner")),
+            (&jar, jar_of(CONTROL_JAR, "control")),
         ] {
             let spec = RunSpec {
                 program: program.clone(),

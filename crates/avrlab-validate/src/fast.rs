@@ -38,23 +38,6 @@ pub enum ConfirmPolicy {
     All,
 }
 
-impl ConfirmPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Sampled => "sampled",
-            Self::All => "all",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "sampled" => Some(Self::Sampled),
-            "all" => Some(Self::All),
-            _ => None,
-        }
-    }
-}
-
 /// How the fast oracle runs and how much of it Maven re-judges.
 #[derive(Debug, Clone)]
 pub struct FastConfig {
@@ -397,21 +380,21 @@ impl FastOracle {
             .clone())
     }
 
-    /// Compiles a candidate's files into `outdir` with the compiler of the state's JDK (started
+    /// Compiles a candidate's files of `build` into `outdir` with its JDK's `compiler` (started
     /// on first use, and again after one was lost).
     fn compile(
         &self,
         task: &Task,
-        runtime: &StateRuntime,
+        (compiler, build): (&Mutex<Option<CompilerSession>>, &FastBuild),
         sources: &[PathBuf],
         outdir: &Path,
     ) -> Result<avrlab_exec::CompileReply, ValidateError> {
-        let mut compiler = runtime.compiler.lock().unwrap_or_else(|p| p.into_inner());
+        let mut compiler = compiler.lock().unwrap_or_else(|p| p.into_inner());
         if compiler.is_none() {
             let started = self
                 .maven_for(task)?
                 .start_compiler(
-                    &runtime.build.helper,
+                    &build.helper,
                     &self.fast.helper_cache,
                     &self.sources_root(),
                     &self.classes_root(),
@@ -420,7 +403,7 @@ impl FastOracle {
             *compiler = Some(started);
         }
         let reply = compiler.as_mut().expect("started above").compile(
-            &runtime.build,
+            build,
             sources,
             outdir,
             COMPILE_LIMIT,
@@ -898,13 +881,6 @@ impl Oracle for FastOracle {
         if let Ok(build) = &build {
             let compiler = self.compiler_for(task)?;
             let cold = compiler.lock().unwrap_or_else(|p| p.into_inner()).is_none();
-            let runtime = Arc::new(StateRuntime {
-                build: build.clone(),
-                compiler,
-                pool: Mutex::new(Vec::new()),
-                task: task.id.clone(),
-                archive: None,
-            });
             // The JDK's compiler starts with its first task state and compiles that state's
             // unchanged localized file once, so that javac is warm before the first candidate
             // (what it writes is thrown away).
@@ -926,7 +902,7 @@ impl Oracle for FastOracle {
                     .and_then(|_| std::fs::read(&from))
                     .and_then(|bytes| std::fs::write(&copy, bytes));
                 if written.is_ok() {
-                    self.compile(task, &runtime, &[copy], &scratch)?;
+                    self.compile(task, (&compiler, build), &[copy], &scratch)?;
                 }
             }
             let _ = std::fs::remove_dir_all(&scratch);
@@ -985,8 +961,8 @@ impl Oracle for FastOracle {
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
             let runtime = Arc::new(StateRuntime {
-                build: runtime.build.clone(),
-                compiler: runtime.compiler.clone(),
+                build: build.clone(),
+                compiler,
                 pool: Mutex::new(Vec::new()),
                 task: task.id.clone(),
                 archive: (use_archive && archive_file.is_file()).then(|| archive_file.clone()),
@@ -1142,7 +1118,12 @@ impl Oracle for FastOracle {
             return self.fallback(prepared, candidate, slot, Fallback::Task(why));
         };
         let pooled = self.take_jvm(&state, task, &runtime)?;
-        let compiled = self.compile(task, &runtime, &sources, &pooled.classes.0);
+        let compiled = self.compile(
+            task,
+            (&runtime.compiler, &runtime.build),
+            &sources,
+            &pooled.classes.0,
+        );
         if !self.config.keep_workspaces {
             let _ = std::fs::remove_dir_all(&workspace);
         }
