@@ -859,6 +859,11 @@ pub struct RunRequest<'a> {
     pub excluded: &'a [TestName],
     /// The classes the candidate's files compiled to (the guard notes what they reach for).
     pub candidate_classes: &'a [String],
+    /// Regression classes (binary names) to run before the others: those that failed for
+    /// earlier candidates of the task.
+    pub first: &'a [String],
+    /// No regression class runs after one in which a test failed (the outcome is known).
+    pub stop_at_failure: bool,
 }
 
 /// Which regression tests run once the PoV tests passed.
@@ -949,6 +954,8 @@ pub struct FastPhase {
     pub cases: Vec<TestCaseResult>,
     /// A test hit a timeout of its own.
     pub test_timed_out: bool,
+    /// The phase stopped at a failing class: how many selected classes did not run.
+    pub classes_not_run: usize,
 }
 
 /// What the fast path said about one candidate: the compiler's part and the test JVM's.
@@ -1171,6 +1178,13 @@ impl TestJvm {
             regression,
             test_list(request.excluded),
             hex::encode(request.candidate_classes.join(",")),
+            request.first.join(","),
+            if request.stop_at_failure {
+                "first-failure"
+            } else {
+                "all"
+            }
+            .to_owned(),
         ];
         // Two phases, each bounded by the helper's watchdog, and some slack for class loading.
         let deadline = started + self.phase_limit * 2 + Duration::from_secs(30);
@@ -1345,6 +1359,9 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
                 phase.end = end;
                 phase.wall = wall;
             }
+            "STOPPED" if f.len() >= 3 => {
+                phase_named(reply, f[1]).classes_not_run = f[2].parse().unwrap_or_default();
+            }
             "LOG" => reply.log = unhex(f.get(1).copied().unwrap_or("")),
             "EXIT" => reply.exit_attempted = true,
             "FLAG" => reply.flags.push(unhex(f.get(1).copied().unwrap_or(""))),
@@ -1363,6 +1380,7 @@ fn phase_named<'r>(reply: &'r mut FastReply, name: &str) -> &'r mut FastPhase {
         wall: Duration::ZERO,
         cases: Vec::new(),
         test_timed_out: false,
+        classes_not_run: 0,
     });
     reply.phases.last_mut().expect("just pushed")
 }

@@ -18,6 +18,7 @@ use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
     ARCHIVE_FILE, CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost, Maven,
     PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole, TestRun,
+    TestStatus,
 };
 use sha2::{Digest, Sha256};
 
@@ -54,6 +55,10 @@ pub struct FastConfig {
     /// How many started test JVMs each task state keeps ready: the run's worker count, so that
     /// every worker finds one started while the last candidate ran.
     pub primed_per_task: usize,
+    /// Every selected regression test runs, in Surefire's order, for full per-test evidence.
+    /// Otherwise the classes that failed for earlier candidates of the task state run first and
+    /// no class runs after the first one that failed: the outcome is known by then.
+    pub keep_going: bool,
 }
 
 /// What the fast path needs of a task state, or why it cannot take it.
@@ -95,6 +100,44 @@ struct StateRuntime {
     task: String,
     /// The class-data archive its test JVMs start from, if it has one.
     archive: Option<PathBuf>,
+    /// Regression classes that failed for candidates of this state, with how many times: the
+    /// fail-first order.
+    failing: Mutex<Vec<(String, usize)>>,
+}
+
+impl StateRuntime {
+    /// The classes to run first: those that failed most often, the earliest first among equals.
+    fn fail_first(&self) -> Vec<String> {
+        let mut failing = self
+            .failing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        // A stable sort keeps the order in which classes first failed among equal counts.
+        failing.sort_by(|a, b| b.1.cmp(&a.1));
+        failing.into_iter().map(|(class, _)| class).collect()
+    }
+
+    /// Notes the classes in which a regression test failed for a candidate.
+    fn note_failures(&self, reply: &FastReply) {
+        let Some(regression) = reply.phases.iter().find(|p| p.name == "regression") else {
+            return;
+        };
+        let mut failing = self.failing.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen: Vec<&str> = Vec::new();
+        for case in &regression.cases {
+            if !matches!(case.status, TestStatus::Failed | TestStatus::Errored)
+                || seen.contains(&case.class.as_str())
+            {
+                continue;
+            }
+            seen.push(&case.class);
+            match failing.iter_mut().find(|(class, _)| *class == case.class) {
+                Some((_, count)) => *count += 1,
+                None => failing.push((case.class.clone(), 1)),
+            }
+        }
+    }
 }
 
 /// The fast oracle, with the Maven oracle it falls back on and is re-judged by.
@@ -705,6 +748,19 @@ fn judge_reply(
         };
         let run = phase_run(ran);
         record(&mut verdict, phase, &run);
+        // A phase that stopped at a failing class did not run the rest of the selection; the
+        // failure decides, and the tests it did not reach are not missing.
+        let reached: Vec<TestName>;
+        let wanted = if ran.classes_not_run > 0 {
+            reached = wanted
+                .iter()
+                .filter(|t| ran.cases.iter().any(|c| c.class == t.class))
+                .cloned()
+                .collect();
+            &reached[..]
+        } else {
+            wanted
+        };
         if let Some(last) = verdict.phases.last_mut() {
             let mut header = String::new();
             for note in notes {
@@ -724,6 +780,12 @@ fn judge_reply(
                 ));
             }
             last.enforcement = enforcement.to_owned();
+            if ran.classes_not_run > 0 {
+                last.exit = format!(
+                    "{}; stopped at the first failing class, {} more not run (--keep-going runs them)",
+                    last.exit, ran.classes_not_run
+                );
+            }
             if let PhaseEnd::Crashed(why) = &ran.end {
                 last.exit = format!("launcher failed: {why}");
             }
@@ -966,6 +1028,7 @@ impl Oracle for FastOracle {
                 pool: Mutex::new(Vec::new()),
                 task: task.id.clone(),
                 archive: (use_archive && archive_file.is_file()).then(|| archive_file.clone()),
+                failing: Mutex::new(Vec::new()),
             });
             // The pool's first JVMs start now, loading the JDK, JUnit and the dependencies
             // while the warm-up of other tasks goes on.
@@ -1198,13 +1261,21 @@ impl Oracle for FastOracle {
         };
         let mut reply = if compiles {
             let PooledJvm { jvm, classes } = pooled;
+            let first = if self.fast.keep_going {
+                Vec::new()
+            } else {
+                runtime.fail_first()
+            };
             let reply = jvm.run(&RunRequest {
                 pov: &task.oracle.pov_tests,
                 regression,
                 excluded: &selection.dropped_classes,
                 candidate_classes: &compiled.classes.classes,
+                first: &first,
+                stop_at_failure: !self.fast.keep_going,
             });
             drop(classes);
+            runtime.note_failures(&reply);
             reply
         } else {
             self.give_back(&runtime, pooled);

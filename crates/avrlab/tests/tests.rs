@@ -6,6 +6,7 @@ mod bad_input;
 mod candidates;
 mod common;
 mod eval;
+mod fail_first;
 mod fast;
 mod feature;
 mod fork_per_class;

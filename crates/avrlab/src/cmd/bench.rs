@@ -231,6 +231,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             engine: vec![EngineArg::Maven],
             confirm_sample: 0.0,
             confirm: super::options::ConfirmArg::Sampled,
+            keep_going: true,
         };
         return super::validate::check(super::validate::Args {
             options,

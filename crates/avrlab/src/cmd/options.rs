@@ -104,6 +104,11 @@ pub struct ValidationOptions {
     /// (Plausible, RegressionBroken); `sampled` re-judges only for a reason.
     #[arg(long, value_enum, default_value = "sampled")]
     pub confirm: ConfirmArg,
+    /// Fast engine: run every regression test, in Surefire's order, even after one failed (full
+    /// per-test evidence). By default the classes that failed for earlier candidates of a task
+    /// run first, and no class runs after the first one that failed.
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 /// Which fast verdicts Maven re-judges.
@@ -157,6 +162,7 @@ pub fn fast_config(options: &ValidationOptions, workers: usize) -> FastConfig {
         test_timeout: Duration::from_secs(options.timeout),
         helper_cache: cache_dir().join("fastpath"),
         primed_per_task: workers.max(1),
+        keep_going: options.keep_going,
     }
 }
 

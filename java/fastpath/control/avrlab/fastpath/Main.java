@@ -118,22 +118,27 @@ public final class Main {
         candidateClasses = f.length > 5 && !f[5].isEmpty() ? Path.of(f[5]) : null;
         Class<?> c = Class.forName("avrlab.fastpath.runner.Runner", true,
                 ClassLoader.getSystemClassLoader());
-        runner = c.getMethod("run", String[].class, String[].class, String.class);
+        runner = c.getMethod("runOrdered", String[].class, String[].class, String.class,
+                String[].class, boolean.class);
         discoverer = c.getMethod("discover", String.class, String[].class);
         c.getMethod("prewarm").invoke(null);
         CAPTURE.reset();
     }
 
     /**
-     * {@code RUN seq pov regression excluded candidateClasses}: the PoV tests, then (if they all
-     * passed) the regression tests ({@code *}: Surefire's default includes; otherwise the tests
-     * or classes listed), never the PoV tests or {@code excluded}.
+     * {@code RUN seq pov regression excluded candidateClasses first stop}: the PoV tests, then (if
+     * they all passed) the regression tests ({@code *}: Surefire's default includes; otherwise the
+     * tests or classes listed), never the PoV tests or {@code excluded}; the regression classes in
+     * {@code first} run before the others, and with {@code stop} = {@code first-failure} no
+     * regression class runs after one that failed ({@code all}: every one).
      */
     private static void run(long seq, String[] f, List<String> out, Guard guard)
             throws Exception {
         String[] pov = Channel.split(f[2]);
         String regression = f[3];
         String[] excluded = Channel.split(f[4]);
+        String[] first = f.length > 6 ? Channel.split(f[6]) : new String[0];
+        boolean stop = f.length > 7 && f[7].equals("first-failure");
         guard.candidate = new HashSet<>(List.of(Channel.split(Channel.unhexText(f[5]))));
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CAPTURE.reset();
@@ -147,10 +152,10 @@ public final class Main {
                 return;
             }
         }
-        String why = phase("pov", pov, new String[0], out, guard);
+        String why = phase("pov", pov, new String[0], new String[0], false, out, guard);
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : Channel.split(regression);
-            why = phase("regression", selected, concat(pov, excluded), out, guard);
+            why = phase("regression", selected, concat(pov, excluded), first, stop, out, guard);
         }
         out.add("LOG\t" + Channel.hex(CAPTURE.text()));
         if (guard.exitAttempted) {
@@ -173,8 +178,8 @@ public final class Main {
      * end normally, or null. A watchdog ends the phase at the time or output limit, answering with
      * what ran so far.
      */
-    private static String phase(String name, String[] tests, String[] excluded, List<String> out,
-            Guard guard) throws Exception {
+    private static String phase(String name, String[] tests, String[] excluded, String[] first,
+            boolean stop, List<String> out, Guard guard) throws Exception {
         long t0 = System.nanoTime();
         Thread watchdog = new Thread(() -> {
             long deadline = t0 + timeoutMillis * 1_000_000;
@@ -209,7 +214,7 @@ public final class Main {
         guard.armed = true;
         Object result;
         try {
-            result = runner.invoke(null, tests, excluded, testClasses.toString());
+            result = runner.invoke(null, tests, excluded, testClasses.toString(), first, stop);
         } catch (Throwable t) {
             result = t;
         }
@@ -232,6 +237,11 @@ public final class Main {
         for (String[] rec : records) {
             if (rec.length == 1) {
                 out.add("FOUND\t" + Channel.hex(rec[0]));
+                continue;
+            }
+            if (rec.length == 2) {
+                // The phase stopped at a failing class; rec[1] classes did not run.
+                out.add("STOPPED\t" + name + "\t" + rec[1]);
                 continue;
             }
             out.add("CASE\t" + name + "\t" + Channel.hex(rec[0]) + "\t" + Channel.hex(rec[1]) + "\t"
@@ -309,7 +319,7 @@ public final class Main {
             Thread.currentThread().setContextClassLoader(loader);
             Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
             List<String> ran = new ArrayList<>();
-            why = phase("record", new String[] {name}, excluded, ran, guard);
+            why = phase("record", new String[] {name}, excluded, new String[0], false, ran, guard);
             boolean clean = why == null && !guard.exitAttempted && threadsLeft(before) == null;
             for (String line : ran) {
                 if (line.startsWith("CASE\t")) {

@@ -180,6 +180,62 @@ public final class Runner {
     }
 
     /**
+     * Runs the selection class by class: the classes in {@code first} (those that failed for
+     * earlier candidates of the task) before the others, the others in the order {@link #run}
+     * would find them; with {@code stopAtFailure}, no class after the first one in which a test
+     * did not pass (a skipped test does not stop it). When it stops, the last
+     * record is {@code {"stopped", classes not run}}. With no class first and no stopping, this
+     * is {@link #run}.
+     */
+    public static List<String[]> runOrdered(String[] tests, String[] excluded, String testRoot,
+            String[] first, boolean stopAtFailure) {
+        if (first.length == 0 && !stopAtFailure) {
+            return run(tests, excluded, testRoot);
+        }
+        java.util.LinkedHashMap<String, List<String>> byClass = new java.util.LinkedHashMap<>();
+        if (tests.length == 0) {
+            for (String[] rec : discover(testRoot, excluded)) {
+                byClass.put(rec[0], new ArrayList<>(List.of(rec[0])));
+            }
+        } else {
+            for (String test : tests) {
+                int hash = test.indexOf('#');
+                String owner = hash < 0 ? test : test.substring(0, hash);
+                byClass.computeIfAbsent(owner, k -> new ArrayList<>()).add(test);
+            }
+        }
+        List<String> order = new ArrayList<>();
+        for (String name : first) {
+            if (byClass.containsKey(name) && !order.contains(name)) {
+                order.add(name);
+            }
+        }
+        for (String name : byClass.keySet()) {
+            if (!order.contains(name)) {
+                order.add(name);
+            }
+        }
+        List<String[]> records = new ArrayList<>();
+        for (int i = 0; i < order.size(); i++) {
+            List<String[]> ran =
+                    run(byClass.get(order.get(i)).toArray(new String[0]), excluded, testRoot);
+            records.addAll(ran);
+            boolean failed = false;
+            for (String[] rec : ran) {
+                failed |= rec.length == 5 && !rec[2].equals("passed") && !rec[2].equals("skipped");
+            }
+            if (stopAtFailure && failed) {
+                int left = order.size() - i - 1;
+                if (left > 0) {
+                    records.add(new String[] {"stopped", Integer.toString(left)});
+                }
+                break;
+            }
+        }
+        return records;
+    }
+
+    /**
      * Creates a launcher (its test engines found and loaded) and discovers nothing, so that the
      * classes of JUnit are loaded before a candidate arrives; loads no project class.
      */
