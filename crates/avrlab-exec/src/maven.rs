@@ -87,11 +87,12 @@ pub enum MavenError {
 pub enum TestSelection {
     /// Exactly these tests or classes (Surefire's `-Dtest`).
     Only(Vec<TestName>),
-    /// Every test the project's own Surefire includes select, except the classes of these names
-    /// (a name with a method excludes its whole class). This is Surefire's `excludesFile`, not a
-    /// `-Dtest` of negations: negations replace the pom's includes with "every class file",
-    /// which loads non-test classes that test resources carry, and method-level negations run
-    /// JUnit 4 through a filter that breaks runners such as Mockito's.
+    /// Every test the project's own Surefire includes select, except these: a name with a method
+    /// excludes that method (every invocation of it: Surefire filters by method name, and
+    /// `m[3]` is read as `m`), a class name the whole class. This is Surefire's `excludesFile`
+    /// (`a/B.class#m` lines, which Surefire 2.19 and later read; [`SUREFIRE_GOAL`] is newer),
+    /// not a `-Dtest` of negations: negations replace the pom's includes with "every class
+    /// file", which loads non-test classes that test resources carry.
     AllExcept(Vec<TestName>),
 }
 
@@ -110,18 +111,25 @@ impl TestSelection {
         }
     }
 
-    /// The lines of Surefire's `excludesFile`: one class file pattern per excluded class.
-    fn excluded_classes(&self) -> Vec<String> {
+    /// The lines of Surefire's `excludesFile`: the class file pattern of each excluded class, or
+    /// of the excluded method's class with `#method`.
+    fn excluded_patterns(&self) -> Vec<String> {
         let Self::AllExcept(tests) = self else {
             return Vec::new();
         };
-        let mut classes: Vec<String> = tests
+        let mut patterns: Vec<String> = tests
             .iter()
-            .map(|t| format!("{}.class", t.class.replace('.', "/")))
+            .map(|t| {
+                let class = format!("{}.class", t.class.replace('.', "/"));
+                match &t.method {
+                    Some(m) => format!("{class}#{}", m.split('[').next().unwrap_or(m)),
+                    None => class,
+                }
+            })
             .collect();
-        classes.sort();
-        classes.dedup();
-        classes
+        patterns.sort();
+        patterns.dedup();
+        patterns
     }
 }
 
@@ -702,7 +710,7 @@ impl Maven {
         for dir in [&report_mount, &scratch, &reports.to_path_buf()] {
             std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         }
-        let excluded = selection.excluded_classes();
+        let excluded = selection.excluded_patterns();
         let mut excludes_file = None;
         if !excluded.is_empty() {
             // Written by the host after the compile step, into a path it first clears (whatever
@@ -996,6 +1004,17 @@ fn error_summary(log: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Surefire 3.2.5 read with real Maven: `a/B.class#m` excludes every invocation of `m`;
+    /// `a/B.class#m[2]` would exclude nothing, so an invocation names its method.
+    #[test]
+    fn exclusions_name_methods_and_classes() {
+        let names = ["a.B#m[2]", "a.B#m", "a.B#n", "c.D"].map(|n| TestName::parse(n).unwrap());
+        assert_eq!(
+            TestSelection::AllExcept(names.to_vec()).excluded_patterns(),
+            ["a/B.class#m", "a/B.class#n", "c/D.class"]
+        );
+    }
 
     #[test]
     fn the_pom_walk_follows_no_link() {

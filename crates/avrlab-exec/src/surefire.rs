@@ -53,6 +53,16 @@ pub enum ReportError {
 
 /// JUnit 5 reports a method with its parameter types, `name(Path)`, and a parameterized
 /// invocation with its index, `name(String)[2]`; oracle tests are named by the bare method.
+/// `type: message`, as the fast path's runner reports a failure (`Throwable.toString()`), so
+/// both engines' messages, and the baseline's failure lines, name what was thrown.
+fn typed(kind: &str, message: &str) -> String {
+    match (kind.is_empty(), message.is_empty()) {
+        (true, _) => message.to_owned(),
+        (false, true) => kind.to_owned(),
+        (false, false) => format!("{kind}: {message}"),
+    }
+}
+
 fn method_name(reported: &str) -> &str {
     reported.split(['(', '[']).next().unwrap_or(reported)
 }
@@ -187,8 +197,12 @@ pub fn read_reports(dir: &Path) -> Result<Vec<TestCaseResult>, ReportError> {
             for case in suite.cases {
                 let (status, message) = match &case.status {
                     junit_parser::TestStatus::Success => (TestStatus::Passed, String::new()),
-                    junit_parser::TestStatus::Failure(f) => (TestStatus::Failed, f.message.clone()),
-                    junit_parser::TestStatus::Error(e) => (TestStatus::Errored, e.message.clone()),
+                    junit_parser::TestStatus::Failure(f) => {
+                        (TestStatus::Failed, typed(&f.failure_type, &f.message))
+                    }
+                    junit_parser::TestStatus::Error(e) => {
+                        (TestStatus::Errored, typed(&e.error_type, &e.message))
+                    }
                     junit_parser::TestStatus::Skipped(s) => {
                         (TestStatus::Skipped, s.message.clone())
                     }
@@ -242,7 +256,10 @@ mod tests {
                 ("four", TestStatus::Skipped)
             ]
         );
-        assert_eq!(cases[1].message, "expected: <3> but was: <2>");
+        assert_eq!(
+            cases[1].message,
+            "org.opentest4j.AssertionFailedError: expected: <3> but was: <2>"
+        );
         assert_eq!(cases[0].class, "x.ATest");
     }
 

@@ -1,68 +1,203 @@
 //! The baseline run: which regression tests count, decided by running them on the reference fix.
 //!
 //! Real projects have tests that are `@Ignore`d, or that fail whatever the candidate does (a
-//! network test, a test broken by a newer JDK). Like SWE-bench's PASS_TO_PASS, a regression test
-//! counts only if it passes (or is skipped) on the reference fix; the classes of the others are
-//! excluded from every regression run of the task (Surefire excludes whole classes; see
-//! `TestSelection::AllExcept`) and recorded, with their status on the fix, in a baseline file (kept in avrlab's cache, keyed by
-//! the task state's content) and in each verdict's regression log. The PoV tests are never excluded.
+//! network test, a test broken by a newer JDK), or that pass one run and fail the next. Like
+//! SWE-bench's PASS_TO_PASS, a regression test counts only if it passes (or is skipped) on the
+//! reference fix in both of two Maven runs. The others are excluded from every regression run of
+//! the task one by one (a method, every invocation of a parameterized one; a class only where the
+//! class itself failed, see [`Exclusion::effective`]), and recorded with their status in each run
+//! and the first line of their failure in a baseline file (kept in avrlab's cache, keyed by the
+//! task state's content) and in each verdict's regression log. The PoV tests are never excluded.
 
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{BuildSystem, RegressionTests, Task, TestName};
-use avrlab_exec::{ExitKind, Maven, TestSelection, TestStatus};
+use avrlab_exec::{ExitKind, Maven, TestCaseResult, TestSelection, TestStatus};
 
 /// The first line of a baseline file, so that an older format is recomputed, never misread.
-const HEADER: &str = "avrlab-baseline 1";
+/// Format 2 added the second run (flaky tests), per-test exclusion and the failure lines.
+const HEADER: &str = "avrlab-baseline 2";
+
+/// How many times the baseline runs the suite: a test that passes in one run and not in the
+/// other is flaky, and cannot decide a verdict either way.
+pub const BASELINE_RUNS: usize = 2;
+
+/// The longest failure line kept for a test (the rest of a long message adds nothing to a group).
+const MAX_CAUSE_CHARS: usize = 200;
+
+/// Up to this many exclusions are named one by one in [`Baseline::describe`]; more are counted.
+const NAMED_IN_DESCRIPTION: usize = 6;
+
+/// What a test's status is called in a baseline run that did not report it.
+const ABSENT: &str = "absent";
+
+/// One regression test that does not count, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exclusion {
+    /// As reported: `Class#method`, or `Class` where the class itself failed (its set-up, its
+    /// runner) or the report's name is not a Java name (some JUnit 5 display names).
+    pub test: TestName,
+    /// Its status in each baseline run, in order (`passed`, `failed`, `errored`, `skipped`, or
+    /// `absent` when that run did not report it; a run that timed out judges nothing).
+    pub statuses: Vec<String>,
+    /// The first line of its failure message in the first run it did not pass (`type: message`
+    /// as Surefire reports it), or its status when the report gives no message.
+    pub cause: String,
+}
+
+impl Exclusion {
+    /// Passed (or was skipped) in one run and not in another.
+    pub fn is_flaky(&self) -> bool {
+        self.statuses.iter().any(|s| is_passing(s)) && self.statuses.iter().any(|s| !is_passing(s))
+    }
+
+    /// What the regression runs leave out for it: the method (Surefire filters by method name,
+    /// so a parameterized invocation `m[3]` excludes every invocation of `m`), or the class.
+    pub fn effective(&self) -> TestName {
+        TestName {
+            class: self.test.class.clone(),
+            method: self
+                .test
+                .method
+                .as_deref()
+                .map(|m| m.split('[').next().unwrap_or(m).to_owned()),
+        }
+    }
+}
+
+fn is_passing(status: &str) -> bool {
+    matches!(status, "passed" | "skipped")
+}
 
 /// The regression tests excluded for a task, with why.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Baseline {
-    /// `(test, its status on the reference fix)`.
-    pub excluded: Vec<(TestName, String)>,
-    /// How many regression tests the baseline run reported.
+    pub excluded: Vec<Exclusion>,
+    /// How many regression tests (PoV tests aside) the baseline runs reported.
     pub ran: usize,
+    /// How many of those still count: not covered by an exclusion.
+    pub counted: usize,
     /// A note when no baseline could be taken (no reference fix; it does not compile).
     pub note: Option<String>,
 }
 
+/// The exclusions that share a cause, for `avrlab bench check`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExclusionGroup {
+    /// The shared first failure line, or `None` for the flaky tests (whatever their failure).
+    pub cause: Option<String>,
+    pub tests: usize,
+}
+
 impl Baseline {
-    /// The excluded tests.
+    /// What the regression runs leave out: methods, and classes where the class failed.
     pub fn tests(&self) -> Vec<TestName> {
-        self.excluded.iter().map(|(t, _)| t.clone()).collect()
+        let mut tests: Vec<TestName> = Vec::new();
+        for exclusion in &self.excluded {
+            let name = exclusion.effective();
+            if !tests.contains(&name) {
+                tests.push(name);
+            }
+        }
+        tests
     }
 
-    /// One line for logs and tables.
+    /// Whether a listed regression test still counts: no exclusion covers it. A listed whole
+    /// class with an excluded method does not (`-Dtest` names what runs; the class goes, as
+    /// before per-test exclusion).
+    pub fn keeps(&self, listed: &TestName) -> bool {
+        !self.tests().iter().any(|excluded| {
+            excluded.class == listed.class
+                && (excluded.method.is_none()
+                    || listed
+                        .method
+                        .as_deref()
+                        .is_none_or(|m| excluded.covers(&listed.class, m)))
+        })
+    }
+
+    /// The exclusions grouped by cause, the largest group first; the flaky tests are one group,
+    /// the last.
+    pub fn groups(&self) -> Vec<ExclusionGroup> {
+        let mut groups: Vec<ExclusionGroup> = Vec::new();
+        for exclusion in &self.excluded {
+            let cause = (!exclusion.is_flaky()).then(|| exclusion.cause.clone());
+            match groups.iter_mut().find(|g| g.cause == cause) {
+                Some(group) => group.tests += 1,
+                None => groups.push(ExclusionGroup { cause, tests: 1 }),
+            }
+        }
+        // The flaky group last; stable, so equal groups keep the order of their first test.
+        groups.sort_by_key(|g| (g.cause.is_none(), std::cmp::Reverse(g.tests)));
+        groups
+    }
+
+    /// The share of the regression suite that still counts, in words.
+    pub fn share(&self) -> String {
+        // Rounded to the nearest percent; an empty suite counts whole.
+        let percent = (self.counted * 100 + self.ran / 2)
+            .checked_div(self.ran)
+            .unwrap_or(100);
+        format!("counts {} of {} tests ({percent}%)", self.counted, self.ran)
+    }
+
+    /// One line for logs and tables, however many tests are excluded.
     pub fn describe(&self) -> String {
         if let Some(note) = &self.note {
             return format!("baseline: {note}");
         }
         if self.excluded.is_empty() {
             return format!(
-                "baseline: all {} regression tests pass on the reference fix",
+                "baseline: all {} regression tests pass on the reference fix in both runs",
                 self.ran
             );
         }
-        let list: Vec<String> = self
+        let flaky = self.excluded.iter().filter(|e| e.is_flaky()).count();
+        let failing = self.excluded.len() - flaky;
+        let named: Vec<String> = self
             .excluded
             .iter()
-            .map(|(t, s)| format!("{t} ({s})"))
+            .take(NAMED_IN_DESCRIPTION)
+            .map(|e| {
+                let how = if e.is_flaky() {
+                    format!("flaky: {}", e.statuses.join(", "))
+                } else {
+                    e.statuses[0].clone()
+                };
+                let scope = match &e.test.method {
+                    None => "; its class",
+                    Some(m) if m.contains('[') => "; its method",
+                    Some(_) => "",
+                };
+                format!("{} ({how}{scope})", e.test)
+            })
             .collect();
+        let more = match self.excluded.len().saturating_sub(NAMED_IN_DESCRIPTION) {
+            0 => String::new(),
+            n => format!(" and {n} more (avrlab bench check groups them by cause)"),
+        };
         format!(
-            "baseline: {} of {} tests fail on the reference fix; their classes are left out of the regression runs: {}",
+            "baseline: {} tests excluded ({failing} failing on the reference fix, {flaky} flaky \
+             over {BASELINE_RUNS} runs), {}; only these are left out (a class only where the class \
+             itself failed, a method for an invocation m[3]): {}{more}",
             self.excluded.len(),
-            self.ran,
-            list.join(", ")
+            self.share(),
+            named.join(", ")
         )
     }
 
     fn to_text(&self) -> String {
-        let mut text = format!("{HEADER}\nran {}\n", self.ran);
+        let mut text = format!("{HEADER}\nran {}\ncounted {}\n", self.ran, self.counted);
         if let Some(note) = &self.note {
             text.push_str(&format!("note {note}\n"));
         }
-        for (test, status) in &self.excluded {
-            text.push_str(&format!("excluded {status} {test}\n"));
+        for e in &self.excluded {
+            text.push_str(&format!(
+                "excluded {} {}\t{}\n",
+                e.statuses.join(","),
+                e.test,
+                e.cause
+            ));
         }
         text
     }
@@ -77,12 +212,20 @@ impl Baseline {
             let (key, rest) = line.split_once(' ')?;
             match key {
                 "ran" => baseline.ran = rest.parse().ok()?,
+                "counted" => baseline.counted = rest.parse().ok()?,
                 "note" => baseline.note = Some(rest.to_owned()),
                 "excluded" => {
-                    let (status, test) = rest.split_once(' ')?;
-                    baseline
-                        .excluded
-                        .push((TestName::parse(test).ok()?, status.to_owned()));
+                    let (statuses, rest) = rest.split_once(' ')?;
+                    let (test, cause) = rest.split_once('\t')?;
+                    let statuses: Vec<String> = statuses.split(',').map(str::to_owned).collect();
+                    if statuses.len() != BASELINE_RUNS {
+                        return None;
+                    }
+                    baseline.excluded.push(Exclusion {
+                        test: TestName::parse(test).ok()?,
+                        statuses,
+                        cause: cause.to_owned(),
+                    });
                 }
                 _ => return None,
             }
@@ -156,57 +299,147 @@ pub(crate) fn store(path: &Path, baseline: &Baseline) -> std::io::Result<()> {
     std::fs::rename(tmp, path)
 }
 
-/// What happened in a baseline workspace, for [`judge_baseline`].
+/// One Maven run of the regression suite on the reference fix, for [`judge_baseline`].
 pub(crate) struct BaselineRun<'a> {
-    pub compiled: bool,
     pub exit: ExitKind,
-    pub cases: &'a [avrlab_exec::TestCaseResult],
+    pub cases: &'a [TestCaseResult],
 }
 
-/// Turns a baseline run into exclusions. A test reported as not passing is excluded by name; a
-/// name that is not a valid test name (some JUnit 5 display names) excludes its class.
-pub(crate) fn judge_baseline(run: &BaselineRun<'_>, pov: &[TestName]) -> Baseline {
-    if !run.compiled {
-        return Baseline {
-            note: Some("the reference fix does not compile; no test is excluded".into()),
-            ..Baseline::default()
-        };
+/// The baseline of a reference fix that does not compile: nothing can be judged.
+fn not_compiled() -> Baseline {
+    Baseline {
+        note: Some("the reference fix does not compile; no test is excluded".into()),
+        ..Baseline::default()
     }
-    if !matches!(run.exit, ExitKind::Code(_)) {
+}
+
+/// The name a reported case is excluded under: its method, or its class where the report is the
+/// class's own failure (JUnit 4's `initializationError`, a set-up reported without a method) or
+/// names no Java method.
+fn reported_name(case: &TestCaseResult) -> Option<TestName> {
+    let simple = case.class.rsplit(['.', '$']).next().unwrap_or(&case.class);
+    let class_level = case.method.is_empty()
+        || case.method == "initializationError"
+        || case.method == case.class
+        || case.method == simple;
+    let method = (!class_level)
+        .then(|| TestName::parse(&format!("{}#{}", case.class, case.method)).ok())
+        .flatten();
+    method.or_else(|| TestName::parse(&case.class).ok())
+}
+
+/// The first line of a failure, for grouping: Mockito's and others' messages open with a blank
+/// line, so the first line with text; the status when there is none.
+fn first_line(case: &TestCaseResult) -> String {
+    let line = case
+        .message
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_else(|| case.status.as_str());
+    let mut line: String = line.replace('\t', " ");
+    if line.chars().count() > MAX_CAUSE_CHARS {
+        line = line.chars().take(MAX_CAUSE_CHARS).collect::<String>() + "…";
+    }
+    line
+}
+
+/// Turns the baseline runs into exclusions: a regression test that does not pass (or is
+/// skipped) in every run is excluded, flaky when it passed in another; PoV tests never are.
+pub(crate) fn judge_baseline(
+    runs: &[BaselineRun<'_>; BASELINE_RUNS],
+    pov: &[TestName],
+) -> Baseline {
+    if let Some((n, run)) = runs
+        .iter()
+        .enumerate()
+        .find(|(_, r)| !matches!(r.exit, ExitKind::Code(_)))
+    {
         return Baseline {
             note: Some(format!(
-                "the baseline run ended by {:?}; no test is excluded",
+                "baseline run {} of {BASELINE_RUNS} ended by {:?}; no test is excluded",
+                n + 1,
                 run.exit
             )),
             ..Baseline::default()
         };
     }
-    let mut excluded: Vec<(TestName, String)> = Vec::new();
-    for case in run.cases {
-        // Skipped tests never count against a candidate, so they need no exclusion; PoV tests
-        // are never excluded (a fix that fails them is not Plausible anyway).
-        if matches!(case.status, TestStatus::Passed | TestStatus::Skipped)
-            || pov.iter().any(|p| p.covers(&case.class, &case.method))
-        {
+    // Each test's status per run: its first case that did not pass (a parameterized method is
+    // one test, as Surefire's filter sees it), else passed, else skipped.
+    struct Seen<'c> {
+        name: TestName,
+        statuses: Vec<Option<&'c TestCaseResult>>,
+    }
+    let mut seen: Vec<Seen<'_>> = Vec::new();
+    let mut tests: Vec<(&str, &str)> = Vec::new();
+    for (n, run) in runs.iter().enumerate() {
+        for case in run.cases {
+            if pov.iter().any(|p| p.covers(&case.class, &case.method)) {
+                continue;
+            }
+            if !tests.contains(&(case.class.as_str(), case.method.as_str())) {
+                tests.push((&case.class, &case.method));
+            }
+            let Some(name) = reported_name(case) else {
+                continue;
+            };
+            let index = match seen.iter().position(|s| s.name == name) {
+                Some(i) => i,
+                None => {
+                    seen.push(Seen {
+                        name,
+                        statuses: vec![None; BASELINE_RUNS],
+                    });
+                    seen.len() - 1
+                }
+            };
+            let slot = &mut seen[index].statuses[n];
+            let worse = |old: &TestCaseResult| {
+                is_passing(old.status.as_str())
+                    && (!is_passing(case.status.as_str()) || case.status == TestStatus::Passed)
+            };
+            if slot.is_none_or(worse) {
+                *slot = Some(case);
+            }
+        }
+    }
+    let mut excluded = Vec::new();
+    for s in seen {
+        let Some(failure) = s
+            .statuses
+            .iter()
+            .flatten()
+            .find(|c| !is_passing(c.status.as_str()))
+        else {
             continue;
-        }
-        let name = TestName::parse(&format!("{}#{}", case.class, case.method))
-            .or_else(|_| TestName::parse(&case.class));
-        if let Ok(name) = name
-            && !excluded.iter().any(|(t, _)| *t == name)
-        {
-            excluded.push((name, case.status.as_str().to_owned()));
-        }
+        };
+        excluded.push(Exclusion {
+            cause: first_line(failure),
+            statuses: s
+                .statuses
+                .iter()
+                .map(|c| c.map_or(ABSENT, |c| c.status.as_str()).to_owned())
+                .collect(),
+            test: s.name,
+        });
     }
-    Baseline {
+    let mut baseline = Baseline {
         excluded,
-        ran: run.cases.len(),
+        ran: tests.len(),
+        counted: 0,
         note: None,
-    }
+    };
+    let left_out = baseline.tests();
+    baseline.counted = tests
+        .iter()
+        .filter(|(class, method)| !left_out.iter().any(|t| t.covers(class, method)))
+        .count();
+    baseline
 }
 
 /// Runs the baseline in `root` (a fresh folder): the pristine state with the reference fix
-/// applied, compiled, and every regression test but the PoV tests run.
+/// applied, compiled once, and every regression test but the PoV tests run [`BASELINE_RUNS`]
+/// times.
 pub(crate) fn run_baseline(
     task: &Task,
     maven: &Maven,
@@ -242,54 +475,60 @@ pub(crate) fn run_baseline(
     }
     let compiled = maven.compile(&ws).map_err(maven_err)?;
     if !compiled.exit.success() {
-        return Ok(judge_baseline(
-            &BaselineRun {
-                compiled: false,
-                exit: compiled.exit,
-                cases: &[],
-            },
-            &task.oracle.pov_tests,
-        ));
+        return Ok(not_compiled());
     }
     let selection = match &task.oracle.regression_tests {
         RegressionTests::AllOthers => TestSelection::AllExcept(Vec::new()),
         RegressionTests::Listed(list) => TestSelection::Only(list.clone()),
     };
-    let run = maven
-        .test(&ws, &selection, &root.join("reports"))
-        .map_err(maven_err)?;
-    if let Some(problem) = &run.unusable_reports {
-        return Ok(Baseline {
-            note: Some(format!(
-                "the baseline run's reports are unusable ({problem}); no test is excluded"
-            )),
-            ..Baseline::default()
-        });
+    // The runs share the workspace, as candidates' runs never do: the workspace is read-only to
+    // the tests, so whatever one run leaves behind is outside it (what makes a test flaky).
+    let mut runs = Vec::with_capacity(BASELINE_RUNS);
+    for n in 1..=BASELINE_RUNS {
+        let run = maven
+            .test(&ws, &selection, &root.join(format!("reports-{n}")))
+            .map_err(maven_err)?;
+        if let Some(problem) = &run.unusable_reports {
+            return Ok(Baseline {
+                note: Some(format!(
+                    "the reports of baseline run {n} are unusable ({problem}); no test is excluded"
+                )),
+                ..Baseline::default()
+            });
+        }
+        runs.push(run);
     }
-    Ok(judge_baseline(
-        &BaselineRun {
-            compiled: true,
-            exit: run.exit,
-            cases: &run.cases,
-        },
-        &task.oracle.pov_tests,
-    ))
+    let [first, second] = [&runs[0], &runs[1]].map(|run| BaselineRun {
+        exit: run.exit,
+        cases: &run.cases,
+    });
+    Ok(judge_baseline(&[first, second], &task.oracle.pov_tests))
 }
 
 #[cfg(test)]
 mod tests {
-    use avrlab_exec::TestCaseResult;
-
     use super::*;
 
-    fn case(class: &str, method: &str, status: TestStatus) -> TestCaseResult {
+    fn case(class: &str, method: &str, status: TestStatus, message: &str) -> TestCaseResult {
         TestCaseResult {
             class: class.into(),
             method: method.into(),
             status,
             seconds: 0.0,
-            message: String::new(),
+            message: message.into(),
         }
+    }
+
+    fn ok(class: &str, method: &str) -> TestCaseResult {
+        case(class, method, TestStatus::Passed, "")
+    }
+
+    fn judge(first: &[TestCaseResult], second: &[TestCaseResult], pov: &[TestName]) -> Baseline {
+        let run = |cases| BaselineRun {
+            exit: ExitKind::Code(1),
+            cases,
+        };
+        judge_baseline(&[run(first), run(second)], pov)
     }
 
     /// Baselines outlive runs, so their key is the task state's content: an edited state (or a
@@ -312,43 +551,207 @@ mod tests {
         assert_ne!(key(&one, 17), key(&two, 17));
     }
 
+    /// Failing in both runs excludes a test; failing in one only makes it flaky (excluded too);
+    /// passing or skipped in both keeps it. Names are per test, so the rest of a class counts.
     #[test]
-    fn tests_not_passing_on_the_fix_are_excluded_and_round_trip() {
-        let cases = [
-            case("a.T", "ok", TestStatus::Passed),
-            case("a.T", "ignored", TestStatus::Skipped),
-            case("a.T", "broken", TestStatus::Failed),
-            case("a.P", "m[3]", TestStatus::Errored),
-            case("a.J5", "shows a display name", TestStatus::Failed),
+    fn tests_not_passing_in_both_runs_are_excluded_and_round_trip() {
+        let mockito = "\nMockito cannot mock this class: class a.Q.\nMore lines";
+        let first = [
+            ok("a.T", "ok"),
+            case("a.T", "ignored", TestStatus::Skipped, "off"),
+            case(
+                "a.T",
+                "broken",
+                TestStatus::Failed,
+                "org.opentest4j.AssertionFailedError: no",
+            ),
+            case("a.T", "sometimes", TestStatus::Errored, ""),
+            ok("a.P", "m"),
+            case(
+                "a.P",
+                "m",
+                TestStatus::Errored,
+                "java.lang.IllegalStateException: third",
+            ),
+            case("a.J5", "shows a display name", TestStatus::Failed, "x"),
+            case("a.M", "initializationError", TestStatus::Errored, mockito),
+            case("a.T", "pov", TestStatus::Failed, "the PoV"),
+        ];
+        let second = [
+            ok("a.T", "ok"),
+            case("a.T", "ignored", TestStatus::Skipped, "off"),
+            case(
+                "a.T",
+                "broken",
+                TestStatus::Failed,
+                "org.opentest4j.AssertionFailedError: no",
+            ),
+            ok("a.T", "sometimes"),
+            ok("a.T", "late"),
+            ok("a.P", "m"),
+            case(
+                "a.P",
+                "m",
+                TestStatus::Errored,
+                "java.lang.IllegalStateException: third",
+            ),
+            case("a.J5", "shows a display name", TestStatus::Failed, "x"),
+            case("a.M", "initializationError", TestStatus::Errored, mockito),
+            case("a.T", "pov", TestStatus::Failed, "the PoV"),
         ];
         let pov = [TestName::parse("a.T#pov").unwrap()];
-        let mut cases = cases.to_vec();
-        cases.push(case("a.T", "pov", TestStatus::Failed));
-        let baseline = judge_baseline(
-            &BaselineRun {
-                compiled: true,
-                exit: ExitKind::Code(1),
-                cases: &cases,
-            },
-            &pov,
+        let baseline = judge(&first, &second, &pov);
+        let rows: Vec<String> = baseline
+            .excluded
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {} | {}",
+                    e.test,
+                    e.statuses.join(","),
+                    e.is_flaky(),
+                    e.cause
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                "a.T#broken failed,failed false | org.opentest4j.AssertionFailedError: no",
+                "a.T#sometimes errored,passed true | errored",
+                "a.P#m errored,errored false | java.lang.IllegalStateException: third",
+                "a.J5 failed,failed false | x",
+                "a.M errored,errored false | Mockito cannot mock this class: class a.Q.",
+            ]
         );
+        // a.T#ok, ignored, late; the three excluded methods; a.J5's and a.M's cases; not the PoV.
+        assert_eq!(baseline.ran, 8);
+        assert_eq!(baseline.counted, 3);
+        assert_eq!(baseline.share(), "counts 3 of 8 tests (38%)");
         let names: Vec<String> = baseline.tests().iter().map(ToString::to_string).collect();
-        assert_eq!(names, ["a.T#broken", "a.P#m[3]", "a.J5"]);
-        assert_eq!(baseline.ran, 6);
-        assert_eq!(Baseline::from_text(&baseline.to_text()), Some(baseline));
+        assert_eq!(
+            names,
+            ["a.T#broken", "a.T#sometimes", "a.P#m", "a.J5", "a.M"]
+        );
+        assert_eq!(
+            Baseline::from_text(&baseline.to_text()),
+            Some(baseline.clone())
+        );
+        let groups = baseline.groups();
+        let groups: Vec<(Option<&str>, usize)> = groups
+            .iter()
+            .map(|g| (g.cause.as_deref(), g.tests))
+            .collect();
+        assert_eq!(groups.len(), 5, "{groups:?}");
+        assert_eq!(groups[4], (None, 1), "{groups:?}");
+        let line = baseline.describe();
+        assert!(!line.contains('\n'));
+        assert!(
+            line.starts_with(
+                "baseline: 5 tests excluded (4 failing on the reference fix, 1 flaky over 2 runs), \
+                 counts 3 of 8 tests (38%); only these are left out"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.contains("a.T#sometimes (flaky: errored, passed)"),
+            "{line}"
+        );
+    }
+
+    /// An invocation `m[3]` leaves out its method (Surefire filters by method name); a listed
+    /// test goes when an exclusion covers it.
+    #[test]
+    fn an_invocation_excludes_its_method() {
+        let baseline = Baseline {
+            excluded: vec![Exclusion {
+                test: TestName::parse("a.P#m[3]").unwrap(),
+                statuses: vec!["failed".into(), "failed".into()],
+                cause: "boom".into(),
+            }],
+            ran: 4,
+            counted: 1,
+            note: None,
+        };
+        assert_eq!(baseline.tests(), [TestName::parse("a.P#m").unwrap()]);
+        for (listed, kept) in [
+            ("a.P#m[1]", false),
+            ("a.P#m", false),
+            ("a.P", false),
+            ("a.P#n", true),
+        ] {
+            assert_eq!(
+                baseline.keeps(&TestName::parse(listed).unwrap()),
+                kept,
+                "{listed}"
+            );
+        }
+        assert!(
+            baseline
+                .describe()
+                .contains("a.P#m[3] (failed; its method)")
+        );
+    }
+
+    /// A long list is counted, not named: the regression log's line stays readable.
+    #[test]
+    fn a_long_baseline_is_summarized_by_count() {
+        let cases: Vec<TestCaseResult> = (0..40)
+            .map(|i| {
+                case(
+                    "a.T",
+                    &format!("t{i}"),
+                    TestStatus::Errored,
+                    "java.lang.Error: same",
+                )
+            })
+            .collect();
+        let baseline = judge(&cases, &cases, &[]);
+        let line = baseline.describe();
+        assert!(line.contains("and 34 more"), "{line}");
+        assert!(line.len() < 400, "{line}");
+        assert_eq!(
+            baseline.groups(),
+            [ExclusionGroup {
+                cause: Some("java.lang.Error: same".into()),
+                tests: 40
+            }]
+        );
+    }
+
+    /// A file of the first format is not read as this one: the baseline is taken again.
+    #[test]
+    fn an_older_baseline_file_is_not_misread() {
+        assert_eq!(
+            Baseline::from_text("avrlab-baseline 1\nran 3\nexcluded failed a.T#x\n"),
+            None
+        );
     }
 
     #[test]
-    fn nothing_is_excluded_when_the_fix_does_not_build() {
-        let baseline = judge_baseline(
-            &BaselineRun {
-                compiled: false,
-                exit: ExitKind::Code(1),
-                cases: &[],
-            },
-            &[],
-        );
+    fn nothing_is_excluded_when_the_fix_does_not_build_or_a_run_is_killed() {
+        let baseline = not_compiled();
         assert!(baseline.excluded.is_empty());
         assert!(baseline.describe().contains("does not compile"));
+        let cases = [case("a.T", "x", TestStatus::Failed, "")];
+        let killed = judge_baseline(
+            &[
+                BaselineRun {
+                    exit: ExitKind::Code(1),
+                    cases: &cases,
+                },
+                BaselineRun {
+                    exit: ExitKind::TimedOut,
+                    cases: &[],
+                },
+            ],
+            &[],
+        );
+        assert!(killed.excluded.is_empty());
+        assert!(
+            killed.describe().contains("baseline run 2 of 2 ended by"),
+            "{}",
+            killed.describe()
+        );
     }
 }

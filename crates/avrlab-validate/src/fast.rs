@@ -534,6 +534,9 @@ fn settle_cross_check(mut verdict: Verdict) -> Verdict {
 #[derive(Debug, Clone)]
 struct FastSelection {
     regression: RegressionTests,
+    /// What the baseline leaves out: methods (every invocation of a parameterized one, as on
+    /// Maven) and whole classes only where the class itself failed. The runner's `excluded`
+    /// list reads both `Class#method` and `Class`; the name is older than per-test exclusion.
     dropped_classes: Vec<TestName>,
     /// The baseline, in words, for the regression log.
     describe: String,
@@ -542,28 +545,15 @@ struct FastSelection {
 impl FastSelection {
     fn new(task: &Task, baseline: Option<&crate::baseline::Baseline>) -> Self {
         let base = baseline.cloned().unwrap_or_default();
-        let mut dropped_classes: Vec<TestName> = Vec::new();
-        for test in base.tests() {
-            let class = TestName {
-                class: test.class.clone(),
-                method: None,
-            };
-            if !dropped_classes.contains(&class) {
-                dropped_classes.push(class);
-            }
-        }
         let regression = match &task.oracle.regression_tests {
             RegressionTests::AllOthers => RegressionTests::AllOthers,
-            RegressionTests::Listed(list) => RegressionTests::Listed(
-                list.iter()
-                    .filter(|t| !dropped_classes.iter().any(|d| d.class == t.class))
-                    .cloned()
-                    .collect(),
-            ),
+            RegressionTests::Listed(list) => {
+                RegressionTests::Listed(list.iter().filter(|t| base.keeps(t)).cloned().collect())
+            }
         };
         Self {
             regression,
-            dropped_classes,
+            dropped_classes: base.tests(),
             describe: base.describe(),
         }
     }

@@ -461,26 +461,16 @@ impl MavenOracle {
             Some(known) => known.clone(),
             None => self.baseline(task)?.0.unwrap_or_default(),
         };
+        // Single tests are excluded (a method, or a class where the class itself failed; see
+        // `baseline`); reports must name none of them. The PoV tests run again with the others:
+        // they passed a moment ago.
         let dropped = base.tests();
-        // Whole classes are excluded (see `TestSelection::AllExcept`); reports must name none of
-        // them. The PoV tests run again with the others: they passed a moment ago.
-        let dropped_classes: Vec<TestName> = dropped
-            .iter()
-            .map(|t| TestName {
-                class: t.class.clone(),
-                method: None,
-            })
-            .collect();
         let listed: Vec<TestName>;
         let (selection, wanted): (TestSelection, &[TestName]) = match &task.oracle.regression_tests
         {
             RegressionTests::AllOthers => (TestSelection::AllExcept(dropped.clone()), &[]),
             RegressionTests::Listed(list) => {
-                listed = list
-                    .iter()
-                    .filter(|t| !dropped_classes.iter().any(|d| d.class == t.class))
-                    .cloned()
-                    .collect();
+                listed = list.iter().filter(|t| base.keeps(t)).cloned().collect();
                 (TestSelection::Only(listed.clone()), &listed)
             }
         };
@@ -492,7 +482,7 @@ impl MavenOracle {
         if let PhaseJudgement::Decided(outcome, reason) = judge_run(
             &run,
             wanted,
-            &dropped_classes,
+            &dropped,
             Outcome::RegressionBroken,
             SkippedTests::Allowed,
         ) {

@@ -3,6 +3,7 @@
 mod adversarial;
 mod agents;
 mod bad_input;
+mod baseline;
 mod candidates;
 mod common;
 mod eval;

@@ -56,6 +56,8 @@ struct CheckRow {
     jdk: String,
     minutes: f64,
     note: String,
+    /// The baseline's exclusions grouped by cause, and the share of the suite that counts.
+    explained: Vec<String>,
 }
 
 fn check_row(
@@ -108,6 +110,10 @@ fn check_row(
         jdk,
         minutes,
         note,
+        explained: baseline
+            .filter(|b| b.note.is_none())
+            .map(explain_baseline)
+            .unwrap_or_default(),
     }
 }
 
@@ -122,7 +128,24 @@ fn unprepared_row(task: &avrlab_bench::Task, reason: &str) -> CheckRow {
         jdk: format!("{} (task)", task.build.jdk),
         minutes: 0.0,
         note: format!("warm-up failed: {reason}"),
+        explained: Vec::new(),
     }
+}
+
+/// The share of the suite that counts, then one line per group of exclusions, the largest first.
+fn explain_baseline(baseline: &avrlab_validate::Baseline) -> Vec<String> {
+    let mut lines = vec![baseline.share()];
+    for group in baseline.groups() {
+        let tests = match group.tests {
+            1 => "1 test".to_owned(),
+            n => format!("{n} tests"),
+        };
+        lines.push(match &group.cause {
+            Some(cause) => format!("{tests}: {cause}"),
+            None => format!("{tests}: flaky (not passing in one baseline run, passing in another)"),
+        });
+    }
+    lines
 }
 
 fn render_check_table(rows: &[CheckRow]) -> String {
@@ -141,6 +164,12 @@ fn render_check_table(rows: &[CheckRow]) -> String {
             r.minutes,
             r.note.replace('|', "/")
         ));
+    }
+    for r in rows.iter().filter(|r| !r.explained.is_empty()) {
+        out.push_str(&format!("\n{}: {}\n", r.task, r.explained[0]));
+        for line in &r.explained[1..] {
+            out.push_str(&format!("  {line}\n"));
+        }
     }
     out
 }

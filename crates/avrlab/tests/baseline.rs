@@ -1,0 +1,176 @@
+//! The baseline with real Maven: a regression test that fails on the reference fix is left out
+//! alone (the other tests of its class still count), and a flaky one is found by the second
+//! baseline run. The fixture's `SlugsTest#cachesTheLastSlug` leaves a file in `target/` and fails
+//! when it finds one: flaky wherever two runs share a build folder. Sandboxed, every run gets a
+//! fresh `target/`, so the baseline that finds it is taken unsandboxed (`validate --sandbox
+//! none`); `bench check` then reads that baseline from the cache (keyed by the task state) and
+//! explains it, and both engines' regression runs leave out exactly the two tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{binary, fixtures, heavy, text};
+
+const FLAKY: &str = "com.example.slugs.SlugsTest#cachesTheLastSlug";
+const FAILING: &str = "com.example.slugs.SlugsTest#namesEmptyTitles";
+
+/// avrlab with its cache (and so its baselines) in `dir`, and the shared Maven repository.
+fn avrlab(dir: &Path, args: &[&str]) -> Output {
+    let repository = std::env::var_os("AVRLAB_MAVEN_REPO").map_or_else(
+        || PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/avrlab/maven-repository"),
+        PathBuf::from,
+    );
+    #[expect(clippy::disallowed_methods, reason = "the tests run the real binary")]
+    std::process::Command::new(binary())
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("AVRLAB_MAVEN_REPO", repository)
+        .output()
+        .unwrap()
+}
+
+/// The regression tests a candidate's verdict recorded, as `Class#method status`.
+fn regression_tests(store: &Path, candidate: &str) -> Vec<String> {
+    let db = rusqlite::Connection::open(store).unwrap();
+    let mut query = db
+        .prepare(
+            "SELECT class, method, status FROM test_results
+             WHERE candidate_id = ?1 AND phase = 'regression' AND class LIKE '%.SlugsTest'
+             ORDER BY method",
+        )
+        .unwrap();
+    query
+        .query_map([candidate], |r| {
+            let (class, method, status): (String, String, String) =
+                (r.get(0)?, r.get(1)?, r.get(2)?);
+            Ok(format!("{class}#{method} {status}"))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn regression_log(store: &Path, candidate: &str) -> String {
+    let db = rusqlite::Connection::open(store).unwrap();
+    db.query_row(
+        "SELECT log FROM phases WHERE candidate_id = ?1 AND phase = 'regression'",
+        [candidate],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let benchmark = fixtures().join("baseline");
+    let benchmark = benchmark.to_str().unwrap();
+    let counted = [
+        "com.example.slugs.SlugsTest#lowerCases passed",
+        "com.example.slugs.SlugsTest#numbers passed",
+        "com.example.slugs.SlugsTest#shortens passed",
+    ];
+
+    // Maven, unsandboxed: the baseline's two runs share the workspace's `target/`.
+    let store = dir.path().join("maven.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--benchmark",
+            benchmark,
+            "--reference",
+            "--engine",
+            "maven",
+            "--sandbox",
+            "none",
+            "--workers",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1/1 reference fixes are Plausible"),
+        "{stdout}"
+    );
+    assert_eq!(regression_tests(&store, "demo-baseline/reference"), counted);
+    let log = regression_log(&store, "demo-baseline/reference");
+    let line = log.lines().next().unwrap();
+    assert!(
+        line.starts_with(
+            "[avrlab] baseline: 2 tests excluded (1 failing on the reference fix, 1 flaky over 2 \
+             runs), counts 3 of 5 tests (60%)"
+        ),
+        "{log}"
+    );
+    assert!(
+        line.contains(&format!("{FLAKY} (flaky: passed, failed)")),
+        "{line}"
+    );
+    assert!(line.contains(&format!("{FAILING} (failed)")), "{line}");
+
+    // The reference check, sandboxed, with the baseline from the cache: explained per cause.
+    let store = dir.path().join("check.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "bench",
+            "--benchmark",
+            benchmark,
+            "check",
+            "--workers",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("| demo-baseline | yes | yes | yes | 2 of 5 | JDK 17 |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "demo-baseline: counts 3 of 5 tests (60%)\n  1 test: \
+             org.opentest4j.AssertionFailedError: an empty title has no name ==> expected: \
+             <untitled> but was: <>\n  1 test: flaky (not passing in one baseline run, passing \
+             in another)\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(regression_tests(&store, "demo-baseline/reference"), counted);
+
+    // The fast engine leaves out the same two methods, not their class.
+    let store = dir.path().join("fast.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--benchmark",
+            benchmark,
+            "--reference",
+            "--confirm-sample",
+            "0",
+            "--workers",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1/1 reference fixes are Plausible"),
+        "{stdout}"
+    );
+    assert_eq!(regression_tests(&store, "demo-baseline/reference"), counted);
+    assert!(
+        regression_log(&store, "demo-baseline/reference").contains("counts 3 of 5 tests (60%)")
+    );
+}
