@@ -54,6 +54,37 @@ const RUNNER_SOURCE: (&str, &str) = (
     include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
 );
 
+/// Tests of the helper's own that a pooled test JVM runs before its candidate arrives (the JUnit
+/// engine's execution path loaded and compiled by then), each compiled into the runner where the
+/// class path has the JUnit API it is written against: (source, a jar of that API starts with).
+const WARM_SOURCES: [(&str, &str, &str); 2] = [
+    (
+        "avrlab/fastpath/runner/WarmJupiter.java",
+        include_str!("../../../java/fastpath/warm/avrlab/fastpath/runner/WarmJupiter.java"),
+        "junit-jupiter-api-",
+    ),
+    (
+        "avrlab/fastpath/runner/WarmJUnit4.java",
+        include_str!("../../../java/fastpath/warm/avrlab/fastpath/runner/WarmJUnit4.java"),
+        "junit-4.",
+    ),
+];
+
+/// The warm-up tests that compile against `classpath`.
+fn warm_sources(classpath: &[PathBuf]) -> Vec<(&'static str, &'static str)> {
+    WARM_SOURCES
+        .iter()
+        .filter(|(_, _, api)| {
+            classpath.iter().any(|entry| {
+                entry
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(api))
+            })
+        })
+        .map(|(name, text, _)| (*name, *text))
+        .collect()
+}
+
 /// The helper's runner classes as a jar, in the helper's build folder.
 const RUNNER_JAR: &str = "runner.jar";
 /// The helper's control module as a modular jar (a class-data archive can be dumped only with
@@ -516,7 +547,10 @@ impl Maven {
         let mut hasher = Sha256::new();
         // The layout of a build folder (which jars it holds); a new layout never reads an old one.
         hasher.update(b"helper layout 2: control.jar, runner.jar\0");
-        for (name, text) in CONTROL_SOURCES.iter().chain([&RUNNER_SOURCE]) {
+        let runner_sources: Vec<(&str, &str)> = std::iter::once(RUNNER_SOURCE)
+            .chain(warm_sources(classpath))
+            .collect();
+        for (name, text) in CONTROL_SOURCES.iter().chain(&runner_sources) {
             hasher.update(name.as_bytes());
             hasher.update(text.as_bytes());
         }
@@ -543,10 +577,14 @@ impl Maven {
                 .map_err(io(&path))?;
             std::fs::write(&path, text).map_err(io(&path))?;
         }
-        let runner_src = staging.join("src/runner").join(RUNNER_SOURCE.0);
-        std::fs::create_dir_all(runner_src.parent().expect("a file in a folder"))
-            .map_err(io(&runner_src))?;
-        std::fs::write(&runner_src, RUNNER_SOURCE.1).map_err(io(&runner_src))?;
+        let mut runner_files = Vec::new();
+        for (name, text) in &runner_sources {
+            let path = staging.join("src/runner").join(name);
+            std::fs::create_dir_all(path.parent().expect("a file in a folder"))
+                .map_err(io(&path))?;
+            std::fs::write(&path, text).map_err(io(&path))?;
+            runner_files.push(path.display().to_string());
+        }
         let release = self.jdk().major.to_string();
         let joined = std::env::join_paths(classpath)
             .map_err(|e| FastPathError::Start(e.to_string()))?
@@ -564,7 +602,7 @@ impl Maven {
             staging.join("control").display().to_string(),
         ];
         control_args.extend(control);
-        let runner_args = vec![
+        let mut runner_args = vec![
             "--release".to_owned(),
             release,
             "-nowarn".to_owned(),
@@ -572,8 +610,8 @@ impl Maven {
             joined,
             "-d".to_owned(),
             staging.join("runner").display().to_string(),
-            runner_src.display().to_string(),
         ];
+        runner_args.extend(runner_files);
         let javac = self.jdk().home.join("bin/javac");
         // The runner and the control module go into jars: a class-data archive can be dumped
         // only with jars on the class and module paths.

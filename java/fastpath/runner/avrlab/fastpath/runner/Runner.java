@@ -236,13 +236,31 @@ public final class Runner {
     }
 
     /**
-     * Creates a launcher (its test engines found and loaded) and discovers nothing, so that the
-     * classes of JUnit are loaded before a candidate arrives; loads no project class.
+     * Creates a launcher (its test engines found and loaded), discovers nothing and runs the
+     * helper's warm-up tests, so that the classes of JUnit are loaded before a candidate arrives;
+     * loads no project class.
      */
     public static void prewarm() {
         Launcher launcher = launcher();
         launcher.discover(LauncherDiscoveryRequestBuilder.request().build());
+        // The helper's own warm-up tests, where they were compiled in: the engines' execution
+        // path is then loaded and compiled before the candidate's tests run.
+        for (String warm : WARM_TESTS) {
+            try {
+                Class.forName(warm, false, Runner.class.getClassLoader());
+            } catch (ClassNotFoundException absent) {
+                continue;
+            }
+            for (int i = 0; i < 3; i++) {
+                run(new String[] {warm}, new String[0], "");
+            }
+        }
     }
+
+    /** The warm-up tests the helper may hold (see {@link #prewarm}). */
+    private static final String[] WARM_TESTS = {
+        "avrlab.fastpath.runner.WarmJupiter", "avrlab.fastpath.runner.WarmJUnit4"
+    };
 
     /**
      * The test classes that {@code run} with no selection would run: every class under {@code
