@@ -114,7 +114,7 @@ impl StateRuntime {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         // A stable sort keeps the order in which classes first failed among equal counts.
-        failing.sort_by(|a, b| b.1.cmp(&a.1));
+        failing.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
         failing.into_iter().map(|(class, _)| class).collect()
     }
 
@@ -1360,7 +1360,7 @@ mod tests {
             phase: Phase::Pov,
             class: "com.example.PovTest".into(),
             method: "blocksTheAttack".into(),
-            status: avrlab_exec::TestStatus::Passed,
+            status: TestStatus::Passed,
             seconds: 0.1,
             message: String::new(),
         });
