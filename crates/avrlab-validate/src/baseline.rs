@@ -328,16 +328,23 @@ fn reported_name(case: &TestCaseResult) -> Option<TestName> {
     method.or_else(|| TestName::parse(&case.class).ok())
 }
 
-/// The first line of a failure, for grouping: Mockito's and others' messages open with a blank
-/// line, so the first line with text; the status when there is none.
+/// The first line of a failure, for grouping: the first line with text, and where that is only
+/// the thrown type (`org.mockito.exceptions.base.MockitoException:`, whose messages open with a
+/// blank line) the type with the message's first line; the status when there is no message.
 fn first_line(case: &TestCaseResult) -> String {
-    let line = case
+    let mut lines = case
         .message
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or_else(|| case.status.as_str());
-    let mut line: String = line.replace('\t', " ");
+        .filter(|l| !l.is_empty());
+    let mut line = match (lines.next(), lines.next()) {
+        (None, _) => case.status.as_str().to_owned(),
+        (Some(kind), Some(next)) if kind.ends_with(':') && !kind.contains(' ') => {
+            format!("{kind} {next}")
+        }
+        (Some(first), _) => first.to_owned(),
+    };
+    line = line.replace('\t', " ");
     if line.chars().count() > MAX_CAUSE_CHARS {
         line = line.chars().take(MAX_CAUSE_CHARS).collect::<String>() + "…";
     }
@@ -555,7 +562,8 @@ mod tests {
     /// passing or skipped in both keeps it. Names are per test, so the rest of a class counts.
     #[test]
     fn tests_not_passing_in_both_runs_are_excluded_and_round_trip() {
-        let mockito = "\nMockito cannot mock this class: class a.Q.\nMore lines";
+        let mockito = "org.mockito.exceptions.base.MockitoException: \nMockito cannot mock this \
+                       class: class a.Q.\nMore lines";
         let first = [
             ok("a.T", "ok"),
             case("a.T", "ignored", TestStatus::Skipped, "off"),
@@ -621,7 +629,8 @@ mod tests {
                 "a.T#sometimes errored,passed true | errored",
                 "a.P#m errored,errored false | java.lang.IllegalStateException: third",
                 "a.J5 failed,failed false | x",
-                "a.M errored,errored false | Mockito cannot mock this class: class a.Q.",
+                "a.M errored,errored false | org.mockito.exceptions.base.MockitoException: Mockito \
+                 cannot mock this class: class a.Q.",
             ]
         );
         // a.T#ok, ignored, late; the three excluded methods; a.J5's and a.M's cases; not the PoV.
