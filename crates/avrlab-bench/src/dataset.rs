@@ -58,11 +58,23 @@ pub enum RowBuild {
     Ant,
 }
 
-/// A method range the dataset gives for the vulnerable code (1-based, inclusive).
+/// Where the dataset places the vulnerable code: the buggy file, its buggy lines and the method
+/// that holds them (1-based, inclusive ranges).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DatasetLocation {
+    /// The dataset file and record the lines come from: `VJBench_data.json, record Jinjava-1`,
+    /// `vul_location.json, record VUL4J-1007`.
+    pub source: String,
+    /// Relative to the repository root.
     pub file: String,
+    /// The lines a fix replaces (for an insertion, the line at the insertion point: the study
+    /// masks it too); empty when the dataset names the file only.
+    pub buggy_lines: Vec<(u32, u32)>,
+    /// The method's range as the dataset gives it (`buggy_method_with_comment` may start at the
+    /// method's leading comment).
     pub method_lines: Vec<(u32, u32)>,
+    /// `replace`, `insertion` or `deletion`, when given.
+    pub bug_type: Option<String>,
 }
 
 /// One vulnerability of a dataset, as the dataset describes it.
@@ -303,6 +315,10 @@ struct VjbenchJsonRecord {
     #[serde(default)]
     buggy_method: Vec<Vec<u32>>,
     #[serde(default)]
+    buggy_line: Vec<Vec<u32>>,
+    #[serde(default)]
+    bug_type: String,
+    #[serde(default)]
     compile_cmd: String,
     #[serde(default)]
     test_cmd: String,
@@ -396,14 +412,6 @@ fn vjbench_row(
         .ok_or_else(|| format!("fix_commit `{}` is not a commit URL", details.fix_commit))?;
     let shifted = details.test_num.as_str().unwrap_or("");
     let build = vjbench_build(&[&details.compile_cmd, &details.test_cmd, shifted])?;
-    let method_lines: Vec<(u32, u32)> = details
-        .buggy_method
-        .iter()
-        .filter_map(|r| match r.as_slice() {
-            [a, b] if *a >= 1 && a <= b => Some((*a, *b)),
-            _ => None,
-        })
-        .collect();
     Ok(DatasetRow {
         dataset_id: id.to_owned(),
         task_id: task_id("vjbench", id),
@@ -421,8 +429,11 @@ fn vjbench_row(
         pov_tests: None,
         location: match &details.buggy_file_path {
             serde_json::Value::String(file) if !file.is_empty() => Some(DatasetLocation {
+                source: format!("VJBench_data.json, record {id}"),
                 file: file.clone(),
-                method_lines,
+                buggy_lines: crate::location::line_ranges(&details.buggy_line),
+                method_lines: crate::location::line_ranges(&details.buggy_method),
+                bug_type: non_empty(&details.bug_type),
             }),
             _ => None,
         },

@@ -10,6 +10,7 @@ mod checkout;
 mod class_policy;
 mod dataset;
 mod feature;
+mod location;
 mod patch;
 mod policy;
 mod task;
@@ -27,6 +28,11 @@ pub use dataset::{
 pub use feature::{
     ExpectedFailures, FeatureFile, FeatureSpec, PatchText, RecordBuild, RecordError,
     StatementSource, SusVibesRecord, parse_cwe, read_susvibes, write_susvibes,
+};
+pub use location::{
+    DERIVED_FROM_FIX, LocalizationChoice, LocationLookup, MethodSpan, VUL_LOCATION_FILE,
+    VulLocation, VulnerableFile, choose_localization, dataset_location, localize_from_dataset,
+    read_vul_locations, show_ranges,
 };
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};

@@ -258,6 +258,11 @@ pub struct Provenance {
     pub dataset: String,
     /// The dataset's id of the vulnerability (`VUL4J-41`, `Jinjava-1`).
     pub dataset_id: String,
+    /// Where `[[localization]]` came from: `dataset: vul_location.json, record VUL4J-10014`,
+    /// or `derived from the fix diff` (the dataset gives no usable lines; the notes say why).
+    /// Absent in tasks written before the importer recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localization: Option<String>,
     /// One sentence per decision the importer made.
     #[serde(default)]
     pub notes: Vec<String>,

@@ -1094,6 +1094,7 @@ pub fn curate_task(
         provenance: Some(avrlab_bench::Provenance {
             dataset: "curated".into(),
             dataset_id: task.id.clone(),
+            localization: None,
             notes: vec![format!(
                 "curated by avrlab from repair task {}: mask of {} method(s), problem statement: {}",
                 task.id,

@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    DatasetKind, DatasetRow, GitTaskManifest, HunkLine, Localization, Patch, Provenance, RowBuild,
-    RowRefusal, Task, TestName,
+    DatasetKind, DatasetRow, GitTaskManifest, HunkLine, Localization, MethodSpan, Patch,
+    Provenance, RowBuild, RowRefusal, Task, TestName, VulLocation, VulnerableFile,
+    choose_localization, dataset_location,
 };
 use avrlab_exec::{GitError, Repository, mirror_path};
 
@@ -49,6 +50,9 @@ pub struct ImportConfig {
     pub out: PathBuf,
     /// Scratch space for git views of the mirrors.
     pub scratch: PathBuf,
+    /// The records of `vul_location.json` (empty when there is none): the dataset's buggy lines,
+    /// used where they fit the vulnerable file (`avrlab_bench::choose_localization`).
+    pub locations: Vec<VulLocation>,
 }
 
 /// Imports `rows` into `config.out`, one folder per row, and lists what was refused.
@@ -197,7 +201,35 @@ fn build_task(
     };
     check_pov_tests_exist(repo, &commit, module, &pov_tests)?;
 
-    let localization = localize(repo, &parent, &reference)?;
+    let derived = localize(repo, &parent, &reference)?;
+    let lookup = dataset_location(config.kind, row, &config.locations);
+    notes.extend(lookup.notes);
+    let choice = match &lookup.location {
+        Some(location) => {
+            // The dataset names the file from the repository root, as the fix's diff does; a
+            // file the fix does not change cannot be the vulnerable one.
+            let path = reference
+                .files
+                .iter()
+                .find(|f| !f.created && f.old_path == location.file)
+                .map(|f| f.old_path.clone());
+            let facts = match &path {
+                Some(path) => Some(vulnerable_file(repo, &parent, path)?),
+                None => None,
+            };
+            let file = facts
+                .as_ref()
+                .zip(path.as_deref())
+                .map(|((count, methods), path)| VulnerableFile {
+                    path,
+                    line_count: *count,
+                    methods,
+                });
+            choose_localization(Some(location), file.as_ref(), derived, &mut notes)
+        }
+        None => choose_localization(None, None, derived, &mut notes),
+    };
+    let localization = choice.localization;
     let jdk = match row.jdk {
         Some(jdk) => jdk,
         None => {
@@ -238,6 +270,7 @@ fn build_task(
         provenance: Provenance {
             dataset: config.kind.as_str().to_owned(),
             dataset_id: row.dataset_id.clone(),
+            localization: Some(choice.source),
             notes,
         },
     };
@@ -370,6 +403,25 @@ fn localize(repo: &Repository, parent: &str, reference: &Patch) -> RowResult<Vec
         }
     }
     Ok(found.into_values().collect())
+}
+
+/// The line count and the methods of a file of the vulnerable tree (the parent's, as in `localize`).
+fn vulnerable_file(
+    repo: &Repository,
+    parent: &str,
+    path: &str,
+) -> RowResult<(u32, Vec<MethodSpan>)> {
+    let text = repo.show(parent, path).map_err(git_bad)?;
+    let source = avrlab_java::parse(&text);
+    let methods = avrlab_java::methods(&source)
+        .into_iter()
+        .map(|m| MethodSpan {
+            name: m.name,
+            lines: (m.lines.start as u32, m.lines.end as u32),
+        })
+        .collect();
+    let count = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
+    Ok((count, methods))
 }
 
 /// PoV tests for a dataset that lists none: the test methods (annotated `@Test`, or JUnit 3

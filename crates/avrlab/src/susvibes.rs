@@ -146,6 +146,7 @@ fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, 
         provenance: Some(Provenance {
             dataset: "susvibes".into(),
             dataset_id: record.instance_id.clone(),
+            localization: None,
             notes,
         }),
         feature: feature.clone(),

@@ -109,6 +109,127 @@ fn the_three_mirrored_vulnerabilities_pass_the_reference_check() {
     fast_engine_takes_the_real_tasks(dir.path(), &bench, &work);
 }
 
+/// The datasets' own buggy lines are the localization where they fit the vulnerable file:
+/// Json-sanitizer-1 marks VJBench's lines 547–554 (`vul_location.json`; the fix's diff removes
+/// 544–553), VUL4J-41 Vul4J's record's line 311, and each task says where its localization came
+/// from. Lines that do not fit the file fall back to the fix, with the reason recorded.
+#[test]
+fn imported_tasks_carry_the_datasets_buggy_lines_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = import(
+        dir.path(),
+        "vjbench",
+        "Json-sanitizer-1,TorpedoQuery-1",
+        &[],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let task = |dataset: &str, id: &str| {
+        let path = dir.path().join(dataset).join(id).join("task.toml");
+        avrlab_bench::Task::load(&path).unwrap()
+    };
+    let json = task("vjbench", "vjbench-json-sanitizer-1");
+    assert_eq!(json.localization.len(), 1);
+    let loc = &json.localization[0];
+    assert_eq!(loc.file, "src/main/java/com/google/json/JsonSanitizer.java");
+    assert_eq!(loc.method, "sanitizeString");
+    assert_eq!(loc.method_lines, (511, 645));
+    assert_eq!(loc.hunks, [(547, 554)]);
+    let provenance = json.provenance.as_ref().unwrap();
+    assert_eq!(
+        provenance.localization.as_deref(),
+        Some("dataset: vul_location.json, record VUL4J-10014")
+    );
+    assert!(
+        provenance
+            .notes
+            .iter()
+            .any(|n| n.contains("the fix's diff changes 544–553")),
+        "{:?}",
+        provenance.notes
+    );
+    // VJBench gives no lines for TorpedoQuery-1: the fix decides.
+    let torpedo = task("vjbench", "vjbench-torpedoquery-1");
+    assert_eq!(
+        torpedo.provenance.unwrap().localization.as_deref(),
+        Some("derived from the fix diff")
+    );
+    assert!(!torpedo.localization.is_empty());
+
+    let output = import(dir.path(), "vul4j", "VUL4J-41", &[]);
+    assert!(output.status.success(), "{:?}", text(&output));
+    let v41 = task("vul4j", "vul4j-41");
+    assert_eq!(v41.localization[0].method, "extractFile");
+    assert_eq!(v41.localization[0].hunks, [(311, 311)]);
+    assert_eq!(
+        v41.provenance.unwrap().localization.as_deref(),
+        Some("dataset: vul_location.json, record VUL4J-41")
+    );
+
+    let out = avrlab(
+        dir.path(),
+        &[
+            "bench",
+            "--benchmark",
+            dir.path().join("vjbench").to_str().unwrap(),
+            "show",
+            "vjbench-json-sanitizer-1",
+        ],
+    );
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("hunks [(547, 554)]")
+            && stdout.contains("localized:   dataset: vul_location.json, record VUL4J-10014"),
+        "{stdout}"
+    );
+
+    // A record whose lines lie past the end of the file: the fix's localization, and why.
+    let published =
+        std::fs::read_to_string(shared("datasets").join("vjbench/vul_location.json")).unwrap();
+    let mut records: Vec<serde_json::Value> = serde_json::from_str(&published).unwrap();
+    let record = records
+        .iter_mut()
+        .find(|r| r["vul_id"] == "VUL4J-10014")
+        .unwrap();
+    record["buggy_line"] = serde_json::json!([[9547, 9554]]);
+    let locations = dir.path().join("vul_location.json");
+    std::fs::write(&locations, serde_json::to_string(&records).unwrap()).unwrap();
+    let out_dir = dir.path().join("shifted");
+    let mirrors = shared("mirrors");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "bench",
+            "import",
+            "vjbench",
+            "--mirrors",
+            mirrors.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--ids",
+            "Json-sanitizer-1",
+            "--locations",
+            locations.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{:?}", text(&output));
+    let shifted =
+        avrlab_bench::Task::load(&out_dir.join("vjbench-json-sanitizer-1/task.toml")).unwrap();
+    assert_eq!(shifted.localization[0].hunks, [(544, 553)]);
+    let provenance = shifted.provenance.unwrap();
+    assert_eq!(
+        provenance.localization.as_deref(),
+        Some("derived from the fix diff")
+    );
+    assert!(
+        provenance.notes.iter().any(|n| n.contains(
+            "the dataset's buggy lines 9547–9554 lie outside src/main/java/com/google/json/JsonSanitizer.java"
+        )),
+        "{:?}",
+        provenance.notes
+    );
+}
+
 /// Next to Maven's check: one wrong candidate per real task on the fast engine (JUnit 3/4
 /// through the vintage engine), decided by the fast path itself — no fallback, no sampled Maven
 /// re-check (the sample is 0; a fast `RegressionBroken` is always confirmed) — with the outcome

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use avrlab::import::{ImportConfig, RefusalKind, import_rows};
-use avrlab_bench::{Benchmark, DatasetKind, ProjectSource, RegressionTests, read_dataset};
+use avrlab_bench::{
+    Benchmark, DatasetKind, ProjectSource, RegressionTests, VUL_LOCATION_FILE, read_dataset,
+    read_vul_locations,
+};
 use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
@@ -44,6 +47,11 @@ pub enum BenchCommand {
         /// Import only these dataset ids (e.g. VUL4J-41).
         #[arg(long, value_delimiter = ',')]
         ids: Vec<String>,
+        /// The datasets' buggy lines (VJBench's `vul_location.json`, which also covers Vul4J's
+        /// ids), used for `[[localization]]` where they fit the vulnerable file [default: the
+        /// datasets folder's vjbench/vul_location.json].
+        #[arg(long)]
+        locations: Option<PathBuf>,
     },
     /// The reference check with one row per task: builds? vulnerable fails its PoV tests?
     /// reference fix Plausible? baseline exclusions, JDK, minutes. Exit 3 when a task fails it.
@@ -122,6 +130,7 @@ fn import(
     out: Option<PathBuf>,
     mirrors: Option<PathBuf>,
     ids: &[String],
+    locations: Option<PathBuf>,
 ) -> Result<ExitCode, Failure> {
     let kind = DatasetKind::parse(dataset).ok_or_else(|| {
         Failure::input(anyhow::anyhow!(
@@ -147,6 +156,24 @@ fn import(
         ))
     })?;
     let read = read_dataset(kind, &file).map_err(Failure::input)?;
+    let locations = match locations {
+        Some(path) => read_vul_locations(&path).map_err(Failure::input)?,
+        None => {
+            let path = datasets_dir().join("vjbench").join(VUL_LOCATION_FILE);
+            if path.is_file() {
+                read_vul_locations(&path).map_err(Failure::input)?
+            } else {
+                // Without the file every task's localization is derived from its fix, and each
+                // task's `[provenance]` says so.
+                println!(
+                    "no {} at {}: localizations are derived from the fixes (give --locations FILE)",
+                    VUL_LOCATION_FILE,
+                    path.display()
+                );
+                Vec::new()
+            }
+        }
+    };
     let keep = |id: &str| ids.is_empty() || ids.iter().any(|w| w == id);
     let rows: Vec<_> = read
         .rows
@@ -172,6 +199,7 @@ fn import(
         mirrors,
         out: out.clone(),
         scratch: scratch.clone(),
+        locations,
     };
     let summary = import_rows(&config, &rows, &refused);
     let _ = std::fs::remove_dir_all(&scratch);
@@ -212,9 +240,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         out,
         mirrors,
         ids,
+        locations,
     } = args.command
     {
-        return import(&dataset, file, out, mirrors, &ids);
+        return import(&dataset, file, out, mirrors, &ids, locations);
     }
     if let BenchCommand::Check(check) = args.command {
         let options = ValidationOptions {
@@ -313,6 +342,22 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     "location:    {} {}() lines {}-{}, hunks {:?}",
                     loc.file, loc.method, loc.method_lines.0, loc.method_lines.1, loc.hunks
                 );
+            }
+            if let Some(provenance) = &task.provenance {
+                println!(
+                    "localized:   {}",
+                    provenance
+                        .localization
+                        .as_deref()
+                        .unwrap_or("not recorded (imported before avrlab recorded it)")
+                );
+                println!(
+                    "provenance:  {} {}",
+                    provenance.dataset, provenance.dataset_id
+                );
+                for note in &provenance.notes {
+                    println!("  note:      {note}");
+                }
             }
             println!("\n{}\n", task.description);
             if let Some(reference) = &task.reference {
