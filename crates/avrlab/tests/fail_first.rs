@@ -19,9 +19,8 @@ fn validate(dir: &std::path::Path, extra: &[&str]) -> Evidence {
     let lines: Vec<String> = LABELS
         .iter()
         .map(|label| {
-            let diff =
-                std::fs::read_to_string(fixtures().join(format!("fail-first/{label}.diff")))
-                    .unwrap();
+            let diff = std::fs::read_to_string(fixtures().join(format!("fail-first/{label}.diff")))
+                .unwrap();
             patch_line(TASK, label, &diff)
         })
         .collect();
