@@ -143,6 +143,32 @@ pub struct DatasetRows {
     pub refused: Vec<RowRefusal>,
 }
 
+impl DatasetRows {
+    /// Only the rows (and refusals) whose dataset id is in `ids`; all of them when `ids` is
+    /// empty. `Err` names the first id that is no row of the dataset.
+    pub fn select(self, ids: &[String]) -> Result<Self, String> {
+        if let Some(missing) = ids.iter().find(|id| {
+            !self.rows.iter().any(|r| &r.dataset_id == *id)
+                && !self.refused.iter().any(|r| &r.dataset_id == *id)
+        }) {
+            return Err(missing.clone());
+        }
+        let keep = |id: &str| ids.is_empty() || ids.iter().any(|w| w == id);
+        Ok(Self {
+            rows: self
+                .rows
+                .into_iter()
+                .filter(|r| keep(&r.dataset_id))
+                .collect(),
+            refused: self
+                .refused
+                .into_iter()
+                .filter(|r| keep(&r.dataset_id))
+                .collect(),
+        })
+    }
+}
+
 /// Reads a dataset file.
 pub fn read_dataset(kind: DatasetKind, path: &Path) -> Result<DatasetRows, DatasetError> {
     match kind {

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use avrlab::command_runner::{AgentSandbox, ExecRunner};
 use avrlab_exec::SandboxKind;
 use avrlab_model::{CommandMode, CommandModel, CommandModelConfig, GenParams, Model, Request};
 use avrlab_prompt::Prompt;
+use avrlab_run::command_runner::{AgentSandbox, ExecRunner};
 
 use crate::common::repo_root;
 

@@ -1,9 +1,9 @@
 //! The exact text of every prompt format on two demo tasks (a single-hunk insertion and a
 //! multi-hunk replacement), pinned as snapshots; and what `--fl-offset` and P1–P4 change.
 
-use avrlab::method::vulnerable_method;
 use avrlab_bench::Benchmark;
 use avrlab_prompt::{Format, Prompt, RenderOptions, Renderer};
+use avrlab_run::method::vulnerable_method;
 
 use crate::common::project_root;
 

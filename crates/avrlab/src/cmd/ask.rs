@@ -7,10 +7,10 @@ use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::models::{Backend, ConfigFile, build_model};
 use avrlab_exec::SandboxKind;
 use avrlab_model::{GenParams, Request};
 use avrlab_prompt::{ChatMessage, Prompt, Role};
+use avrlab_run::models::{Backend, ConfigFile, build_model};
 
 use super::Failure;
 

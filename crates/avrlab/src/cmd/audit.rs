@@ -5,8 +5,8 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::audit::{AuditError, AuditItem, agreement, export, parse_lines, queue};
 use avrlab_bench::Benchmark;
+use avrlab_run::audit::{AuditError, AuditItem, agreement, export, parse_lines, queue};
 use avrlab_store::{AuditLabel, AuditRow, Store};
 
 use super::Failure;

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use avrlab::import::{ImportConfig, RefusalKind, import_rows};
 use avrlab_bench::{
     Benchmark, DatasetKind, ProjectSource, RegressionTests, VUL_LOCATION_FILE, read_dataset,
     read_vul_locations,
 };
+use avrlab_run::import::{ImportConfig, RefusalKind, import_rows};
 use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
@@ -174,25 +174,9 @@ fn import(
             }
         }
     };
-    let keep = |id: &str| ids.is_empty() || ids.iter().any(|w| w == id);
-    let rows: Vec<_> = read
-        .rows
-        .into_iter()
-        .filter(|r| keep(&r.dataset_id))
-        .collect();
-    let refused: Vec<_> = read
-        .refused
-        .into_iter()
-        .filter(|r| keep(&r.dataset_id))
-        .collect();
-    if let Some(missing) = ids.iter().find(|id| {
-        !rows.iter().any(|r| &r.dataset_id == *id) && !refused.iter().any(|r| &r.dataset_id == *id)
-    }) {
-        return Err(Failure::input(anyhow::anyhow!(
-            "{} has no row `{missing}`",
-            file.display()
-        )));
-    }
+    let read = read.select(ids).map_err(|missing| {
+        Failure::input(anyhow::anyhow!("{} has no row `{missing}`", file.display()))
+    })?;
     let scratch = std::env::temp_dir().join(format!("avrlab-import-{}", std::process::id()));
     let config = ImportConfig {
         kind,
@@ -201,7 +185,7 @@ fn import(
         scratch: scratch.clone(),
         locations,
     };
-    let summary = import_rows(&config, &rows, &refused);
+    let summary = import_rows(&config, &read.rows, &read.refused);
     let _ = std::fs::remove_dir_all(&scratch);
     let summary = summary.map_err(Failure::infrastructure)?;
     for r in &summary.refused {

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
-use avrlab::models::{ConfigFile, build_model};
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
+use avrlab_run::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
 
 use super::Failure;
@@ -65,13 +65,9 @@ pub struct Args {
     pub report_format: FormatArg,
 }
 
+/// The response cache: the cache folder's `responses`.
 pub(crate) fn default_cache() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache")
-        });
-    cache.join("avrlab/responses")
+    avrlab_run::work_dir::cache_dir().join("responses")
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
@@ -141,8 +137,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
         |e| match e {
             EvalError::Model { .. } => Failure::infrastructure(e),
-            EvalError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
-            EvalError::Engine(avrlab::engine::EngineError::Validate(_)) => {
+            EvalError::Engine(avrlab_run::engine::EngineError::Store(s)) => store_failure(s),
+            EvalError::Engine(avrlab_run::engine::EngineError::Validate(_)) => {
                 Failure::infrastructure(e)
             }
             other => Failure::input(other),
@@ -162,7 +158,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &format!(
             "stages ({} engine): {}",
             oracle.name(),
-            avrlab::engine::describe_stages(&stages)
+            avrlab_run::engine::describe_stages(&stages)
         ),
     );
     progress_message(
@@ -185,5 +181,5 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 }
 
 fn progress_message(progress: &StderrProgress, text: &str) {
-    avrlab::engine::Progress::message(progress, text);
+    avrlab_run::engine::Progress::message(progress, text);
 }

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::susvibes::{import_records, record_of};
 use avrlab_bench::{Benchmark, TaskKind, read_susvibes, write_susvibes};
+use avrlab_run::susvibes::{import_records, record_of};
 use clap::Subcommand;
 
 use super::Failure;
@@ -58,7 +58,7 @@ fn import(file: &std::path::Path, out: &std::path::Path) -> Result<ExitCode, Fai
         ))
     })?;
     let ids = import_records(&records, out).map_err(|e| match e {
-        avrlab::susvibes::SusVibesError::Io { .. } => Failure::infrastructure(e),
+        avrlab_run::susvibes::SusVibesError::Io { .. } => Failure::infrastructure(e),
         other => Failure::input(anyhow::anyhow!("{other}; nothing was imported")),
     })?;
     println!(
@@ -111,14 +111,12 @@ pub(super) fn validate_features(
     args: &super::validate::Args,
     benchmark: &Benchmark,
 ) -> Result<ExitCode, Failure> {
-    use avrlab::curate::reference_predictions;
-    use avrlab::feature_score::{
-        ScoreError, ScoreRequest, feature_report, read_feature_predictions, render_feature_report,
-        score_predictions,
+    use avrlab_run::feature_score::{
+        ScoreRequest, feature_report, read_feature_predictions, reference_feature_candidates,
+        render_feature_report, score_predictions,
     };
-    use avrlab::input::PlannedCandidate;
     use avrlab_store::{RunMode, Store};
-    use avrlab_validate::{MavenOracle, Oracle as _};
+    use avrlab_validate::MavenOracle;
 
     if let Some(repair) = benchmark.tasks.iter().find(|t| t.kind != TaskKind::Feature) {
         return Err(Failure::input(anyhow::anyhow!(
@@ -134,25 +132,10 @@ pub(super) fn validate_features(
             RunMode::Patches,
             read_feature_predictions(path, benchmark).map_err(Failure::input)?,
         ),
-        None => {
-            let mut planned = Vec::new();
-            for task in &benchmark.tasks {
-                let feature = task.feature.as_ref().expect("feature tasks have [feature]");
-                let state = oracle.materialize(task).map_err(Failure::infrastructure)?;
-                let predictions = reference_predictions(feature, state.pristine())
-                    .map_err(|e| Failure::input(anyhow::anyhow!("task {}: {e}", task.id)))?;
-                for (label, candidate) in predictions {
-                    planned.push(PlannedCandidate {
-                        id: format!("{}/{label}", task.id),
-                        task: task.id.clone(),
-                        label,
-                        candidate,
-                        origin: task.dir.join("task.toml").display().to_string(),
-                    });
-                }
-            }
-            (RunMode::Reference, planned)
-        }
+        None => (
+            RunMode::Reference,
+            reference_feature_candidates(benchmark, &oracle).map_err(score_failure)?,
+        ),
     };
     let mut store = Store::open(&args.store).map_err(super::validate::store_failure)?;
     let config_json = serde_json::json!({
@@ -174,15 +157,20 @@ pub(super) fn validate_features(
     #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
     let progress = |line: &str| eprintln!("{line}");
     let run_id =
-        score_predictions(&mut store, &oracle, request, &progress).map_err(|e| match e {
-            ScoreError::Input(_) => Failure::input(e),
-            ScoreError::Store(s) => super::validate::store_failure(s),
-            ScoreError::Validate(_) => Failure::infrastructure(e),
-        })?;
+        score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;
     let report =
         feature_report(&store, &run_id, benchmark).map_err(super::validate::store_failure)?;
     print_report(&render_feature_report(&report));
     Ok(ExitCode::SUCCESS)
+}
+
+fn score_failure(error: avrlab_run::feature_score::ScoreError) -> Failure {
+    use avrlab_run::feature_score::ScoreError;
+    match error {
+        ScoreError::Input(_) => Failure::input(error),
+        ScoreError::Store(s) => super::validate::store_failure(s),
+        ScoreError::Validate(_) => Failure::infrastructure(error),
+    }
 }
 
 #[expect(clippy::print_stdout, reason = "the report is the command's output")]
@@ -197,11 +185,11 @@ pub(super) fn eval_features(
     args: &super::eval::Args,
     benchmark: &Benchmark,
 ) -> Result<ExitCode, Failure> {
-    use avrlab::feature_score::{
-        ScoreError, ScoreRequest, feature_report, generate_feature_predictions,
-        render_feature_report, score_predictions,
+    use avrlab_run::feature_score::{
+        ScoreRequest, feature_report, generate_feature_predictions, render_feature_report,
+        score_predictions,
     };
-    use avrlab::models::{ConfigFile, build_model};
+    use avrlab_run::models::{ConfigFile, build_model};
     use avrlab_store::{RunMode, Store};
     use avrlab_validate::{MavenOracle, Oracle as _};
 
@@ -274,11 +262,7 @@ pub(super) fn eval_features(
         config_json,
     };
     let run_id =
-        score_predictions(&mut store, &oracle, request, &progress).map_err(|e| match e {
-            ScoreError::Input(_) => Failure::input(e),
-            ScoreError::Store(s) => super::validate::store_failure(s),
-            ScoreError::Validate(_) => Failure::infrastructure(e),
-        })?;
+        score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;
     let report =
         feature_report(&store, &run_id, benchmark).map_err(super::validate::store_failure)?;
     print_report(&render_feature_report(&report));

@@ -48,11 +48,11 @@ impl Failure {
     }
 }
 
-impl From<avrlab::models::ModelSetupError> for Failure {
+impl From<avrlab_run::models::ModelSetupError> for Failure {
     /// A model that cannot be set up: the configuration is at fault (a variable it passes is not
     /// set, a path is missing) as bad input, anything else as infrastructure.
-    fn from(error: avrlab::models::ModelSetupError) -> Self {
-        use avrlab::models::ModelSetupError::{Malformed, Missing};
+    fn from(error: avrlab_run::models::ModelSetupError) -> Self {
+        use avrlab_run::models::ModelSetupError::{Malformed, Missing};
         match error {
             Malformed { .. } | Missing { .. } => Self::input(error),
             _ => Self::infrastructure(error),
@@ -62,7 +62,7 @@ impl From<avrlab::models::ModelSetupError> for Failure {
 
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1) naming each task and
 /// why; their candidates were left undecided and the run unfinished, so `--resume` retries them.
-pub(crate) fn unprepared_failure(report: &avrlab::engine::RunReport) -> Option<Failure> {
+pub(crate) fn unprepared_failure(report: &avrlab_run::engine::RunReport) -> Option<Failure> {
     if report.unprepared.is_empty() {
         return None;
     }

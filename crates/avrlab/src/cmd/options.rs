@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use avrlab::engine::EngineConfig;
 use avrlab_bench::Benchmark;
 use avrlab_core::Engine;
 use avrlab_exec::{Limits, MavenSettings, SandboxKind, check_sandbox};
+use avrlab_run::engine::EngineConfig;
+use avrlab_run::work_dir::{WorkDir, cache_dir, default_maven_repo};
 use avrlab_validate::{
     ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle, ValidatorConfig,
 };
@@ -120,22 +121,6 @@ pub enum ConfirmArg {
     All,
 }
 
-fn cache_dir() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache")
-        })
-        .join("avrlab")
-}
-
-fn default_maven_repo() -> PathBuf {
-    if let Some(repo) = std::env::var_os("AVRLAB_MAVEN_REPO") {
-        return repo.into();
-    }
-    cache_dir().join("maven-repository")
-}
-
 /// The oracle of one engine for a resolved configuration.
 pub fn oracle_for(
     engine: EngineArg,
@@ -163,36 +148,6 @@ pub fn fast_config(options: &ValidationOptions, workers: usize) -> FastConfig {
         helper_cache: cache_dir().join("fastpath"),
         primed_per_task: workers.max(1),
         keep_going: options.keep_going,
-    }
-}
-
-/// The work folder, removed when dropped unless the user named it.
-#[derive(Debug)]
-pub struct WorkDir {
-    pub path: PathBuf,
-    remove: bool,
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        if self.remove {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
-/// Removes work folders of avrlab processes that were killed before they could clean up.
-fn sweep_stale_work_dirs() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = name.strip_prefix("avrlab-work-")
-            && !std::path::Path::new("/proc").join(pid).exists()
-        {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
     }
 }
 
@@ -263,16 +218,9 @@ impl ValidationOptions {
                 repository.display()
             ))
         })?;
-        sweep_stale_work_dirs();
         let work = match &self.work_dir {
-            Some(path) => WorkDir {
-                path: absolute(path),
-                remove: false,
-            },
-            None => WorkDir {
-                path: std::env::temp_dir().join(format!("avrlab-work-{}", std::process::id())),
-                remove: true,
-            },
+            Some(path) => WorkDir::named(absolute(path)),
+            None => WorkDir::temporary(),
         };
         let workers = self
             .workers

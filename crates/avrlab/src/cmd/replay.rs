@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab::replay::{ReplayError, ReplayRequest, check_request, import_generations};
 use avrlab_report::{build_eval_report, render};
+use avrlab_run::replay::{ReplayError, ReplayRequest, check_request, import_generations};
 use avrlab_store::Store;
 
 use super::Failure;
@@ -83,8 +83,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &progress,
     )
     .map_err(|e| match e {
-        ReplayError::Engine(avrlab::engine::EngineError::Store(s)) => store_failure(s),
-        ReplayError::Engine(avrlab::engine::EngineError::Validate(_))
+        ReplayError::Engine(avrlab_run::engine::EngineError::Store(s)) => store_failure(s),
+        ReplayError::Engine(avrlab_run::engine::EngineError::Validate(_))
         | ReplayError::Export { .. } => Failure::infrastructure(e),
         other => Failure::input(other),
     })?;
@@ -94,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     {
         print!("{}", render(&tables, args.report_format.into()));
     }
-    avrlab::engine::Progress::message(
+    avrlab_run::engine::Progress::message(
         &progress,
         &format!(
             "run {}: {} published files, {} samples, {} candidates ({} validated now, {} resumed), {} not replayed, in {:.1} s; stages: {}; stored in {}",
@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             report.run.already_decided,
             report.unmapped.len(),
             report.run.wall.as_secs_f64(),
-            avrlab::engine::describe_stages(&report.run.stages),
+            avrlab_run::engine::describe_stages(&report.run.stages),
             args.store.display()
         ),
     );

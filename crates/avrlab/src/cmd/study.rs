@@ -1,18 +1,15 @@
 //! `avrlab study FILE.toml`: plan a study, print its size, run every cell (resumably), and print
 //! the study's tables.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use avrlab::models::{ConfigFile, build_model};
-use avrlab::study::{
-    ModelCatalog, ReplaySource, StudyError, StudyModels, StudyOverrides, StudyRequest,
+use avrlab_report::{ReportFormat, build_study_report, render_study};
+use avrlab_run::models::ConfigFile;
+use avrlab_run::study::{
+    ConfiguredModels, ReplaySource, StudyError, StudyModels, StudyOverrides, StudyRequest,
     describe_plan, estimate, execute_study, read_study_file, resolve_plan,
 };
-use avrlab_model::Model;
-use avrlab_report::{ReportFormat, build_study_report, render_study};
 use avrlab_store::Store;
 use clap::ValueEnum;
 
@@ -89,21 +86,6 @@ pub struct Args {
     pub report_format: StudyFormatArg,
 }
 
-/// The models named in avrlab.toml, and the built-in ones.
-struct Catalog<'a> {
-    configs: &'a ConfigFile,
-    path: &'a std::path::Path,
-}
-
-impl ModelCatalog for Catalog<'_> {
-    fn check(&self, name: &str) -> Result<Option<String>, String> {
-        self.configs
-            .model(name, self.path)
-            .map(|config| config.format)
-            .map_err(|e| e.to_string())
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if args.options.benchmark != "demo" {
         return Err(Failure::input(anyhow::anyhow!(
@@ -139,7 +121,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             }),
         },
     };
-    let catalog = Catalog {
+    let catalog = ConfiguredModels {
         configs: &configs,
         path: &args.config,
     };
@@ -171,46 +153,23 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let mut store = Store::open(&args.store).map_err(store_failure)?;
     let estimated = estimate(&store, &plan).map_err(store_failure)?;
     for line in describe_plan(&plan, Some(&estimated)).lines() {
-        avrlab::engine::Progress::message(&progress, line);
+        avrlab_run::engine::Progress::message(&progress, line);
     }
     let (config, _work) = args.options.engine(true)?;
     let oracle = args.options.oracle(&config)?;
 
-    // Replayed models are read from their published files, never started.
-    let mut names: Vec<&str> = plan
-        .cells
-        .iter()
-        .filter(|c| c.published.is_none())
-        .map(|c| c.model.as_str())
-        .collect();
-    if let Some(reviewer) = &plan.reviewer {
-        names.push(&reviewer.model);
-    }
-    names.sort_unstable();
-    names.dedup();
-    let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
-    let mut concurrency: HashMap<String, usize> = HashMap::new();
-    for name in names {
-        avrlab::engine::Progress::message(&progress, &format!("loading model `{name}`"));
-        let model_config = configs.model(name, &args.config).map_err(Failure::input)?;
-        let model = build_model(
-            name,
-            &model_config,
-            &args.config,
-            config.validator.maven.sandbox,
-        )
-        .map_err(Failure::from)?;
-        models.insert(name.to_owned(), Arc::from(model));
-        concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
-    }
-    let models = StudyModels {
-        models,
-        concurrency,
-        cache: args
-            .cache
-            .clone()
-            .unwrap_or_else(super::eval::default_cache),
-    };
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(super::eval::default_cache);
+    let models = StudyModels::load(
+        &plan,
+        &configs,
+        &args.config,
+        config.validator.maven.sandbox,
+        cache,
+        &progress,
+    )?;
     let request = StudyRequest {
         plan: &plan,
         benchmarks: &benchmarks,
@@ -224,7 +183,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         StudyError::Replay { ref source, .. }
             if !matches!(
                 **source,
-                avrlab::replay::ReplayError::Engine(_) | avrlab::replay::ReplayError::Export { .. }
+                avrlab_run::replay::ReplayError::Engine(_)
+                    | avrlab_run::replay::ReplayError::Export { .. }
             ) =>
         {
             Failure::input(e)
@@ -233,14 +193,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         StudyError::Eval { ref source, .. }
             if matches!(
                 **source,
-                avrlab::eval::EvalError::Method(_) | avrlab::eval::EvalError::Render { .. }
+                avrlab_run::eval::EvalError::Method(_) | avrlab_run::eval::EvalError::Render { .. }
             ) =>
         {
             Failure::input(e)
         }
         other => Failure::infrastructure(other),
     })?;
-    avrlab::engine::Progress::message(
+    avrlab_run::engine::Progress::message(
         &progress,
         &format!(
             "study {}: {} cells run now, {} already done; {} candidates validated ({} of them by an identical candidate's earlier validation in this study), {} reviews; stored in {}",

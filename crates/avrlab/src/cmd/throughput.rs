@@ -6,13 +6,13 @@
 //! template baseline (a model that costs nothing), so that generation cost does not hide
 //! validation cost.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use avrlab::engine::{RunRequest, execute};
-use avrlab::input::{PlannedCandidate, read_patches_file, reference_candidates};
-use avrlab::mutants::mutants;
-use avrlab_store::Store;
+use avrlab_run::input::{PlannedCandidate, read_patches_file, reference_candidates};
+use avrlab_run::throughput::{
+    Measurement, ThroughputError, measure_eval, measure_plain, measure_run, mutant_candidates,
+};
+use avrlab_store::RunMode;
 use avrlab_validate::{FastOracle, MavenOracle, Oracle};
 
 use super::Failure;
@@ -54,21 +54,16 @@ pub struct Args {
     pub patches: Option<std::path::PathBuf>,
 }
 
-/// One measured run.
-struct Row {
-    engine: &'static str,
-    workers: usize,
-    candidates: usize,
-    seconds: f64,
-    outcomes: BTreeMap<String, String>,
-    /// Per candidate: the reason its verdict gives (shown where the engines differ).
-    reasons: BTreeMap<String, String>,
+fn throughput_failure(error: ThroughputError) -> Failure {
+    match error {
+        ThroughputError::Store(e) => store_failure(e),
+        other => Failure::infrastructure(other),
+    }
 }
 
-impl Row {
-    fn per_minute(&self) -> f64 {
-        self.candidates as f64 / self.seconds * 60.0
-    }
+#[expect(clippy::print_stderr, reason = "notes on the measurement go to stderr")]
+fn note(line: &str) {
+    eprintln!("{line}");
 }
 
 #[expect(
@@ -76,6 +71,11 @@ impl Row {
     reason = "the measurement is the command's output"
 )]
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    if args.measure_workers.contains(&0) {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--measure-workers takes counts of at least 1"
+        )));
+    }
     let benchmark = args.options.repair_benchmark("throughput")?;
     let scratch = tempfile_dir()?;
     // One work folder and one oracle per engine for the whole measurement, so that the fast
@@ -95,7 +95,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let candidates = if let Some(path) = &args.patches {
         read_patches_file(path, &benchmark).map_err(Failure::input)?
     } else if args.mutants > 0 {
-        mutant_candidates(&benchmark, &maven, args.mutants, args.seed)?
+        mutant_candidates(&benchmark, &maven, args.mutants, args.seed, &note)
+            .map_err(throughput_failure)?
     } else {
         reference_candidates(&benchmark)
     };
@@ -103,89 +104,62 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         0 => candidates.clone(),
         n => candidates.iter().take(n).cloned().collect(),
     };
-    let mut rows: Vec<Row> = Vec::new();
-    let mut measure = |label: &'static str,
-                       oracle: &dyn Oracle,
-                       workers: usize,
-                       config: &avrlab::engine::EngineConfig|
-     -> Result<(), Failure> {
-        let path = scratch.join(format!("throughput-{label}-{workers}.sqlite"));
-        let mut store = Store::open(&path).map_err(store_failure)?;
-        let planned = if label == "maven" {
-            maven_candidates.clone()
-        } else {
-            candidates.clone()
-        };
-        let count = planned.len();
-        let request = RunRequest {
-            mode: if args.patches.is_some() {
-                avrlab_store::RunMode::Patches
-            } else {
-                avrlab_store::RunMode::Reference
-            },
-            benchmark: &benchmark,
-            planned,
-            run_id: Some(format!("{label}-{workers}")),
-            resume: false,
-            config_json: "{}".into(),
-        };
-        // Only the validation phase is timed: preparing tasks and warming up happen once per
-        // task and would blur the comparison.
-        let report = execute(&mut store, request, config, oracle, &StderrProgress::new())
-            .map_err(Failure::infrastructure)?;
-        if let Some(failure) = super::unprepared_failure(&report) {
-            return Err(failure);
-        }
-        let verdicts = store.verdicts(&report.run_id).map_err(store_failure)?;
-        let reasons = verdicts
-            .iter()
-            .map(|v| (v.candidate_id.clone(), v.reason.clone()))
-            .collect();
-        let outcomes = verdicts
-            .into_iter()
-            .map(|v| (v.candidate_id, v.outcome.as_str().to_owned()))
-            .collect();
-        rows.push(Row {
-            engine: label,
-            workers,
-            candidates: count,
-            seconds: report.validation_wall.as_secs_f64(),
-            outcomes,
-            reasons,
-        });
-        Ok(())
+    let mode = if args.patches.is_some() {
+        RunMode::Patches
+    } else {
+        RunMode::Reference
     };
+    let progress = StderrProgress::new();
+    let mut rows: Vec<Measurement> = Vec::new();
     for &workers in &args.measure_workers {
-        if workers == 0 {
-            return Err(Failure::input(anyhow::anyhow!(
-                "--measure-workers takes counts of at least 1"
-            )));
-        }
         config.workers = workers;
+        let mut measure = |label: &'static str, oracle: &dyn Oracle| -> Result<(), Failure> {
+            let planned = if label == "maven" {
+                maven_candidates.clone()
+            } else {
+                candidates.clone()
+            };
+            let store = scratch.join(format!("throughput-{label}-{workers}.sqlite"));
+            let row = measure_run(
+                &store, label, &benchmark, mode, planned, oracle, &config, &progress,
+            )
+            .map_err(throughput_failure)?;
+            rows.push(row);
+            Ok(())
+        };
         for engine in &engines {
             match engine {
                 EngineArg::Fast => {
                     let fast = fast.as_ref().expect("made when fast is measured");
                     fast.set_cross_checks(false);
-                    measure("fast-raw", fast, workers, &config)?;
+                    measure("fast-raw", fast)?;
                     fast.set_cross_checks(true);
                     if !args.fast_raw_only {
-                        measure("fast+confirm", fast, workers, &config)?;
+                        measure("fast+confirm", fast)?;
                     }
                 }
-                EngineArg::Maven => measure("maven", &maven, workers, &config)?,
+                EngineArg::Maven => measure("maven", &maven)?,
             }
         }
     }
     if args.plain_sample > 0 {
-        rows.push(measure_plain(
-            &benchmark,
-            &maven,
-            &candidates[..args.plain_sample.min(candidates.len())],
-        )?);
+        let sample = &candidates[..args.plain_sample.min(candidates.len())];
+        rows.push(measure_plain(&benchmark, &maven, sample, &note).map_err(throughput_failure)?);
     }
     let eval = if args.eval_samples > 0 {
-        Some(measure_eval(&args, &benchmark, &scratch)?)
+        let (config, _work) = args.options.engine(true)?;
+        let engine = engines.first().copied().unwrap_or(EngineArg::Fast);
+        let oracle = oracle_for(engine, &args.options, &config);
+        let measured = measure_eval(
+            &benchmark,
+            args.eval_samples,
+            oracle.as_ref(),
+            &config,
+            &scratch,
+            &progress,
+        )
+        .map_err(throughput_failure)?;
+        Some(measured)
     } else {
         None
     };
@@ -194,11 +168,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         "{:<13} {:>7}  {:>10}  {:>9}  {:>16}  {:>9}",
         "engine", "workers", "candidates", "seconds", "validations/min", "vs maven"
     );
+    let maven_row = |workers: usize| {
+        rows.iter()
+            .find(|r| r.engine == "maven" && r.workers == workers)
+    };
     for row in &rows {
-        let base = rows
-            .iter()
-            .find(|r| r.engine == "maven" && r.workers == row.workers);
-        let ratio = base.map_or_else(
+        let ratio = maven_row(row.workers).map_or_else(
             || "-".to_owned(),
             |b| format!("{:.1}x", row.per_minute() / b.per_minute()),
         );
@@ -232,27 +207,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .iter()
         .filter(|r| r.engine != "maven" && r.engine != "plain-mvn")
     {
-        let Some(base) = rows
-            .iter()
-            .find(|r| r.engine == "maven" && r.workers == row.workers)
-        else {
+        let Some(base) = maven_row(row.workers) else {
             continue;
         };
-        let differing: Vec<String> = base
-            .outcomes
-            .iter()
-            .filter(|(id, outcome)| row.outcomes.get(*id) != Some(outcome))
-            .map(|(id, outcome)| {
-                let why = |r: &Row| r.reasons.get(id).cloned().unwrap_or_default();
-                format!(
-                    "\n  {id}: {} {} ({}); maven {outcome} ({})",
-                    row.engine,
-                    row.outcomes.get(id).map_or("none", String::as_str),
-                    why(row),
-                    why(base)
-                )
-            })
-            .collect();
+        let differing = row.differences(base);
         println!(
             "agreement {} vs maven, {} worker(s): {}/{} same outcome{}",
             row.engine,
@@ -262,164 +220,22 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             if differing.is_empty() {
                 String::new()
             } else {
-                format!(" — differing:{}", differing.join(""))
+                format!(" — differing:\n  {}", differing.join("\n  "))
             }
         );
     }
-    if let Some((samples, candidates, seconds)) = eval {
+    if let Some(eval) = eval {
         println!(
-            "eval (baseline, {} samples per task, {} engine): {samples} samples, {candidates} distinct candidates in {seconds:.1} s = {:.1} samples/min end to end",
+            "eval (baseline, {} samples per task, {} engine): {} samples, {} distinct candidates in {:.1} s = {:.1} samples/min end to end",
             args.eval_samples,
             engines.first().map_or("fast", |e| e.as_str()),
-            samples as f64 / seconds * 60.0
+            eval.samples,
+            eval.candidates,
+            eval.seconds,
+            eval.samples as f64 / eval.seconds * 60.0
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The reference fix and `count` mutants of the localized method of each task that has one, read
-/// from the task state as the oracle materializes it.
-fn mutant_candidates(
-    benchmark: &avrlab_bench::Benchmark,
-    maven: &MavenOracle,
-    count: usize,
-    seed: u64,
-) -> Result<Vec<PlannedCandidate>, Failure> {
-    let mut planned = Vec::new();
-    for task in &benchmark.tasks {
-        let Some(loc) = task.localization.first() else {
-            #[expect(
-                clippy::print_stderr,
-                reason = "why a task is left out of the measurement"
-            )]
-            {
-                eprintln!("{}: no localized method, so no mutants; left out", task.id);
-            }
-            continue;
-        };
-        let prepared = maven.materialize(task).map_err(Failure::infrastructure)?;
-        let path = prepared.pristine().join(&loc.file);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Failure::infrastructure(anyhow::anyhow!("cannot read {}: {e}", path.display()))
-        })?;
-        let (start, end) = loc.method_lines;
-        let method: String = text
-            .lines()
-            .skip(start as usize - 1)
-            .take((end + 1 - start) as usize)
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let origin = task.dir.join("task.toml").display().to_string();
-        if let Some(reference) = &task.reference {
-            planned.push(PlannedCandidate {
-                id: format!("{}/reference", task.id),
-                task: task.id.clone(),
-                label: "reference".into(),
-                candidate: avrlab_validate::Candidate::Diff(reference.clone()),
-                origin: origin.clone(),
-            });
-        }
-        for mutant in mutants(&method, 0, count, seed) {
-            planned.push(PlannedCandidate {
-                id: format!("{}/{}", task.id, mutant.label),
-                task: task.id.clone(),
-                label: mutant.label,
-                candidate: mutant.candidate,
-                origin: origin.clone(),
-            });
-        }
-    }
-    Ok(planned)
-}
-
-/// One plain `mvn test` per candidate, one at a time (see `MavenOracle::plain`).
-fn measure_plain(
-    benchmark: &avrlab_bench::Benchmark,
-    maven: &MavenOracle,
-    candidates: &[PlannedCandidate],
-) -> Result<Row, Failure> {
-    let mut prepared = BTreeMap::new();
-    for task in &benchmark.tasks {
-        if candidates.iter().any(|c| c.task == task.id) {
-            let ready = maven.materialize(task).map_err(Failure::infrastructure)?;
-            maven.warm_up(&ready).map_err(Failure::infrastructure)?;
-            prepared.insert(task.id.clone(), ready);
-        }
-    }
-    let started = std::time::Instant::now();
-    let mut outcomes = BTreeMap::new();
-    for candidate in candidates {
-        let ready = &prepared[&candidate.task];
-        let passed = maven
-            .plain(ready, &candidate.candidate, "plain")
-            .map_err(Failure::infrastructure)?;
-        let outcome = match passed {
-            Some(true) => "passes",
-            Some(false) => "fails",
-            None => "does not apply",
-        };
-        #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
-        {
-            eprintln!("plain mvn test: {} {outcome}", candidate.id);
-        }
-        outcomes.insert(candidate.id.clone(), outcome.to_owned());
-    }
-    Ok(Row {
-        engine: "plain-mvn",
-        workers: 1,
-        candidates: candidates.len(),
-        seconds: started.elapsed().as_secs_f64(),
-        outcomes,
-        reasons: BTreeMap::new(),
-    })
-}
-
-/// Runs `eval` with the baseline model: (samples, distinct candidates, seconds).
-fn measure_eval(
-    args: &Args,
-    benchmark: &avrlab_bench::Benchmark,
-    scratch: &std::path::Path,
-) -> Result<(usize, usize, f64), Failure> {
-    use avrlab::eval::{EvalRequest, EvalSpec, execute_eval};
-    let (config, _work) = args.options.engine(true)?;
-    let engine = args
-        .options
-        .engine
-        .first()
-        .copied()
-        .unwrap_or(EngineArg::Fast);
-    let oracle = oracle_for(engine, &args.options, &config);
-    let mut store = Store::open(&scratch.join("eval.sqlite")).map_err(store_failure)?;
-    let spec = EvalSpec {
-        model_name: "baseline".into(),
-        format: "chat-p1".parse().expect("chat-p1 is a format"),
-        samples: args.eval_samples,
-        runs: 1,
-        fl_offset: 0,
-        temperature: 0.0,
-        top_p: 1.0,
-        max_tokens: 512,
-        seed: 0,
-        concurrency: 1,
-    };
-    let request = EvalRequest {
-        benchmark,
-        model: Box::new(avrlab_model::BaselineModel),
-        cache: avrlab_model::ResponseCache::new(scratch.join("cache")),
-        spec,
-        run_id: None,
-        resume: false,
-    };
-    let report = execute_eval(
-        &mut store,
-        request,
-        &config,
-        oracle.as_ref(),
-        &StderrProgress::new(),
-    )
-    .map_err(Failure::infrastructure)?;
-    let samples = benchmark.tasks.len() * args.eval_samples as usize;
-    Ok((samples, report.candidates, report.wall.as_secs_f64()))
 }
 
 fn tempfile_dir() -> Result<std::path::PathBuf, Failure> {

@@ -1045,7 +1045,7 @@ mod tests {
     use crate::fake_oracle::{FakeOracle, Quiet, demo, engine_config};
 
     fn fixture() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrlab/tests/fixtures/replay")
     }
 
     fn request(model: &str, run: &str) -> ReplayRequest {

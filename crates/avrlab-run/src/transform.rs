@@ -8,16 +8,17 @@
 //! costs about `2 log2(rules)` verifications, and every rule that fails on its own is rolled back and
 //! reported with the outcome that condemned it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use avrlab_bench::{
     CheckoutError, RegressionTests, Task, TaskError, TaskKind, apply_to_text, copy_project,
 };
 use avrlab_transform::{
     LineRange, Localization, RenameKind, Rule, RuleOutcome, TargetMethod, TaskSources,
-    TransformError, TransformOutput, Variant, split_identifier, transform_with_rules,
+    TransformError, TransformOutput, Variant, split_identifier, transform_with_rules, unified_diff,
 };
 use avrlab_validate::{
     Candidate, MaterializeError, Oracle, Outcome, ValidateError, materialize_task,
@@ -518,7 +519,7 @@ pub fn verify(
     oracle: &dyn Oracle,
     task_dir: &Path,
     slot: &str,
-    prepare_lock: &std::sync::Mutex<()>,
+    prepare_lock: &Mutex<()>,
 ) -> Result<Check, TransformTaskError> {
     let task =
         Task::load(&task_dir.join("task.toml")).map_err(|source| TransformTaskError::Load {
@@ -755,6 +756,154 @@ pub fn rule_counts(results: &[TaskResult]) -> BTreeMap<Rule, RuleCounts> {
         }
     }
     counts
+}
+
+/// Transforms and verifies every task on `workers` threads, each with its own workspace slot;
+/// `progress` hears each verification. The first failure stops the rest and is returned.
+pub fn transform_all(
+    inputs: &[TaskInput],
+    variant: Variant,
+    seed: u64,
+    oracle: &dyn Oracle,
+    workers: usize,
+    staging: &Path,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<TaskResult>, TransformTaskError> {
+    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..inputs.len()).collect());
+    let results: Mutex<BTreeMap<usize, Result<TaskResult, TransformTaskError>>> =
+        Mutex::new(BTreeMap::new());
+    let prepare_lock = Mutex::new(());
+    std::thread::scope(|scope| {
+        for worker in 0..workers.clamp(1, inputs.len().max(1)) {
+            let (queue, results, prepare_lock) = (&queue, &results, &prepare_lock);
+            scope.spawn(move || {
+                let slot = format!("transform-{worker}");
+                loop {
+                    let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let Some(index) = next else { break };
+                    let input = &inputs[index];
+                    let dest = staging.join(transformed_id(&input.task, variant));
+                    let mut check = |dir: &Path| -> Result<Check, TransformTaskError> {
+                        let check = verify(oracle, dir, &slot, prepare_lock)?;
+                        progress(&format!("  {}: {}", input.task.id, check.describe()));
+                        Ok(check)
+                    };
+                    let result = transform_verified(input, variant, seed, &dest, &mut check);
+                    let failed = result.is_err();
+                    results
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(index, result);
+                    if failed {
+                        // One failure aborts the command: leave the queue to drain.
+                        queue.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                    }
+                }
+            });
+        }
+    });
+    let mut done = Vec::new();
+    for (_, result) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        done.push(result?);
+    }
+    Ok(done)
+}
+
+/// The dry run of `avrlab transform`: each task's diff and the report, nothing verified.
+pub fn dry_run_text(
+    inputs: &[TaskInput],
+    variant: Variant,
+    seed: u64,
+) -> Result<String, TransformTaskError> {
+    let mut results = Vec::new();
+    let mut text = String::new();
+    for input in inputs {
+        let rw = rewrite(input, &variant.rules(), seed)?;
+        let new_id = transformed_id(&input.task, variant);
+        let _ = writeln!(text, "=== {} → {new_id}", input.task.id);
+        let renamed: BTreeMap<&str, &str> = rw
+            .output
+            .file_renames
+            .iter()
+            .map(|(old, new)| (old.as_str(), new.as_str()))
+            .collect();
+        for (path, old) in &input.sources.files {
+            let new_path = renamed.get(path.as_str()).copied().unwrap_or(path);
+            if let Some(new) = rw.output.files.get(new_path) {
+                text.push_str(&unified_diff(path, new_path, old, new));
+            }
+        }
+        results.push(TaskResult {
+            task: input.task.id.clone(),
+            new_id,
+            kept: Some(rw),
+            rolled_back: Vec::new(),
+            verifications: 0,
+            omitted: None,
+        });
+    }
+    text.push_str(&render_report(&results, variant));
+    text.push_str("(dry run: nothing verified, nothing written)\n");
+    Ok(text)
+}
+
+/// The per-task lines and the rule-by-rule table.
+pub fn render_report(results: &[TaskResult], variant: Variant) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "transform `{variant}`: {} task(s)", results.len());
+    for r in results {
+        match &r.kept {
+            Some(kept) => {
+                let rules: Vec<String> = kept
+                    .applied_rules()
+                    .iter()
+                    .map(|rule| format!("{rule}×{}", kept.applied_sites(*rule)))
+                    .collect();
+                let _ = writeln!(
+                    t,
+                    "  {} → {}: kept [{}], {} rename(s), {} verification(s)",
+                    r.task,
+                    r.new_id,
+                    rules.join(", "),
+                    kept.output.rename_map.entries.len(),
+                    r.verifications
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    t,
+                    "  {}: OMITTED, {}",
+                    r.task,
+                    r.omitted.as_deref().unwrap_or("nothing kept")
+                );
+            }
+        }
+        for rb in &r.rolled_back {
+            let _ = writeln!(
+                t,
+                "      rolled back {} ({} site(s)): {}",
+                rb.rule, rb.sites, rb.reason
+            );
+        }
+    }
+    let counts = rule_counts(results);
+    let _ = writeln!(
+        t,
+        "{:<20} {:>8} {:>8} {:>12}",
+        "rule", "applied", "declined", "rolled back"
+    );
+    for rule in std::iter::once(Rule::Rename).chain(Rule::STRUCTURE) {
+        let c = counts.get(&rule).copied().unwrap_or_default();
+        let _ = writeln!(
+            t,
+            "{:<20} {:>8} {:>8} {:>12}",
+            rule.name(),
+            c.applied,
+            c.declined,
+            c.rolled_back
+        );
+    }
+    t
 }
 
 #[cfg(test)]

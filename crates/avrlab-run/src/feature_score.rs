@@ -239,6 +239,34 @@ pub enum ScoreError {
     Validate(#[from] ValidateError),
 }
 
+/// Each feature task's golden, vulnerable and empty predictions (`validate --reference` on a
+/// feature benchmark), read from the task state as `oracle` materializes it.
+pub fn reference_feature_candidates(
+    benchmark: &Benchmark,
+    oracle: &dyn Oracle,
+) -> Result<Vec<PlannedCandidate>, ScoreError> {
+    let mut planned = Vec::new();
+    for task in &benchmark.tasks {
+        let feature = task
+            .feature
+            .as_ref()
+            .ok_or_else(|| ScoreError::Input(format!("task {} is not a feature task", task.id)))?;
+        let state = oracle.materialize(task)?;
+        let predictions = crate::curate::reference_predictions(feature, state.pristine())
+            .map_err(|e| ScoreError::Input(format!("task {}: {e}", task.id)))?;
+        for (label, candidate) in predictions {
+            planned.push(PlannedCandidate {
+                id: format!("{}/{label}", task.id),
+                task: task.id.clone(),
+                label,
+                candidate,
+                origin: task.dir.join("task.toml").display().to_string(),
+            });
+        }
+    }
+    Ok(planned)
+}
+
 /// What to score.
 #[derive(Debug)]
 pub struct ScoreRequest<'a> {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use avrlab_bench::{Benchmark, Task};
+use avrlab_exec::SandboxKind;
 use avrlab_model::{Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, VulnerableMethod};
 use avrlab_store::{Store, StoreError, StudyCellRow, StudyRow};
@@ -19,6 +20,7 @@ use sha2::{Digest, Sha256};
 use crate::engine::{EngineConfig, Progress, Unprepared};
 use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
 use crate::method::vulnerable_method;
+use crate::models::{ConfigFile, ModelSetupError, build_model};
 use crate::review::{ReviewError, ReviewSpec, review_run};
 
 /// The version of the study file format this build reads.
@@ -887,6 +889,62 @@ pub struct StudyModels {
     /// Prompts asked at a time, per model (its `concurrency`; 1 where absent).
     pub concurrency: HashMap<String, usize>,
     pub cache: PathBuf,
+}
+
+impl StudyModels {
+    /// Starts each model the plan asks (replayed models are read from their published files,
+    /// never started; the reviewer is one more), named in `configs` or built in; `progress`
+    /// hears each one loaded.
+    pub fn load(
+        plan: &Plan,
+        configs: &ConfigFile,
+        config_path: &Path,
+        sandbox: SandboxKind,
+        cache: PathBuf,
+        progress: &dyn Progress,
+    ) -> Result<Self, ModelSetupError> {
+        let mut names: Vec<&str> = plan
+            .cells
+            .iter()
+            .filter(|c| c.published.is_none())
+            .map(|c| c.model.as_str())
+            .collect();
+        if let Some(reviewer) = &plan.reviewer {
+            names.push(&reviewer.model);
+        }
+        names.sort_unstable();
+        names.dedup();
+        let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
+        let mut concurrency: HashMap<String, usize> = HashMap::new();
+        for name in names {
+            progress.message(&format!("loading model `{name}`"));
+            let model_config = configs.model(name, config_path)?;
+            let model = build_model(name, &model_config, config_path, sandbox)?;
+            models.insert(name.to_owned(), Arc::from(model));
+            concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
+        }
+        Ok(Self {
+            models,
+            concurrency,
+            cache,
+        })
+    }
+}
+
+/// The models a study may name: those of a configuration file, and the built-in ones.
+#[derive(Debug)]
+pub struct ConfiguredModels<'a> {
+    pub configs: &'a ConfigFile,
+    pub path: &'a Path,
+}
+
+impl ModelCatalog for ConfiguredModels<'_> {
+    fn check(&self, name: &str) -> Result<Option<String>, String> {
+        self.configs
+            .model(name, self.path)
+            .map(|config| config.format)
+            .map_err(|e| e.to_string())
+    }
 }
 
 impl std::fmt::Debug for StudyModels {

@@ -1,0 +1,28 @@
+//! The run library behind the command line: reading candidate files, running validations on
+//! parallel workers into the results store (resumably), the workflows the subcommands call (eval,
+//! replay, study, curate, transform, feature scoring, audit), and summaries of runs.
+
+pub mod audit;
+pub mod command_runner;
+pub mod curate;
+pub mod curate_tables;
+mod cwe;
+pub mod engine;
+pub mod eval;
+#[cfg(test)]
+mod fake_oracle;
+pub mod feature_score;
+pub mod import;
+pub mod input;
+pub mod method;
+pub mod models;
+pub mod mutants;
+pub mod reference_check;
+pub mod replay;
+pub mod review;
+pub mod study;
+pub mod summary;
+pub mod susvibes;
+pub mod throughput;
+pub mod transform;
+pub mod work_dir;

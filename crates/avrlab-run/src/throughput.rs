@@ -1,0 +1,270 @@
+//! What `avrlab throughput` measures: the validation phase of a run (candidates per minute) on
+//! one engine and worker count, the naive way (one plain `mvn test` per candidate), and `eval`
+//! with the template baseline end to end; and where two measured engines gave different verdicts.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use avrlab_bench::Benchmark;
+use avrlab_store::{RunMode, Store, StoreError};
+use avrlab_validate::{Candidate, MavenOracle, Oracle, ValidateError};
+
+use crate::engine::{EngineConfig, EngineError, Progress, RunRequest, execute};
+use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use crate::input::PlannedCandidate;
+use crate::mutants::mutants;
+
+/// Why a measurement could not be made (the candidates' verdicts are data, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum ThroughputError {
+    /// A task could not be materialized, warmed up or validated.
+    #[error(transparent)]
+    Validate(#[from] ValidateError),
+    /// The measurement's store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The measured run failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The measured eval failed.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// A task's source file could not be read.
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Some tasks could not be warmed up, so the measurement would leave their candidates out.
+    #[error("{0} task(s) could not be warmed up: {1}")]
+    Unprepared(usize, String),
+}
+
+/// One measured run: an engine (or `plain-mvn`) with a number of workers.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    pub engine: &'static str,
+    pub workers: usize,
+    pub candidates: usize,
+    pub seconds: f64,
+    /// Per candidate id: its outcome's word (for `plain-mvn`: passes, fails, does not apply).
+    pub outcomes: BTreeMap<String, String>,
+    /// Per candidate id: the reason its verdict gives (shown where the engines differ).
+    pub reasons: BTreeMap<String, String>,
+}
+
+impl Measurement {
+    pub fn per_minute(&self) -> f64 {
+        self.candidates as f64 / self.seconds * 60.0
+    }
+
+    /// One line per candidate whose outcome differs from `base`'s.
+    pub fn differences(&self, base: &Measurement) -> Vec<String> {
+        let why = |m: &Measurement, id: &str| m.reasons.get(id).cloned().unwrap_or_default();
+        base.outcomes
+            .iter()
+            .filter(|(id, outcome)| self.outcomes.get(*id) != Some(outcome))
+            .map(|(id, outcome)| {
+                format!(
+                    "{id}: {} {} ({}); {} {outcome} ({})",
+                    self.engine,
+                    self.outcomes.get(id).map_or("none", String::as_str),
+                    why(self, id),
+                    base.engine,
+                    why(base, id)
+                )
+            })
+            .collect()
+    }
+}
+
+/// One run of `planned` on `oracle` into a fresh store at `store_path`; only the validation
+/// phase is timed (preparing tasks and warming up happen once per task and would blur the
+/// comparison).
+#[expect(clippy::too_many_arguments, reason = "one measurement's whole setting")]
+pub fn measure_run(
+    store_path: &Path,
+    label: &'static str,
+    benchmark: &Benchmark,
+    mode: RunMode,
+    planned: Vec<PlannedCandidate>,
+    oracle: &dyn Oracle,
+    config: &EngineConfig,
+    progress: &dyn Progress,
+) -> Result<Measurement, ThroughputError> {
+    let mut store = Store::open(store_path)?;
+    let count = planned.len();
+    let request = RunRequest {
+        mode,
+        benchmark,
+        planned,
+        run_id: Some(format!("{label}-{}", config.workers)),
+        resume: false,
+        config_json: "{}".into(),
+    };
+    let report = execute(&mut store, request, config, oracle, progress)?;
+    if !report.unprepared.is_empty() {
+        let tasks: Vec<String> = report
+            .unprepared
+            .iter()
+            .map(|(task, reason)| format!("{task} ({reason})"))
+            .collect();
+        return Err(ThroughputError::Unprepared(tasks.len(), tasks.join("; ")));
+    }
+    let verdicts = store.verdicts(&report.run_id)?;
+    Ok(Measurement {
+        engine: label,
+        workers: config.workers,
+        candidates: count,
+        seconds: report.validation_wall.as_secs_f64(),
+        reasons: verdicts
+            .iter()
+            .map(|v| (v.candidate_id.clone(), v.reason.clone()))
+            .collect(),
+        outcomes: verdicts
+            .into_iter()
+            .map(|v| (v.candidate_id, v.outcome.as_str().to_owned()))
+            .collect(),
+    })
+}
+
+/// The reference fix and `count` mutants of the localized method of each task that has one, read
+/// from the task state as the oracle materializes it; `note` hears which tasks are left out.
+pub fn mutant_candidates(
+    benchmark: &Benchmark,
+    maven: &MavenOracle,
+    count: usize,
+    seed: u64,
+    note: &dyn Fn(&str),
+) -> Result<Vec<PlannedCandidate>, ThroughputError> {
+    let mut planned = Vec::new();
+    for task in &benchmark.tasks {
+        let Some(loc) = task.localization.first() else {
+            note(&format!(
+                "{}: no localized method, so no mutants; left out",
+                task.id
+            ));
+            continue;
+        };
+        let prepared = maven.materialize(task)?;
+        let path = prepared.pristine().join(&loc.file);
+        let text = std::fs::read_to_string(&path).map_err(|source| ThroughputError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let (start, end) = loc.method_lines;
+        let method: String = text
+            .lines()
+            .skip(start as usize - 1)
+            .take((end + 1 - start) as usize)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let origin = task.dir.join("task.toml").display().to_string();
+        if let Some(reference) = &task.reference {
+            planned.push(PlannedCandidate {
+                id: format!("{}/reference", task.id),
+                task: task.id.clone(),
+                label: "reference".into(),
+                candidate: Candidate::Diff(reference.clone()),
+                origin: origin.clone(),
+            });
+        }
+        for mutant in mutants(&method, 0, count, seed) {
+            planned.push(PlannedCandidate {
+                id: format!("{}/{}", task.id, mutant.label),
+                task: task.id.clone(),
+                label: mutant.label,
+                candidate: mutant.candidate,
+                origin: origin.clone(),
+            });
+        }
+    }
+    Ok(planned)
+}
+
+/// One plain `mvn test` per candidate, one at a time (see `MavenOracle::plain`): the way Vul4J
+/// validates. `note` hears each candidate's result.
+pub fn measure_plain(
+    benchmark: &Benchmark,
+    maven: &MavenOracle,
+    candidates: &[PlannedCandidate],
+    note: &dyn Fn(&str),
+) -> Result<Measurement, ThroughputError> {
+    let mut prepared = BTreeMap::new();
+    for task in &benchmark.tasks {
+        if candidates.iter().any(|c| c.task == task.id) {
+            let ready = maven.materialize(task)?;
+            maven.warm_up(&ready)?;
+            prepared.insert(task.id.clone(), ready);
+        }
+    }
+    let started = std::time::Instant::now();
+    let mut outcomes = BTreeMap::new();
+    for candidate in candidates {
+        let ready = &prepared[&candidate.task];
+        let outcome = match maven.plain(ready, &candidate.candidate, "plain")? {
+            Some(true) => "passes",
+            Some(false) => "fails",
+            None => "does not apply",
+        };
+        note(&format!("plain mvn test: {} {outcome}", candidate.id));
+        outcomes.insert(candidate.id.clone(), outcome.to_owned());
+    }
+    Ok(Measurement {
+        engine: "plain-mvn",
+        workers: 1,
+        candidates: candidates.len(),
+        seconds: started.elapsed().as_secs_f64(),
+        outcomes,
+        reasons: BTreeMap::new(),
+    })
+}
+
+/// What `eval` with the template baseline cost end to end.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalMeasurement {
+    pub samples: usize,
+    /// Distinct candidates among the samples (the rest were validated once for all).
+    pub candidates: usize,
+    pub seconds: f64,
+}
+
+/// Runs `eval` with the template baseline (a model that costs nothing), `samples` per task, in
+/// `scratch`, so that generation cost does not hide validation cost.
+pub fn measure_eval(
+    benchmark: &Benchmark,
+    samples: u32,
+    oracle: &dyn Oracle,
+    config: &EngineConfig,
+    scratch: &Path,
+    progress: &dyn Progress,
+) -> Result<EvalMeasurement, ThroughputError> {
+    let mut store = Store::open(&scratch.join("eval.sqlite"))?;
+    let spec = EvalSpec {
+        model_name: "baseline".into(),
+        format: "chat-p1".parse().expect("chat-p1 is a format"),
+        samples,
+        runs: 1,
+        fl_offset: 0,
+        temperature: 0.0,
+        top_p: 1.0,
+        max_tokens: 512,
+        seed: 0,
+        concurrency: 1,
+    };
+    let request = EvalRequest {
+        benchmark,
+        model: Box::new(avrlab_model::BaselineModel),
+        cache: avrlab_model::ResponseCache::new(scratch.join("cache")),
+        spec,
+        run_id: None,
+        resume: false,
+    };
+    let report = execute_eval(&mut store, request, config, oracle, progress)?;
+    Ok(EvalMeasurement {
+        samples: benchmark.tasks.len() * samples as usize,
+        candidates: report.candidates,
+        seconds: report.wall.as_secs_f64(),
+    })
+}

@@ -1,0 +1,108 @@
+//! Where a run keeps its files: the work folder of one avrlab process (task states, workspaces),
+//! removed when the run ends unless the user named it, and the cache folder shared by runs.
+
+use std::path::{Path, PathBuf};
+
+use avrlab_validate::remove_sealed_tree;
+
+/// The prefix of a work folder that avrlab makes itself; the process id follows it.
+const WORK_PREFIX: &str = "avrlab-work-";
+
+/// The cache folder shared by runs: `$XDG_CACHE_HOME/avrlab`, else `~/.cache/avrlab`.
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache")
+        })
+        .join("avrlab")
+}
+
+/// The Maven repository runs share: `$AVRLAB_MAVEN_REPO`, else the cache's `maven-repository`.
+pub fn default_maven_repo() -> PathBuf {
+    if let Some(repo) = std::env::var_os("AVRLAB_MAVEN_REPO") {
+        return repo.into();
+    }
+    cache_dir().join("maven-repository")
+}
+
+/// The work folder, removed when dropped unless the user named it. Task states in it are sealed
+/// read-only, so removal opens them up first (as any user, not only root).
+#[derive(Debug)]
+pub struct WorkDir {
+    pub path: PathBuf,
+    remove: bool,
+}
+
+impl WorkDir {
+    /// The user's folder, kept after the run.
+    pub fn named(path: PathBuf) -> Self {
+        Self {
+            path,
+            remove: false,
+        }
+    }
+
+    /// A folder of this process under the temporary folder, removed after the run; folders of
+    /// avrlab processes that were killed before they could clean up are removed first.
+    pub fn temporary() -> Self {
+        sweep_stale_work_dirs(&std::env::temp_dir());
+        Self {
+            path: std::env::temp_dir().join(format!("{WORK_PREFIX}{}", std::process::id())),
+            remove: true,
+        }
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if self.remove {
+            let _ = remove_sealed_tree(&self.path);
+        }
+    }
+}
+
+/// Removes work folders of avrlab processes that no longer run.
+fn sweep_stale_work_dirs(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix(WORK_PREFIX)
+            && !Path::new("/proc").join(pid).exists()
+        {
+            let _ = remove_sealed_tree(&entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_temporary_work_folder_is_removed_with_its_sealed_states() {
+        let work = WorkDir::temporary();
+        let sealed = work.path.join("states/t/src");
+        std::fs::create_dir_all(&sealed).unwrap();
+        std::fs::write(sealed.join("A.java"), "class A {}").unwrap();
+        for dir in [sealed.as_path(), sealed.parent().unwrap()] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        }
+        let path = work.path.clone();
+        drop(work);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_named_work_folder_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mine");
+        std::fs::create_dir_all(&path).unwrap();
+        drop(WorkDir::named(path.clone()));
+        assert!(path.is_dir());
+    }
+}
