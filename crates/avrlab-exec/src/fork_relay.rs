@@ -672,14 +672,14 @@ mod tests {
         let mut second = Launcher::start(&requests, &project, &waiting);
         assert_eq!(first.first_line(), "up\n");
         assert_eq!(second.first_line(), "up\n");
-        let refused = Instant::now();
+        // Answered while the two running JVMs still wait for their line: the refusal does not
+        // wait for a slot.
         let (code, err) = Launcher::start(&requests, &project, &["-c", "exit 0"]).end();
         assert_eq!(code, 125);
         assert_eq!(
             err,
             "[avrlab] the test JVM was not started: 2 test JVMs were running and at most 2 may run at once\n"
         );
-        assert!(refused.elapsed() < Duration::from_secs(5));
         // Once one has ended, the next starts.
         first.say("done");
         assert_eq!(first.end(), (0, String::new()));
@@ -731,10 +731,9 @@ mod tests {
         let mut template = template(&project);
         template.spec.program = "/bin/sh".into();
         let stop = Arc::new(AtomicBool::new(true));
-        let started = Instant::now();
+        // `serve` returns at all: nobody was waited for (there is no launcher to answer).
         let report = serve(&requests, &template, &stop, MAX_RUNNING_JVMS);
-        // Nothing started, and nobody was waited for (there is no launcher to answer).
-        assert!(started.elapsed() < Duration::from_secs(1));
+        // Nothing started.
         assert!(!marker.exists());
         assert_eq!(report.jvms, 0);
         assert!(report.refused.is_empty());

