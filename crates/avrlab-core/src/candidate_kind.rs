@@ -13,8 +13,8 @@ pub enum ReplacementTarget {
     Hunk { method: usize, hunk: usize },
 }
 
-/// The kind of a stored candidate: `unchanged`, `diff`, `replacement:method:N` or
-/// `replacement:hunk:M:N` (the localization entry, then the hunk).
+/// The kind of a stored candidate: `unchanged`, `diff`, `replacement:method:N`,
+/// `replacement:hunk:M:N` (the localization entry, then the hunk) or `malformed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CandidateKind {
     /// No change: the task state itself (the vulnerable version).
@@ -23,6 +23,9 @@ pub enum CandidateKind {
     Diff,
     /// New text for a localized method or hunk.
     Replacement(ReplacementTarget),
+    /// A predictions line whose `patch` is not a unified diff, kept (with
+    /// `--allow-apply-failures`) so that it counts as `ApplyFailed`.
+    Malformed,
 }
 
 impl CandidateKind {
@@ -38,6 +41,7 @@ impl CandidateKind {
                     "diff",
                     "replacement:method:N",
                     "replacement:hunk:M:N",
+                    "malformed",
                 ],
             )
         };
@@ -51,6 +55,7 @@ impl CandidateKind {
         match word.split(':').collect::<Vec<_>>().as_slice() {
             ["unchanged"] => Ok(Self::Unchanged),
             ["diff"] => Ok(Self::Diff),
+            ["malformed"] => Ok(Self::Malformed),
             ["replacement", "method", m] => {
                 Ok(Self::Replacement(ReplacementTarget::Method(number(m)?)))
             }
@@ -69,6 +74,7 @@ impl fmt::Display for CandidateKind {
         match self {
             Self::Unchanged => f.write_str("unchanged"),
             Self::Diff => f.write_str("diff"),
+            Self::Malformed => f.write_str("malformed"),
             Self::Replacement(ReplacementTarget::Method(m)) => write!(f, "replacement:method:{m}"),
             Self::Replacement(ReplacementTarget::Hunk { method, hunk }) => {
                 write!(f, "replacement:hunk:{method}:{hunk}")

@@ -18,115 +18,19 @@ use avrlab_validate::{
     Candidate, FeatureRun, FeatureRunner, Judged, MavenOracle, Oracle, Outcome, PreparedTask,
     ValidateError, check_candidate,
 };
-use serde::Deserialize;
 
 use crate::curate::score_plan;
-use crate::input::{InputError, PlannedCandidate, input_hash, new_candidates, read_patches_file};
+use crate::input::{
+    InputError, MalformedPatches, PlannedCandidate, input_hash, new_candidates, read_predictions,
+};
 
-/// One line of a SusVibes (SWE-bench style) predictions file.
-#[derive(Deserialize)]
-struct SusVibesPrediction {
-    instance_id: String,
-    model_name_or_path: String,
-    #[serde(default)]
-    model_patch: Option<String>,
-}
-
-/// The feature task a SusVibes instance id names: its own id, the id it was imported under, or
-/// the repair task it was curated from.
-pub fn task_for_instance<'a>(benchmark: &'a Benchmark, instance: &str) -> Option<&'a Task> {
-    let imported = crate::susvibes::task_id_of(instance);
-    benchmark.tasks.iter().find(|t| {
-        t.id == instance
-            || t.id == imported
-            || t.provenance
-                .as_ref()
-                .is_some_and(|p| p.dataset == "susvibes" && p.dataset_id == instance)
-    })
-}
-
-/// Reads a predictions file: avrlab's JSONL (`task`, `candidate`, `patch`), or SusVibes
-/// predictions (`instance_id`, `model_name_or_path`, `model_patch`) as JSONL or one JSON array.
-/// An empty `model_patch` is the empty prediction (the task state as it is).
+/// Reads a predictions file of feature tasks: avrlab's JSONL or SusVibes (SWE-bench style)
+/// predictions, as [`read_predictions`] does; a patch that is not a diff is refused.
 pub fn read_feature_predictions(
     path: &Path,
     benchmark: &Benchmark,
 ) -> Result<Vec<PlannedCandidate>, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InputError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    if !text.contains("\"instance_id\"") {
-        return read_patches_file(path, benchmark);
-    }
-    let bad = |origin: String, message: String| InputError::Line { origin, message };
-    let records: Vec<(String, SusVibesPrediction)> = if text.trim_start().starts_with('[') {
-        serde_json::from_str::<Vec<SusVibesPrediction>>(&text)
-            .map_err(|e| {
-                bad(
-                    path.display().to_string(),
-                    format!("not SusVibes predictions: {e}"),
-                )
-            })?
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| (format!("{}[{i}]", path.display()), r))
-            .collect()
-    } else {
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let origin = format!("{}:{}", path.display(), i + 1);
-            let record = serde_json::from_str(line)
-                .map_err(|e| bad(origin.clone(), format!("not a SusVibes prediction: {e}")))?;
-            out.push((origin, record));
-        }
-        out
-    };
-    let mut planned = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (origin, record) in records {
-        let task = task_for_instance(benchmark, &record.instance_id).ok_or_else(|| {
-            bad(
-                origin.clone(),
-                format!(
-                    "no task of the benchmark is instance `{}`",
-                    record.instance_id
-                ),
-            )
-        })?;
-        let candidate = match record.model_patch.as_deref().map(str::trim) {
-            None | Some("") => Candidate::Unchanged,
-            Some(_) => Candidate::Diff(
-                Patch::parse(record.model_patch.as_deref().unwrap_or_default()).map_err(|e| {
-                    bad(
-                        origin.clone(),
-                        format!("model_patch is not a unified diff: {e}"),
-                    )
-                })?,
-            ),
-        };
-        let base = format!("{}/{}", task.id, record.model_name_or_path);
-        let count = seen.entry(base.clone()).or_insert(0);
-        *count += 1;
-        planned.push(PlannedCandidate {
-            id: if *count == 1 {
-                base
-            } else {
-                format!("{base}#{count}")
-            },
-            task: task.id.clone(),
-            label: record.model_name_or_path,
-            candidate,
-            origin,
-        });
-    }
-    if planned.is_empty() {
-        return Err(InputError::Empty(path.to_owned()));
-    }
-    Ok(planned)
+    read_predictions(path, benchmark, MalformedPatches::Refuse)
 }
 
 fn group(judged: &Judged) -> TestGroupResult {

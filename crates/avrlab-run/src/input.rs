@@ -1,5 +1,7 @@
-//! Candidate inputs: the reference check of a benchmark, and predictions files (`--patches`, one
-//! JSON object a line: `task`, `candidate`, and `patch` or `replacement`).
+//! Candidate inputs: the reference check of a benchmark, and predictions files (`--patches`):
+//! avrlab's JSONL (one object a line: `task`, `candidate`, and `patch` or `replacement`), or
+//! SWE-bench-style predictions (`instance_id`, `model_name_or_path`, `model_patch`) as JSONL or
+//! one JSON array.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -100,17 +102,125 @@ pub fn reference_candidates(benchmark: &Benchmark) -> Vec<PlannedCandidate> {
     planned
 }
 
-/// Reads a predictions file; every line is checked before anything runs.
-pub fn read_patches_file(
+/// What a predictions file's `patch` that is not a unified diff becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MalformedPatches {
+    /// The whole file is refused, naming the line (the default).
+    Refuse,
+    /// That candidate is kept as [`Candidate::Malformed`], so its outcome is `ApplyFailed`
+    /// (`--allow-apply-failures`).
+    Record,
+}
+
+/// One line of a SWE-bench-style predictions file (SusVibes writes the same).
+#[derive(Deserialize)]
+struct InstancePrediction {
+    instance_id: String,
+    model_name_or_path: String,
+    #[serde(default)]
+    model_patch: Option<String>,
+}
+
+/// The task an instance id names: the task of that id, the id a SusVibes instance was imported
+/// under, or the task whose dataset id it is (`VUL4J-10` for an imported Vul4J task).
+pub fn task_for_instance<'a>(benchmark: &'a Benchmark, instance: &str) -> Option<&'a Task> {
+    let imported = crate::susvibes::task_id_of(instance);
+    benchmark.tasks.iter().find(|t| {
+        t.id == instance
+            || t.id == imported
+            || t.provenance
+                .as_ref()
+                .is_some_and(|p| p.dataset_id == instance)
+    })
+}
+
+/// Reads a predictions file, avrlab's or SWE-bench's (told apart by `instance_id`); every line
+/// is checked before anything runs. In SWE-bench's form an empty `model_patch` is the empty
+/// prediction (the task state as it is), and the model's name is the candidate's label.
+pub fn read_predictions(
     path: &Path,
     benchmark: &Benchmark,
+    malformed: MalformedPatches,
 ) -> Result<Vec<PlannedCandidate>, InputError> {
     let bytes = std::fs::read(path).map_err(|source| InputError::Read {
         path: path.to_owned(),
         source,
     })?;
+    let records = if bytes
+        .windows(b"\"instance_id\"".len())
+        .any(|w| w == b"\"instance_id\"")
+    {
+        instance_records(path, &bytes, benchmark)?
+    } else {
+        avrlab_records(path, &bytes, benchmark)?
+    };
     let mut planned: Vec<PlannedCandidate> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
+    for record in records {
+        let candidate = match record.change {
+            Change::Unchanged => Candidate::Unchanged,
+            Change::Diff(text) => match (Patch::parse(&text), malformed) {
+                (Ok(patch), _) => Candidate::Diff(patch),
+                (Err(e), MalformedPatches::Refuse) => {
+                    return Err(InputError::Line {
+                        origin: record.origin,
+                        message: format!(
+                            "the patch is not a unified diff: {e} (pass --allow-apply-failures to record it as ApplyFailed)"
+                        ),
+                    });
+                }
+                (Err(e), MalformedPatches::Record) => Candidate::Malformed {
+                    text,
+                    reason: format!("{}: {e}", record.origin),
+                },
+            },
+            Change::Replacement(target, text) => Candidate::Replacement { target, text },
+        };
+        let base = format!("{}/{}", record.task, record.label);
+        // Two candidates may share a label; ids stay unique and stable across re-reads.
+        let count = seen.entry(base.clone()).or_insert(0);
+        *count += 1;
+        let id = if *count == 1 {
+            base
+        } else {
+            format!("{base}#{count}")
+        };
+        planned.push(PlannedCandidate {
+            id,
+            task: record.task,
+            label: record.label,
+            candidate,
+            origin: record.origin,
+        });
+    }
+    if planned.is_empty() {
+        return Err(InputError::Empty(path.to_owned()));
+    }
+    Ok(planned)
+}
+
+/// What one predictions line asks for, before its patch is parsed.
+enum Change {
+    Unchanged,
+    Diff(String),
+    Replacement(ReplacementTarget, String),
+}
+
+/// One predictions line, checked: its task exists.
+struct Record {
+    origin: String,
+    task: String,
+    label: String,
+    change: Change,
+}
+
+/// The lines of avrlab's JSONL.
+fn avrlab_records(
+    path: &Path,
+    bytes: &[u8],
+    benchmark: &Benchmark,
+) -> Result<Vec<Record>, InputError> {
+    let mut records = Vec::new();
     // Line by line: a byte-order mark (at the start of the file or of any line, as files joined
     // from several editors have) and a CR before the LF are tolerated on each line alone.
     for (index, raw) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -134,14 +244,10 @@ pub fn read_patches_file(
         let task = benchmark
             .task(&record.task)
             .map_err(|e| bad(e.to_string()))?;
-        let candidate = match (record.patch, record.replacement) {
-            (Some(diff), None) => Candidate::Diff(
-                Patch::parse(&diff)
-                    .map_err(|e| bad(format!("the patch is not a unified diff: {e}")))?,
-            ),
+        let change = match (record.patch, record.replacement) {
+            (Some(diff), None) => Change::Diff(diff),
             (None, Some(text)) => {
-                let target = parse_target(record.target.as_deref()).map_err(&bad)?;
-                Candidate::Replacement { target, text }
+                Change::Replacement(parse_target(record.target.as_deref()).map_err(&bad)?, text)
             }
             _ => {
                 return Err(bad(
@@ -149,30 +255,84 @@ pub fn read_patches_file(
                 ));
             }
         };
-        let label = record
-            .candidate
-            .unwrap_or_else(|| format!("line{}", index + 1));
-        let base = format!("{}/{}", task.id, label);
-        // Two candidates may share a label; ids stay unique and stable across re-reads.
-        let count = seen.entry(base.clone()).or_insert(0);
-        *count += 1;
-        let id = if *count == 1 {
-            base
-        } else {
-            format!("{base}#{count}")
-        };
-        planned.push(PlannedCandidate {
-            id,
+        records.push(Record {
             task: task.id.clone(),
-            label,
-            candidate,
+            label: record
+                .candidate
+                .unwrap_or_else(|| format!("line{}", index + 1)),
+            change,
             origin,
         });
     }
-    if planned.is_empty() {
-        return Err(InputError::Empty(path.to_owned()));
+    Ok(records)
+}
+
+/// The predictions of a SWE-bench-style file: JSONL, or one JSON array.
+fn instance_records(
+    path: &Path,
+    bytes: &[u8],
+    benchmark: &Benchmark,
+) -> Result<Vec<Record>, InputError> {
+    let bad = |origin: String, message: String| InputError::Line { origin, message };
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        bad(
+            path.display().to_string(),
+            format!("the file is not UTF-8 text ({e}); save it as UTF-8"),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<(String, InstancePrediction)> = if text.trim_start().starts_with('[') {
+        serde_json::from_str::<Vec<InstancePrediction>>(text)
+            .map_err(|e| {
+                bad(
+                    path.display().to_string(),
+                    format!("not SWE-bench-style predictions: {e}"),
+                )
+            })?
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (format!("{}[{i}]", path.display()), r))
+            .collect()
+    } else {
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let origin = format!("{}:{}", path.display(), i + 1);
+            let record = serde_json::from_str(line).map_err(|e| {
+                bad(
+                    origin.clone(),
+                    format!("not a SWE-bench-style prediction: {e}"),
+                )
+            })?;
+            out.push((origin, record));
+        }
+        out
+    };
+    let mut records = Vec::new();
+    for (origin, line) in lines {
+        let task = task_for_instance(benchmark, &line.instance_id).ok_or_else(|| {
+            bad(
+                origin.clone(),
+                format!(
+                    "no task of the benchmark is instance `{}`",
+                    line.instance_id
+                ),
+            )
+        })?;
+        let change = match line.model_patch {
+            Some(patch) if !patch.trim().is_empty() => Change::Diff(patch),
+            _ => Change::Unchanged,
+        };
+        records.push(Record {
+            origin,
+            task: task.id.clone(),
+            label: line.model_name_or_path,
+            change,
+        });
     }
-    Ok(planned)
+    Ok(records)
 }
 
 /// How a candidate is stored: its kind's word and its text.
@@ -183,6 +343,7 @@ pub fn stored_form(candidate: &Candidate) -> (String, String) {
         Candidate::Replacement { target, text } => {
             (CandidateKind::Replacement(*target), text.clone())
         }
+        Candidate::Malformed { text, .. } => (CandidateKind::Malformed, text.clone()),
     };
     (kind.to_string(), content)
 }
@@ -196,6 +357,12 @@ pub fn from_stored_form(kind: &str, content: &str) -> Option<Candidate> {
         CandidateKind::Replacement(target) => Some(Candidate::Replacement {
             target,
             text: content.to_owned(),
+        }),
+        CandidateKind::Malformed => Some(Candidate::Malformed {
+            text: content.to_owned(),
+            reason: Patch::parse(content)
+                .err()
+                .map_or_else(|| "not a unified diff".to_owned(), |e| e.to_string()),
         }),
     }
 }
@@ -272,7 +439,7 @@ mod tests {
             line("c")
         );
         std::fs::write(&file, text).unwrap();
-        let planned = read_patches_file(&file, &benchmark).unwrap();
+        let planned = read_predictions(&file, &benchmark, MalformedPatches::Refuse).unwrap();
         assert_eq!(planned.len(), 3);
         assert!(
             matches!(&planned[0].candidate, Candidate::Diff(p) if p.files[0].new_path == "src/main/java/X.java")
@@ -281,7 +448,7 @@ mod tests {
         let mut bytes = format!("{}\n", line("a")).into_bytes();
         bytes.extend(b"{\"task\": \"demo-zip-slip\xff\"}\n");
         std::fs::write(&file, bytes).unwrap();
-        let err = read_patches_file(&file, &benchmark)
+        let err = read_predictions(&file, &benchmark, MalformedPatches::Refuse)
             .unwrap_err()
             .to_string();
         assert!(
@@ -289,7 +456,7 @@ mod tests {
             "{err}"
         );
         std::fs::write(&file, format!("{}\r\n{{\"task\": 1}}\r\n", line("a"))).unwrap();
-        let err = read_patches_file(&file, &benchmark)
+        let err = read_predictions(&file, &benchmark, MalformedPatches::Refuse)
             .unwrap_err()
             .to_string();
         assert!(

@@ -23,6 +23,7 @@ pub mod review;
 pub mod study;
 pub mod summary;
 pub mod susvibes;
+pub mod swe_report;
 pub mod throughput;
 pub mod transform;
 pub mod work_dir;

@@ -20,6 +20,9 @@ pub enum Candidate {
         target: ReplacementTarget,
         text: String,
     },
+    /// A patch that is not a unified diff (`text` as given): it applies to nothing, so its
+    /// outcome is `ApplyFailed` with `reason`.
+    Malformed { text: String, reason: String },
 }
 
 /// Why a candidate could not be written into the workspace. Every variant but `Io` is the
@@ -35,6 +38,9 @@ pub enum CandidateError {
     /// The replacement names a region the task does not localize.
     #[error("the task has no localized {0}")]
     NoSuchTarget(String),
+    /// The candidate's patch is not a unified diff.
+    #[error("the patch is not a unified diff: {0}")]
+    Malformed(String),
     /// A path of the candidate cannot be written as a plain file inside the workspace: a NUL
     /// byte, an over-long name, a path through a file or a symbolic link.
     #[error("{path}: {problem}")]
@@ -268,6 +274,9 @@ fn candidate_changes(
     let mut changes = Vec::new();
     match candidate {
         Candidate::Unchanged => {}
+        Candidate::Malformed { reason, .. } => {
+            return Err(CandidateError::Malformed(reason.clone()));
+        }
         Candidate::Diff(patch) => {
             task.policy.check(patch)?;
             for file in &patch.files {

@@ -562,7 +562,8 @@ impl FastSelection {
 /// The files a candidate writes: (path relative to the project root, created or changed).
 fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, String> {
     match candidate {
-        Candidate::Unchanged => Ok(Vec::new()),
+        // A malformed patch touches nothing: the check below records it as ApplyFailed.
+        Candidate::Unchanged | Candidate::Malformed { .. } => Ok(Vec::new()),
         Candidate::Diff(patch) => {
             let mut files = Vec::new();
             for file in &patch.files {

@@ -207,9 +207,9 @@ fn import(
         no_mirror,
         bad
     );
-    // Rows avrlab cannot drive are the dataset's nature; a missing mirror or a bad row means the
-    // import is incomplete.
-    Ok(if bad + no_mirror > 0 {
+    // Rows avrlab cannot drive or has no mirror for are said above and leave the other rows
+    // usable; a malformed row, or nothing imported at all, is bad input.
+    Ok(if bad > 0 || summary.imported.is_empty() {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
@@ -255,6 +255,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             resume: false,
             allow_apply_failures: false,
             json: false,
+            report_json: None,
         });
     }
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;

@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let report = build_eval_report(&store, &args.runs).map_err(Failure::input)?;
     let text = render(&report, args.format.into());
     match &args.out {
-        Some(path) => write_whole(path, &text)?,
+        Some(path) => write_whole("--out", path, &text)?,
         None => {
             #[expect(clippy::print_stdout, reason = "the report is the command's output")]
             {
@@ -72,23 +72,33 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `text` next to `path` and renames it into place, so a reader never sees half a report.
-fn write_whole(path: &Path, text: &str) -> Result<(), Failure> {
+/// The folder and file name of a file a command will write (`flag` names the option), refused
+/// as bad input when the folder does not exist: checked before any work starts.
+pub(super) fn output_path(flag: &str, path: &Path) -> Result<(PathBuf, String), Failure> {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     if !folder.is_dir() {
         return Err(Failure::input(anyhow::anyhow!(
-            "--out {}: the folder {} does not exist",
+            "{flag} {}: the folder {} does not exist",
             path.display(),
             folder.display()
         )));
     }
     let name = path.file_name().ok_or_else(|| {
-        Failure::input(anyhow::anyhow!("--out {}: not a file name", path.display()))
+        Failure::input(anyhow::anyhow!(
+            "{flag} {}: not a file name",
+            path.display()
+        ))
     })?;
-    let partial = folder.join(format!(".{}.partial", name.to_string_lossy()));
+    Ok((folder, name.to_string_lossy().into_owned()))
+}
+
+/// Writes `text` next to `path` and renames it into place, so a reader never sees half a report.
+pub(super) fn write_whole(flag: &str, path: &Path, text: &str) -> Result<(), Failure> {
+    let (folder, name) = output_path(flag, path)?;
+    let partial = folder.join(format!(".{name}.partial"));
     let written = std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, path));
     if let Err(error) = written {
         let _ = std::fs::remove_file(&partial);

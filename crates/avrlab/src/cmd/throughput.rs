@@ -8,7 +8,9 @@
 
 use std::process::ExitCode;
 
-use avrlab_run::input::{PlannedCandidate, read_patches_file, reference_candidates};
+use avrlab_run::input::{
+    MalformedPatches, PlannedCandidate, read_predictions, reference_candidates,
+};
 use avrlab_run::throughput::{
     Measurement, ThroughputError, measure_eval, measure_plain, measure_run, mutant_candidates,
 };
@@ -93,7 +95,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     });
     let maven = MavenOracle::new(config.validator.clone());
     let candidates = if let Some(path) = &args.patches {
-        read_patches_file(path, &benchmark).map_err(Failure::input)?
+        read_predictions(path, &benchmark, MalformedPatches::Record).map_err(Failure::input)?
     } else if args.mutants > 0 {
         mutant_candidates(&benchmark, &maven, args.mutants, args.seed, &note)
             .map_err(throughput_failure)?

@@ -4,13 +4,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_run::engine::{EngineError, RunRequest, execute};
-use avrlab_run::input::{read_patches_file, reference_candidates};
+use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::{check_row, render_check_table, unprepared_row};
 use avrlab_run::summary::{render_text, summarize};
+use avrlab_run::swe_report::swe_report;
 use avrlab_store::{RunMode, Store, StoreError};
 
 use super::Failure;
 use super::options::ValidationOptions;
+use super::report::{output_path, write_whole};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab validate`.
@@ -43,6 +45,10 @@ pub struct Args {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Also write the run's results as SWE-bench's report.json has them (per candidate: applied,
+    /// resolved, the PoV tests as FAIL_TO_PASS and the regression tests as PASS_TO_PASS).
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
 }
 
 pub(super) fn store_failure(error: StoreError) -> Failure {
@@ -74,10 +80,22 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     {
         return super::feature::validate_features(&args, &benchmark);
     }
+    if let Some(path) = &args.report_json {
+        output_path("--report-json", path)?;
+    }
     let (mode, planned) = match &args.patches {
         Some(path) => (
             RunMode::Patches,
-            read_patches_file(path, &benchmark).map_err(Failure::input)?,
+            read_predictions(
+                path,
+                &benchmark,
+                if args.allow_apply_failures {
+                    MalformedPatches::Record
+                } else {
+                    MalformedPatches::Refuse
+                },
+            )
+            .map_err(Failure::input)?,
         ),
         None => (RunMode::Reference, reference_candidates(&benchmark)),
     };
@@ -117,6 +135,11 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         );
     } else {
         print!("{}", render_text(&summary));
+    }
+    if let Some(path) = &args.report_json {
+        let report = swe_report(&store, &report.run_id).map_err(store_failure)?;
+        let text = serde_json::to_string_pretty(&report).expect("reports serialize");
+        write_whole("--report-json", path, &text)?;
     }
     if table {
         let mut rows = Vec::new();
