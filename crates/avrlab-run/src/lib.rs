@@ -24,6 +24,7 @@ pub mod study;
 pub mod summary;
 pub mod susvibes;
 pub mod swe_report;
+pub mod task_card;
 pub mod throughput;
 pub mod transform;
 pub mod work_dir;

@@ -13,6 +13,7 @@ use avrlab_prompt::{ChatMessage, Prompt, Role};
 use avrlab_run::models::{Backend, ConfigFile, build_model};
 
 use super::Failure;
+use super::options::ModelConfigArg;
 
 /// The most bytes of prompt read from standard input.
 const PROMPT_LIMIT: u64 = 1 << 20;
@@ -39,9 +40,8 @@ pub struct Args {
     pub max_tokens: u32,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The model configuration file.
-    #[arg(long, default_value = "avrlab.toml")]
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: ModelConfigArg,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
@@ -62,9 +62,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "the prompt on stdin is empty; pipe the question into `avrlab ask`"
         )));
     }
-    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
     let mut config = configs
-        .model(&args.model, &args.config)
+        .model(&args.model, &args.config.path)
         .map_err(Failure::input)?;
     if let Some(weights) = &args.weights {
         if config.backend != Backend::Local {
@@ -76,8 +76,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         config.path = Some(weights.clone());
     }
     // A command model asked from here runs in the sandbox, as everywhere.
-    let model = build_model(&args.model, &config, &args.config, SandboxKind::Bubblewrap)
-        .map_err(Failure::from)?;
+    let model = build_model(
+        &args.model,
+        &config,
+        &args.config.path,
+        SandboxKind::Bubblewrap,
+    )
+    .map_err(Failure::from)?;
     let mut messages = Vec::new();
     if let Some(system) = &args.system {
         messages.push(ChatMessage {

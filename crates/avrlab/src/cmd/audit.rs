@@ -10,6 +10,7 @@ use avrlab_run::audit::{AuditError, AuditItem, agreement, export, parse_lines, q
 use avrlab_store::{AuditLabel, AuditRow, Store};
 
 use super::Failure;
+use super::options::StoreArg;
 use super::validate::store_failure;
 
 /// Arguments of `avrlab audit`.
@@ -36,9 +37,8 @@ pub struct Args {
     /// Cohen's kappa between two auditors, `A,B`.
     #[arg(long, value_name = "A,B")]
     pub agreement: Option<String>,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 fn audit_failure(error: AuditError) -> Failure {
@@ -49,13 +49,13 @@ fn audit_failure(error: AuditError) -> Failure {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    if !args.store.is_file() {
+    if !args.store.path.is_file() {
         return Err(Failure::input(anyhow::anyhow!(
             "no results store at {}: give --store",
-            args.store.display()
+            args.store.path.display()
         )));
     }
-    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let run_info = store
         .run(&args.run)
         .map_err(store_failure)?

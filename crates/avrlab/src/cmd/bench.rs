@@ -3,16 +3,14 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use avrlab_bench::{
-    Benchmark, DatasetKind, ProjectSource, RegressionTests, VUL_LOCATION_FILE, read_dataset,
-    read_vul_locations,
-};
+use avrlab_bench::{Benchmark, DatasetKind, VUL_LOCATION_FILE, read_dataset, read_vul_locations};
 use avrlab_run::import::{ImportConfig, RefusalKind, import_rows};
+use avrlab_run::task_card::{task_card, task_list};
 use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
 use super::Failure;
-use super::options::{EngineArg, SandboxArg, ValidationOptions};
+use super::options::{EngineArg, SandboxArg, StoreArg, ValidationOptions};
 
 /// Arguments of `avrlab bench`.
 #[derive(Debug, clap::Args)]
@@ -88,9 +86,8 @@ pub struct CheckArgs {
     /// Where task states, baselines and workspaces are made [default: a fresh temp folder].
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 /// `--mirrors`, else `$AVRLAB_MIRRORS`.
@@ -261,93 +258,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;
     match args.command {
         BenchCommand::Import { .. } | BenchCommand::Check(_) => unreachable!("handled above"),
-        BenchCommand::List => {
-            println!("{:<28} {:<14} {:<18} methods", "task", "cwe", "cve");
-            for task in &benchmark.tasks {
-                let cwe: Vec<String> = task.cwe.iter().map(|c| format!("CWE-{c}")).collect();
-                let methods: Vec<&str> = task
-                    .localization
-                    .iter()
-                    .map(|l| l.method.as_str())
-                    .collect();
-                println!(
-                    "{:<28} {:<14} {:<18} {}",
-                    task.id,
-                    cwe.join(","),
-                    task.cve.as_deref().unwrap_or("-"),
-                    methods.join(", ")
-                );
-            }
-            println!(
-                "{} tasks in {}",
-                benchmark.tasks.len(),
-                benchmark.dir.display()
-            );
-        }
+        BenchCommand::List => print!("{}", task_list(&benchmark)),
         BenchCommand::Show { task } => {
             let task = benchmark.task(&task).map_err(Failure::input)?;
-            println!("id:          {}", task.id);
-            println!("kind:        {:?}", task.kind);
-            println!(
-                "cwe:         {}",
-                task.cwe
-                    .iter()
-                    .map(|c| format!("CWE-{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            println!("cve:         {}", task.cve.as_deref().unwrap_or("-"));
-            match &task.project {
-                ProjectSource::Folder(f) => println!("project:     {}", f.display()),
-                ProjectSource::Git { url, commit } => println!("project:     {url} @ {commit}"),
-            }
-            println!(
-                "build:       {:?}, JDK {}",
-                task.build.system, task.build.jdk
-            );
-            let pov: Vec<String> = task
-                .oracle
-                .pov_tests
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            println!("pov tests:   {}", pov.join(", "));
-            match &task.oracle.regression_tests {
-                RegressionTests::AllOthers => println!("regression:  all other tests"),
-                RegressionTests::Listed(list) => println!(
-                    "regression:  {}",
-                    list.iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            }
-            for loc in &task.localization {
-                println!(
-                    "location:    {} {}() lines {}-{}, hunks {:?}",
-                    loc.file, loc.method, loc.method_lines.0, loc.method_lines.1, loc.hunks
-                );
-            }
-            if let Some(provenance) = &task.provenance {
-                println!(
-                    "localized:   {}",
-                    provenance
-                        .localization
-                        .as_deref()
-                        .unwrap_or("not recorded (imported before avrlab recorded it)")
-                );
-                println!(
-                    "provenance:  {} {}",
-                    provenance.dataset, provenance.dataset_id
-                );
-                for note in &provenance.notes {
-                    println!("  note:      {note}");
-                }
-            }
-            println!("\n{}\n", task.description);
-            if let Some(reference) = &task.reference {
-                println!("reference fix:\n{reference}");
-            }
+            print!("{}", task_card(task));
         }
         BenchCommand::Checkout { task, out, mirrors } => {
             let task = benchmark.task(&task).map_err(Failure::input)?;

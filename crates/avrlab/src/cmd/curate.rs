@@ -12,7 +12,7 @@ use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_validate::MavenOracle;
 
 use super::Failure;
-use super::options::ValidationOptions;
+use super::options::{ModelConfigArg, ValidationOptions};
 
 /// Arguments of `avrlab curate`.
 #[derive(Debug, clap::Args)]
@@ -31,9 +31,8 @@ pub struct Args {
     /// funnel says so. Without it, the template.
     #[arg(long)]
     pub statement_model: Option<String>,
-    /// The model configuration file.
-    #[arg(long, default_value = "avrlab.toml")]
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: ModelConfigArg,
 }
 
 fn curate_failure(error: avrlab_run::curate::CurateError) -> Failure {
@@ -93,12 +92,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let statement_model = match &args.statement_model {
         None => None,
         Some(name) => {
-            let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
-            let model_config = configs.model(name, &args.config).map_err(Failure::input)?;
+            let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
+            let model_config = configs
+                .model(name, &args.config.path)
+                .map_err(Failure::input)?;
             let model = build_model(
                 name,
                 &model_config,
-                &args.config,
+                &args.config.path,
                 config.validator.maven.sandbox,
             )
             .map_err(Failure::from)?;

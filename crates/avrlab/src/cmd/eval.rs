@@ -11,7 +11,7 @@ use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
 
 use super::Failure;
-use super::options::ValidationOptions;
+use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::validate::store_failure;
 use crate::progress::StderrProgress;
@@ -45,15 +45,13 @@ pub struct Args {
     pub max_tokens: u32,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The model configuration file.
-    #[arg(long, default_value = "avrlab.toml")]
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: ModelConfigArg,
     /// The response cache [default: ~/.cache/avrlab/responses].
     #[arg(long)]
     pub cache: Option<PathBuf>,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// The run id [default: eval-<benchmark>-<unix time>].
     #[arg(long)]
     pub run: Option<String>,
@@ -79,9 +77,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     {
         return super::feature::eval_features(&args, &benchmark);
     }
-    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
     let model_config = configs
-        .model(&args.model, &args.config)
+        .model(&args.model, &args.config.path)
         .map_err(Failure::input)?;
     let format_name = args
         .format
@@ -99,7 +97,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "--samples and --runs must be at least 1"
         )));
     }
-    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (config, _work) = args.options.engine(true)?;
     let oracle = args.options.oracle(&config)?;
     let progress = StderrProgress::new();
@@ -107,7 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let model = build_model(
         &args.model,
         &model_config,
-        &args.config,
+        &args.config.path,
         config.validator.maven.sandbox,
     )
     .map_err(Failure::from)?;
@@ -171,7 +169,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             report.already_decided,
             report.duplicates,
             report.wall.as_secs_f64(),
-            args.store.display()
+            args.store.path.display()
         ),
     );
     match super::unprepared_failure(&report) {

@@ -137,7 +137,7 @@ pub(super) fn validate_features(
             reference_feature_candidates(benchmark, &oracle).map_err(score_failure)?,
         ),
     };
-    let mut store = Store::open(&args.store).map_err(super::validate::store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(super::validate::store_failure)?;
     let config_json = serde_json::json!({
         "benchmark": args.options.benchmark,
         "tasks": args.options.tasks,
@@ -205,16 +205,16 @@ pub(super) fn eval_features(
             "--samples must be at least 1"
         )));
     }
-    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
     let model_config = configs
-        .model(&args.model, &args.config)
+        .model(&args.model, &args.config.path)
         .map_err(Failure::input)?;
     let (config, _work) = args.options.engine(true)?;
     let oracle = MavenOracle::new(config.validator.clone());
     let model = build_model(
         &args.model,
         &model_config,
-        &args.config,
+        &args.config.path,
         config.validator.maven.sandbox,
     )
     .map_err(Failure::from)?;
@@ -245,7 +245,7 @@ pub(super) fn eval_features(
         &states,
         &progress,
     );
-    let mut store = Store::open(&args.store).map_err(super::validate::store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(super::validate::store_failure)?;
     let config_json = serde_json::json!({
         "benchmark": args.options.benchmark,
         "kind": "feature",

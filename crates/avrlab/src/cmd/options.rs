@@ -15,6 +15,22 @@ use clap::ValueEnum;
 
 use super::Failure;
 
+/// The results store, as every command that reads or writes one names it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArg {
+    /// The results store.
+    #[arg(long = "store", default_value = ".avrlab/results.sqlite")]
+    pub path: PathBuf,
+}
+
+/// The model configuration file, as every command that starts a model names it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ModelConfigArg {
+    /// The model configuration file.
+    #[arg(long = "config", default_value = "avrlab.toml")]
+    pub path: PathBuf,
+}
+
 /// How untrusted code is confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SandboxArg {

@@ -11,7 +11,7 @@ use avrlab_store::Store;
 
 use super::Failure;
 use super::bench::datasets_dir;
-use super::options::ValidationOptions;
+use super::options::{StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::validate::store_failure;
 use crate::progress::StderrProgress;
@@ -35,9 +35,8 @@ pub struct Args {
     /// The vulnerability locations [default: $AVRLAB_DATASETS/vjbench/vul_location.json].
     #[arg(long)]
     pub locations: Option<PathBuf>,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// The run id [default: eval-<benchmark>-<unix time>].
     #[arg(long)]
     pub run: Option<String>,
@@ -70,7 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         resume: args.resume,
     };
     check_request(&request).map_err(Failure::input)?;
-    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (config, _work) = args.options.engine(true)?;
     let oracle = args.options.oracle(&config)?;
     let progress = StderrProgress::new();
@@ -107,7 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             report.unmapped.len(),
             report.run.wall.as_secs_f64(),
             avrlab_run::engine::describe_stages(&report.run.stages),
-            args.store.display()
+            args.store.path.display()
         ),
     );
     match super::unprepared_failure(&report.run) {

@@ -8,6 +8,7 @@ use avrlab_store::Store;
 use clap::ValueEnum;
 
 use super::Failure;
+use super::options::StoreArg;
 use super::validate::store_failure;
 
 /// Report formats on the command line.
@@ -42,22 +43,21 @@ pub struct Args {
     pub runs: Vec<String>,
     #[arg(long, value_enum, default_value = "md")]
     pub format: FormatArg,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// Write the report to this file (written whole, then renamed into place) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    if !args.store.is_file() {
+    if !args.store.path.is_file() {
         return Err(Failure::input(anyhow::anyhow!(
             "no results store at {}: give --store",
-            args.store.display()
+            args.store.path.display()
         )));
     }
-    let store = Store::open(&args.store).map_err(store_failure)?;
+    let store = Store::open(&args.store.path).map_err(store_failure)?;
     let report = build_eval_report(&store, &args.runs).map_err(Failure::input)?;
     let text = render(&report, args.format.into());
     match &args.out {

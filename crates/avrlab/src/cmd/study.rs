@@ -14,7 +14,7 @@ use avrlab_store::Store;
 use clap::ValueEnum;
 
 use super::Failure;
-use super::options::ValidationOptions;
+use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
 use super::validate::store_failure;
 use crate::progress::StderrProgress;
 
@@ -72,15 +72,13 @@ pub struct Args {
     pub locations: Option<PathBuf>,
     #[command(flatten)]
     pub options: ValidationOptions,
-    /// The model configuration file.
-    #[arg(long, default_value = "avrlab.toml")]
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: ModelConfigArg,
     /// The response cache [default: ~/.cache/avrlab/responses].
     #[arg(long)]
     pub cache: Option<PathBuf>,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: StudyFormatArg,
@@ -94,7 +92,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     }
     // Everything about the input is checked before anything is stored or started.
     let file = read_study_file(&args.file).map_err(Failure::input)?;
-    let configs = ConfigFile::load(&args.config).map_err(Failure::input)?;
+    let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
     let overrides = StudyOverrides {
         samples: args.samples,
         runs: args.runs,
@@ -123,7 +121,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let catalog = ConfiguredModels {
         configs: &configs,
-        path: &args.config,
+        path: &args.config.path,
     };
     let (plan, benchmarks) =
         resolve_plan(&file, &args.file, &overrides, &catalog).map_err(Failure::input)?;
@@ -131,8 +129,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
     if args.dry_run {
         // The store is read for the estimate only if it exists; a dry run creates nothing.
-        let estimated = if args.store.is_file() {
-            let store = Store::open(&args.store).map_err(store_failure)?;
+        let estimated = if args.store.path.is_file() {
+            let store = Store::open(&args.store.path).map_err(store_failure)?;
             Some(estimate(&store, &plan).map_err(store_failure)?)
         } else {
             None
@@ -143,14 +141,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             if estimated.is_none() {
                 println!(
                     "estimated time: unknown (no results store at {} yet)",
-                    args.store.display()
+                    args.store.path.display()
                 );
             }
         }
         return Ok(ExitCode::SUCCESS);
     }
 
-    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let estimated = estimate(&store, &plan).map_err(store_failure)?;
     for line in describe_plan(&plan, Some(&estimated)).lines() {
         avrlab_run::engine::Progress::message(&progress, line);
@@ -165,7 +163,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let models = StudyModels::load(
         &plan,
         &configs,
-        &args.config,
+        &args.config.path,
         config.validator.maven.sandbox,
         cache,
         &progress,
@@ -210,7 +208,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             outcome.validated,
             outcome.reused_validations,
             outcome.reviewed,
-            args.store.display()
+            args.store.path.display()
         ),
     );
     let report = build_study_report(&store, &plan.name).map_err(Failure::infrastructure)?;

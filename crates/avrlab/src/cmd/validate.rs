@@ -11,7 +11,7 @@ use avrlab_run::swe_report::swe_report;
 use avrlab_store::{RunMode, Store, StoreError};
 
 use super::Failure;
-use super::options::ValidationOptions;
+use super::options::{StoreArg, ValidationOptions};
 use super::report::{output_path, write_whole};
 use crate::progress::StderrProgress;
 
@@ -29,9 +29,8 @@ pub struct Args {
     /// unified diff) or `replacement` (+ optional `target`: method[:N] | hunk[:M]:N).
     #[arg(long)]
     pub patches: Option<PathBuf>,
-    /// The results store.
-    #[arg(long, default_value = ".avrlab/results.sqlite")]
-    pub store: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// The run id [default: <mode>-<benchmark>-<unix time>].
     #[arg(long)]
     pub run: Option<String>,
@@ -99,7 +98,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         ),
         None => (RunMode::Reference, reference_candidates(&benchmark)),
     };
-    let mut store = Store::open(&args.store).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = args.options.oracle(&config)?;
     let config_json = serde_json::json!({
