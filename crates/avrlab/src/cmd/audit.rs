@@ -11,7 +11,7 @@ use avrlab_store::{AuditLabel, AuditRow, Store};
 
 use super::Failure;
 use super::options::StoreArg;
-use super::validate::store_failure;
+use super::store_failure;
 
 /// Arguments of `avrlab audit`.
 #[derive(Debug, clap::Args)]

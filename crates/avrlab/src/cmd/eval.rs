@@ -13,7 +13,8 @@ use avrlab_store::Store;
 use super::Failure;
 use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
 use super::report::FormatArg;
-use super::validate::store_failure;
+use super::store_failure;
+use super::validate::{print_report, score_failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab eval`.
@@ -75,7 +76,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .iter()
         .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
     {
-        return super::feature::eval_features(&args, &benchmark);
+        return eval_features(&args, &benchmark);
     }
     let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
     let model_config = configs
@@ -180,4 +181,95 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
 fn progress_message(progress: &StderrProgress, text: &str) {
     avrlab_run::engine::Progress::message(progress, text);
+}
+
+/// `avrlab eval` on a benchmark of feature tasks: the model (typically a command agent in
+/// workdir mode) gets each task's problem statement and the task state, its diff is the
+/// prediction, and the predictions are scored and stored as `validate` does.
+fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<ExitCode, Failure> {
+    use avrlab_run::feature_score::{
+        ScoreRequest, feature_report, generate_feature_predictions, render_feature_report,
+        score_predictions,
+    };
+    use avrlab_run::models::{ConfigFile, build_model};
+    use avrlab_store::{RunMode, Store};
+    use avrlab_validate::{MavenOracle, Oracle as _};
+
+    if let Some(repair) = benchmark
+        .tasks
+        .iter()
+        .find(|t| t.kind != avrlab_bench::TaskKind::Feature)
+    {
+        return Err(Failure::input(anyhow::anyhow!(
+            "benchmark {} mixes feature and repair tasks ({} is a repair task); evaluate them apart",
+            benchmark.name,
+            repair.id
+        )));
+    }
+    if args.samples == 0 {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--samples must be at least 1"
+        )));
+    }
+    let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
+    let model_config = configs
+        .model(&args.model, &args.config.path)
+        .map_err(Failure::input)?;
+    let (config, _work) = args.options.engine(true)?;
+    let oracle = MavenOracle::new(config.validator.clone());
+    let model = build_model(
+        &args.model,
+        &model_config,
+        &args.config.path,
+        config.validator.maven.sandbox,
+    )
+    .map_err(Failure::from)?;
+    let tasks: Vec<_> = benchmark.tasks.iter().collect();
+    let mut states = std::collections::HashMap::new();
+    for task in &tasks {
+        states.insert(
+            task.id.clone(),
+            oracle.materialize(task).map_err(Failure::infrastructure)?,
+        );
+    }
+    #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
+    let progress = |line: &str| eprintln!("{line}");
+    let params = avrlab_model::GenParams {
+        n: args.samples,
+        temperature: args.temperature,
+        top_p: args.top_p,
+        max_tokens: args.max_tokens,
+        stop: Vec::new(),
+        seed: Some(args.seed),
+    };
+    let planned = generate_feature_predictions(
+        model.as_ref(),
+        &args.model,
+        args.samples,
+        &params,
+        &tasks,
+        &states,
+        &progress,
+    );
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let config_json = serde_json::json!({
+        "benchmark": args.options.benchmark,
+        "kind": "feature",
+        "model": args.model,
+        "samples": args.samples,
+    })
+    .to_string();
+    let request = ScoreRequest {
+        benchmark,
+        planned,
+        run_id: args.run.clone(),
+        resume: args.resume,
+        mode: RunMode::Eval,
+        config_json,
+    };
+    let run_id =
+        score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;
+    let report = feature_report(&store, &run_id, benchmark).map_err(store_failure)?;
+    print_report(&render_feature_report(&report));
+    Ok(ExitCode::SUCCESS)
 }

@@ -60,6 +60,19 @@ impl From<avrlab_run::models::ModelSetupError> for Failure {
     }
 }
 
+/// A store failure: the user's file at fault (not a store, a newer one, a run id taken, an
+/// unknown candidate) as bad input, anything else as infrastructure.
+pub(crate) fn store_failure(error: avrlab_store::StoreError) -> Failure {
+    match error {
+        avrlab_store::StoreError::NotADatabase(_)
+        | avrlab_store::StoreError::NotAStore(_)
+        | avrlab_store::StoreError::Version { .. }
+        | avrlab_store::StoreError::RunExists(_)
+        | avrlab_store::StoreError::UnknownCandidate { .. } => Failure::input(error),
+        other => Failure::infrastructure(other),
+    }
+}
+
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1) naming each task and
 /// why; their candidates were left undecided and the run unfinished, so `--resume` retries them.
 pub(crate) fn unprepared_failure(report: &avrlab_run::engine::RunReport) -> Option<Failure> {

@@ -13,7 +13,7 @@ use super::Failure;
 use super::bench::datasets_dir;
 use super::options::{StoreArg, ValidationOptions};
 use super::report::FormatArg;
-use super::validate::store_failure;
+use super::store_failure;
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab replay`.

@@ -9,7 +9,7 @@ use clap::ValueEnum;
 
 use super::Failure;
 use super::options::StoreArg;
-use super::validate::store_failure;
+use super::store_failure;
 
 /// Report formats on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

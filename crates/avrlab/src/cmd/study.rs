@@ -15,7 +15,7 @@ use clap::ValueEnum;
 
 use super::Failure;
 use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
-use super::validate::store_failure;
+use super::store_failure;
 use crate::progress::StderrProgress;
 
 /// How to print the study's tables.

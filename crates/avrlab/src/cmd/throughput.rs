@@ -19,7 +19,7 @@ use avrlab_validate::{FastOracle, MavenOracle, Oracle};
 
 use super::Failure;
 use super::options::{EngineArg, ValidationOptions, fast_config, oracle_for};
-use super::validate::store_failure;
+use super::store_failure;
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab throughput`.

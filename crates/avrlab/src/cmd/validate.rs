@@ -8,11 +8,11 @@ use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates
 use avrlab_run::reference_check::{check_row, render_check_table, unprepared_row};
 use avrlab_run::summary::{render_text, summarize};
 use avrlab_run::swe_report::swe_report;
-use avrlab_store::{RunMode, Store, StoreError};
+use avrlab_store::{RunMode, Store};
 
-use super::Failure;
 use super::options::{StoreArg, ValidationOptions};
 use super::report::{output_path, write_whole};
+use super::{Failure, store_failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab validate`.
@@ -50,17 +50,6 @@ pub struct Args {
     pub report_json: Option<PathBuf>,
 }
 
-pub(super) fn store_failure(error: StoreError) -> Failure {
-    match error {
-        StoreError::NotADatabase(_)
-        | StoreError::NotAStore(_)
-        | StoreError::Version { .. }
-        | StoreError::RunExists(_)
-        | StoreError::UnknownCandidate { .. } => Failure::input(error),
-        other => Failure::infrastructure(other),
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     run_with(args, false)
 }
@@ -77,7 +66,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         .iter()
         .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
     {
-        return super::feature::validate_features(&args, &benchmark);
+        return validate_features(&args, &benchmark);
     }
     if let Some(path) = &args.report_json {
         output_path("--report-json", path)?;
@@ -167,4 +156,81 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `avrlab validate` on a benchmark of feature tasks: each prediction (or, with `--reference`,
+/// each task's golden, vulnerable and empty prediction) scored for func and sec, stored, and the
+/// feature report printed.
+fn validate_features(
+    args: &Args,
+    benchmark: &avrlab_bench::Benchmark,
+) -> Result<ExitCode, Failure> {
+    use avrlab_run::feature_score::{
+        ScoreRequest, feature_report, read_feature_predictions, reference_feature_candidates,
+        render_feature_report, score_predictions,
+    };
+    use avrlab_store::{RunMode, Store};
+    use avrlab_validate::MavenOracle;
+
+    if let Some(repair) = benchmark
+        .tasks
+        .iter()
+        .find(|t| t.kind != avrlab_bench::TaskKind::Feature)
+    {
+        return Err(Failure::input(anyhow::anyhow!(
+            "benchmark {} mixes feature and repair tasks ({} is a repair task); validate them apart",
+            benchmark.name,
+            repair.id
+        )));
+    }
+    let (config, _work) = args.options.engine(args.allow_apply_failures)?;
+    let oracle = MavenOracle::new(config.validator.clone());
+    let (mode, planned) = match &args.patches {
+        Some(path) => (
+            RunMode::Patches,
+            read_feature_predictions(path, benchmark).map_err(Failure::input)?,
+        ),
+        None => (
+            RunMode::Reference,
+            reference_feature_candidates(benchmark, &oracle).map_err(score_failure)?,
+        ),
+    };
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let config_json = serde_json::json!({
+        "benchmark": args.options.benchmark,
+        "tasks": args.options.tasks,
+        "timeout_seconds": args.options.timeout,
+        "kind": "feature",
+        "patches": args.patches,
+    })
+    .to_string();
+    let request = ScoreRequest {
+        benchmark,
+        planned,
+        run_id: args.run.clone(),
+        resume: args.resume,
+        mode,
+        config_json,
+    };
+    #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
+    let progress = |line: &str| eprintln!("{line}");
+    let run_id =
+        score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;
+    let report = feature_report(&store, &run_id, benchmark).map_err(store_failure)?;
+    print_report(&render_feature_report(&report));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn score_failure(error: avrlab_run::feature_score::ScoreError) -> Failure {
+    use avrlab_run::feature_score::ScoreError;
+    match error {
+        ScoreError::Input(_) => Failure::input(error),
+        ScoreError::Store(s) => store_failure(s),
+        ScoreError::Validate(_) => Failure::infrastructure(error),
+    }
+}
+
+#[expect(clippy::print_stdout, reason = "the report is the command's output")]
+pub(super) fn print_report(text: &str) {
+    print!("{text}");
 }
