@@ -457,13 +457,25 @@ fn vjbench_row(
             serde_json::Value::String(file) if !file.is_empty() => Some(DatasetLocation {
                 source: format!("VJBench_data.json, record {id}"),
                 file: file.clone(),
-                buggy_lines: crate::location::line_ranges(&details.buggy_line),
-                method_lines: crate::location::line_ranges(&details.buggy_method),
+                buggy_lines: line_ranges(&details.buggy_line),
+                method_lines: line_ranges(&details.buggy_method),
                 bug_type: non_empty(&details.bug_type),
             }),
             _ => None,
         },
     })
+}
+
+/// Line ranges as the datasets write them: `[[a, b]]`, `[[n]]` for one line, `[[]]` for none.
+/// Anything else (a reversed or zero range) is dropped, and the caller sees fewer ranges.
+pub(crate) fn line_ranges(raw: &[Vec<u32>]) -> Vec<(u32, u32)> {
+    raw.iter()
+        .filter_map(|r| match r.as_slice() {
+            [n] if *n >= 1 => Some((*n, *n)),
+            [a, b] if *a >= 1 && a <= b => Some((*a, *b)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

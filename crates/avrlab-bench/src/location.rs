@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::dataset::{DatasetError, DatasetKind, DatasetLocation, DatasetRow};
+use crate::dataset::{DatasetError, DatasetKind, DatasetLocation, DatasetRow, line_ranges};
 use crate::task::Localization;
 
 /// The file name of VJBench's location records (beside `VJBench_dataset.csv`).
@@ -49,18 +49,6 @@ struct RawVulLocation {
     buggy_method_with_comment: Vec<Vec<u32>>,
     #[serde(default)]
     bug_type: Option<String>,
-}
-
-/// Line ranges as the datasets write them: `[[a, b]]`, `[[n]]` for one line, `[[]]` for none.
-/// Anything else (a reversed or zero range) is dropped, and the caller sees fewer ranges.
-pub(crate) fn line_ranges(raw: &[Vec<u32>]) -> Vec<(u32, u32)> {
-    raw.iter()
-        .filter_map(|r| match r.as_slice() {
-            [n] if *n >= 1 => Some((*n, *n)),
-            [a, b] if *a >= 1 && a <= b => Some((*a, *b)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Reads `vul_location.json`.

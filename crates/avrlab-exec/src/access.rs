@@ -14,9 +14,23 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::jdk::Jdk;
-use crate::maven::{MavenError, MavenSettings};
-use crate::process::{RunSpec, run};
-use crate::sandbox::{Limits, Mount, SandboxPolicy};
+use crate::process::{ProcessError, RunSpec, run};
+use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
+
+/// The argument file could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum AccessError {
+    /// Listing the JDK's packages could not be run.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    /// A file of it could not be written, or the JDK listed nothing usable.
+    #[error("cannot prepare {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Lists the packages of the boot layer's modules, one option per line.
 const LIST_PACKAGES: &str = r#"import java.util.TreeSet;
@@ -35,10 +49,9 @@ public class ListPackages {
 "#;
 
 /// Where the argument file opening `jdk`'s packages to the class path is kept: a folder next to
-/// the Maven repository (mounted read-only into the sandbox), one file per JDK.
-pub(crate) fn legacy_access_path(jdk: &Jdk, settings: &MavenSettings) -> PathBuf {
-    let dir = settings
-        .repository
+/// the Maven `repository` (mounted read-only into the sandbox), one file per JDK.
+pub(crate) fn legacy_access_path(jdk: &Jdk, repository: &Path) -> PathBuf {
+    let dir = repository
         .parent()
         .map_or_else(std::env::temp_dir, Path::to_owned)
         .join("jdk-access");
@@ -50,15 +63,16 @@ pub(crate) fn legacy_access_path(jdk: &Jdk, settings: &MavenSettings) -> PathBuf
 }
 
 /// Makes the argument file at `file` (see [`legacy_access_path`]) unless it is there: lists the
-/// packages with `jdk` itself, in the sandbox.
+/// packages with `jdk` itself, in `sandbox` under `limits` (its wall time capped at two minutes).
 pub(crate) fn make_legacy_access_file(
     file: &Path,
     jdk: &Jdk,
-    settings: &MavenSettings,
-) -> Result<(), MavenError> {
+    sandbox: SandboxKind,
+    limits: Limits,
+) -> Result<(), AccessError> {
     let io = |path: &Path| {
         let path = path.to_owned();
-        move |source| MavenError::Io { path, source }
+        move |source| AccessError::Io { path, source }
     };
     if file.is_file() {
         return Ok(());
@@ -84,14 +98,14 @@ pub(crate) fn make_legacy_access_file(
         args: vec![source.display().to_string()],
         cwd: staging.clone(),
         env: vec![("LANG".into(), "C.UTF-8".into())],
-        sandbox: settings.sandbox,
+        sandbox,
         policy: SandboxPolicy {
             mounts,
             network: false,
         },
         limits: Limits {
             wall: Duration::from_secs(120),
-            ..settings.limits
+            ..limits
         },
         stdin: Vec::new(),
     };
@@ -103,7 +117,7 @@ pub(crate) fn make_legacy_access_file(
     let complete = result.stdout.total_bytes == kept;
     let lines: Vec<&str> = listed.lines().filter(|l| is_open_option(l)).collect();
     if !result.exit.success() || !complete || lines.is_empty() {
-        return Err(MavenError::Io {
+        return Err(AccessError::Io {
             path: jdk.home.clone(),
             source: std::io::Error::other(format!(
                 "cannot list the packages of this JDK's modules: {}",

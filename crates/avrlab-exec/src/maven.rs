@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::fork_relay::{ForkRelay, JvmTemplate, LAUNCHER_VIEW, RELAY_VIEW};
 use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
-use crate::reactor::{Reactor, reactor_for};
+use crate::reactor::{Reactor, reactor_for, walk_poms};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
 use crate::surefire::{TestCaseResult, read_reports};
 
@@ -65,6 +65,9 @@ pub enum MavenError {
     /// A process could not be run.
     #[error(transparent)]
     Process(#[from] ProcessError),
+    /// The argument file that opens an old project's JDK packages could not be made.
+    #[error(transparent)]
+    Access(#[from] crate::access::AccessError),
     /// Resolving the project's dependencies failed.
     #[error(
         "the warm-up build of {project} (test-compile and the tests, with network, to fill the dependency cache) failed: {tail}"
@@ -266,7 +269,10 @@ impl Maven {
         let mut extra_args = build.extra_args.clone();
         let (jdk, substitute) = build_jdk(build.jdk)?;
         let legacy_access = match &substitute {
-            Some(_) if build.jdk <= 8 => Some(crate::access::legacy_access_path(&jdk, &settings)),
+            Some(_) if build.jdk <= 8 => Some(crate::access::legacy_access_path(
+                &jdk,
+                &settings.repository,
+            )),
             _ => None,
         };
         let substitution = substitute.map(|Substitute { level, .. }| {
@@ -541,7 +547,12 @@ impl Maven {
     pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, MavenError> {
         // Every warm-up passes here first: what the JVMs of the task read is made now.
         if let Some(file) = &self.legacy_access {
-            crate::access::make_legacy_access_file(file, &self.jdk, &self.settings)?;
+            crate::access::make_legacy_access_file(
+                file,
+                &self.jdk,
+                self.settings.sandbox,
+                self.settings.limits,
+            )?;
         }
         let marker = self
             .settings
@@ -923,28 +934,6 @@ fn defines_arg_line(project: &Path) -> bool {
             .filter_map(|rest| rest.split("</properties>").next())
             .any(|props| props.contains("<argLine>"))
     })
-}
-
-pub(crate) fn walk_poms(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        // The workspace was written by a build of candidate code: a link is never followed, so
-        // the walk stays inside the project.
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() && !matches!(name.to_str(), Some("target" | "src" | ".git")) {
-            found.extend(walk_poms(&path));
-        } else if kind.is_file() && name == "pom.xml" {
-            found.push(path);
-        }
-    }
-    found
 }
 
 pub(crate) fn combined_log(result: &ProcessResult) -> String {

@@ -108,7 +108,7 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
         return None;
     }
     let mut modules: Vec<(PathBuf, Pom)> = Vec::new();
-    for pom_path in crate::maven::walk_poms(project) {
+    for pom_path in walk_poms(project) {
         let Some(dir) = pom_path
             .parent()
             .and_then(|d| d.strip_prefix(project).ok())
@@ -162,6 +162,25 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
         siblings,
         others,
     })
+}
+
+/// Every `pom.xml` of a project, outside build output (`target`), sources and `.git`. The
+/// workspace was written by a build of candidate code: no link is followed, so the walk stays
+/// inside the project.
+pub(crate) fn walk_poms(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            !(e.depth() > 0
+                && e.file_type().is_dir()
+                && matches!(e.file_name().to_str(), Some("target" | "src" | ".git")))
+        })
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.file_name() == "pom.xml")
+        .map(walkdir::DirEntry::into_path)
+        .collect()
 }
 
 #[cfg(test)]

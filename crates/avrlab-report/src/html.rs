@@ -11,27 +11,12 @@ use sha2::{Digest, Sha256};
 use crate::eval_report::{EvalReport, ModelSummary, TaskCell};
 use crate::figures;
 use crate::svg;
+use crate::svg::escape;
 
 /// The attribute the page's own check sets on `<body>`: `passed` when every plot was laid out
 /// with a non-empty box, the page has exactly the tables and plots it was written with, and its
 /// one script is the only one.
 pub const CHECK_ATTRIBUTE: &str = "data-avrlab-check";
-
-/// Escapes text for HTML (and SVG inside HTML), in element content and in quoted attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:13px}\
@@ -277,7 +262,7 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &
             let _ = write!(
                 body,
                 r#"<p class="note">{}</p>"#,
-                escape(&crate::render::published_line(&m.run_id, p))
+                escape(&p.describe(&m.run_id))
             );
             if !p.unmapped.is_empty() {
                 let _ = write!(

@@ -17,7 +17,7 @@ mod svg;
 
 pub use engine_checks::{Disagreement, EngineChecks};
 pub use eval_report::{EvalReport, ModelSummary, ReportError, TaskCell, build_eval_report};
-pub use html::{CHECK_ATTRIBUTE, escape as escape_html, render_html};
+pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
@@ -25,3 +25,4 @@ pub use study_report::{
     Comparison, CweRow, GridCell, OffsetGrid, Rates, ReviewerMatrix, StudyReport, StudyReportError,
     TostLine, build_study_report, render_study,
 };
+pub use svg::escape as escape_html;

@@ -79,3 +79,23 @@ pub struct PublishedAgreement {
     /// Published files or tasks that could not be replayed, with the reason.
     pub unmapped: Vec<String>,
 }
+
+impl PublishedAgreement {
+    /// One sentence: how our verdicts compare with the published labels of replayed run `run`.
+    pub fn describe(&self, run: &str) -> String {
+        let share = if self.compared == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.1}%", self.agree as f64 / self.compared as f64 * 100.0)
+        };
+        format!(
+            "{run}: our verdicts agree with the published labels on {} of {} samples ({share}); plausible by both {}, by ours only {}, by the published only {}; tasks with a published plausible patch: {}",
+            self.agree,
+            self.compared,
+            self.plausible_both,
+            self.plausible_ours_only,
+            self.plausible_published_only,
+            self.published_plausible_tasks
+        )
+    }
+}

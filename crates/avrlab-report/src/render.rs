@@ -126,7 +126,7 @@ fn markdown(report: &EvalReport) -> String {
     }
     for m in &report.models {
         if let Some(p) = &m.published {
-            let _ = writeln!(out, "\n{}", published_line(&m.run_id, p));
+            let _ = writeln!(out, "\n{}", p.describe(&m.run_id));
             for (pair, count) in &p.table {
                 let _ = writeln!(out, "- ours / published `{pair}`: {count}");
             }
@@ -155,24 +155,6 @@ fn markdown(report: &EvalReport) -> String {
         }
     }
     out
-}
-
-/// One sentence: how our verdicts compare with the published labels of a replayed run.
-pub(crate) fn published_line(run: &str, p: &crate::PublishedAgreement) -> String {
-    let share = if p.compared == 0 {
-        "-".to_owned()
-    } else {
-        percent(p.agree as f64 / p.compared as f64)
-    };
-    format!(
-        "{run}: our verdicts agree with the published labels on {} of {} samples ({share}); plausible by both {}, by ours only {}, by the published only {}; tasks with a published plausible patch: {}",
-        p.agree,
-        p.compared,
-        p.plausible_both,
-        p.plausible_ours_only,
-        p.plausible_published_only,
-        p.published_plausible_tasks
-    )
 }
 
 fn csv(report: &EvalReport) -> String {

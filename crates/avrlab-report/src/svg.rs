@@ -4,7 +4,22 @@
 use std::fmt::Write as _;
 
 use crate::figures::{CweRow, ModelBar, Series, Share};
-use crate::html::escape;
+
+/// Escapes text for HTML (and SVG inside HTML), in element content and in quoted attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
 
 const WIDTH: f64 = 760.0;
 const LABEL_WIDTH: f64 = 300.0;

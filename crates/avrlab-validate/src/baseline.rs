@@ -452,8 +452,8 @@ pub(crate) fn run_baseline(
     maven: &Maven,
     pristine: &Path,
     root: &Path,
-) -> Result<Baseline, crate::validator::ValidateError> {
-    use crate::validator::ValidateError;
+) -> Result<Baseline, crate::error::ValidateError> {
+    use crate::error::ValidateError;
     let Some(reference) = &task.reference else {
         return Ok(Baseline {
             note: Some("the task has no reference fix; no test is excluded".into()),

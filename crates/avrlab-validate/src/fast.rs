@@ -23,10 +23,11 @@ use avrlab_exec::{
 use sha2::{Digest, Sha256};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate, check_candidate};
+use crate::error::ValidateError;
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{CheckKind, CrossCheck, Engine, Outcome, Phase, PhaseRecord, Verdict};
 use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
-use crate::validator::{MavenOracle, ValidateError, ValidatorConfig, excerpt, record};
+use crate::validator::{MavenOracle, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// Which fast verdicts Maven re-judges.

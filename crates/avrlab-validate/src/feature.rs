@@ -11,9 +11,10 @@ use avrlab_bench::{Patch, TestName};
 use avrlab_exec::{ExitKind, TestCaseResult, TestSelection, TestStatus};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
+use crate::error::ValidateError;
 use crate::oracle::PreparedTask;
 use crate::outcome::{Outcome, Phase, PhaseRecord};
-use crate::validator::{MavenOracle, ValidateError, excerpt, exit_text};
+use crate::validator::{MavenOracle, excerpt, exit_text};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// One trusted change of a state: a task diff, applied forward or undone.

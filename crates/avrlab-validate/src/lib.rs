@@ -8,6 +8,7 @@
 mod baseline;
 mod cache_seal;
 mod candidate;
+mod error;
 mod fast;
 mod feature;
 mod fingerprint;
@@ -25,6 +26,7 @@ pub use candidate::{
     Candidate, CandidateError, CandidateIdentity, ProjectDigest, ReplacementTarget,
     apply_candidate, candidate_identity, check_candidate,
 };
+pub use error::ValidateError;
 pub use fast::{ConfirmPolicy, FastConfig, FastOracle};
 pub use feature::{
     FeatureRun, FeatureRunPlan, FeatureRunner, Judged, StateEdit, judge_functional, judge_security,
@@ -34,4 +36,4 @@ pub use oracle::{Oracle, PreparedTask};
 pub use outcome::{
     CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict,
 };
-pub use validator::{MavenOracle, ValidateError, ValidatorConfig};
+pub use validator::{MavenOracle, ValidatorConfig};

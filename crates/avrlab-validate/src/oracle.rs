@@ -9,8 +9,8 @@ use avrlab_bench::{ClassPolicy, Task};
 
 use crate::baseline::Baseline;
 use crate::candidate::{Candidate, CandidateIdentity};
+use crate::error::ValidateError;
 use crate::outcome::Verdict;
-use crate::validator::ValidateError;
 
 /// A task ready for validation: the task and its pristine state on disk, which every workspace
 /// starts from. Engine-specific state (a warmed classpath, a resident JVM) stays in the oracle.

@@ -4,16 +4,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use avrlab_bench::{CheckoutError, RegressionTests, Task, TestName, copy_project};
+use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    ExitKind, Maven, MavenError, MavenSettings, RemovalError, SandboxKind, TestRun, TestSelection,
-    remove_tree,
+    ExitKind, Maven, MavenSettings, SandboxKind, TestRun, TestSelection, remove_tree,
 };
 
 use crate::baseline::{self, Baseline};
-use crate::cache_seal::{CacheAlarm, CacheSeal, remove_sealed_tree, seal_tree};
+use crate::cache_seal::{CacheSeal, remove_sealed_tree, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
-use crate::materialize::{MaterializeError, materialize_task};
+use crate::error::ValidateError;
+use crate::materialize::materialize_task;
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
@@ -34,48 +34,6 @@ pub struct ValidatorConfig {
     /// Where baselines are kept across runs (keyed by the task state's content); `None` keeps
     /// them in `work_root` for this run only.
     pub baseline_cache: Option<PathBuf>,
-}
-
-/// Validation could not be carried out (infrastructure, never the candidate's fault).
-#[derive(Debug, thiserror::Error)]
-pub enum ValidateError {
-    /// The task state could not be materialized.
-    #[error(transparent)]
-    Materialize(#[from] MaterializeError),
-    /// A workspace could not be filled from the pristine state.
-    #[error("cannot prepare a workspace for task {task}")]
-    Checkout {
-        task: String,
-        #[source]
-        source: CheckoutError,
-    },
-    /// Maven could not be driven.
-    #[error("task {task}")]
-    Maven {
-        task: String,
-        #[source]
-        source: MavenError,
-    },
-    /// The dependency cache changed during a candidate run, or was marked so earlier.
-    #[error(transparent)]
-    Cache(#[from] CacheAlarm),
-    /// The fast path could not be driven (helper build, resident JVM start).
-    #[error("task {task}: the fast path failed")]
-    FastPath {
-        task: String,
-        #[source]
-        source: avrlab_exec::FastPathError,
-    },
-    /// A workspace could not be made or cleaned.
-    #[error("cannot use the workspace {path}")]
-    Workspace {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// A folder that sandboxed code wrote into could not be removed.
-    #[error("cannot clean up")]
-    Cleanup(#[from] RemovalError),
 }
 
 /// The Maven oracle.

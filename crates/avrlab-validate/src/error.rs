@@ -1,0 +1,52 @@
+//! Why validation could not be carried out: the one infrastructure error of the oracles (a
+//! candidate's own failure is an `Outcome`, never this).
+
+use std::path::PathBuf;
+
+use avrlab_bench::CheckoutError;
+use avrlab_exec::{MavenError, RemovalError};
+
+use crate::cache_seal::CacheAlarm;
+use crate::materialize::MaterializeError;
+
+/// Validation could not be carried out (infrastructure, never the candidate's fault).
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    /// The task state could not be materialized.
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// A workspace could not be filled from the pristine state.
+    #[error("cannot prepare a workspace for task {task}")]
+    Checkout {
+        task: String,
+        #[source]
+        source: CheckoutError,
+    },
+    /// Maven could not be driven.
+    #[error("task {task}")]
+    Maven {
+        task: String,
+        #[source]
+        source: MavenError,
+    },
+    /// The dependency cache changed during a candidate run, or was marked so earlier.
+    #[error(transparent)]
+    Cache(#[from] CacheAlarm),
+    /// The fast path could not be driven (helper build, resident JVM start).
+    #[error("task {task}: the fast path failed")]
+    FastPath {
+        task: String,
+        #[source]
+        source: avrlab_exec::FastPathError,
+    },
+    /// A workspace could not be made or cleaned.
+    #[error("cannot use the workspace {path}")]
+    Workspace {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A folder that sandboxed code wrote into could not be removed.
+    #[error("cannot clean up")]
+    Cleanup(#[from] RemovalError),
+}
