@@ -17,6 +17,7 @@
 mod edit;
 mod equivalence;
 mod locate;
+mod mask;
 mod parse;
 mod symbols;
 
@@ -26,6 +27,7 @@ pub use locate::{
     LineRange, LocateError, MethodLocation, MethodQuery, enclosing_method, find_method, methods,
     methods_at_line,
 };
+pub use mask::{Masked, mask_methods, without_methods};
 pub use parse::{EditedSource, JavaSource, Preorder, SyntaxError, parse, preorder};
 pub use symbols::{
     DeclKind, Declaration, DeclarationTable, identifier_tokens, identifiers, is_reserved_word,

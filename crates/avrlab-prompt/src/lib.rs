@@ -6,15 +6,18 @@
 //! Pure: no I/O. Templates are data files embedded at compile time; a caller that reads a user's
 //! template directory hands the texts to [`TemplateSet::override_file`].
 
+mod cwe;
 mod extract;
 mod format;
 mod java_scan;
 mod localization;
 mod method;
 mod render;
+mod review;
 mod template;
 mod template_set;
 
+pub use cwe::cwe_info;
 pub use extract::{Candidate, NoCandidate, extract};
 pub use format::{ChatLevel, FimFamily, Format, MaskModel, UnknownFormat};
 pub use java_scan::normalize;
@@ -23,5 +26,6 @@ pub use method::{CweInfo, LineRange, MethodError, VulnerableMethod};
 pub use render::{
     ChatMessage, Frame, Prompt, RenderError, RenderOptions, RenderedPrompt, Renderer, Role,
 };
+pub use review::{parse_review, review_prompt};
 pub use template::{Template, TemplateError};
 pub use template_set::{TemplateSet, TemplateSetError};

@@ -6,7 +6,6 @@ pub mod audit;
 pub mod command_runner;
 pub mod curate;
 pub mod curate_tables;
-mod cwe;
 pub mod engine;
 pub mod eval;
 #[cfg(test)]

@@ -8,7 +8,7 @@ use avrlab_prompt::{LineRange, VulnerableMethod};
 use avrlab_store::Correctness;
 use avrlab_validate::{Candidate, ReplacementTarget};
 
-use crate::cwe::cwe_info;
+use avrlab_prompt::cwe_info;
 
 /// Why a task cannot be prompted for.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! Names and short descriptions of the CWEs that prompts may reveal (chat formats P3 and P4).
 //! Written for avrlab from the CWE catalogue's entries; unknown ids fall back to their number.
 
-use avrlab_prompt::CweInfo;
+use crate::method::CweInfo;
 
 const KNOWN: &[(u32, &str, &str)] = &[
     (
