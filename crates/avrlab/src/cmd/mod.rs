@@ -153,3 +153,17 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Curate(args) => curate::run(args),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every subcommand's arguments are consistent: unique ids (two flattened fields of one name
+    /// would be one argument), valid defaults and groups.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

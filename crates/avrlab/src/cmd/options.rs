@@ -15,11 +15,12 @@ use clap::ValueEnum;
 
 use super::Failure;
 
-/// The results store, as every command that reads or writes one names it.
+/// The results store, as every command that reads or writes one names it. (Each flattened
+/// argument has an id of its own: two fields named `path` would otherwise be one argument.)
 #[derive(Debug, Clone, clap::Args)]
 pub struct StoreArg {
     /// The results store.
-    #[arg(long = "store", default_value = ".avrlab/results.sqlite")]
+    #[arg(id = "store", long = "store", default_value = ".avrlab/results.sqlite")]
     pub path: PathBuf,
 }
 
@@ -27,7 +28,7 @@ pub struct StoreArg {
 #[derive(Debug, Clone, clap::Args)]
 pub struct ModelConfigArg {
     /// The model configuration file.
-    #[arg(long = "config", default_value = "avrlab.toml")]
+    #[arg(id = "config", long = "config", default_value = "avrlab.toml")]
     pub path: PathBuf,
 }
 
