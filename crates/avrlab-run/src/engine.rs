@@ -184,17 +184,7 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
         reason: verdict.reason.clone(),
         wall_ms: verdict.wall.as_millis() as u64,
         diagnostics: verdict.diagnostics.clone(),
-        phases: verdict
-            .phases
-            .iter()
-            .map(|p| PhaseRow {
-                phase: p.phase,
-                wall_ms: p.wall.as_millis() as u64,
-                exit: p.exit.clone(),
-                enforcement: p.enforcement.clone(),
-                log: p.log_excerpt.clone(),
-            })
-            .collect(),
+        phases: phase_rows(&verdict.phases),
         tests: verdict
             .tests
             .iter()
@@ -209,6 +199,20 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
             .collect(),
         engine: engine_row(&verdict.engine),
     }
+}
+
+/// The stored rows of a verdict's phases.
+pub(crate) fn phase_rows(phases: &[avrlab_validate::PhaseRecord]) -> Vec<PhaseRow> {
+    phases
+        .iter()
+        .map(|p| PhaseRow {
+            phase: p.phase,
+            wall_ms: p.wall.as_millis() as u64,
+            exit: p.exit.clone(),
+            enforcement: p.enforcement.clone(),
+            log: p.log_excerpt.clone(),
+        })
+        .collect()
 }
 
 /// The stored row of which engine decided; `None` when the verdict names none (a stand-in
@@ -666,6 +670,39 @@ pub fn create_run(
     } else {
         store.create_fresh_run(run, candidates)
     }
+}
+
+/// The eval run that generations are written into: the one being resumed (its input unchanged),
+/// or a new one (a fresh id is made unique by the store) registered with `config`, which is
+/// asked for only then. Eval and replay both register their runs here.
+pub fn register_eval_run(
+    store: &mut Store,
+    benchmark: &Benchmark,
+    run_id: Option<String>,
+    resume: bool,
+    hash: String,
+    config: impl FnOnce() -> String,
+) -> Result<String, EngineError> {
+    let request = RunRequest {
+        mode: RunMode::Eval,
+        benchmark,
+        planned: Vec::new(),
+        run_id,
+        resume,
+        config_json: String::new(),
+    };
+    let (run_id, _) = resolve_run(store, &request, &hash)?;
+    if resume {
+        return Ok(run_id);
+    }
+    let run = NewRun {
+        id: run_id,
+        benchmark: benchmark.name.clone(),
+        mode: RunMode::Eval,
+        input_hash: hash,
+        config: config(),
+    };
+    Ok(create_run(store, &request, &run, &[])?)
 }
 
 /// The run to write into: a new id, or the run being resumed (whose input must not have changed)

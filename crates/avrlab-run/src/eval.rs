@@ -10,13 +10,13 @@ use std::time::Instant;
 use avrlab_bench::{Benchmark, Patch};
 use avrlab_model::{CachedModel, GenParams, Generation, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
-use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
+use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, StoredRun, Workshop,
-    error_chain, materialize_tasks, resolve_run, validate_stored_run,
+    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop, error_chain,
+    materialize_tasks, register_eval_run, validate_stored_run,
 };
 use crate::input::{from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
@@ -163,17 +163,8 @@ pub fn execute_eval(
     let identity = model.cache_identity();
     let model = CachedModel::new(Boxed(model), cache);
     let hash = input_hash(spec, &identity, benchmark);
-    let run_request = RunRequest {
-        mode: RunMode::Eval,
-        benchmark,
-        planned: Vec::new(),
-        run_id,
-        resume,
-        config_json: String::new(),
-    };
-    let (mut run_id, _) = resolve_run(store, &run_request, &hash)?;
-    if !resume {
-        let config_json = serde_json::json!({
+    let run_id = register_eval_run(store, benchmark, run_id, resume, hash, || {
+        serde_json::json!({
             "model": spec.model_name,
             "model_identity": identity,
             "format": spec.format.name(),
@@ -191,16 +182,8 @@ pub fn execute_eval(
                 .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
                 .collect::<serde_json::Map<_, _>>(),
         })
-        .to_string();
-        let run = NewRun {
-            id: run_id.clone(),
-            benchmark: benchmark.name.clone(),
-            mode: RunMode::Eval,
-            input_hash: hash,
-            config: config_json,
-        };
-        run_id = crate::engine::create_run(store, &run_request, &run, &[])?;
-    }
+        .to_string()
+    })?;
 
     let mut clock = StageClock::start();
     let tasks: Vec<_> = benchmark.tasks.iter().collect();

@@ -11,8 +11,8 @@ use std::path::Path;
 use avrlab_bench::{Benchmark, Patch, Task, TaskKind};
 use avrlab_core::{Engine, Phase};
 use avrlab_store::{
-    EngineRow, FeatureScoreRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestGroupResult,
-    TestRow, VerdictRow,
+    EngineRow, FeatureScoreRow, NewRun, RunMode, Store, StoreError, TestGroupResult, TestRow,
+    VerdictRow,
 };
 use avrlab_validate::{
     Candidate, FeatureRun, FeatureRunner, Judged, MavenOracle, Oracle, Outcome, PreparedTask,
@@ -90,17 +90,7 @@ pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreR
             Some(Err(first)) => vec![first.clone()],
             _ => Vec::new(),
         },
-        phases: run
-            .phases
-            .iter()
-            .map(|p| PhaseRow {
-                phase: p.phase,
-                wall_ms: p.wall.as_millis() as u64,
-                exit: p.exit.clone(),
-                enforcement: p.enforcement.clone(),
-                log: p.log_excerpt.clone(),
-            })
-            .collect(),
+        phases: crate::engine::phase_rows(&run.phases),
         tests: run
             .cases
             .iter()

@@ -34,15 +34,15 @@ use std::time::Instant;
 
 use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_report::PublishedLabel;
-use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store};
+use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
 use avrlab_transform::{RenameEntry, RenameKind, RenameMap};
 use avrlab_validate::{Candidate, Oracle, ProjectDigest};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, RunRequest, StageClock, StoredRun, Workshop,
-    create_run, materialize_tasks, resolve_run, validate_stored_run,
+    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop,
+    materialize_tasks, register_eval_run, validate_stored_run,
 };
 use crate::input::stored_form;
 use crate::method::correctness;
@@ -958,50 +958,35 @@ pub fn import_generations(
         }
     }
     let hash = hex::encode(&hasher.finalize()[..16]);
-    let run_request = RunRequest {
-        mode: RunMode::Eval,
+    let run_id = register_eval_run(
+        store,
         benchmark,
-        planned: Vec::new(),
-        run_id: request.run_id.clone(),
-        resume: request.resume,
-        config_json: String::new(),
-    };
-    let (mut run_id, _) = resolve_run(store, &run_request, &hash)?;
-    if !request.resume {
-        let unmapped_lines: Vec<String> = unmapped.iter().map(ToString::to_string).collect();
-        let config_json = serde_json::json!({
-            "model": request.model,
-            "format": format,
-            "samples": samples_per_prompt,
-            "runs": 1,
-            "fl_offset": 0,
-            "replay": {
-                "generations": request.generations.display().to_string(),
-                "variant": variant.as_str(),
-                "locations": request.locations.display().to_string(),
-            },
-            "cwe": tasks
-                .iter()
-                .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
-                .collect::<serde_json::Map<_, _>>(),
-            "published": labels,
-            "unmapped": unmapped_lines,
-        })
-        .to_string();
-        // A fresh id (no --run) is made unique by the store, as eval's is.
-        run_id = create_run(
-            store,
-            &run_request,
-            &NewRun {
-                id: run_id.clone(),
-                benchmark: benchmark.name.clone(),
-                mode: RunMode::Eval,
-                input_hash: hash,
-                config: config_json,
-            },
-            &[],
-        )?;
-    }
+        request.run_id.clone(),
+        request.resume,
+        hash,
+        || {
+            let unmapped_lines: Vec<String> = unmapped.iter().map(ToString::to_string).collect();
+            serde_json::json!({
+                "model": request.model,
+                "format": format,
+                "samples": samples_per_prompt,
+                "runs": 1,
+                "fl_offset": 0,
+                "replay": {
+                    "generations": request.generations.display().to_string(),
+                    "variant": variant.as_str(),
+                    "locations": request.locations.display().to_string(),
+                },
+                "cwe": tasks
+                    .iter()
+                    .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
+                    .collect::<serde_json::Map<_, _>>(),
+                "published": labels,
+                "unmapped": unmapped_lines,
+            })
+            .to_string()
+        },
+    )?;
     let stored: HashSet<String> = store
         .generations(&run_id)?
         .into_iter()
