@@ -65,8 +65,12 @@ impl Exclusion {
     }
 }
 
+/// Whether a stored status word (a [`TestStatus`]'s) counts as passing.
 fn is_passing(status: &str) -> bool {
-    matches!(status, "passed" | "skipped")
+    matches!(
+        TestStatus::parse(status),
+        Ok(TestStatus::Passed | TestStatus::Skipped)
+    )
 }
 
 /// The regression tests excluded for a task, with why.
