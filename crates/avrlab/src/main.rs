@@ -18,7 +18,7 @@ fn main() -> ExitCode {
             {
                 eprintln!("error: {}", chain.join(": "));
             }
-            ExitCode::from(failure.code)
+            failure.code.into()
         }
     }
 }

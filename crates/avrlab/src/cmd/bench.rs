@@ -9,8 +9,8 @@ use avrlab_run::task_card::{task_card, task_list};
 use avrlab_validate::materialize_task;
 use clap::Subcommand;
 
-use super::Failure;
 use super::options::{EngineArg, SandboxArg, StoreArg, ValidationOptions};
+use super::{Exit, Failure};
 
 /// Arguments of `avrlab bench`.
 #[derive(Debug, clap::Args)]
@@ -207,7 +207,7 @@ fn import(
     // Rows avrlab cannot drive or has no mirror for are said above and leave the other rows
     // usable; a malformed row, or nothing imported at all, is bad input.
     Ok(if bad > 0 || summary.imported.is_empty() {
-        ExitCode::from(2)
+        Exit::BadInput.into()
     } else {
         ExitCode::SUCCESS
     })

@@ -11,8 +11,8 @@ use avrlab_run::curate_tables::{check_table, funnel_table};
 use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_validate::MavenOracle;
 
-use super::Failure;
 use super::options::{ModelConfigArg, ValidationOptions};
+use super::{Exit, Failure};
 
 /// Arguments of `avrlab curate`.
 #[derive(Debug, clap::Args)]
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Ok(if all_pass {
             ExitCode::SUCCESS
         } else {
-            ExitCode::from(3)
+            Exit::CheckFailed.into()
         });
     }
     let out = args

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use avrlab_bench::{Benchmark, DatasetKind, ProjectSource, read_dataset};
 use clap::Subcommand;
 
-use super::Failure;
 use super::bench::{default_dataset_file, mirrors_dir};
+use super::{Exit, Failure};
 
 /// Arguments of `avrlab mirror`.
 #[derive(Debug, clap::Args)]
@@ -97,7 +97,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         done.len()
     );
     Ok(if failed > 0 {
-        ExitCode::from(1)
+        Exit::Infrastructure.into()
     } else {
         ExitCode::SUCCESS
     })

@@ -23,10 +23,27 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The documented exit codes (see the module's head); commands name them, never a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 1: the infrastructure failed.
+    Infrastructure = 1,
+    /// 2: bad input.
+    BadInput = 2,
+    /// 3: the benchmark's reference check (or a curated task's check) failed.
+    CheckFailed = 3,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit as u8)
+    }
+}
+
 /// A failed command: its exit code and error.
 #[derive(Debug)]
 pub struct Failure {
-    pub code: u8,
+    pub code: Exit,
     pub error: anyhow::Error,
 }
 
@@ -34,7 +51,7 @@ impl Failure {
     /// Bad input: exit code 2.
     pub fn input(error: impl Into<anyhow::Error>) -> Self {
         Self {
-            code: 2,
+            code: Exit::BadInput,
             error: error.into(),
         }
     }
@@ -42,7 +59,7 @@ impl Failure {
     /// Infrastructure failure: exit code 1.
     pub fn infrastructure(error: impl Into<anyhow::Error>) -> Self {
         Self {
-            code: 1,
+            code: Exit::Infrastructure,
             error: error.into(),
         }
     }

@@ -12,7 +12,7 @@ use avrlab_store::{RunMode, Store};
 
 use super::options::{StoreArg, ValidationOptions};
 use super::report::{output_path, write_whole};
-use super::{Failure, store_failure};
+use super::{Exit, Failure, store_failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab validate`.
@@ -152,7 +152,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         return Err(failure);
     }
     Ok(if failed_check {
-        ExitCode::from(3)
+        Exit::CheckFailed.into()
     } else {
         ExitCode::SUCCESS
     })
