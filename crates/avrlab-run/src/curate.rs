@@ -881,7 +881,7 @@ pub fn curate_task(
         return Ok(row);
     }
     let vulnerable = config.scratch.join(&task.id).join("vulnerable");
-    let _ = avrlab_validate::remove_sealed_tree(&vulnerable);
+    let _ = avrlab_exec::remove_tree(&vulnerable, avrlab_exec::SandboxKind::None);
     if let Err(e) = avrlab_validate::materialize_task(task, &vulnerable, config.mirrors.as_deref())
     {
         let chain: Vec<String> =
@@ -906,7 +906,7 @@ pub fn curate_task(
     row.statement = statement.describe();
 
     let stage = staging_dir(&config.out, &id);
-    let _ = avrlab_validate::remove_sealed_tree(&stage);
+    let _ = avrlab_exec::remove_tree(&stage, avrlab_exec::SandboxKind::None);
     std::fs::create_dir_all(&stage).map_err(io_err(&stage))?;
     // A task reached from a git commit by reverting exactly its fix keeps that commit as its
     // project; any other state is shipped as a folder holding the fixed code.
@@ -999,7 +999,7 @@ pub fn curate_task(
     row.expected_func = matrix.expected_func.len();
     if let Some(rejected) = matrix.rejected {
         row.rejected = Some(rejected);
-        let _ = avrlab_validate::remove_sealed_tree(&stage);
+        let _ = avrlab_exec::remove_tree(&stage, avrlab_exec::SandboxKind::None);
         return Ok(row);
     }
     write(

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use avrlab_validate::remove_sealed_tree;
+use avrlab_exec::{SandboxKind, remove_tree};
 
 /// The prefix of a work folder that avrlab makes itself; the process id follows it.
 const WORK_PREFIX: &str = "avrlab-work-";
@@ -32,6 +32,8 @@ pub fn default_maven_repo() -> PathBuf {
 pub struct WorkDir {
     pub path: PathBuf,
     remove: bool,
+    /// Confines the removal of what sandboxed builds wrote in it.
+    sandbox: SandboxKind,
 }
 
 impl WorkDir {
@@ -40,16 +42,19 @@ impl WorkDir {
         Self {
             path,
             remove: false,
+            sandbox: SandboxKind::None,
         }
     }
 
     /// A folder of this process under the temporary folder, removed after the run; folders of
-    /// avrlab processes that were killed before they could clean up are removed first.
-    pub fn temporary() -> Self {
-        sweep_stale_work_dirs(&std::env::temp_dir());
+    /// avrlab processes that were killed before they could clean up are removed first. Removal
+    /// falls back to `rm` in `sandbox` (see [`remove_tree`]).
+    pub fn temporary(sandbox: SandboxKind) -> Self {
+        sweep_stale_work_dirs(&std::env::temp_dir(), sandbox);
         Self {
             path: std::env::temp_dir().join(format!("{WORK_PREFIX}{}", std::process::id())),
             remove: true,
+            sandbox,
         }
     }
 }
@@ -57,13 +62,13 @@ impl WorkDir {
 impl Drop for WorkDir {
     fn drop(&mut self) {
         if self.remove {
-            let _ = remove_sealed_tree(&self.path);
+            let _ = remove_tree(&self.path, self.sandbox);
         }
     }
 }
 
 /// Removes work folders of avrlab processes that no longer run.
-fn sweep_stale_work_dirs(temp: &Path) {
+fn sweep_stale_work_dirs(temp: &Path, sandbox: SandboxKind) {
     let Ok(entries) = std::fs::read_dir(temp) else {
         return;
     };
@@ -72,7 +77,7 @@ fn sweep_stale_work_dirs(temp: &Path) {
         if let Some(pid) = name.strip_prefix(WORK_PREFIX)
             && !Path::new("/proc").join(pid).exists()
         {
-            let _ = remove_sealed_tree(&entry.path());
+            let _ = remove_tree(&entry.path(), sandbox);
         }
     }
 }
@@ -85,7 +90,7 @@ mod tests {
 
     #[test]
     fn a_temporary_work_folder_is_removed_with_its_sealed_states() {
-        let work = WorkDir::temporary();
+        let work = WorkDir::temporary(SandboxKind::None);
         let sealed = work.path.join("states/t/src");
         std::fs::create_dir_all(&sealed).unwrap();
         std::fs::write(sealed.join("A.java"), "class A {}").unwrap();

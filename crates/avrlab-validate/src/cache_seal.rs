@@ -10,7 +10,7 @@
 //!   shared; a turnstile lets a waiting warm-up in before new candidates), and the fingerprint
 //!   is kept in the repository too, so that a warm-up by another process re-seals it for all.
 //! - Pristine task states are made read-only on disk once materialized ([`seal_tree`]), and are
-//!   removed with [`remove_sealed_tree`], which also removes what a hostile run left unreadable.
+//!   removed with `avrlab_exec::remove_tree`, which also removes what a hostile run left unreadable.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -248,31 +248,6 @@ pub fn seal_tree(root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Removes a tree even where folders were made unreadable or unwritable (by a sealed pristine
-/// state, or by code under test in a writable folder). Links are removed, never followed.
-pub fn remove_sealed_tree(root: &Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(root) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-        Ok(meta) if !meta.is_dir() => return std::fs::remove_file(root),
-        Ok(_) => {}
-    }
-    if std::fs::remove_dir_all(root).is_ok() {
-        return Ok(());
-    }
-    // Open every folder up (pre-order, so that each can then be listed), then remove.
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-        for entry in std::fs::read_dir(&dir)?.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                pending.push(entry.path());
-            }
-        }
-    }
-    std::fs::remove_dir_all(root)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,7 +342,7 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o444);
         std::fs::set_permissions(root.join("a/b"), std::fs::Permissions::from_mode(0o0)).unwrap();
-        remove_sealed_tree(&root).unwrap();
+        avrlab_exec::remove_tree(&root, avrlab_exec::SandboxKind::None).unwrap();
         assert!(!root.exists());
         assert!(Path::new("/etc/passwd").exists());
     }

@@ -21,7 +21,7 @@ mod validator;
 mod verdict_rules;
 
 pub use baseline::Baseline;
-pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, remove_sealed_tree, seal_tree};
+pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, seal_tree};
 pub use candidate::{
     Candidate, CandidateError, CandidateIdentity, ProjectDigest, ReplacementTarget,
     apply_candidate, candidate_identity, check_candidate,

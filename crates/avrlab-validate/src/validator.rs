@@ -10,7 +10,7 @@ use avrlab_exec::{
 };
 
 use crate::baseline::{self, Baseline};
-use crate::cache_seal::{CacheSeal, remove_sealed_tree, seal_tree};
+use crate::cache_seal::{CacheSeal, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
 use crate::materialize::materialize_task;
@@ -133,7 +133,8 @@ pub(crate) fn materialize_pristine(
         path: pristine.clone(),
         source,
     };
-    remove_sealed_tree(&pristine).map_err(workspace_err)?;
+    // A state avrlab materialized and sealed itself: removed outside the sandbox.
+    remove_tree(&pristine, SandboxKind::None)?;
     materialize_task(task, &pristine, mirrors)?;
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).

@@ -237,7 +237,7 @@ impl ValidationOptions {
         })?;
         let work = match &self.work_dir {
             Some(path) => WorkDir::named(absolute(path)),
-            None => WorkDir::temporary(),
+            None => WorkDir::temporary(sandbox),
         };
         let workers = self
             .workers
