@@ -337,4 +337,45 @@ fn repair_only_commands_refuse_a_feature_benchmark() {
     }
     assert!(!dir.path().join("t").exists());
     assert!(!store_has_runs(&store));
+
+    // A feature benchmark that also holds a repair task is scored neither way.
+    copy_dir(
+        &repo_root().join("benchmarks/demo/demo-xxe-config"),
+        &dir.path().join("features/demo-xxe-config"),
+    );
+    for (args, verb) in [
+        (
+            vec![
+                "validate",
+                "--benchmark",
+                "features",
+                "--reference",
+                "--store",
+                store_arg,
+            ],
+            "validate them apart",
+        ),
+        (
+            vec![
+                "eval",
+                "--benchmark",
+                "features",
+                "--model",
+                "baseline",
+                "--store",
+                store_arg,
+            ],
+            "evaluate them apart",
+        ),
+    ] {
+        assert_one_line_error(
+            &avrlab(dir.path(), &args),
+            2,
+            &[
+                "mixes feature and repair tasks (demo-xxe-config is a repair task)",
+                verb,
+            ],
+        );
+    }
+    assert!(!store_has_runs(&store));
 }

@@ -195,17 +195,7 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
     use avrlab_store::{RunMode, Store};
     use avrlab_validate::{MavenOracle, Oracle as _};
 
-    if let Some(repair) = benchmark
-        .tasks
-        .iter()
-        .find(|t| t.kind != avrlab_bench::TaskKind::Feature)
-    {
-        return Err(Failure::input(anyhow::anyhow!(
-            "benchmark {} mixes feature and repair tasks ({} is a repair task); evaluate them apart",
-            benchmark.name,
-            repair.id
-        )));
-    }
+    super::refuse_mixed_benchmark(benchmark, "evaluate")?;
     if args.samples == 0 {
         return Err(Failure::input(anyhow::anyhow!(
             "--samples must be at least 1"

@@ -90,6 +90,26 @@ pub(crate) fn store_failure(error: avrlab_store::StoreError) -> Failure {
     }
 }
 
+/// Bad input when a benchmark of feature tasks also holds a repair task: the two are scored
+/// differently, so they are run apart (`verb`: what the user asked, `validate` or `evaluate`).
+pub(crate) fn refuse_mixed_benchmark(
+    benchmark: &avrlab_bench::Benchmark,
+    verb: &str,
+) -> Result<(), Failure> {
+    match benchmark
+        .tasks
+        .iter()
+        .find(|t| t.kind != avrlab_bench::TaskKind::Feature)
+    {
+        Some(repair) => Err(Failure::input(anyhow::anyhow!(
+            "benchmark {} mixes feature and repair tasks ({} is a repair task); {verb} them apart",
+            benchmark.name,
+            repair.id
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1) naming each task and
 /// why; their candidates were left undecided and the run unfinished, so `--resume` retries them.
 pub(crate) fn unprepared_failure(report: &avrlab_run::engine::RunReport) -> Option<Failure> {

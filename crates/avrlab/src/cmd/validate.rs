@@ -172,17 +172,7 @@ fn validate_features(
     use avrlab_store::{RunMode, Store};
     use avrlab_validate::MavenOracle;
 
-    if let Some(repair) = benchmark
-        .tasks
-        .iter()
-        .find(|t| t.kind != avrlab_bench::TaskKind::Feature)
-    {
-        return Err(Failure::input(anyhow::anyhow!(
-            "benchmark {} mixes feature and repair tasks ({} is a repair task); validate them apart",
-            benchmark.name,
-            repair.id
-        )));
-    }
+    super::refuse_mixed_benchmark(benchmark, "validate")?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = MavenOracle::new(config.validator.clone());
     let (mode, planned) = match &args.patches {
