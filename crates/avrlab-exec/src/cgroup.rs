@@ -172,8 +172,14 @@ impl Cgroup {
     }
 
     /// Kills every process in the cgroup, repeating until it is empty (a process may fork while
-    /// its siblings are being killed).
+    /// its siblings are being killed). Forking is stopped first: the process limit drops to zero,
+    /// so a fork bomb cannot outpace the kills, and cgroup v2's `cgroup.kill` is used where the
+    /// kernel has it.
     pub(crate) fn kill_all(&self) {
+        for dir in &self.dirs {
+            let _ = std::fs::write(dir.join("pids.max"), "0");
+            let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+        }
         for _ in 0..200 {
             let pids = self.pids();
             if pids.is_empty() {
@@ -193,17 +199,32 @@ impl Cgroup {
     }
 }
 
+/// How long a dropped cgroup is given to empty and be removed; a loaded machine can take seconds
+/// to reap a large process tree.
+const REMOVAL_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl Drop for Cgroup {
     fn drop(&mut self) {
-        self.kill_all();
-        for dir in &self.dirs {
+        let started = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            self.kill_all();
             // An emptied cgroup can take a moment to be released by the kernel.
-            for _ in 0..50 {
-                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
+            self.dirs
+                .retain(|dir| std::fs::remove_dir(dir).is_err() && dir.exists());
+            if self.dirs.is_empty() {
+                return;
             }
+            if started.elapsed() > REMOVAL_PATIENCE {
+                eprintln!(
+                    "avrlab: could not remove cgroup {} after {} s; the next run removes it",
+                    self.dirs[0].display(),
+                    REMOVAL_PATIENCE.as_secs()
+                );
+                return;
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(200));
         }
     }
 }
