@@ -5,9 +5,11 @@
 //! other avrlab crate.
 
 mod candidate_kind;
+mod run_config;
 mod vocabulary;
 
 pub use candidate_kind::{CandidateKind, ReplacementTarget};
+pub use run_config::{MalformedRunConfig, ReplaySource, RunConfig};
 pub use vocabulary::{
     AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, ReviewDecision,
     RunMode, TestGroupResult, TestStatus, UnknownWord,

@@ -62,7 +62,6 @@ macro_rules! vocabulary {
             }
         }
 
-        #[cfg(feature = "serde")]
         impl serde::Serialize for $name {
             /// The stored word, as a string.
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -135,7 +134,6 @@ impl fmt::Display for Outcome {
     }
 }
 
-#[cfg(feature = "serde")]
 impl serde::Serialize for Outcome {
     /// The stored name, as a string.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

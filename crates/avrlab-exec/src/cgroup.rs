@@ -204,6 +204,10 @@ impl Cgroup {
 const REMOVAL_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Drop for Cgroup {
+    #[expect(
+        clippy::print_stderr,
+        reason = "a drop cannot return an error, and a cgroup left behind must not go unsaid"
+    )]
     fn drop(&mut self) {
         let started = std::time::Instant::now();
         let mut pause = std::time::Duration::from_millis(5);

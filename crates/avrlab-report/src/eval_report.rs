@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use avrlab_core::Outcome;
+use avrlab_core::{Outcome, RunConfig};
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
 use avrlab_store::{AuditLabel, AuditRow, Extraction, GenerationRow, RunMode, Store, StoreError};
 use serde::Serialize;
@@ -119,24 +119,21 @@ pub struct EvalReport {
     pub engines: crate::EngineChecks,
 }
 
-fn config_value(config: &serde_json::Value, key: &str) -> Option<u64> {
-    config.get(key).and_then(serde_json::Value::as_u64)
-}
-
 /// Our verdicts against the labels a replayed run keeps in its configuration (`published`:
 /// sample id → label; `unmapped`: what could not be replayed). `None` for other runs.
 fn published_agreement(
-    config: &serde_json::Value,
+    config: &RunConfig,
     generations: &[GenerationRow],
     outcomes: &HashMap<String, Outcome>,
 ) -> Result<Option<PublishedAgreement>, UnknownLabel> {
-    let Some(labels) = config.get("published").and_then(|v| v.as_object()) else {
+    if config.replay.is_none() {
         return Ok(None);
-    };
+    }
+    let labels = &config.published;
     let mut agreement = PublishedAgreement::default();
     let mut plausible_tasks: BTreeSet<&str> = BTreeSet::new();
     for g in generations {
-        let Some(word) = labels.get(&g.id).and_then(|v| v.as_str()) else {
+        let Some(word) = labels.get(&g.id) else {
             continue;
         };
         let theirs = PublishedLabel::parse(word)?;
@@ -168,15 +165,7 @@ fn published_agreement(
         *agreement.table.entry(key).or_default() += 1;
     }
     agreement.published_plausible_tasks = plausible_tasks.len();
-    agreement.unmapped = config
-        .get("unmapped")
-        .and_then(|v| v.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    agreement.unmapped = config.unmapped.clone();
     Ok(Some(agreement))
 }
 
@@ -198,20 +187,10 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
                 run.mode.as_str().to_owned(),
             ));
         }
-        let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
-        if let Some(map) = config.get("cwe").and_then(serde_json::Value::as_object) {
-            for (task, ids) in map {
-                let ids = ids.as_array().map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_u64())
-                        .map(|v| v as u32)
-                        .collect()
-                });
-                cwe.insert(task.clone(), ids.unwrap_or_default());
-            }
-        }
-        let samples_per_prompt = config_value(&config, "samples").unwrap_or(1) as u32;
-        let runs = config_value(&config, "runs").unwrap_or(1) as u32;
+        let config = &run.config;
+        cwe.extend(config.cwe.clone());
+        let samples_per_prompt = config.samples_per_prompt();
+        let runs = config.run_count();
         let outcomes: HashMap<String, Outcome> = store
             .verdicts(run_id)?
             .into_iter()
@@ -351,31 +330,19 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
                 part as f64 / whole as f64
             }
         };
-        let published =
-            published_agreement(&config, &generations, &outcomes).map_err(|source| {
-                ReportError::Published {
-                    run: run_id.clone(),
-                    source,
-                }
-            })?;
+        let published = published_agreement(config, &generations, &outcomes).map_err(|source| {
+            ReportError::Published {
+                run: run_id.clone(),
+                source,
+            }
+        })?;
         models.push(ModelSummary {
             published,
             run_id: run_id.clone(),
-            benchmark: benchmark_label(&run.benchmark, &config),
-            model: config
-                .get("model")
-                .and_then(|v| v.as_str())
-                .unwrap_or("?")
-                .to_owned(),
-            format: config
-                .get("format")
-                .and_then(|v| v.as_str())
-                .unwrap_or("?")
-                .to_owned(),
-            fl_offset: config
-                .get("fl_offset")
-                .and_then(serde_json::Value::as_i64)
-                .unwrap_or(0),
+            benchmark: benchmark_label(&run.benchmark, config),
+            model: config.model.clone().unwrap_or_else(|| "?".to_owned()),
+            format: config.format.clone().unwrap_or_else(|| "?".to_owned()),
+            fl_offset: config.fl_offset,
             tasks: tasks.len(),
             runs,
             samples_per_prompt,
@@ -427,13 +394,10 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
 
 /// The benchmark a run is shown under: its name, and for a replay of a published transformed
 /// variant (whose candidates go onto the original tasks) the variant in parentheses.
-fn benchmark_label(benchmark: &str, config: &serde_json::Value) -> String {
-    match config
-        .pointer("/replay/variant")
-        .and_then(serde_json::Value::as_str)
-    {
-        Some(variant) if variant != "original" => format!("{benchmark} ({variant})"),
-        _ => benchmark.to_owned(),
+fn benchmark_label(benchmark: &str, config: &RunConfig) -> String {
+    match config.transformed_variant() {
+        Some(variant) => format!("{benchmark} ({variant})"),
+        None => benchmark.to_owned(),
     }
 }
 
@@ -497,7 +461,10 @@ mod tests {
             benchmark: "demo".into(),
             mode: RunMode::Eval,
             input_hash: "h".into(),
-            config: r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0,"cwe":{"a":[22],"b":[79,80]}}"#.into(),
+            config: RunConfig::parse(
+                r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0,"cwe":{"a":[22],"b":[79,80]}}"#,
+            )
+            .unwrap(),
         };
         let candidate = |id: &str, task: &str| NewCandidate {
             id: id.into(),
@@ -636,7 +603,7 @@ mod tests {
             benchmark: "demo".into(),
             mode: RunMode::Reference,
             input_hash: "h".into(),
-            config: "{}".into(),
+            config: RunConfig::default(),
         };
         store.create_run(&run, &[]).unwrap();
         assert!(matches!(
@@ -651,15 +618,18 @@ mod tests {
 
     #[test]
     fn a_replayed_transformed_variant_is_shown_under_its_name() {
-        let replay = |variant: &str| serde_json::json!({"replay": {"variant": variant}});
+        let replay = |variant: &str| RunConfig {
+            replay: Some(avrlab_core::ReplaySource {
+                variant: variant.to_owned(),
+                ..Default::default()
+            }),
+            ..RunConfig::default()
+        };
         assert_eq!(benchmark_label("vjbench", &replay("original")), "vjbench");
         assert_eq!(
             benchmark_label("vjbench", &replay("rename_only")),
             "vjbench (rename_only)"
         );
-        assert_eq!(
-            benchmark_label("vjbench", &serde_json::json!({})),
-            "vjbench"
-        );
+        assert_eq!(benchmark_label("vjbench", &RunConfig::default()), "vjbench");
     }
 }

@@ -156,22 +156,7 @@ fn read_cell(store: &Store, cell: &StudyCellRow) -> Result<Option<CellData>, Stu
     let Some(run) = store.run(&cell.run_id)? else {
         return Ok(None);
     };
-    let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
-    let mut cwe = BTreeMap::new();
-    if let Some(map) = config.get("cwe").and_then(serde_json::Value::as_object) {
-        for (task, ids) in map {
-            let ids: Vec<u32> = ids
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_u64())
-                        .map(|v| v as u32)
-                        .collect()
-                })
-                .unwrap_or_default();
-            cwe.insert(task.clone(), ids);
-        }
-    }
+    let cwe = run.config.cwe;
     let outcomes: HashMap<String, Outcome> = store
         .verdicts(&cell.run_id)?
         .into_iter()

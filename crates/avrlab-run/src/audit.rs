@@ -266,7 +266,7 @@ mod tests {
             benchmark: "demo".into(),
             mode: RunMode::Patches,
             input_hash: "h".into(),
-            config: "{}".into(),
+            config: avrlab_core::RunConfig::default(),
         };
         let candidates: Vec<NewCandidate> = (0..4)
             .map(|i| NewCandidate {

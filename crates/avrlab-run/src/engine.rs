@@ -3,12 +3,13 @@
 //! every verdict to the store the moment it lands. A run stopped at any point is resumed by
 //! validating only the candidates that have no verdict yet.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
+use avrlab_core::RunConfig;
 use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
@@ -38,7 +39,7 @@ pub struct RunRequest<'a> {
     /// Continue the named run, or the newest unfinished run of this mode and benchmark.
     pub resume: bool,
     /// Extra settings to store with the run (JSON).
-    pub config_json: String,
+    pub config: RunConfig,
 }
 
 /// Where a run ended.
@@ -90,7 +91,7 @@ impl RunReport {
 }
 
 /// Tasks that could not be warmed up, by id, with the reason (the error and its causes).
-pub type Unprepared = std::collections::BTreeMap<String, String>;
+pub type Unprepared = BTreeMap<String, String>;
 
 /// Times the stages of a run.
 #[derive(Debug)]
@@ -630,7 +631,7 @@ pub fn execute(
             benchmark: benchmark.name.clone(),
             mode: request.mode,
             input_hash: hash,
-            config: request.config_json.clone(),
+            config: request.config.clone(),
         };
         run_id = create_run(store, &request, &run, &new_candidates(&request.planned))?;
     }
@@ -681,7 +682,7 @@ pub fn register_eval_run(
     run_id: Option<String>,
     resume: bool,
     hash: String,
-    config: impl FnOnce() -> String,
+    config: impl FnOnce() -> RunConfig,
 ) -> Result<String, EngineError> {
     let request = RunRequest {
         mode: RunMode::Eval,
@@ -689,7 +690,7 @@ pub fn register_eval_run(
         planned: Vec::new(),
         run_id,
         resume,
-        config_json: String::new(),
+        config: RunConfig::default(),
     };
     let (run_id, _) = resolve_run(store, &request, &hash)?;
     if resume {
@@ -703,6 +704,11 @@ pub fn register_eval_run(
         config: config(),
     };
     Ok(create_run(store, &request, &run, &[])?)
+}
+
+/// Each task's CWE numbers, as a run's configuration keeps them for the reports.
+pub fn task_cwes<'a>(tasks: impl Iterator<Item = &'a Task>) -> BTreeMap<String, Vec<u32>> {
+    tasks.map(|t| (t.id.clone(), t.cwe.clone())).collect()
 }
 
 /// The run to write into: a new id, or the run being resumed (whose input must not have changed)
@@ -769,7 +775,7 @@ mod tests {
             planned,
             run_id: Some("r1".into()),
             resume: false,
-            config_json: "{}".into(),
+            config: RunConfig::default(),
         }
     }
 

@@ -14,9 +14,11 @@ use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
+use avrlab_core::RunConfig;
+
 use crate::engine::{
     EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop, error_chain,
-    materialize_tasks, register_eval_run, validate_stored_run,
+    materialize_tasks, register_eval_run, task_cwes, validate_stored_run,
 };
 use crate::input::{from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
@@ -164,25 +166,21 @@ pub fn execute_eval(
     let model = CachedModel::new(Boxed(model), cache);
     let hash = input_hash(spec, &identity, benchmark);
     let run_id = register_eval_run(store, benchmark, run_id, resume, hash, || {
-        serde_json::json!({
-            "model": spec.model_name,
-            "model_identity": identity,
-            "format": spec.format.name(),
-            "samples": spec.samples,
-            "runs": spec.runs,
-            "fl_offset": spec.fl_offset,
-            "temperature": spec.temperature,
-            "top_p": spec.top_p,
-            "max_tokens": spec.max_tokens,
-            "seed": spec.seed,
+        RunConfig {
+            model: Some(spec.model_name.clone()),
+            model_identity: Some(identity.clone()),
+            format: Some(spec.format.name().to_owned()),
+            samples: Some(spec.samples),
+            runs: Some(spec.runs),
+            fl_offset: spec.fl_offset,
+            temperature: Some(spec.temperature),
+            top_p: Some(spec.top_p),
+            max_tokens: Some(spec.max_tokens),
+            seed: Some(spec.seed),
             // Reports show each task's CWEs beside its row.
-            "cwe": benchmark
-                .tasks
-                .iter()
-                .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
-                .collect::<serde_json::Map<_, _>>(),
-        })
-        .to_string()
+            cwe: task_cwes(benchmark.tasks.iter()),
+            ..RunConfig::default()
+        }
     })?;
 
     let mut clock = StageClock::start();

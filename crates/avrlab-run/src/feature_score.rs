@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use avrlab_bench::{Benchmark, Patch, Task, TaskKind};
-use avrlab_core::{Engine, Phase};
+use avrlab_core::{Engine, Phase, RunConfig};
 use avrlab_store::{
     EngineRow, FeatureScoreRow, NewRun, RunMode, Store, StoreError, TestGroupResult, TestRow,
     VerdictRow,
@@ -169,7 +169,7 @@ pub struct ScoreRequest<'a> {
     pub run_id: Option<String>,
     pub resume: bool,
     pub mode: RunMode,
-    pub config_json: String,
+    pub config: RunConfig,
 }
 
 /// Scores predictions into the store, one verdict and one feature score per prediction, each
@@ -241,7 +241,7 @@ pub fn score_predictions(
             benchmark: benchmark.name.clone(),
             mode: request.mode,
             input_hash: hash,
-            config: request.config_json.clone(),
+            config: request.config.clone(),
         };
         let candidates = new_candidates(&request.planned);
         // A fresh id (the second) is a prefix that the store makes unique.

@@ -40,9 +40,11 @@ use avrlab_validate::{Candidate, Oracle, ProjectDigest};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use avrlab_core::{ReplaySource, RunConfig};
+
 use crate::engine::{
     EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop,
-    materialize_tasks, register_eval_run, validate_stored_run,
+    materialize_tasks, register_eval_run, task_cwes, validate_stored_run,
 };
 use crate::input::stored_form;
 use crate::method::correctness;
@@ -831,7 +833,7 @@ pub fn import_generations(
         |task: &str, sample: usize| format!("{task}/{format}/0/0/{}/{sample}", request.model);
     let mut rows_by_task: BTreeMap<String, (Vec<NewCandidate>, Vec<GenerationRow>)> =
         BTreeMap::new();
-    let mut labels = serde_json::Map::new();
+    let mut labels = BTreeMap::new();
     let mut hasher = Sha256::new();
     hasher.update(format!(
         "replay\0{}\0{}\0{format}",
@@ -908,7 +910,7 @@ pub fn import_generations(
                 candidate_id: None,
                 correct: Correctness::Unknown,
             };
-            labels.insert(id.clone(), published.label.as_str().into());
+            labels.insert(id.clone(), published.label.as_str().to_owned());
             let candidate = match &transformed {
                 None => candidate_from_patch(&path, &original, lines, &published.patch),
                 Some(method) => candidate_from_transformed(
@@ -964,27 +966,20 @@ pub fn import_generations(
         request.run_id.clone(),
         request.resume,
         hash,
-        || {
-            let unmapped_lines: Vec<String> = unmapped.iter().map(ToString::to_string).collect();
-            serde_json::json!({
-                "model": request.model,
-                "format": format,
-                "samples": samples_per_prompt,
-                "runs": 1,
-                "fl_offset": 0,
-                "replay": {
-                    "generations": request.generations.display().to_string(),
-                    "variant": variant.as_str(),
-                    "locations": request.locations.display().to_string(),
-                },
-                "cwe": tasks
-                    .iter()
-                    .map(|t| (t.id.clone(), serde_json::json!(t.cwe)))
-                    .collect::<serde_json::Map<_, _>>(),
-                "published": labels,
-                "unmapped": unmapped_lines,
-            })
-            .to_string()
+        || RunConfig {
+            model: Some(request.model.clone()),
+            format: Some(format.to_owned()),
+            samples: Some(samples_per_prompt as u32),
+            runs: Some(1),
+            replay: Some(ReplaySource {
+                generations: request.generations.display().to_string(),
+                variant: variant.as_str().to_owned(),
+                locations: request.locations.display().to_string(),
+            }),
+            cwe: task_cwes(tasks.iter().copied()),
+            published: labels,
+            unmapped: unmapped.iter().map(ToString::to_string).collect(),
+            ..RunConfig::default()
         },
     )?;
     let stored: HashSet<String> = store

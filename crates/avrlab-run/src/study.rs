@@ -1187,12 +1187,7 @@ pub fn estimate(store: &Store, plan: &Plan) -> Result<Estimate, StoreError> {
         if run.mode != avrlab_store::RunMode::Eval {
             continue;
         }
-        let config: serde_json::Value = serde_json::from_str(&run.config).unwrap_or_default();
-        let samples = config
-            .get("samples")
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(1)
-            .max(1) as f64;
+        let samples = f64::from(run.config.samples_per_prompt());
         for g in store.generations(&run.id)? {
             if !g.cached && g.error.is_none() && g.latency_ms > 0 {
                 let entry = per_model.entry(g.model.clone()).or_default();

@@ -101,7 +101,7 @@ pub fn measure_run(
         planned,
         run_id: Some(format!("{label}-{}", config.workers)),
         resume: false,
-        config_json: "{}".into(),
+        config: avrlab_core::RunConfig::default(),
     };
     let report = execute(&mut store, request, config, oracle, progress)?;
     if !report.unprepared.is_empty() {

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use avrlab_core::{
-    AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, RunMode,
+    AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, RunConfig, RunMode,
     TestGroupResult, TestStatus, UnknownWord,
 };
 use rusqlite::{Connection, OptionalExtension, params};
@@ -99,8 +99,8 @@ pub struct NewRun {
     pub mode: RunMode,
     /// A hash of everything that defines the run's candidates, so a resume can check its input.
     pub input_hash: String,
-    /// The run's settings as JSON.
-    pub config: String,
+    /// The run's settings.
+    pub config: RunConfig,
 }
 
 /// A candidate to register with its run.
@@ -155,7 +155,7 @@ pub struct RunInfo {
     pub benchmark: String,
     pub mode: RunMode,
     pub input_hash: String,
-    pub config: String,
+    pub config: RunConfig,
     pub finished_at: Option<String>,
     /// Why the run last stopped early, if it did.
     pub last_error: Option<String>,
@@ -411,7 +411,7 @@ impl Store {
                 run.benchmark,
                 run.mode.as_str(),
                 run.input_hash,
-                run.config
+                run.config.to_json()
             ],
         )
         .map_err(sqlite)?;
@@ -454,7 +454,16 @@ impl Store {
             benchmark: row.get(2)?,
             mode: word(row, 3, RunMode::parse)?,
             input_hash: row.get(4)?,
-            config: row.get(5)?,
+            config: {
+                let text: String = row.get(5)?;
+                RunConfig::parse(&text).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        5,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })?
+            },
             finished_at: row.get(6)?,
             last_error: row.get(7)?,
         })
@@ -969,7 +978,7 @@ mod tests {
             benchmark: "demo".into(),
             mode: RunMode::Patches,
             input_hash: "h".into(),
-            config: "{}".into(),
+            config: RunConfig::default(),
         };
         let candidates = (0..3)
             .map(|i| NewCandidate {

@@ -222,7 +222,7 @@ mod tests {
             benchmark: "demo".into(),
             mode: RunMode::Eval,
             input_hash: "h".into(),
-            config: "{}".into(),
+            config: avrlab_core::RunConfig::default(),
         };
         let candidate = NewCandidate {
             id: "c1".into(),

@@ -40,10 +40,22 @@ fn generation(task: &str, model: &str, offset: i64, sample: u32, candidate: &str
 /// One eval run of `model` at `offset` on three demo tasks, with the outcomes given per task.
 fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Outcome; 3]) {
     let tasks = ["demo-zip-slip", "demo-xss-escape", "demo-sql-injection"];
-    let config = serde_json::json!({
-        "model": model, "format": "chat-p1", "samples": 1, "runs": 1, "fl_offset": offset,
-        "cwe": { "demo-zip-slip": [22], "demo-xss-escape": [79], "demo-sql-injection": [89] },
-    });
+    let config = avrlab_core::RunConfig {
+        model: Some(model.into()),
+        format: Some("chat-p1".into()),
+        samples: Some(1),
+        runs: Some(1),
+        fl_offset: offset,
+        cwe: [
+            ("demo-zip-slip", 22),
+            ("demo-xss-escape", 79),
+            ("demo-sql-injection", 89),
+        ]
+        .into_iter()
+        .map(|(task, cwe)| (task.to_owned(), vec![cwe]))
+        .collect(),
+        ..Default::default()
+    };
     store
         .create_run(
             &NewRun {
@@ -51,7 +63,7 @@ fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Ou
                 benchmark: "demo".into(),
                 mode: RunMode::Eval,
                 input_hash: run.into(),
-                config: config.to_string(),
+                config,
             },
             &[],
         )

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use avrlab_core::RunConfig;
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
@@ -242,20 +243,20 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         &progress,
     );
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let config_json = serde_json::json!({
-        "benchmark": args.options.benchmark,
-        "kind": "feature",
-        "model": args.model,
-        "samples": args.samples,
-    })
-    .to_string();
+    let config = RunConfig {
+        benchmark: Some(args.options.benchmark.clone()),
+        feature: true,
+        model: Some(args.model.clone()),
+        samples: Some(args.samples),
+        ..RunConfig::default()
+    };
     let request = ScoreRequest {
         benchmark,
         planned,
         run_id: args.run.clone(),
         resume: args.resume,
         mode: RunMode::Eval,
-        config_json,
+        config,
     };
     let run_id =
         score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use avrlab_core::RunConfig;
 use avrlab_run::engine::{EngineError, RunRequest, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::{check_row, render_check_table, unprepared_row};
@@ -50,6 +51,19 @@ pub struct Args {
     pub report_json: Option<PathBuf>,
 }
 
+impl Args {
+    /// What every validation run records of its command line.
+    fn run_config(&self) -> RunConfig {
+        RunConfig {
+            benchmark: Some(self.options.benchmark.clone()),
+            tasks: self.options.tasks.clone(),
+            timeout_seconds: Some(self.options.timeout),
+            patches: self.patches.as_ref().map(|p| p.display().to_string()),
+            ..RunConfig::default()
+        }
+    }
+}
+
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     run_with(args, false)
 }
@@ -90,22 +104,17 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = args.options.oracle(&config)?;
-    let config_json = serde_json::json!({
-        "benchmark": args.options.benchmark,
-        "tasks": args.options.tasks,
-        "timeout_seconds": args.options.timeout,
-        "sandbox": args.options.sandbox.as_str(),
-        "workers": config.workers,
-        "patches": args.patches,
-    })
-    .to_string();
     let request = RunRequest {
         mode,
         benchmark: &benchmark,
         planned,
         run_id: args.run.clone(),
         resume: args.resume,
-        config_json,
+        config: RunConfig {
+            workers: Some(config.workers),
+            sandbox: Some(args.options.sandbox.as_str().to_owned()),
+            ..args.run_config()
+        },
     };
     let progress = StderrProgress::new();
     let report =
@@ -186,21 +195,16 @@ fn validate_features(
         ),
     };
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let config_json = serde_json::json!({
-        "benchmark": args.options.benchmark,
-        "tasks": args.options.tasks,
-        "timeout_seconds": args.options.timeout,
-        "kind": "feature",
-        "patches": args.patches,
-    })
-    .to_string();
     let request = ScoreRequest {
         benchmark,
         planned,
         run_id: args.run.clone(),
         resume: args.resume,
         mode,
-        config_json,
+        config: RunConfig {
+            feature: true,
+            ..args.run_config()
+        },
     };
     #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
     let progress = |line: &str| eprintln!("{line}");
