@@ -1,15 +1,18 @@
 //! The vocabulary of avrlab: the words that cross crate and store boundaries (outcomes, phases,
 //! test statuses, engines, check kinds, run modes, candidate kinds …) as enums, each written with
 //! `as_str` and read back with `parse`, so no crate compares spellings and an unknown word is an
-//! error, never a silently different value. The bottom of the crate graph: it depends on no
-//! other avrlab crate.
+//! error, never a silently different value. Beside the words: the typed configuration every run
+//! stores ([`RunConfig`]) and the one reader of files untrusted code wrote
+//! ([`read_untrusted_file`]). The bottom of the crate graph: it depends on no other avrlab crate.
 
 mod candidate_kind;
 mod run_config;
+mod untrusted_file;
 mod vocabulary;
 
 pub use candidate_kind::{CandidateKind, ReplacementTarget};
 pub use run_config::{MalformedRunConfig, ReplaySource, RunConfig};
+pub use untrusted_file::{RegularFile, UntrustedFileError, kind_of, read_untrusted_file};
 pub use vocabulary::{
     AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, ReviewDecision,
     RunMode, TestGroupResult, TestStatus, UnknownWord,

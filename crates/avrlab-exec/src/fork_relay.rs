@@ -26,6 +26,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use avrlab_core::read_untrusted_file;
+
 use crate::process::{ExitKind, RunSpec, run_attached};
 use crate::sandbox::Mount;
 
@@ -369,26 +371,9 @@ fn describe_exit(exit: ExitKind) -> String {
 
 /// Reads a file of the request: a regular file (no link followed), at most the cap.
 fn read_request_file(request: &Path, name: &str) -> Result<Vec<u8>, String> {
-    let path = request.join(name);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)
-        .map_err(|e| format!("{name}: {e}"))?;
-    let meta = file.metadata().map_err(|e| format!("{name}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{name} is not a regular file"));
-    }
-    if meta.len() > MAX_REQUEST_BYTES {
-        return Err(format!("{name} holds {} bytes", meta.len()));
-    }
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, MAX_REQUEST_BYTES),
-        &mut bytes,
-    )
-    .map_err(|e| format!("{name}: {e}"))?;
-    Ok(bytes)
+    read_untrusted_file(&request.join(name), MAX_REQUEST_BYTES)
+        .map(|file| file.bytes)
+        .map_err(|e| format!("{name}: {e}"))
 }
 
 /// The test JVM's spec for a request: the working folder (inside the project) and arguments

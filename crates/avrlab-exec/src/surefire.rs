@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use avrlab_core::{UntrustedFileError, read_untrusted_file};
+
 pub use avrlab_core::TestStatus;
 
 /// One test case from a report.
@@ -67,73 +69,24 @@ fn method_name(reported: &str) -> &str {
     reported.split(['(', '[']).next().unwrap_or(reported)
 }
 
-fn kind_of(file_type: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if file_type.is_symlink() {
-        "symbolic link"
-    } else if file_type.is_dir() {
-        "folder"
-    } else if file_type.is_fifo() {
-        "FIFO"
-    } else if file_type.is_socket() {
-        "socket"
-    } else if file_type.is_block_device() || file_type.is_char_device() {
-        "device"
-    } else {
-        "special file"
-    }
-}
-
-/// Reads one report without following a link or blocking on a FIFO: the file is opened with
-/// O_NOFOLLOW and O_NONBLOCK, and its type and size are checked on the opened descriptor, so a
-/// file swapped after the check is still the one read. At most `budget` bytes are read.
+/// Reads one report through the hostile-file reader, at most `budget` bytes (and never more than
+/// one report may hold).
 fn read_report(path: &Path, budget: u64) -> Result<Vec<u8>, ReportError> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let io = |source| ReportError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path);
-    let file = match file {
-        Ok(file) => file,
-        // O_NOFOLLOW on a link fails with ELOOP.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(ReportError::NotRegular {
-                path: path.to_owned(),
-                kind: "symbolic link",
-            });
-        }
-        Err(e) => return Err(io(e)),
-    };
-    let meta = file.metadata().map_err(io)?;
-    if !meta.file_type().is_file() {
-        return Err(ReportError::NotRegular {
+    match read_untrusted_file(path, MAX_REPORT_BYTES.min(budget)) {
+        Ok(file) => Ok(file.bytes),
+        Err(UntrustedFileError::NotRegular(kind)) => Err(ReportError::NotRegular {
             path: path.to_owned(),
-            kind: kind_of(meta.file_type()),
-        });
-    }
-    let limit = MAX_REPORT_BYTES.min(budget);
-    if meta.len() > limit {
-        return Err(ReportError::TooLarge {
+            kind,
+        }),
+        Err(UntrustedFileError::TooLarge(limit)) => Err(ReportError::TooLarge {
             path: path.to_owned(),
             limit,
-        });
-    }
-    // The file may still grow (a process of the run that escaped the kill); read no further
-    // than the limit whatever its size is now.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReportError::TooLarge {
+        }),
+        Err(UntrustedFileError::Io(source)) => Err(ReportError::Io {
             path: path.to_owned(),
-            limit,
-        });
+            source,
+        }),
     }
-    Ok(bytes)
 }
 
 /// Reads every `TEST-*.xml` in a folder (none yields an empty list, never an error). The folder

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::Path;
 
+use avrlab_core::{UntrustedFileError, read_untrusted_file};
 use similar::TextDiff;
 
 /// Lines of context around each hunk, as git uses by default.
@@ -220,35 +221,21 @@ struct Budget {
 /// Reads one file that is expected to be regular: `None` if, once opened, it is not (it was
 /// swapped for a FIFO or device between the listing and the open).
 fn read_regular(path: &Path, budget: &mut Budget) -> io::Result<Option<FileState>> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Ok(None);
-    }
-    if metadata.len() > budget.bytes {
-        return Err(io::Error::other(format!(
-            "more file content than the limit (at {})",
-            path.display()
-        )));
-    }
-    let mut content = Vec::with_capacity(metadata.len() as usize);
-    // Read at most what is left of the budget, plus one byte to see a file that grew.
-    file.take(budget.bytes + 1).read_to_end(&mut content)?;
-    if content.len() as u64 > budget.bytes {
-        return Err(io::Error::other(format!(
-            "more file content than the limit (at {})",
-            path.display()
-        )));
-    }
-    budget.bytes -= content.len() as u64;
+    let file = match read_untrusted_file(path, budget.bytes) {
+        Ok(file) => file,
+        Err(UntrustedFileError::NotRegular(_)) => return Ok(None),
+        Err(UntrustedFileError::TooLarge(_)) => {
+            return Err(io::Error::other(format!(
+                "more file content than the limit (at {})",
+                path.display()
+            )));
+        }
+        Err(UntrustedFileError::Io(e)) => return Err(e),
+    };
+    budget.bytes -= file.bytes.len() as u64;
     Ok(Some(FileState {
-        content,
-        executable: is_executable(&metadata),
+        executable: is_executable(&file.metadata),
+        content: file.bytes,
     }))
 }
 
