@@ -37,8 +37,7 @@ pub use location::{
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
-    BuildSpec, BuildSystem, FORMAT_VERSION, FeatureTaskManifest, GitTaskManifest, Localization,
-    ManifestProject, Oracle, ProjectSource, Provenance, RegressionTests, StateSpec, Task,
-    TaskError, TaskKind,
+    BuildSpec, BuildSystem, FORMAT_VERSION, Localization, ManifestProject, Oracle, ProjectSource,
+    Provenance, RegressionTests, StateSpec, Task, TaskError, TaskKind, TaskManifest,
 };
 pub use test_name::{TestName, TestNameError};

@@ -63,6 +63,11 @@ impl EditPolicy {
         })
     }
 
+    /// The editable globs (the default's when the task names none).
+    pub fn editable(&self) -> &[String] {
+        &self.patterns
+    }
+
     /// Checks one project-relative path.
     pub fn check_path(&self, path: &str) -> Result<(), PolicyViolation> {
         let escapes = path.starts_with('/')

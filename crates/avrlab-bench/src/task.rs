@@ -268,82 +268,7 @@ pub struct Provenance {
     pub notes: Vec<String>,
 }
 
-/// Everything needed to write the `task.toml` of a task whose project is a git commit.
-#[derive(Debug, Clone)]
-pub struct GitTaskManifest {
-    pub id: String,
-    pub cve: Option<String>,
-    pub cwe: Vec<u32>,
-    pub description: String,
-    pub git: String,
-    pub commit: String,
-    pub jdk: u32,
-    pub module: String,
-    pub maven_args: Vec<String>,
-    /// Diffs (relative to the task folder) reverse-applied to reach the task state.
-    pub revert: Vec<PathBuf>,
-    pub pov_tests: Vec<TestName>,
-    pub localization: Vec<Localization>,
-    /// The reference fix (relative to the task folder).
-    pub reference: PathBuf,
-    /// `policy.editable` globs; `None` for the default.
-    pub editable: Option<Vec<String>>,
-    pub provenance: Provenance,
-}
-
-impl GitTaskManifest {
-    /// The `task.toml` text, with `all-others` regression tests.
-    pub fn to_toml(&self) -> String {
-        let file = TaskFile {
-            format_version: FORMAT_VERSION,
-            id: self.id.clone(),
-            kind: TaskKind::Repair,
-            cve: self.cve.clone(),
-            cwe: self.cwe.clone(),
-            description: self.description.clone(),
-            project: ProjectFile {
-                path: None,
-                git: Some(self.git.clone()),
-                commit: Some(self.commit.clone()),
-            },
-            build: BuildFile {
-                system: BuildSystem::Maven,
-                jdk: self.jdk,
-                module: PathBuf::from(&self.module),
-                maven_args: self.maven_args.clone(),
-            },
-            state: StateFile {
-                apply: Vec::new(),
-                revert: self.revert.clone(),
-            },
-            oracle: OracleFile {
-                pov_tests: self.pov_tests.iter().map(ToString::to_string).collect(),
-                regression_tests: RegressionFile::Keyword("all-others".into()),
-            },
-            localization: self
-                .localization
-                .iter()
-                .map(|l| LocalizationFile {
-                    file: l.file.clone(),
-                    method: l.method.clone(),
-                    method_lines: [l.method_lines.0, l.method_lines.1],
-                    hunks: l.hunks.iter().map(|&(a, b)| [a, b]).collect(),
-                })
-                .collect(),
-            reference: Some(ReferenceFile {
-                patch: self.reference.clone(),
-            }),
-            policy: PolicyFile {
-                editable: self.editable.clone(),
-            },
-            provenance: Some(self.provenance.clone()),
-            feature: None,
-        };
-        toml::to_string(&file).expect("a task manifest always serializes")
-    }
-}
-
-/// Where a written feature task's project is.
+/// Where a written task's project is.
 #[derive(Debug, Clone)]
 pub enum ManifestProject {
     /// A folder, relative to the task folder.
@@ -352,25 +277,33 @@ pub enum ManifestProject {
     Git { url: String, commit: String },
 }
 
-/// Everything needed to write the `task.toml` of a feature task (the files its `[feature]` table
-/// names are written by the caller).
+/// Everything needed to write a `task.toml`: the one writer of task files, used by the importers,
+/// curation and the transformer alike (the files the manifest names are written by the caller).
 #[derive(Debug, Clone)]
-pub struct FeatureTaskManifest {
+pub struct TaskManifest {
     pub id: String,
+    pub kind: TaskKind,
     pub cve: Option<String>,
     pub cwe: Vec<u32>,
     pub description: String,
     pub project: ManifestProject,
     pub build: BuildSpec,
-    pub security_tests: Vec<TestName>,
-    pub functional_tests: RegressionTests,
-    /// The masked methods, located in the task state.
+    /// Diffs (relative to the task folder) reverse-applied to reach the task state.
+    pub revert: Vec<PathBuf>,
+    /// The PoV tests (a feature task's security tests).
+    pub pov_tests: Vec<TestName>,
+    /// The regression tests (a feature task's functional tests).
+    pub regression_tests: RegressionTests,
     pub localization: Vec<Localization>,
+    /// The reference fix (relative to the task folder).
+    pub reference: Option<PathBuf>,
+    /// `policy.editable` globs; `None` for the default.
+    pub editable: Option<Vec<String>>,
     pub provenance: Option<Provenance>,
-    pub feature: FeatureFile,
+    pub feature: Option<FeatureFile>,
 }
 
-impl FeatureTaskManifest {
+impl TaskManifest {
     /// The `task.toml` text.
     pub fn to_toml(&self) -> String {
         let (path, git, commit) = match &self.project {
@@ -381,7 +314,7 @@ impl FeatureTaskManifest {
         let file = TaskFile {
             format_version: FORMAT_VERSION,
             id: self.id.clone(),
-            kind: TaskKind::Feature,
+            kind: self.kind,
             cve: self.cve.clone(),
             cwe: self.cwe.clone(),
             description: self.description.clone(),
@@ -392,10 +325,13 @@ impl FeatureTaskManifest {
                 module: self.build.module.clone(),
                 maven_args: self.build.extra_args.clone(),
             },
-            state: StateFile::default(),
+            state: StateFile {
+                apply: Vec::new(),
+                revert: self.revert.clone(),
+            },
             oracle: OracleFile {
-                pov_tests: names(&self.security_tests),
-                regression_tests: match &self.functional_tests {
+                pov_tests: names(&self.pov_tests),
+                regression_tests: match &self.regression_tests {
                     RegressionTests::AllOthers => RegressionFile::Keyword("all-others".into()),
                     RegressionTests::Listed(list) => RegressionFile::Listed(names(list)),
                 },
@@ -410,10 +346,14 @@ impl FeatureTaskManifest {
                     hunks: l.hunks.iter().map(|&(a, b)| [a, b]).collect(),
                 })
                 .collect(),
-            reference: None,
-            policy: PolicyFile { editable: None },
+            reference: self.reference.as_ref().map(|patch| ReferenceFile {
+                patch: patch.clone(),
+            }),
+            policy: PolicyFile {
+                editable: self.editable.clone(),
+            },
             provenance: self.provenance.clone(),
-            feature: Some(self.feature.clone()),
+            feature: self.feature.clone(),
         };
         toml::to_string(&file).expect("a task manifest always serializes")
     }

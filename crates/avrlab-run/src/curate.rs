@@ -859,7 +859,7 @@ pub fn curate_task(
     config: &CurateConfig,
     statement_model: Option<StatementModel<'_>>,
 ) -> Result<FunnelRow, CurateError> {
-    use avrlab_bench::{FeatureFile, FeatureTaskManifest, ManifestProject, ProjectSource};
+    use avrlab_bench::{FeatureFile, ManifestProject, ProjectSource, TaskKind, TaskManifest};
     use avrlab_validate::Oracle as _;
 
     let id = feature_id(&task.id);
@@ -946,16 +946,20 @@ pub fn curate_task(
     write("mask.diff", &draft.mask_patch)?;
     write("task.diff", &draft.task_patch)?;
     write("golden.diff", &draft.golden_patch)?;
-    let manifest = |expected: ExpectedFailures| FeatureTaskManifest {
+    let manifest = |expected: ExpectedFailures| TaskManifest {
         id: id.clone(),
+        kind: TaskKind::Feature,
         cve: task.cve.clone(),
         cwe: task.cwe.clone(),
         description: task.description.clone(),
         project: project.clone(),
         build: task.build.clone(),
-        security_tests: task.oracle.pov_tests.clone(),
-        functional_tests: avrlab_bench::RegressionTests::AllOthers,
+        revert: Vec::new(),
+        pov_tests: task.oracle.pov_tests.clone(),
+        regression_tests: avrlab_bench::RegressionTests::AllOthers,
         localization: draft.localization.clone(),
+        reference: None,
+        editable: None,
         provenance: Some(avrlab_bench::Provenance {
             dataset: "curated".into(),
             dataset_id: task.id.clone(),
@@ -967,10 +971,10 @@ pub fn curate_task(
                 statement.describe()
             )],
         }),
-        feature: FeatureFile {
+        feature: Some(FeatureFile {
             problem_statement_source: Some(statement.source.as_string()),
             ..FeatureFile::standard(expected)
-        },
+        }),
     };
     write(
         "task.toml",

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    DatasetKind, DatasetRow, GitTaskManifest, HunkLine, Localization, MethodSpan, Patch,
-    Provenance, RowBuild, RowRefusal, Task, TestName, VulLocation, VulnerableFile,
-    choose_localization, dataset_location,
+    BuildSpec, BuildSystem, DatasetKind, DatasetRow, HunkLine, Localization, ManifestProject,
+    MethodSpan, Patch, Provenance, RegressionTests, RowBuild, RowRefusal, Task, TaskKind,
+    TaskManifest, TestName, VulLocation, VulnerableFile, choose_localization, dataset_location,
 };
 use avrlab_exec::{GitError, Repository, mirror_path};
 
@@ -252,27 +252,35 @@ fn build_task(
         (Some(cve), None) => format!("{cve} in {}.", row.repo_url),
         (None, _) => format!("A vulnerability in {} fixed by {commit}.", row.repo_url),
     };
-    let manifest = GitTaskManifest {
+    let manifest = TaskManifest {
         id: row.task_id.clone(),
+        kind: TaskKind::Repair,
         cve: row.cve.clone(),
         cwe: row.cwe.clone(),
         description,
-        git: row.repo_url.clone(),
-        commit: commit.clone(),
-        jdk,
-        module: module.to_owned(),
-        maven_args: row.maven_args.clone(),
+        project: ManifestProject::Git {
+            url: row.repo_url.clone(),
+            commit: commit.clone(),
+        },
+        build: BuildSpec {
+            system: BuildSystem::Maven,
+            jdk,
+            module: PathBuf::from(module),
+            extra_args: row.maven_args.clone(),
+        },
         revert: vec![PathBuf::from("reference.diff")],
         pov_tests,
+        regression_tests: RegressionTests::AllOthers,
         localization,
-        reference: PathBuf::from("reference.diff"),
+        reference: Some(PathBuf::from("reference.diff")),
         editable: (main_roots != ["src/main/java/**/*.java"]).then_some(main_roots),
-        provenance: Provenance {
+        provenance: Some(Provenance {
             dataset: config.kind.as_str().to_owned(),
             dataset_id: row.dataset_id.clone(),
             localization: Some(choice.source),
             notes,
-        },
+        }),
+        feature: None,
     };
     write_task_folder(&config.out, &row.task_id, &manifest.to_toml(), &diff_text)
 }

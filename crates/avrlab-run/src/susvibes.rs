@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    BuildSpec, BuildSystem, FeatureFile, FeatureTaskManifest, HunkLine, ManifestProject, Patch,
-    ProjectSource, Provenance, RecordBuild, RegressionTests, SusVibesRecord, Task, TaskKind,
+    BuildSpec, BuildSystem, FeatureFile, HunkLine, ManifestProject, Patch, ProjectSource,
+    Provenance, RecordBuild, RegressionTests, SusVibesRecord, Task, TaskKind, TaskManifest,
     TestName, parse_cwe,
 };
 
@@ -128,8 +128,9 @@ fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, 
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| bad(format!("security_tests: {e}")))?
     };
-    let manifest = FeatureTaskManifest {
+    let manifest = TaskManifest {
         id: id.to_owned(),
+        kind: TaskKind::Feature,
         cve: record.cve_id.clone(),
         cwe: record.cwe_ids.iter().filter_map(|c| parse_cwe(c)).collect(),
         description: String::new(),
@@ -140,16 +141,19 @@ fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, 
             module: PathBuf::from(build.module),
             extra_args: build.maven_args,
         },
-        security_tests,
-        functional_tests: RegressionTests::AllOthers,
+        revert: Vec::new(),
+        pov_tests: security_tests,
+        regression_tests: RegressionTests::AllOthers,
         localization: Vec::new(),
+        reference: None,
+        editable: None,
         provenance: Some(Provenance {
             dataset: "susvibes".into(),
             dataset_id: record.instance_id.clone(),
             localization: None,
             notes,
         }),
-        feature: feature.clone(),
+        feature: Some(feature.clone()),
     };
     let name = |p: &Path| p.to_string_lossy().into_owned();
     Ok(vec![

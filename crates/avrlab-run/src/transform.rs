@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use avrlab_bench::{
-    CheckoutError, RegressionTests, Task, TaskError, TaskKind, apply_to_text, copy_project,
+    CheckoutError, ManifestProject, Task, TaskError, TaskManifest, apply_to_text, copy_project,
 };
 use avrlab_transform::{
     LineRange, Localization, RenameKind, Rule, RuleOutcome, TargetMethod, TaskSources,
@@ -298,32 +298,6 @@ pub fn rewrite(
     })
 }
 
-/// TOML basic string (JSON string escapes are a subset of TOML's).
-fn quoted(text: &str) -> String {
-    serde_json::to_string(text).expect("strings serialize")
-}
-
-/// The `[policy]` table of the original `task.toml`, verbatim, with moved files renamed.
-fn policy_section(task: &Task, output: &TransformOutput) -> String {
-    let text = std::fs::read_to_string(task.dir.join("task.toml")).unwrap_or_default();
-    let mut section = String::new();
-    let mut inside = false;
-    for line in text.lines() {
-        let header = line.trim_start().starts_with('[');
-        if header {
-            inside = line.trim() == "[policy]";
-        }
-        if inside {
-            section.push_str(line);
-            section.push('\n');
-        }
-    }
-    for (old, new) in &output.file_renames {
-        section = section.replace(old.as_str(), new);
-    }
-    section
-}
-
 /// Renames in prose: types and multi-word names only, so that an English word in the description
 /// is never mistaken for a one-word local or method name.
 fn rename_prose(rewrite: &Rewrite, text: &str) -> String {
@@ -333,76 +307,51 @@ fn rename_prose(rewrite: &Rewrite, text: &str) -> String {
     map.apply(text)
 }
 
-fn task_toml(input: &TaskInput, new_id: &str, rewrite: &Rewrite) -> String {
+/// A transformed line range as a task file writes it.
+fn line_pair(range: LineRange) -> (u32, u32) {
+    let line = |n: usize| u32::try_from(n).expect("a Java file has fewer than 2^32 lines");
+    (line(range.start), line(range.end))
+}
+
+/// The transformed task's manifest: the original's, under the new id, with the rewritten
+/// localization, the description's renamed types, and moved files renamed in the editable globs.
+fn task_manifest(input: &TaskInput, new_id: &str, rewrite: &Rewrite) -> TaskManifest {
     let task = &input.task;
-    let mut t = String::new();
-    let _ = writeln!(t, "format_version = 1");
-    let _ = writeln!(t, "id = {}", quoted(new_id));
-    let kind = match task.kind {
-        TaskKind::Repair => "repair",
-        TaskKind::Feature => "feature",
-    };
-    let _ = writeln!(t, "kind = {}", quoted(kind));
-    if let Some(cve) = &task.cve {
-        let _ = writeln!(t, "cve = {}", quoted(cve));
-    }
-    let cwes: Vec<String> = task.cwe.iter().map(ToString::to_string).collect();
-    let _ = writeln!(t, "cwe = [{}]", cwes.join(", "));
-    let _ = writeln!(
-        t,
-        "description = {}",
-        quoted(&rename_prose(rewrite, &task.description))
-    );
-    let _ = writeln!(t, "\n[project]\npath = \"project\"");
-    let args: Vec<String> = task.build.extra_args.iter().map(|a| quoted(a)).collect();
-    let _ = writeln!(
-        t,
-        "\n[build]\nsystem = \"maven\"\njdk = {}\nmodule = {}\nmaven_args = [{}]",
-        task.build.jdk,
-        quoted(&task.build.module.to_string_lossy()),
-        args.join(", ")
-    );
-    let names = |list: &[avrlab_bench::TestName]| -> String {
-        list.iter()
-            .map(|n| quoted(&n.to_string()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let _ = writeln!(
-        t,
-        "\n[oracle]\npov_tests = [{}]",
-        names(&task.oracle.pov_tests)
-    );
-    match &task.oracle.regression_tests {
-        RegressionTests::AllOthers => {
-            let _ = writeln!(t, "regression_tests = \"all-others\"");
-        }
-        RegressionTests::Listed(list) => {
-            let _ = writeln!(t, "regression_tests = [{}]", names(list));
-        }
-    }
-    for loc in &rewrite.localization {
-        let hunks: Vec<String> = loc
-            .hunks
+    let moved = |glob: &String| {
+        rewrite
+            .output
+            .file_renames
             .iter()
-            .map(|h| format!("[{}, {}]", h.start, h.end))
-            .collect();
-        let _ = writeln!(
-            t,
-            "\n[[localization]]\nfile = {}\nmethod = {}\nmethod_lines = [{}, {}]\nhunks = [{}]",
-            quoted(&loc.file),
-            quoted(&loc.method),
-            loc.method_lines.start,
-            loc.method_lines.end,
-            hunks.join(", ")
-        );
+            .fold(glob.clone(), |glob, (old, new)| {
+                glob.replace(old.as_str(), new)
+            })
+    };
+    TaskManifest {
+        id: new_id.to_owned(),
+        kind: task.kind,
+        cve: task.cve.clone(),
+        cwe: task.cwe.clone(),
+        description: rename_prose(rewrite, &task.description),
+        project: ManifestProject::Folder(PathBuf::from("project")),
+        build: task.build.clone(),
+        revert: Vec::new(),
+        pov_tests: task.oracle.pov_tests.clone(),
+        regression_tests: task.oracle.regression_tests.clone(),
+        localization: rewrite
+            .localization
+            .iter()
+            .map(|loc| avrlab_bench::Localization {
+                file: loc.file.clone(),
+                method: loc.method.clone(),
+                method_lines: line_pair(loc.method_lines),
+                hunks: loc.hunks.iter().copied().map(line_pair).collect(),
+            })
+            .collect(),
+        reference: Some(PathBuf::from("reference.diff")),
+        editable: Some(task.policy.editable().iter().map(moved).collect()),
+        provenance: None,
+        feature: None,
     }
-    let _ = writeln!(t, "\n[reference]\npatch = \"reference.diff\"");
-    let policy = policy_section(task, &rewrite.output);
-    if !policy.is_empty() {
-        let _ = write!(t, "\n{policy}");
-    }
-    t
 }
 
 /// The rename map file: what the transformed task's names were, so that a patch written against it
@@ -469,7 +418,7 @@ pub fn write_task(
         let path = dest.join(name);
         std::fs::write(&path, text).map_err(io_err(&path))
     };
-    write("task.toml", task_toml(input, new_id, rewrite))?;
+    write("task.toml", task_manifest(input, new_id, rewrite).to_toml())?;
     write("reference.diff", rewrite.output.reference_diff.clone())?;
     let map = rename_map_json(input, variant, seed, rewrite);
     write(
