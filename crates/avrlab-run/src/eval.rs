@@ -5,9 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
 
-use avrlab_bench::{Benchmark, Patch};
+use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_model::{CachedModel, GenParams, Generation, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
 use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
@@ -16,10 +15,8 @@ use sha2::{Digest, Sha256};
 
 use avrlab_core::RunConfig;
 
-use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop, error_chain,
-    materialize_tasks, register_eval_run, task_cwes, validate_stored_run,
-};
+use crate::engine::{EngineConfig, EngineError, Progress, RunReport, error_chain, task_cwes};
+use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
 use crate::input::{from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
 
@@ -152,7 +149,6 @@ pub fn execute_eval(
     oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<RunReport, EvalError> {
-    let started = Instant::now();
     let EvalRequest {
         benchmark,
         model,
@@ -161,14 +157,46 @@ pub fn execute_eval(
         run_id,
         resume,
     } = request;
-    let spec = &spec;
     let identity = model.cache_identity();
-    let model = CachedModel::new(Boxed(model), cache);
-    let hash = input_hash(spec, &identity, benchmark);
-    let run_id = register_eval_run(store, benchmark, run_id, resume, hash, || {
-        RunConfig {
+    let mut source = AskedModel {
+        benchmark,
+        model: CachedModel::new(Boxed(model), cache),
+        spec: &spec,
+        identity,
+    };
+    run_generations(
+        store,
+        benchmark,
+        RunTarget { run_id, resume },
+        &mut source,
+        config,
+        oracle,
+        progress,
+    )
+}
+
+/// The generations of a model asked now, prompt by prompt.
+struct AskedModel<'a> {
+    benchmark: &'a Benchmark,
+    model: CachedModel<Boxed>,
+    spec: &'a EvalSpec,
+    /// What identifies the model's answers in the response cache.
+    identity: String,
+}
+
+impl GenerationSource for AskedModel<'_> {
+    type Error = EvalError;
+
+    fn tasks(&self) -> Vec<&Task> {
+        self.benchmark.tasks.iter().collect()
+    }
+
+    fn plan(&mut self, _: &Prepared) -> Result<(String, RunConfig), EvalError> {
+        let (spec, benchmark) = (self.spec, self.benchmark);
+        let hash = input_hash(spec, &self.identity, benchmark);
+        let config = RunConfig {
             model: Some(spec.model_name.clone()),
-            model_identity: Some(identity.clone()),
+            model_identity: Some(self.identity.clone()),
             format: Some(spec.format.name().to_owned()),
             samples: Some(spec.samples),
             runs: Some(spec.runs),
@@ -180,177 +208,175 @@ pub fn execute_eval(
             // Reports show each task's CWEs beside its row.
             cwe: task_cwes(benchmark.tasks.iter()),
             ..RunConfig::default()
-        }
-    })?;
-
-    let mut clock = StageClock::start();
-    let tasks: Vec<_> = benchmark.tasks.iter().collect();
-    let prepared = materialize_tasks(oracle, &tasks)?;
-    clock.lap("materialize");
-    let renderer = Renderer::default();
-
-    // What an interrupted attempt already stored: its samples, and the candidates they yielded
-    // (so that duplicates keep pointing at the first).
-    let done: HashSet<String> = store
-        .generations(&run_id)?
-        .into_iter()
-        .map(|g| g.id)
-        .collect();
-    let mut first_by_project: HashMap<ProjectDigest, String> = HashMap::new();
-    for stored in store.candidates(&run_id)? {
-        let Some(ready) = prepared.get(&stored.task) else {
-            continue;
         };
-        if let Some(candidate) = from_stored_form(&stored.kind, &stored.content)
-            && let Some(project) = ready.candidate_identity(&candidate).project()
-        {
-            first_by_project.entry(project.clone()).or_insert(stored.id);
-        }
+        Ok((hash, config))
     }
 
-    // Every prompt still to ask, in order (rendering is quick and needs no model).
-    let mut pending: Vec<PendingPrompt<'_>> = Vec::new();
-    for task in &benchmark.tasks {
-        let ready = &prepared[&task.id];
-        let root = ready.pristine();
-        let method = vulnerable_method(task, root)?;
-        let rendered = renderer
-            .render(
-                &method,
-                spec.format,
-                &RenderOptions {
-                    fl_offset: spec.fl_offset,
-                },
-            )
-            .map_err(|source| EvalError::Render {
-                task: task.id.clone(),
-                source,
-            })?;
-        let prompt_json = serde_json::to_string(&rendered.prompt).expect("prompts serialize");
-        let prompt_hash = hex::encode(&Sha256::digest(prompt_json.as_bytes())[..12]);
-        // The baseline works on the method as the prompt marks it, offset included.
-        let shifted = avrlab_prompt::apply_fl_offset(&method, spec.fl_offset)
-            .map(|(shifted, _)| shifted)
-            .unwrap_or_else(|_| method.clone());
-        let shared = std::sync::Arc::new(TaskPrompt {
-            rendered,
-            prompt_hash,
-            shifted,
-        });
-        for run_index in 0..spec.runs {
-            let prompt_id = format!(
-                "{}/{}/{}/{run_index}",
-                task.id,
-                spec.format.name(),
-                spec.fl_offset
-            );
-            let sample_id = |sample: u32| format!("{prompt_id}/{}/{sample}", spec.model_name);
-            if (0..spec.samples).all(|s| done.contains(&sample_id(s))) {
+    fn stage(&self) -> &'static str {
+        "prompt, generate, extract"
+    }
+
+    fn store_generations(
+        &mut self,
+        store: &mut Store,
+        run_id: &str,
+        prepared: &Prepared,
+        progress: &dyn Progress,
+    ) -> Result<(), EvalError> {
+        let (spec, benchmark, model) = (self.spec, self.benchmark, &self.model);
+        let renderer = Renderer::default();
+
+        // What an interrupted attempt already stored: its samples, and the candidates they yielded
+        // (so that duplicates keep pointing at the first).
+        let done: HashSet<String> = store
+            .generations(run_id)?
+            .into_iter()
+            .map(|g| g.id)
+            .collect();
+        let mut first_by_project: HashMap<ProjectDigest, String> = HashMap::new();
+        for stored in store.candidates(run_id)? {
+            let Some(ready) = prepared.get(&stored.task) else {
                 continue;
-            }
-            let params = GenParams {
-                n: spec.samples,
-                temperature: spec.temperature,
-                top_p: spec.top_p,
-                max_tokens: spec.max_tokens,
-                stop: shared.rendered.stop.clone(),
-                seed: Some(spec.seed + u64::from(run_index)),
             };
-            pending.push(PendingPrompt {
-                task,
-                prepared: ready,
-                shared: shared.clone(),
-                run_index,
-                prompt_id,
-                params,
-            });
-        }
-    }
-
-    // Up to `concurrency` prompts are asked at a time; answers are stored in prompt order, each
-    // prompt's samples in one transaction, so that which sample of a duplicate pair comes first
-    // does not depend on timing. A model failure stops the asking; what was stored stays.
-    let workers = spec.concurrency.max(1).min(pending.len().max(1));
-    let next = AtomicUsize::new(0);
-    let abort = AtomicBool::new(false);
-    let mut failure: Option<EvalError> = None;
-    std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::channel::<(usize, Result<Vec<Generation>, ModelError>)>();
-        for _ in 0..workers {
-            let sender = sender.clone();
-            let (pending, next, abort, model) = (&pending, &next, &abort, &model);
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    if index >= pending.len() || abort.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let prompt = &pending[index];
-                    progress.message(&format!(
-                        "generating {} with {}",
-                        prompt.prompt_id, spec.model_name
-                    ));
-                    let request = Request {
-                        first_sample: 0,
-                        prompt_id: &prompt.prompt_id,
-                        prompt: &prompt.shared.rendered.prompt,
-                        params: &prompt.params,
-                        method: Some(&prompt.shared.shifted),
-                        // Command models in workdir mode edit the task state there, and put it back.
-                        workspace: Some(prompt.prepared.pristine()),
-                    };
-                    if sender.send((index, model.generate(&request))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        let mut answers: Vec<Option<Result<Vec<Generation>, ModelError>>> =
-            (0..pending.len()).map(|_| None).collect();
-        let mut stored = 0;
-        for (index, answer) in receiver {
-            if failure.is_some() {
-                continue;
+            if let Some(candidate) = from_stored_form(&stored.kind, &stored.content)
+                && let Some(project) = ready.candidate_identity(&candidate).project()
+            {
+                first_by_project.entry(project.clone()).or_insert(stored.id);
             }
-            answers[index] = Some(answer);
-            while stored < pending.len() {
-                let Some(answer) = answers[stored].take() else {
-                    break;
+        }
+
+        // Every prompt still to ask, in order (rendering is quick and needs no model).
+        let mut pending: Vec<PendingPrompt<'_>> = Vec::new();
+        for task in &benchmark.tasks {
+            let ready = &prepared[&task.id];
+            let root = ready.pristine();
+            let method = vulnerable_method(task, root)?;
+            let rendered = renderer
+                .render(
+                    &method,
+                    spec.format,
+                    &RenderOptions {
+                        fl_offset: spec.fl_offset,
+                    },
+                )
+                .map_err(|source| EvalError::Render {
+                    task: task.id.clone(),
+                    source,
+                })?;
+            let prompt_json = serde_json::to_string(&rendered.prompt).expect("prompts serialize");
+            let prompt_hash = hex::encode(&Sha256::digest(prompt_json.as_bytes())[..12]);
+            // The baseline works on the method as the prompt marks it, offset included.
+            let shifted = avrlab_prompt::apply_fl_offset(&method, spec.fl_offset)
+                .map(|(shifted, _)| shifted)
+                .unwrap_or_else(|_| method.clone());
+            let shared = std::sync::Arc::new(TaskPrompt {
+                rendered,
+                prompt_hash,
+                shifted,
+            });
+            for run_index in 0..spec.runs {
+                let prompt_id = format!(
+                    "{}/{}/{}/{run_index}",
+                    task.id,
+                    spec.format.name(),
+                    spec.fl_offset
+                );
+                let sample_id = |sample: u32| format!("{prompt_id}/{}/{sample}", spec.model_name);
+                if (0..spec.samples).all(|s| done.contains(&sample_id(s))) {
+                    continue;
+                }
+                let params = GenParams {
+                    n: spec.samples,
+                    temperature: spec.temperature,
+                    top_p: spec.top_p,
+                    max_tokens: spec.max_tokens,
+                    stop: shared.rendered.stop.clone(),
+                    seed: Some(spec.seed + u64::from(run_index)),
                 };
-                if let Err(error) = store_answer(
-                    store,
-                    &run_id,
-                    spec,
-                    &pending[stored],
-                    answer,
-                    &mut first_by_project,
-                ) {
-                    abort.store(true, Ordering::SeqCst);
-                    failure = Some(error);
-                    break;
-                }
-                stored += 1;
+                pending.push(PendingPrompt {
+                    task,
+                    prepared: ready,
+                    shared: shared.clone(),
+                    run_index,
+                    prompt_id,
+                    params,
+                });
             }
         }
-    });
-    if let Some(error) = failure {
-        return Err(error);
-    }
 
-    clock.lap("prompt, generate, extract");
-    // The networked step runs only once every prompt has been answered and stored.
-    let run = StoredRun {
-        run_id,
-        workshop: Workshop {
-            prepared: &prepared,
-            oracle,
-            workers: config.workers,
-        },
-        started,
-        clock,
-    };
-    Ok(validate_stored_run(store, run, progress)?)
+        // Up to `concurrency` prompts are asked at a time; answers are stored in prompt order, each
+        // prompt's samples in one transaction, so that which sample of a duplicate pair comes first
+        // does not depend on timing. A model failure stops the asking; what was stored stays.
+        let workers = spec.concurrency.max(1).min(pending.len().max(1));
+        let next = AtomicUsize::new(0);
+        let abort = AtomicBool::new(false);
+        let mut failure: Option<EvalError> = None;
+        std::thread::scope(|scope| {
+            let (sender, receiver) =
+                mpsc::channel::<(usize, Result<Vec<Generation>, ModelError>)>();
+            for _ in 0..workers {
+                let sender = sender.clone();
+                let (pending, next, abort, model) = (&pending, &next, &abort, &model);
+                scope.spawn(move || {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::SeqCst);
+                        if index >= pending.len() || abort.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        let prompt = &pending[index];
+                        progress.message(&format!(
+                            "generating {} with {}",
+                            prompt.prompt_id, spec.model_name
+                        ));
+                        let request = Request {
+                            first_sample: 0,
+                            prompt_id: &prompt.prompt_id,
+                            prompt: &prompt.shared.rendered.prompt,
+                            params: &prompt.params,
+                            method: Some(&prompt.shared.shifted),
+                            // Command models in workdir mode edit the task state there, and put it back.
+                            workspace: Some(prompt.prepared.pristine()),
+                        };
+                        if sender.send((index, model.generate(&request))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            let mut answers: Vec<Option<Result<Vec<Generation>, ModelError>>> =
+                (0..pending.len()).map(|_| None).collect();
+            let mut stored = 0;
+            for (index, answer) in receiver {
+                if failure.is_some() {
+                    continue;
+                }
+                answers[index] = Some(answer);
+                while stored < pending.len() {
+                    let Some(answer) = answers[stored].take() else {
+                        break;
+                    };
+                    if let Err(error) = store_answer(
+                        store,
+                        run_id,
+                        spec,
+                        &pending[stored],
+                        answer,
+                        &mut first_by_project,
+                    ) {
+                        abort.store(true, Ordering::SeqCst);
+                        failure = Some(error);
+                        break;
+                    }
+                    stored += 1;
+                }
+            }
+        });
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What every prompt of one task shares.
@@ -363,7 +389,7 @@ struct TaskPrompt {
 
 /// One prompt still to ask: a task and a run.
 struct PendingPrompt<'a> {
-    task: &'a avrlab_bench::Task,
+    task: &'a Task,
     prepared: &'a PreparedTask,
     shared: std::sync::Arc<TaskPrompt>,
     run_index: u32,

@@ -11,6 +11,7 @@ pub mod eval;
 #[cfg(test)]
 mod fake_oracle;
 pub mod feature_score;
+pub mod generations;
 pub mod import;
 pub mod input;
 pub mod method;

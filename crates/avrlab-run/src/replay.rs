@@ -30,7 +30,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_report::PublishedLabel;
@@ -42,10 +41,8 @@ use sha2::{Digest, Sha256};
 
 use avrlab_core::{ReplaySource, RunConfig};
 
-use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop,
-    materialize_tasks, register_eval_run, task_cwes, validate_stored_run,
-};
+use crate::engine::{EngineConfig, EngineError, Progress, RunReport, task_cwes};
+use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
 use crate::input::stored_form;
 use crate::method::correctness;
 
@@ -761,7 +758,6 @@ pub fn import_generations(
     oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<ReplayReport, ReplayError> {
-    let started = Instant::now();
     let CheckedRequest {
         shape,
         format,
@@ -823,150 +819,210 @@ pub fn import_generations(
                 .join("\n"),
         });
     }
-    let tasks: Vec<&Task> = by_task.values().map(|(t, _)| *t).collect();
-    let prepared = materialize_tasks(oracle, &tasks)?;
-    let mut clock = StageClock::start();
-    clock.lap("materialize");
-
-    // Every sample's row and candidate, before anything is stored.
-    let sample_id =
-        |task: &str, sample: usize| format!("{task}/{format}/0/0/{}/{sample}", request.model);
-    let mut rows_by_task: BTreeMap<String, (Vec<NewCandidate>, Vec<GenerationRow>)> =
-        BTreeMap::new();
-    let mut labels = BTreeMap::new();
-    let mut hasher = Sha256::new();
-    hasher.update(format!(
-        "replay\0{}\0{}\0{format}",
-        request.model, request.variant
-    ));
-    let mut samples_per_prompt = 0usize;
-    for (task_id, (task, file)) in &by_task {
-        let root = prepared[task_id].pristine();
-        let bug = file.bug.as_str();
-        let mapped = location_for(&locations, &file.bug, task).and_then(|location| {
-            let file = location.buggy_file.clone().ok_or_else(|| {
-                format!(
-                    "the locations file gives no buggy_file for {} (a fix across several files)",
-                    location.vul_id
-                )
-            })?;
-            let original = std::fs::read_to_string(root.join(&file))
-                .map_err(|e| format!("{file} in the task state: {e}"))?;
-            let Some(trans) = &trans else {
-                let lines = replaced_lines(location, shape)?;
-                return Ok((file, lines, original, None));
-            };
-            // A transformed method takes the place of the original method (its comment stays).
-            let (start, end) = replaced_lines(location, PatchShape::Method)?;
-            let region = (code_start(&original, (start, end)), end);
-            // VJBench-trans names its folders as the generation files name the vulnerability.
-            let transformed = read_transformed(trans, bug, variant)?;
-            if !is_same_method(&original, region, &transformed.original) {
-                return Err(format!(
-                    "lines {}–{} of {file} in the task state are not the published original method (VJBench-trans/{bug}/{bug}_original_method.java), up to comments and layout",
-                    region.0, region.1
-                ));
-            }
-            Ok((file, region, original, Some(transformed)))
-        });
-        let (path, lines, original, transformed) = match mapped {
-            Ok(found) => found,
-            Err(reason) => {
-                unmapped.push(Unmapped {
-                    what: file.file.clone(),
-                    reason,
-                });
-                continue;
-            }
-        };
-        samples_per_prompt = samples_per_prompt.max(file.samples.len());
-        let mut seen: HashMap<ProjectDigest, String> = HashMap::new();
-        let (candidates, rows) = rows_by_task.entry(task_id.clone()).or_default();
-        for (sample, published) in file.samples.iter().enumerate() {
-            let id = sample_id(task_id, sample);
-            hasher.update(format!(
-                "\0{id}\0{}\0{}",
-                published.patch,
-                published.label.as_str()
-            ));
-            let mut row = GenerationRow {
-                id: id.clone(),
-                task: task_id.clone(),
-                model: request.model.clone(),
-                format: format.into(),
-                fl_offset: 0,
-                fl_effective: 0,
-                run_index: 0,
-                sample: sample as u32,
-                prompt_hash: String::new(),
-                raw: published.raw.clone(),
-                finish_reason: "published".into(),
-                tokens_in: None,
-                tokens_out: None,
-                latency_ms: 0,
-                cached: true,
-                error: None,
-                extraction: Extraction::NoAnswer,
-                candidate_id: None,
-                correct: Correctness::Unknown,
-            };
-            labels.insert(id.clone(), published.label.as_str().to_owned());
-            let candidate = match &transformed {
-                None => candidate_from_patch(&path, &original, lines, &published.patch),
-                Some(method) => candidate_from_transformed(
-                    &path,
-                    &original,
-                    lines,
-                    method,
-                    shape,
-                    &published.patch,
-                ),
-            };
-            match candidate {
-                Err(reason) => {
-                    row.error = Some(reason.clone());
-                    unmapped.push(Unmapped {
-                        what: format!("{} sample {sample}", file.file),
-                        reason,
-                    });
-                }
-                Ok(candidate) => {
-                    row.correct = correctness(task, root, &candidate);
-                    let (kind, content) = stored_form(&candidate);
-                    // As eval does: candidates that make the same project are validated once;
-                    // one that does not apply is a candidate of its own.
-                    let identity = prepared[task_id].candidate_identity(&candidate);
-                    let first = identity.project().and_then(|p| seen.get(p));
-                    if let Some(first) = first {
-                        row.extraction = Extraction::Duplicate;
-                        row.candidate_id = Some(first.clone());
-                    } else {
-                        if let Some(project) = identity.project() {
-                            seen.insert(project.clone(), id.clone());
-                        }
-                        candidates.push(NewCandidate {
-                            id: id.clone(),
-                            task: task_id.clone(),
-                            label: format!("{}/{sample}", request.model),
-                            kind,
-                            content,
-                        });
-                        row.extraction = Extraction::Candidate;
-                        row.candidate_id = Some(id.clone());
-                    }
-                }
-            }
-            rows.push(row);
-        }
-    }
-    let hash = hex::encode(&hasher.finalize()[..16]);
-    let run_id = register_eval_run(
+    let mut source = Published {
+        request,
+        shape,
+        format,
+        variant,
+        locations,
+        trans,
+        by_task,
+        unmapped,
+        rows_by_task: BTreeMap::new(),
+        samples: 0,
+    };
+    let target = RunTarget {
+        run_id: request.run_id.clone(),
+        resume: request.resume,
+    };
+    let run = run_generations(
         store,
         benchmark,
-        request.run_id.clone(),
-        request.resume,
-        hash,
-        || RunConfig {
+        target,
+        &mut source,
+        config,
+        oracle,
+        progress,
+    )?;
+    Ok(ReplayReport {
+        run,
+        files: source.by_task.len(),
+        samples: source.samples,
+        unmapped: source.unmapped,
+    })
+}
+
+/// Published generations, mapped onto the tasks of a benchmark.
+struct Published<'a> {
+    request: &'a ReplayRequest,
+    shape: PatchShape,
+    format: &'static str,
+    variant: PublishedVariant,
+    locations: Vec<Location>,
+    /// The package's `VJBench-trans` folder, for a transformed variant.
+    trans: Option<PathBuf>,
+    /// The published file of each task that has one.
+    by_task: BTreeMap<String, (&'a Task, &'a PublishedFile)>,
+    /// What could not be replayed, one line each.
+    unmapped: Vec<Unmapped>,
+    /// Every sample's row and candidate, made before anything is stored.
+    rows_by_task: BTreeMap<String, (Vec<NewCandidate>, Vec<GenerationRow>)>,
+    /// Samples read.
+    samples: usize,
+}
+
+impl GenerationSource for Published<'_> {
+    type Error = ReplayError;
+
+    fn tasks(&self) -> Vec<&Task> {
+        self.by_task.values().map(|(t, _)| *t).collect()
+    }
+
+    fn plan(&mut self, prepared: &Prepared) -> Result<(String, RunConfig), ReplayError> {
+        let Self {
+            request,
+            shape,
+            format,
+            variant,
+            locations,
+            trans,
+            by_task,
+            unmapped,
+            rows_by_task,
+            ..
+        } = self;
+        let (request, shape, format, variant) = (*request, *shape, *format, *variant);
+        // Every sample's row and candidate, before anything is stored.
+        let sample_id =
+            |task: &str, sample: usize| format!("{task}/{format}/0/0/{}/{sample}", request.model);
+        let mut labels = BTreeMap::new();
+        let mut hasher = Sha256::new();
+        hasher.update(format!(
+            "replay\0{}\0{}\0{format}",
+            request.model, request.variant
+        ));
+        let mut samples_per_prompt = 0usize;
+        for (task_id, (task, file)) in by_task.iter() {
+            let root = prepared[task_id].pristine();
+            let bug = file.bug.as_str();
+            let mapped = location_for(locations, &file.bug, task).and_then(|location| {
+                let file = location.buggy_file.clone().ok_or_else(|| {
+                    format!(
+                        "the locations file gives no buggy_file for {} (a fix across several files)",
+                        location.vul_id
+                    )
+                })?;
+                let original = std::fs::read_to_string(root.join(&file))
+                    .map_err(|e| format!("{file} in the task state: {e}"))?;
+                let Some(trans) = &trans else {
+                    let lines = replaced_lines(location, shape)?;
+                    return Ok((file, lines, original, None));
+                };
+                // A transformed method takes the place of the original method (its comment stays).
+                let (start, end) = replaced_lines(location, PatchShape::Method)?;
+                let region = (code_start(&original, (start, end)), end);
+                // VJBench-trans names its folders as the generation files name the vulnerability.
+                let transformed = read_transformed(trans, bug, variant)?;
+                if !is_same_method(&original, region, &transformed.original) {
+                    return Err(format!(
+                        "lines {}–{} of {file} in the task state are not the published original method (VJBench-trans/{bug}/{bug}_original_method.java), up to comments and layout",
+                        region.0, region.1
+                    ));
+                }
+                Ok((file, region, original, Some(transformed)))
+            });
+            let (path, lines, original, transformed) = match mapped {
+                Ok(found) => found,
+                Err(reason) => {
+                    unmapped.push(Unmapped {
+                        what: file.file.clone(),
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            samples_per_prompt = samples_per_prompt.max(file.samples.len());
+            let mut seen: HashMap<ProjectDigest, String> = HashMap::new();
+            let (candidates, rows) = rows_by_task.entry(task_id.clone()).or_default();
+            for (sample, published) in file.samples.iter().enumerate() {
+                let id = sample_id(task_id, sample);
+                hasher.update(format!(
+                    "\0{id}\0{}\0{}",
+                    published.patch,
+                    published.label.as_str()
+                ));
+                let mut row = GenerationRow {
+                    id: id.clone(),
+                    task: task_id.clone(),
+                    model: request.model.clone(),
+                    format: format.into(),
+                    fl_offset: 0,
+                    fl_effective: 0,
+                    run_index: 0,
+                    sample: sample as u32,
+                    prompt_hash: String::new(),
+                    raw: published.raw.clone(),
+                    finish_reason: "published".into(),
+                    tokens_in: None,
+                    tokens_out: None,
+                    latency_ms: 0,
+                    cached: true,
+                    error: None,
+                    extraction: Extraction::NoAnswer,
+                    candidate_id: None,
+                    correct: Correctness::Unknown,
+                };
+                labels.insert(id.clone(), published.label.as_str().to_owned());
+                let candidate = match &transformed {
+                    None => candidate_from_patch(&path, &original, lines, &published.patch),
+                    Some(method) => candidate_from_transformed(
+                        &path,
+                        &original,
+                        lines,
+                        method,
+                        shape,
+                        &published.patch,
+                    ),
+                };
+                match candidate {
+                    Err(reason) => {
+                        row.error = Some(reason.clone());
+                        unmapped.push(Unmapped {
+                            what: format!("{} sample {sample}", file.file),
+                            reason,
+                        });
+                    }
+                    Ok(candidate) => {
+                        row.correct = correctness(task, root, &candidate);
+                        let (kind, content) = stored_form(&candidate);
+                        // As eval does: candidates that make the same project are validated once;
+                        // one that does not apply is a candidate of its own.
+                        let identity = prepared[task_id].candidate_identity(&candidate);
+                        let first = identity.project().and_then(|p| seen.get(p));
+                        if let Some(first) = first {
+                            row.extraction = Extraction::Duplicate;
+                            row.candidate_id = Some(first.clone());
+                        } else {
+                            if let Some(project) = identity.project() {
+                                seen.insert(project.clone(), id.clone());
+                            }
+                            candidates.push(NewCandidate {
+                                id: id.clone(),
+                                task: task_id.clone(),
+                                label: format!("{}/{sample}", request.model),
+                                kind,
+                                content,
+                            });
+                            row.extraction = Extraction::Candidate;
+                            row.candidate_id = Some(id.clone());
+                        }
+                    }
+                }
+                rows.push(row);
+            }
+        }
+        let hash = hex::encode(&hasher.finalize()[..16]);
+        let config = RunConfig {
             model: Some(request.model.clone()),
             format: Some(format.to_owned()),
             samples: Some(samples_per_prompt as u32),
@@ -976,44 +1032,40 @@ pub fn import_generations(
                 variant: variant.as_str().to_owned(),
                 locations: request.locations.display().to_string(),
             }),
-            cwe: task_cwes(tasks.iter().copied()),
+            cwe: task_cwes(by_task.values().map(|(t, _)| *t)),
             published: labels,
             unmapped: unmapped.iter().map(ToString::to_string).collect(),
             ..RunConfig::default()
-        },
-    )?;
-    let stored: HashSet<String> = store
-        .generations(&run_id)?
-        .into_iter()
-        .map(|g| g.id)
-        .collect();
-    let mut samples = 0;
-    for (candidates, rows) in rows_by_task.values() {
-        samples += rows.len();
-        // A resumed replay stored each task's samples in one transaction, or none of them.
-        if rows.iter().all(|r| stored.contains(&r.id)) {
-            continue;
-        }
-        store.add_generations(&run_id, candidates, rows)?;
+        };
+        Ok((hash, config))
     }
-    clock.lap("map and store");
 
-    let run = StoredRun {
-        run_id,
-        workshop: Workshop {
-            prepared: &prepared,
-            oracle,
-            workers: config.workers,
-        },
-        started,
-        clock,
-    };
-    Ok(ReplayReport {
-        run: validate_stored_run(store, run, progress)?,
-        files: by_task.len(),
-        samples,
-        unmapped,
-    })
+    fn stage(&self) -> &'static str {
+        "map and store"
+    }
+
+    fn store_generations(
+        &mut self,
+        store: &mut Store,
+        run_id: &str,
+        _: &Prepared,
+        _: &dyn Progress,
+    ) -> Result<(), ReplayError> {
+        let stored: HashSet<String> = store
+            .generations(run_id)?
+            .into_iter()
+            .map(|g| g.id)
+            .collect();
+        for (candidates, rows) in self.rows_by_task.values() {
+            self.samples += rows.len();
+            // A resumed replay stored each task's samples in one transaction, or none of them.
+            if rows.iter().all(|r| stored.contains(&r.id)) {
+                continue;
+            }
+            store.add_generations(run_id, candidates, rows)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
