@@ -102,6 +102,37 @@ mod tests {
         assert!(!path.exists());
     }
 
+    /// The test above, run by the test binary as `nobody` when the tests run as root: without
+    /// root's bypass of permissions, a sealed (0555) state can only go if removal opens it first.
+    #[test]
+    fn an_unprivileged_user_removes_its_sealed_work_folder_too() {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::process::CommandExt;
+        // /proc/self belongs to the process's effective user.
+        if std::fs::metadata("/proc/self").unwrap().uid() != 0 {
+            a_temporary_work_folder_is_removed_with_its_sealed_states();
+            return;
+        }
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "work_dir::tests::a_temporary_work_folder_is_removed_with_its_sealed_states",
+                "--test-threads=1",
+            ])
+            .env("TMPDIR", "/tmp")
+            .current_dir("/")
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "as nobody: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
     #[test]
     fn a_named_work_folder_is_kept() {
         let dir = tempfile::tempdir().unwrap();
