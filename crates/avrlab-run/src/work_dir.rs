@@ -105,6 +105,10 @@ mod tests {
     /// The test above, run by the test binary as `nobody` when the tests run as root: without
     /// root's bypass of permissions, a sealed (0555) state can only go if removal opens it first.
     #[test]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test binary re-runs itself as another user; no untrusted code runs"
+    )]
     fn an_unprivileged_user_removes_its_sealed_work_folder_too() {
         use std::os::unix::fs::MetadataExt;
         use std::os::unix::process::CommandExt;
