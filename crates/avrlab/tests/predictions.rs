@@ -59,6 +59,32 @@ fn swe_bench_predictions_validate_and_the_report_json_says_what_each_did() {
         "nothing is written for refused input"
     );
 
+    // A report.json in a folder that does not exist is refused before anything runs.
+    let missing = dir.path().join("no-such-folder/report.json");
+    let refused = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--patches",
+            predictions.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+            "--allow-apply-failures",
+            "--report-json",
+            missing.to_str().unwrap(),
+        ],
+    );
+    let (_, stderr) = text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--report-json") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
+    assert!(
+        !store.exists(),
+        "no run is stored for a refused command line"
+    );
+
     let output = validate(&["--allow-apply-failures", "--run", "swe"]);
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}\n{stderr}");
