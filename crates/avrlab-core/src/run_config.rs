@@ -68,6 +68,43 @@ pub struct RunConfig {
     /// What a replay could not map onto a task, one line each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmapped: Vec<String>,
+    /// The part of the plan this store holds, when the run was sharded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` parts of a run's plan (`index` counts from 1), as `--shard K/N` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// A `--shard` value that is not `K/N` with 1 ≤ K ≤ N.
+#[derive(Debug, thiserror::Error)]
+#[error("--shard {0}: give K/N with 1 <= K <= N (e.g. 2/3 for the second of three shards)")]
+pub struct BadShard(String);
+
+impl Shard {
+    /// Reads `K/N`.
+    pub fn parse(text: &str) -> Result<Self, BadShard> {
+        let bad = || BadShard(text.to_owned());
+        let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            index.trim().parse::<u32>().map_err(|_| bad())?,
+            count.trim().parse::<u32>().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 /// The published generations a replayed run read.
@@ -152,6 +189,15 @@ mod tests {
         assert_eq!(config.fl_offset, -2);
         assert_eq!(config.patches, None);
         assert_eq!(RunConfig::parse("{}").unwrap(), RunConfig::default());
+    }
+
+    #[test]
+    fn shards_read_as_k_of_n() {
+        assert_eq!(Shard::parse("2/3").unwrap(), Shard { index: 2, count: 3 });
+        assert_eq!(Shard::parse("2/3").unwrap().to_string(), "2/3");
+        for bad in ["4/3", "0/3", "3", "a/b", "1/0", "-1/2"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

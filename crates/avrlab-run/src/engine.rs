@@ -16,6 +16,7 @@ use avrlab_validate::{
 };
 
 use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates};
+use crate::shard::shard_part;
 
 /// How a run is carried out.
 #[derive(Debug, Clone)]
@@ -613,14 +614,16 @@ pub fn execute(
 ) -> Result<RunReport, EngineError> {
     let started = Instant::now();
     let benchmark = request.benchmark;
-    let tasks = tasks_of(benchmark, &request.planned);
-    let hash = input_hash(&request.planned, &tasks);
+    // The input is the whole plan, so every shard of a sharded run registers the same run.
+    let hash = input_hash(&request.planned, &tasks_of(benchmark, &request.planned));
     let (mut run_id, decided) = resolve_run(store, &request, &hash)?;
+    let mine = shard_part(&request.planned, request.config.shard);
+    let tasks = tasks_of(benchmark, &mine);
 
     let mut clock = StageClock::start();
     let prepared = materialize_tasks(oracle, &tasks)?;
     if !config.allow_apply_failures {
-        preflight(&request.planned, &prepared)?;
+        preflight(&mine, &prepared)?;
     }
     clock.lap("materialize and preflight");
     let unprepared = warm_up_tasks(oracle, &prepared, config.workers, progress)?;
@@ -643,14 +646,14 @@ pub fn execute(
     let tally = validate_warmed(
         store,
         &run_id,
-        &request.planned,
+        &mine,
         &decided,
         &workshop,
         &unprepared,
         progress,
     )?;
     clock.lap("validate");
-    let counts = (request.planned.len(), decided.len());
+    let counts = (mine.len(), decided.len());
     Ok(RunReport::new(
         run_id, counts, &tally, started, clock, unprepared,
     ))

@@ -2,6 +2,7 @@
 //! and per-test results. A verdict is written in one transaction as soon as it lands, so a run
 //! killed at any moment loses nothing already decided and can be resumed.
 
+mod merge;
 mod schema;
 mod store;
 mod study;
@@ -9,6 +10,7 @@ mod study;
 pub use avrlab_core::{
     AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, TestGroupResult, UnknownWord,
 };
+pub use merge::{MergeError, Merged};
 pub use store::{
     AuditRow, CandidateRow, EngineRow, FeatureScoreRow, GenerationRow, NewCandidate, NewRun,
     PhaseRow, RunInfo, Store, StoreError, TestRow, VerdictRow, VerdictSummary,

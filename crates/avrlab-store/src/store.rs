@@ -969,10 +969,10 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn sample_run(id: &str) -> (NewRun, Vec<NewCandidate>) {
+    pub(crate) fn sample_run(id: &str) -> (NewRun, Vec<NewCandidate>) {
         let run = NewRun {
             id: id.into(),
             benchmark: "demo".into(),
@@ -992,7 +992,7 @@ mod tests {
         (run, candidates)
     }
 
-    fn verdict(outcome: Outcome) -> VerdictRow {
+    pub(crate) fn verdict(outcome: Outcome) -> VerdictRow {
         VerdictRow {
             outcome,
             reason: "r".into(),

@@ -19,5 +19,6 @@ mod real;
 mod reference;
 mod replay;
 mod resume;
+mod shard;
 mod study;
 mod transform;

@@ -251,6 +251,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             run: None,
             resume: false,
             allow_apply_failures: false,
+            shard: None,
             json: false,
             report_json: None,
         });

@@ -10,6 +10,7 @@ mod bench;
 mod curate;
 mod eval;
 mod feature;
+mod merge;
 mod mirror;
 mod options;
 mod replay;
@@ -155,6 +156,8 @@ enum Command {
     Mirror(mirror::Args),
     /// Ask a model for patches, validate them, and print the tables.
     Eval(eval::Args),
+    /// Merge the stores of a sharded run's workers (`--shard K/N`) into one store.
+    Merge(merge::Args),
     /// Print the tables of stored eval runs.
     Report(report::Args),
     /// Re-validate a study's published generations (VJBench's Model_patches) as an eval run.
@@ -181,6 +184,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Mirror(args) => mirror::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Study(args) => study::run(args),

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_core::RunConfig;
+use avrlab_core::{RunConfig, Shard};
 use avrlab_run::engine::{EngineError, RunRequest, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::{check_row, render_check_table, unprepared_row};
@@ -42,6 +42,10 @@ pub struct Args {
     /// Record candidates that do not apply as ApplyFailed instead of refusing the input.
     #[arg(long)]
     pub allow_apply_failures: bool,
+    /// Validate only part K of N of the plan (whole tasks, balanced by their candidates); every
+    /// shard registers the same run in its own store, and `avrlab merge` joins them.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -59,9 +63,14 @@ impl Args {
             tasks: self.options.tasks.clone(),
             timeout_seconds: Some(self.options.timeout),
             patches: self.patches.as_ref().map(|p| p.display().to_string()),
+            shard: self.shard,
             ..RunConfig::default()
         }
     }
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
@@ -80,6 +89,12 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         .iter()
         .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
     {
+        if args.shard.is_some() {
+            return Err(Failure::input(anyhow::anyhow!(
+                "--shard: benchmark {} holds feature tasks, which are not sharded yet; validate them without --shard",
+                benchmark.name
+            )));
+        }
         return validate_features(&args, &benchmark);
     }
     if let Some(path) = &args.report_json {

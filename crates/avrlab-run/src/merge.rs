@@ -1,0 +1,283 @@
+//! `merge`: the stores of a sharded run's workers into one store. Every check is made before
+//! anything is written, and the merge is written to a copy that replaces the target only when it
+//! is whole, so a refused or failed merge leaves the target as it was.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use avrlab_core::{RunConfig, Shard};
+use avrlab_store::{MergeError, Store, StoreError};
+
+/// Why the shards were not merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeFailure {
+    #[error("shard store {0} does not exist: give the stores the shards wrote")]
+    NoSuchShard(PathBuf),
+    #[error("{0} holds no run of a sharded run (--shard K/N): give the stores the shards wrote")]
+    NotAShard(PathBuf),
+    #[error(
+        "run `{run}`: {first} and {second} are shards of different plans ({why}): merge only the shards of one sharded run"
+    )]
+    OtherPlans {
+        run: String,
+        first: PathBuf,
+        second: PathBuf,
+        why: String,
+    },
+    #[error("run `{run}`: shard {shard} is given twice ({first} and {second})")]
+    TwiceGiven {
+        run: String,
+        shard: Shard,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error(
+        "run `{run}`: shard(s) {missing} of {count} missing: give every shard's store, or --partial to merge what there is"
+    )]
+    MissingShards {
+        run: String,
+        missing: String,
+        count: u32,
+    },
+    #[error(
+        "run `{run}`: shard {shard} ({path}) has not finished: resume it (--resume), or --partial to merge what there is"
+    )]
+    Unfinished {
+        run: String,
+        shard: Shard,
+        path: PathBuf,
+    },
+    #[error(
+        "run `{run}`: every shard finished, yet candidates of {tasks} have no verdict: a shard was run with another plan; run those tasks' shard again"
+    )]
+    Undecided { run: String, tasks: String },
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot replace {path} with the merged store")]
+    Replace {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl MergeFailure {
+    /// Whether the fault is in what was given (the shards or the target) rather than the machine.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, Self::Store(_) | Self::Replace { .. })
+            && !matches!(self, Self::Merge(MergeError::Store(_)))
+    }
+}
+
+/// What was merged for one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergedRun {
+    pub run: String,
+    /// The shards merged, in order.
+    pub shards: Vec<Shard>,
+    /// Shards of the plan that were not given (only with `--partial`).
+    pub missing_shards: Vec<Shard>,
+    pub candidates: usize,
+    pub verdicts_added: usize,
+    /// Candidates still without a verdict, by task (only with `--partial`).
+    pub undecided: Vec<(String, usize)>,
+}
+
+/// One run of one shard store.
+struct ShardRun {
+    path: PathBuf,
+    shard: Shard,
+    input_hash: String,
+    finished: bool,
+    config: RunConfig,
+}
+
+/// Merges the runs of the `shards` stores into the store at `into` (created when missing).
+pub fn merge_shards(
+    into: &Path,
+    shards: &[PathBuf],
+    partial: bool,
+) -> Result<Vec<MergedRun>, MergeFailure> {
+    // Read and check everything first.
+    let mut runs: BTreeMap<String, Vec<ShardRun>> = BTreeMap::new();
+    for path in shards {
+        if !path.is_file() {
+            return Err(MergeFailure::NoSuchShard(path.clone()));
+        }
+        let store = Store::open(path)?;
+        let mut sharded = 0;
+        for run in store.runs()? {
+            let Some(shard) = run.config.shard else {
+                continue;
+            };
+            sharded += 1;
+            runs.entry(run.id.clone()).or_default().push(ShardRun {
+                path: path.clone(),
+                shard,
+                input_hash: run.input_hash,
+                finished: run.finished_at.is_some(),
+                config: run.config,
+            });
+        }
+        if sharded == 0 {
+            return Err(MergeFailure::NotAShard(path.clone()));
+        }
+    }
+    let mut plans = Vec::new();
+    for (run, parts) in &runs {
+        plans.push(check_plan(run, parts, partial)?);
+    }
+
+    // Then write a copy of the target, and put it in place once it is whole.
+    let merging = into.with_file_name(format!(
+        ".{}.merging-{}",
+        into.file_name()
+            .map_or("store".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&merging);
+    let result = write_merge(into, &merging, &runs, &plans, partial);
+    match result {
+        Ok(merged) => {
+            std::fs::rename(&merging, into).map_err(|source| MergeFailure::Replace {
+                path: into.to_owned(),
+                source,
+            })?;
+            Ok(merged)
+        }
+        Err(e) => {
+            for path in [
+                merging.clone(),
+                sidecar(&merging, "-wal"),
+                sidecar(&merging, "-shm"),
+            ] {
+                let _ = std::fs::remove_file(path);
+            }
+            Err(e)
+        }
+    }
+}
+
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// The shards of one run agree on the plan; none is given twice; unless `partial`, none is
+/// missing or unfinished. Returns the shards missing.
+fn check_plan(run: &str, parts: &[ShardRun], partial: bool) -> Result<Vec<Shard>, MergeFailure> {
+    let first = &parts[0];
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    for part in parts {
+        let why = if part.shard.count != first.shard.count {
+            Some(format!(
+                "{} shards against {}",
+                part.shard.count, first.shard.count
+            ))
+        } else if part.input_hash != first.input_hash {
+            Some("their inputs differ".to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(MergeFailure::OtherPlans {
+                run: run.to_owned(),
+                first: first.path.clone(),
+                second: part.path.clone(),
+                why,
+            });
+        }
+        if let Some(other) = seen.insert(part.shard.index, &part.path) {
+            return Err(MergeFailure::TwiceGiven {
+                run: run.to_owned(),
+                shard: part.shard,
+                first: other.to_owned(),
+                second: part.path.clone(),
+            });
+        }
+        if !part.finished && !partial {
+            return Err(MergeFailure::Unfinished {
+                run: run.to_owned(),
+                shard: part.shard,
+                path: part.path.clone(),
+            });
+        }
+    }
+    let count = first.shard.count;
+    let missing: Vec<Shard> = (1..=count)
+        .filter(|index| !seen.contains_key(index))
+        .map(|index| Shard { index, count })
+        .collect();
+    if !missing.is_empty() && !partial {
+        return Err(MergeFailure::MissingShards {
+            run: run.to_owned(),
+            missing: missing
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            count,
+        });
+    }
+    Ok(missing)
+}
+
+fn write_merge(
+    into: &Path,
+    merging: &Path,
+    runs: &BTreeMap<String, Vec<ShardRun>>,
+    missing: &[Vec<Shard>],
+    partial: bool,
+) -> Result<Vec<MergedRun>, MergeFailure> {
+    if into.exists() {
+        Store::open(into)?.copy_to(merging)?;
+    }
+    let mut store = Store::open(merging)?;
+    let mut merged = Vec::new();
+    for ((run, parts), missing) in runs.iter().zip(missing) {
+        let config = RunConfig {
+            shard: None,
+            ..parts[0].config.clone()
+        };
+        let mut verdicts_added = 0;
+        let mut order: Vec<&ShardRun> = parts.iter().collect();
+        order.sort_by_key(|p| p.shard);
+        for part in &order {
+            verdicts_added += store.merge_run(&part.path, run, &config)?.verdicts;
+        }
+        let undecided = store.undecided_by_task(run)?;
+        let complete = undecided.is_empty() && missing.is_empty();
+        if complete {
+            store.finish_run(run)?;
+        } else if !partial {
+            // Every shard finished, yet candidates lack a verdict: a shard validated less than
+            // its part (it was given another plan's tasks); say which.
+            return Err(MergeFailure::Undecided {
+                run: run.clone(),
+                tasks: describe_undecided(&undecided),
+            });
+        }
+        merged.push(MergedRun {
+            run: run.clone(),
+            shards: order.iter().map(|p| p.shard).collect(),
+            missing_shards: missing.clone(),
+            candidates: store.candidates(run)?.len(),
+            verdicts_added,
+            undecided,
+        });
+    }
+    drop(store);
+    Ok(merged)
+}
+
+/// `task (n), …` of the candidates without a verdict.
+pub fn describe_undecided(undecided: &[(String, usize)]) -> String {
+    let tasks: BTreeSet<String> = undecided
+        .iter()
+        .map(|(task, n)| format!("{task} ({n})"))
+        .collect();
+    tasks.into_iter().collect::<Vec<_>>().join(", ")
+}

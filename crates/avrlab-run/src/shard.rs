@@ -1,0 +1,105 @@
+//! Sharding a run: a deterministic part of the plan for each of N workers. Tasks, not candidates,
+//! are split, so a task's candidates stay together and share its warm-up and JVM pool; tasks go,
+//! largest first, to the shard with the fewest candidates so far (ties to the lower shard), so
+//! every worker gets the same partition from the same plan.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use avrlab_core::Shard;
+
+use crate::input::PlannedCandidate;
+
+/// The tasks of `shard`, given every task's number of candidates.
+pub fn shard_tasks(
+    candidates_per_task: &BTreeMap<String, usize>,
+    shard: Shard,
+) -> BTreeSet<String> {
+    let mut tasks: Vec<(&String, usize)> = candidates_per_task
+        .iter()
+        .map(|(task, count)| (task, *count))
+        .collect();
+    tasks.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut load = vec![0usize; shard.count as usize];
+    let mut mine = BTreeSet::new();
+    for (task, count) in tasks {
+        let (lightest, _) = load
+            .iter()
+            .enumerate()
+            .min_by_key(|(index, load)| (**load, *index))
+            .expect("a shard count is at least 1");
+        load[lightest] += count;
+        if lightest + 1 == shard.index as usize {
+            mine.insert(task.clone());
+        }
+    }
+    mine
+}
+
+/// The candidates of `planned` that `shard` validates (all of them without a shard).
+pub fn shard_part(planned: &[PlannedCandidate], shard: Option<Shard>) -> Vec<PlannedCandidate> {
+    let Some(shard) = shard else {
+        return planned.to_vec();
+    };
+    let mut per_task: BTreeMap<String, usize> = BTreeMap::new();
+    for p in planned {
+        *per_task.entry(p.task.clone()).or_default() += 1;
+    }
+    let tasks = shard_tasks(&per_task, shard);
+    planned
+        .iter()
+        .filter(|p| tasks.contains(&p.task))
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
+        pairs.iter().map(|(t, n)| ((*t).to_owned(), *n)).collect()
+    }
+
+    #[test]
+    fn every_task_lands_in_exactly_one_shard_and_the_load_is_balanced() {
+        let per_task = counts(&[("a", 10), ("b", 7), ("c", 5), ("d", 3), ("e", 2), ("f", 1)]);
+        let parts: Vec<BTreeSet<String>> = (1..=3)
+            .map(|index| shard_tasks(&per_task, Shard { index, count: 3 }))
+            .collect();
+        let mut seen = BTreeSet::new();
+        for part in &parts {
+            for task in part {
+                assert!(seen.insert(task.clone()), "{task} in two shards");
+            }
+        }
+        assert_eq!(seen.len(), per_task.len());
+        let loads: Vec<usize> = parts
+            .iter()
+            .map(|part| part.iter().map(|t| per_task[t]).sum())
+            .collect();
+        // 28 candidates: a (10) | b + d (10) | c + e + f (8).
+        assert_eq!(loads, vec![10, 10, 8]);
+    }
+
+    #[test]
+    fn the_partition_is_the_same_whatever_order_the_plan_lists_tasks_in() {
+        let one = counts(&[("x", 2), ("y", 2), ("z", 2)]);
+        let shard = Shard { index: 2, count: 2 };
+        assert_eq!(shard_tasks(&one, shard), shard_tasks(&one.clone(), shard));
+        // Ties go by task id: x to shard 1, y to shard 2, z to shard 1.
+        assert_eq!(
+            shard_tasks(&one, shard).into_iter().collect::<Vec<_>>(),
+            vec!["y".to_owned()]
+        );
+    }
+
+    #[test]
+    fn more_shards_than_tasks_leaves_some_shards_empty() {
+        let per_task = counts(&[("only", 4)]);
+        assert_eq!(
+            shard_tasks(&per_task, Shard { index: 1, count: 3 }).len(),
+            1
+        );
+        assert!(shard_tasks(&per_task, Shard { index: 3, count: 3 }).is_empty());
+    }
+}
