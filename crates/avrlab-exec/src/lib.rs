@@ -18,6 +18,7 @@ mod removal;
 mod resident;
 mod sandbox;
 mod seccomp;
+mod slurm;
 mod surefire;
 
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
@@ -39,4 +40,5 @@ pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec
 pub use removal::{RemovalError, remove_tree};
 pub use resident::{ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
+pub use slurm::{JobState, Scheduler, SlurmCli, SlurmError};
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};

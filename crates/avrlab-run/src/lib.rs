@@ -22,6 +22,7 @@ pub mod reference_check;
 pub mod replay;
 pub mod review;
 pub mod shard;
+pub mod slurm;
 pub mod study;
 pub mod summary;
 pub mod susvibes;

@@ -252,6 +252,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             resume: false,
             allow_apply_failures: false,
             shard: None,
+            resume_if_started: false,
             json: false,
             report_json: None,
         });

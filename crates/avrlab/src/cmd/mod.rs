@@ -15,6 +15,7 @@ mod mirror;
 mod options;
 mod replay;
 mod report;
+mod slurm;
 mod study;
 mod throughput;
 mod transform;
@@ -160,6 +161,9 @@ enum Command {
     Merge(merge::Args),
     /// Print the tables of stored eval runs.
     Report(report::Args),
+    /// Run a sharded validation on a Slurm cluster: submit it as a job array and a merge job,
+    /// see where it stands, resubmit the shards that did not complete.
+    Slurm(slurm::Args),
     /// Re-validate a study's published generations (VJBench's Model_patches) as an eval run.
     Replay(replay::Args),
     /// Run a study from its file: benchmarks × models × formats × FL offsets × runs, with an
@@ -186,6 +190,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Audit(args) => audit::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
+        Command::Slurm(args) => slurm::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Study(args) => study::run(args),
         Command::Throughput(args) => throughput::run(args),

@@ -39,6 +39,10 @@ pub struct Args {
     /// validating only candidates without a verdict.
     #[arg(long)]
     pub resume: bool,
+    /// Continue run --run when the store has it, else start it: what a batch job that may be
+    /// restarted runs (`avrlab slurm submit` writes it).
+    #[arg(long, requires = "run", conflicts_with = "resume")]
+    pub resume_if_started: bool,
     /// Record candidates that do not apply as ApplyFailed instead of refusing the input.
     #[arg(long)]
     pub allow_apply_failures: bool,
@@ -66,6 +70,14 @@ impl Args {
             shard: self.shard,
             ..RunConfig::default()
         }
+    }
+}
+
+/// Whether the store already has run `run`.
+fn started(store: &Store, run: Option<&str>) -> Result<bool, Failure> {
+    match run {
+        Some(run) => Ok(store.run(run).map_err(store_failure)?.is_some()),
+        None => Ok(false),
     }
 }
 
@@ -119,12 +131,13 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = args.options.oracle(&config)?;
+    let resume = args.resume || (args.resume_if_started && started(&store, args.run.as_deref())?);
     let request = RunRequest {
         mode,
         benchmark: &benchmark,
         planned,
         run_id: args.run.clone(),
-        resume: args.resume,
+        resume,
         config: RunConfig {
             workers: Some(config.workers),
             sandbox: Some(args.options.sandbox.as_str().to_owned()),
@@ -214,7 +227,7 @@ fn validate_features(
         benchmark,
         planned,
         run_id: args.run.clone(),
-        resume: args.resume,
+        resume: args.resume || (args.resume_if_started && started(&store, args.run.as_deref())?),
         mode,
         config: RunConfig {
             feature: true,
