@@ -147,21 +147,69 @@ impl Scheduler for SlurmCli {
         // squeue refuses a job id it no longer knows: nothing is queued.
         .unwrap_or_default();
         let mut states = parse_states(&queued);
+        // Ended jobs: the controller keeps them for MinJobAge; accounting (sacct) where the
+        // cluster has it keeps them for good.
+        let mut ended = Vec::new();
+        if let Ok((true, records, _)) = slurm(
+            "scontrol",
+            &["-o".into(), "show".into(), "job".into(), job.into()],
+        ) {
+            ended.extend(parse_scontrol(&records));
+        }
         let args = ["-n", "-P", "-X", "-j", job, "--format=JobID,State"].map(str::to_owned);
-        if let Ok((true, ended, _)) = slurm("sacct", &args) {
-            for state in parse_states(&ended) {
-                if !states.iter().any(|s| s.id == state.id) {
-                    states.push(state);
-                }
+        if let Ok((true, records, _)) = slurm("sacct", &args) {
+            ended.extend(parse_states(&records));
+        }
+        for state in ended {
+            if !states.iter().any(|s| s.id == state.id) {
+                states.push(state);
             }
         }
         Ok(states)
     }
 }
 
+/// Reads `scontrol -o show job` records (one a line, `Key=Value` words): the job or array task
+/// id and its state.
+fn parse_scontrol(text: &str) -> Vec<JobState> {
+    text.lines()
+        .filter_map(|line| {
+            let field = |key: &str| {
+                line.split_whitespace()
+                    .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
+            };
+            let state = field("JobState")?.to_owned();
+            let id = match (field("ArrayJobId"), field("ArrayTaskId")) {
+                (Some(array), Some(task)) => format!("{array}_{task}"),
+                _ => field("JobId")?.to_owned(),
+            };
+            Some(JobState { id, state })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scontrol_records_name_array_tasks_by_array_and_index() {
+        let records = "JobId=7 ArrayJobId=5 ArrayTaskId=2 JobName=a JobState=COMPLETED Reason=None\n\
+                       JobId=9 JobName=merge JobState=PENDING Reason=DependencyNeverSatisfied\n";
+        assert_eq!(
+            parse_scontrol(records),
+            vec![
+                JobState {
+                    id: "5_2".into(),
+                    state: "COMPLETED".into()
+                },
+                JobState {
+                    id: "9".into(),
+                    state: "PENDING".into()
+                },
+            ]
+        );
+    }
 
     #[test]
     fn states_are_read_from_pipe_separated_lines() {

@@ -20,5 +20,6 @@ mod reference;
 mod replay;
 mod resume;
 mod shard;
+mod slurm;
 mod study;
 mod transform;
