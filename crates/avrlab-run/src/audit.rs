@@ -252,6 +252,74 @@ pub fn agreement(
     Ok(Agreement { table, kappa })
 }
 
+/// What `avrlab audit --agreement A,B` prints: Cohen's kappa with its interval, and the table of
+/// the two auditors' labels.
+pub fn render_agreement(run: &str, first: &str, second: &str, agreed: &Agreement) -> String {
+    let k = &agreed.kappa;
+    let mut text = format!(
+        "{first} vs {second} on run {run}: {} candidates labelled by both, observed agreement {:.1}%, chance {:.1}%, Cohen's kappa {:.3} (95% CI {:.3} to {:.3})\n",
+        k.items,
+        100.0 * k.observed,
+        100.0 * k.chance,
+        k.kappa,
+        k.interval.0,
+        k.interval.1
+    );
+    let names: Vec<&str> = AuditLabel::ALL.iter().map(|l| l.as_str()).collect();
+    text.push_str(&format!(
+        "| {first} \\ {second} | {} |\n",
+        names.join(" | ")
+    ));
+    text.push_str(&format!("|---|{}\n", "---|".repeat(names.len())));
+    for (name, row) in names.iter().zip(&agreed.table) {
+        let cells: Vec<String> = row.iter().map(u64::to_string).collect();
+        text.push_str(&format!("| {name} | {} |\n", cells.join(" | ")));
+    }
+    text
+}
+
+/// What `avrlab audit --list` prints: a candidate a line.
+pub fn render_queue(items: &[AuditItem]) -> String {
+    let mut text = String::new();
+    for item in items {
+        let flagged = if item.flags.is_empty() {
+            String::new()
+        } else {
+            format!("\tflagged: {}", item.flags.join("; "))
+        };
+        text.push_str(&format!(
+            "{}\t{}\t{}\t{} tests passed{flagged}\n",
+            item.candidate_id,
+            item.task,
+            item.label,
+            item.passed.len()
+        ));
+    }
+    text
+}
+
+/// One candidate as the auditor sees it: the reference fix, the candidate, the tests it passed,
+/// and why the fast path flagged it.
+pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str) -> String {
+    let mut text = format!(
+        "\n=== [{}/{total}] {} (task {}, {})\n--- the reference fix:\n{reference}--- the candidate ({}):\n{}\n--- tests passed: {}\n",
+        index + 1,
+        item.candidate_id,
+        item.task,
+        item.label,
+        item.kind,
+        item.content.trim_end(),
+        item.passed.join(", ")
+    );
+    if !item.flags.is_empty() {
+        text.push_str(&format!(
+            "--- flagged by the fast path (Maven re-judged it): {}\n",
+            item.flags.join("; ")
+        ));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use avrlab_store::{NewCandidate, NewRun, PhaseRow, TestRow, VerdictRow};

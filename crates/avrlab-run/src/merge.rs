@@ -273,6 +273,33 @@ fn write_merge(
     Ok(merged)
 }
 
+/// What `avrlab merge` prints.
+pub fn render_merged(into: &Path, merged: &[MergedRun]) -> String {
+    let mut text = String::new();
+    for run in merged {
+        let shards: Vec<String> = run.shards.iter().map(ToString::to_string).collect();
+        text.push_str(&format!(
+            "run {}: shards {} merged into {}: {} candidates, {} verdicts added\n",
+            run.run,
+            shards.join(", "),
+            into.display(),
+            run.candidates,
+            run.verdicts_added
+        ));
+        if !run.missing_shards.is_empty() {
+            let missing: Vec<String> = run.missing_shards.iter().map(ToString::to_string).collect();
+            text.push_str(&format!("  missing shards: {}\n", missing.join(", ")));
+        }
+        if !run.undecided.is_empty() {
+            text.push_str(&format!(
+                "  without a verdict (the run stays unfinished): {}\n",
+                describe_undecided(&run.undecided)
+            ));
+        }
+    }
+    text
+}
+
 /// `task (n), …` of the candidates without a verdict.
 pub fn describe_undecided(undecided: &[(String, usize)]) -> String {
     let tasks: BTreeSet<String> = undecided

@@ -77,8 +77,8 @@ mod tests {
             .iter()
             .map(|part| part.iter().map(|t| per_task[t]).sum())
             .collect();
-        // 28 candidates: a (10) | b + d (10) | c + e + f (8).
-        assert_eq!(loads, vec![10, 10, 8]);
+        // 28 candidates, largest first to the lightest: a (10) | b + e (9) | c + d + f (9).
+        assert_eq!(loads, vec![10, 9, 9]);
     }
 
     #[test]

@@ -263,6 +263,105 @@ fn write_submissions(dir: &Path, record: &Submissions) -> Result<(), SlurmRunErr
     std::fs::rename(&partial, &path).map_err(io(&path))
 }
 
+/// Flags of the worker's command line whose values are paths: made absolute, since the jobs run
+/// in Slurm's working folder.
+const PATH_FLAGS: [&str; 6] = [
+    "--benchmark",
+    "--patches",
+    "--work-dir",
+    "--mirrors",
+    "--config",
+    "--report-json",
+];
+
+impl SlurmPlan {
+    /// The plan of `avrlab slurm submit`: the worker's command (`args`, checked, with a run id
+    /// and absolute paths), the folder (`slurm-<run>` by default) and the target, made absolute.
+    pub fn new(
+        args: &[String],
+        shards: u32,
+        dir: Option<PathBuf>,
+        into: &Path,
+        resources: Resources,
+    ) -> Result<Self, SlurmRunError> {
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let (mut command, run) = worker_command(args, &format!("slurm-{unix}"))?;
+        let absolute = |path: &Path| std::path::absolute(path).map_err(io(path));
+        for i in 1..command.len() {
+            if PATH_FLAGS.contains(&command[i - 1].as_str()) && Path::new(&command[i]).exists() {
+                command[i] = absolute(Path::new(&command[i]))?
+                    .to_string_lossy()
+                    .into_owned();
+            }
+        }
+        let dir = dir.unwrap_or_else(|| PathBuf::from(format!("slurm-{run}")));
+        let avrlab = std::env::current_exe().map_err(io(Path::new("avrlab")))?;
+        Ok(Self {
+            dir: absolute(&dir)?,
+            into: absolute(into)?,
+            shards,
+            avrlab,
+            command,
+            run,
+            resources,
+        })
+    }
+
+    /// One line: what was submitted.
+    pub fn describe(&self, submitted: &Submitted) -> String {
+        format!(
+            "run {}: array job {} ({} shards, scripts and stores in {}), merge job {} into {}\n",
+            self.run,
+            submitted.array,
+            self.shards,
+            self.dir.display(),
+            submitted.merge,
+            self.into.display()
+        )
+    }
+}
+
+/// What `avrlab slurm status` prints.
+pub fn render_status(status: &RunStatus) -> String {
+    let mut text = format!(
+        "run {}: array job {}, merge job {} ({})\n",
+        status.plan.run,
+        status.latest.array,
+        status.latest.merge,
+        status.merge.as_deref().unwrap_or("unknown to Slurm")
+    );
+    for shard in &status.shards {
+        let done = match shard.done {
+            Some((done, all)) => format!("{done} of {all} candidates validated"),
+            None => "not started".to_owned(),
+        };
+        text.push_str(&format!(
+            "  shard {}: {}, {done}\n",
+            shard.shard,
+            shard.state.as_deref().unwrap_or("unknown to Slurm")
+        ));
+    }
+    text
+}
+
+/// What `avrlab slurm resume` prints.
+pub fn render_resumed(resumed: Option<&Submitted>) -> String {
+    match resumed {
+        Some(submitted) => {
+            let shards: Vec<String> = submitted.shards.iter().map(ToString::to_string).collect();
+            format!(
+                "shards {} submitted again as array job {}; merge job {}\n",
+                shards.join(", "),
+                submitted.array,
+                submitted.merge
+            )
+        }
+        None => "every shard completed; nothing to resume\n".to_owned(),
+    }
+}
+
 /// Submits `shards` of the plan (all of them at first) and a merge job waiting for them.
 fn submit_shards(
     plan: &SlurmPlan,

@@ -170,6 +170,23 @@ fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, 
     ])
 }
 
+/// The SusVibes JSONL of a benchmark's feature tasks, and how many records it holds.
+pub fn export_jsonl(benchmark: &avrlab_bench::Benchmark) -> Result<(String, usize), SusVibesError> {
+    let records = benchmark
+        .tasks
+        .iter()
+        .filter(|t| t.kind == TaskKind::Feature)
+        .map(record_of)
+        .collect::<Result<Vec<_>, _>>()?;
+    if records.is_empty() {
+        return Err(SusVibesError::Record(format!(
+            "benchmark {} has no feature task; make some with avrlab curate",
+            benchmark.name
+        )));
+    }
+    Ok((avrlab_bench::write_susvibes(&records), records.len()))
+}
+
 /// The record of a feature task. The instance id is the dataset id of a task imported from
 /// SusVibes, else the task id.
 pub fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {

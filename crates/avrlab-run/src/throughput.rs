@@ -268,3 +268,92 @@ pub fn measure_eval(
         seconds: report.wall.as_secs_f64(),
     })
 }
+
+/// The table `avrlab throughput` prints: each measurement with its ratio to Maven's at the same
+/// workers, the plain `mvn test` comparison, the engines' agreement with Maven, and the eval
+/// measurement (samples per task, engine, measured) when there is one.
+pub fn render_measurements(
+    rows: &[Measurement],
+    all_candidates: usize,
+    eval: Option<(u32, &str, EvalMeasurement)>,
+) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:<13} {:>7}  {:>10}  {:>9}  {:>16}  {:>9}",
+        "engine", "workers", "candidates", "seconds", "validations/min", "vs maven"
+    );
+    let maven_row = |workers: usize| {
+        rows.iter()
+            .find(|r| r.engine == "maven" && r.workers == workers)
+    };
+    for row in rows {
+        let ratio = maven_row(row.workers).map_or_else(
+            || "-".to_owned(),
+            |b| format!("{:.1}x", row.per_minute() / b.per_minute()),
+        );
+        let _ = writeln!(
+            text,
+            "{:<13} {:>7}  {:>10}  {:>9.1}  {:>16.1}  {:>9}",
+            row.engine,
+            row.workers,
+            row.candidates,
+            row.seconds,
+            row.per_minute(),
+            ratio
+        );
+    }
+    if let (Some(plain), Some(fast)) = (
+        rows.iter().find(|r| r.engine == "plain-mvn"),
+        rows.iter()
+            .find(|r| r.engine == "fast-raw" && r.workers == 1),
+    ) {
+        let passed = plain.outcomes.values().filter(|o| *o == "passes").count();
+        let _ = writeln!(
+            text,
+            "plain `mvn test` per candidate (the Vul4J way), measured on {} of {} candidates: {:.1} validations/min ({passed} pass the whole suite); fast-raw with 1 worker on all {}: {:.1}/min = {:.1}x",
+            plain.candidates,
+            all_candidates,
+            plain.per_minute(),
+            fast.candidates,
+            fast.per_minute(),
+            fast.per_minute() / plain.per_minute()
+        );
+    }
+    for row in rows
+        .iter()
+        .filter(|r| r.engine != "maven" && r.engine != "plain-mvn")
+    {
+        let Some(base) = maven_row(row.workers) else {
+            continue;
+        };
+        let differing = row.differences(base);
+        let _ = writeln!(
+            text,
+            "agreement {} vs maven, {} worker(s): {}/{} same outcome{}",
+            row.engine,
+            row.workers,
+            base.outcomes.len() - differing.len(),
+            base.outcomes.len(),
+            if differing.is_empty() {
+                String::new()
+            } else {
+                format!(" — differing:\n  {}", differing.join("\n  "))
+            }
+        );
+    }
+    if let Some((samples_per_task, engine, eval)) = eval {
+        let _ = writeln!(
+            text,
+            "eval (baseline, {} samples per task, {} engine): {} samples, {} distinct candidates in {:.1} s = {:.1} samples/min end to end",
+            samples_per_task,
+            engine,
+            eval.samples,
+            eval.candidates,
+            eval.seconds,
+            eval.samples as f64 / eval.seconds * 60.0
+        );
+    }
+    text
+}

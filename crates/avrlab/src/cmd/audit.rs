@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_bench::Benchmark;
-use avrlab_run::audit::{AuditError, AuditItem, agreement, export, parse_lines, queue};
+use avrlab_run::audit::{
+    AuditError, AuditItem, agreement, export, parse_lines, queue, render_agreement, render_item,
+    render_queue,
+};
 use avrlab_store::{AuditLabel, AuditRow, Store};
 
 use super::Failure;
@@ -100,26 +103,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             )));
         };
         let agreed = agreement(&store, &args.run, first, second).map_err(audit_failure)?;
-        let k = agreed.kappa;
         #[expect(clippy::print_stdout, reason = "the agreement is the command's output")]
         {
-            println!(
-                "{first} vs {second} on run {}: {} candidates labelled by both, observed agreement {:.1}%, chance {:.1}%, Cohen's kappa {:.3} (95% CI {:.3} to {:.3})",
-                args.run,
-                k.items,
-                100.0 * k.observed,
-                100.0 * k.chance,
-                k.kappa,
-                k.interval.0,
-                k.interval.1
-            );
-            let names: Vec<&str> = AuditLabel::ALL.iter().map(|l| l.as_str()).collect();
-            println!("| {first} \\ {second} | {} |", names.join(" | "));
-            println!("|---|{}", "---|".repeat(names.len()));
-            for (name, row) in names.iter().zip(&agreed.table) {
-                let cells: Vec<String> = row.iter().map(u64::to_string).collect();
-                println!("| {name} | {} |", cells.join(" | "));
-            }
+            print!("{}", render_agreement(&args.run, first, second, &agreed));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -134,20 +120,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if args.list {
         #[expect(clippy::print_stdout, reason = "the queue is the command's output")]
         {
-            for item in &items {
-                let flagged = if item.flags.is_empty() {
-                    String::new()
-                } else {
-                    format!("\tflagged: {}", item.flags.join("; "))
-                };
-                println!(
-                    "{}\t{}\t{}\t{} tests passed{flagged}",
-                    item.candidate_id,
-                    item.task,
-                    item.label,
-                    item.passed.len()
-                );
-            }
+            print!("{}", render_queue(&items));
         }
         say(&format!(
             "{} plausible candidate(s) of run {} not yet labelled by {auditor}",
@@ -181,25 +154,11 @@ fn label_interactively(
                 || "(not available: pass --benchmark)\n".to_owned(),
                 ToString::to_string,
             );
-        let _ = writeln!(
+        let _ = write!(
             stderr,
-            "\n=== [{}/{}] {} (task {}, {})\n--- the reference fix:\n{reference}--- the candidate ({}):\n{}\n--- tests passed: {}",
-            index + 1,
-            items.len(),
-            item.candidate_id,
-            item.task,
-            item.label,
-            item.kind,
-            item.content.trim_end(),
-            item.passed.join(", ")
+            "{}",
+            render_item(index, items.len(), item, &reference)
         );
-        if !item.flags.is_empty() {
-            let _ = writeln!(
-                stderr,
-                "--- flagged by the fast path (Maven re-judged it): {}",
-                item.flags.join("; ")
-            );
-        }
         let label = loop {
             let _ = write!(
                 stderr,

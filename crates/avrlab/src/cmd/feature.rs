@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_bench::{Benchmark, TaskKind, read_susvibes, write_susvibes};
-use avrlab_run::susvibes::{import_records, record_of};
+use avrlab_bench::{Benchmark, read_susvibes};
+use avrlab_run::susvibes::{export_jsonl, import_records};
 use clap::Subcommand;
 
 use super::Failure;
@@ -82,24 +82,10 @@ fn export(benchmark: &str, out: &std::path::Path) -> Result<ExitCode, Failure> {
         )));
     }
     let bench = Benchmark::open(benchmark).map_err(Failure::input)?;
-    let features: Vec<_> = bench
-        .tasks
-        .iter()
-        .filter(|t| t.kind == TaskKind::Feature)
-        .collect();
-    if features.is_empty() {
-        return Err(Failure::input(anyhow::anyhow!(
-            "benchmark {benchmark} has no feature task; make some with avrlab curate"
-        )));
-    }
-    let records = features
-        .iter()
-        .map(|t| record_of(t))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::input)?;
-    std::fs::write(out, write_susvibes(&records)).map_err(|e| {
+    let (jsonl, records) = export_jsonl(&bench).map_err(Failure::input)?;
+    std::fs::write(out, jsonl).map_err(|e| {
         Failure::infrastructure(anyhow::anyhow!("cannot write {}: {e}", out.display()))
     })?;
-    println!("wrote {} record(s) to {}", records.len(), out.display());
+    println!("wrote {records} record(s) to {}", out.display());
     Ok(ExitCode::SUCCESS)
 }

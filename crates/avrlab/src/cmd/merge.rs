@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_run::merge::{describe_undecided, merge_shards};
+use avrlab_run::merge::{merge_shards, render_merged};
 
 use super::Failure;
 
@@ -33,26 +33,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             Failure::infrastructure(e)
         }
     })?;
-    for run in merged {
-        let shards: Vec<String> = run.shards.iter().map(ToString::to_string).collect();
-        println!(
-            "run {}: shards {} merged into {}: {} candidates, {} verdicts added",
-            run.run,
-            shards.join(", "),
-            args.into.display(),
-            run.candidates,
-            run.verdicts_added
-        );
-        if !run.missing_shards.is_empty() {
-            let missing: Vec<String> = run.missing_shards.iter().map(ToString::to_string).collect();
-            println!("  missing shards: {}", missing.join(", "));
-        }
-        if !run.undecided.is_empty() {
-            println!(
-                "  without a verdict (the run stays unfinished): {}",
-                describe_undecided(&run.undecided)
-            );
-        }
-    }
+    print!("{}", render_merged(&args.into, &merged));
     Ok(ExitCode::SUCCESS)
 }

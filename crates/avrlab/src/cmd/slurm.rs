@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use avrlab_exec::SlurmCli;
 use avrlab_run::slurm::{
-    Resources, SlurmPlan, SlurmRunError, resume, status, submit, worker_command,
+    Resources, SlurmPlan, SlurmRunError, render_resumed, render_status, resume, status, submit,
 };
 
 use super::Failure;
@@ -76,110 +76,29 @@ fn failure(error: SlurmRunError) -> Failure {
     }
 }
 
-/// An absolute path: the jobs run in Slurm's working folder, not necessarily this one.
-fn absolute(path: PathBuf) -> Result<PathBuf, Failure> {
-    std::path::absolute(&path).map_err(Failure::infrastructure)
-}
-
 #[expect(
     clippy::print_stdout,
     reason = "job ids and states are the command's output"
 )]
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    match args.command {
+    let text = match args.command {
         SlurmCommand::Submit(args) => {
-            let unix = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            let (command, run) =
-                worker_command(&args.command, &format!("slurm-{unix}")).map_err(failure)?;
-            let plan = SlurmPlan {
-                dir: absolute(
-                    args.dir
-                        .unwrap_or_else(|| PathBuf::from(format!("slurm-{run}"))),
-                )?,
-                into: absolute(args.into)?,
-                shards: args.shards,
-                avrlab: std::env::current_exe().map_err(Failure::infrastructure)?,
-                command: absolute_paths(command)?,
-                run,
-                resources: Resources {
-                    partition: args.partition,
-                    time: args.time,
-                    cpus: args.cpus,
-                    mem: args.mem,
-                    sbatch_args: args.sbatch_args,
-                },
+            let resources = Resources {
+                partition: args.partition,
+                time: args.time,
+                cpus: args.cpus,
+                mem: args.mem,
+                sbatch_args: args.sbatch_args,
             };
-            let submitted = submit(&plan, &SlurmCli).map_err(failure)?;
-            println!(
-                "run {}: array job {} ({} shards, scripts and stores in {}), merge job {} into {}",
-                plan.run,
-                submitted.array,
-                plan.shards,
-                plan.dir.display(),
-                submitted.merge,
-                plan.into.display()
-            );
+            let plan = SlurmPlan::new(&args.command, args.shards, args.dir, &args.into, resources)
+                .map_err(failure)?;
+            plan.describe(&submit(&plan, &SlurmCli).map_err(failure)?)
         }
-        SlurmCommand::Status(dir) => {
-            let status = status(&absolute(dir.dir)?, &SlurmCli).map_err(failure)?;
-            println!(
-                "run {}: array job {}, merge job {} ({})",
-                status.plan.run,
-                status.latest.array,
-                status.latest.merge,
-                status.merge.as_deref().unwrap_or("unknown to Slurm")
-            );
-            for shard in &status.shards {
-                let done = match shard.done {
-                    Some((done, all)) => format!("{done} of {all} candidates validated"),
-                    None => "not started".to_owned(),
-                };
-                println!(
-                    "  shard {}: {}, {done}",
-                    shard.shard,
-                    shard.state.as_deref().unwrap_or("unknown to Slurm")
-                );
-            }
-        }
+        SlurmCommand::Status(dir) => render_status(&status(&dir.dir, &SlurmCli).map_err(failure)?),
         SlurmCommand::Resume(dir) => {
-            match resume(&absolute(dir.dir)?, &SlurmCli).map_err(failure)? {
-                Some(submitted) => {
-                    let shards: Vec<String> =
-                        submitted.shards.iter().map(ToString::to_string).collect();
-                    println!(
-                        "shards {} submitted again as array job {}; merge job {}",
-                        shards.join(", "),
-                        submitted.array,
-                        submitted.merge
-                    );
-                }
-                None => println!("every shard completed; nothing to resume"),
-            }
+            render_resumed(resume(&dir.dir, &SlurmCli).map_err(failure)?.as_ref())
         }
-    }
+    };
+    print!("{text}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// The command line with the values of path flags made absolute (the jobs run elsewhere).
-fn absolute_paths(mut command: Vec<String>) -> Result<Vec<String>, Failure> {
-    const PATH_FLAGS: [&str; 6] = [
-        "--benchmark",
-        "--patches",
-        "--work-dir",
-        "--mirrors",
-        "--config",
-        "--report-json",
-    ];
-    for i in 1..command.len() {
-        if PATH_FLAGS.contains(&command[i - 1].as_str())
-            && std::path::Path::new(&command[i]).exists()
-        {
-            command[i] = absolute(PathBuf::from(&command[i]))?
-                .to_string_lossy()
-                .into_owned();
-        }
-    }
-    Ok(command)
 }

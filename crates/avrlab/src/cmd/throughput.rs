@@ -13,6 +13,7 @@ use avrlab_run::input::{
 };
 use avrlab_run::throughput::{
     Measurement, ThroughputError, measure_eval, measure_plain, measure_run, mutant_candidates,
+    render_measurements,
 };
 use avrlab_store::RunMode;
 use avrlab_validate::{FastOracle, MavenOracle, Oracle};
@@ -166,77 +167,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         None
     };
     let _ = std::fs::remove_dir_all(&scratch);
-    println!(
-        "{:<13} {:>7}  {:>10}  {:>9}  {:>16}  {:>9}",
-        "engine", "workers", "candidates", "seconds", "validations/min", "vs maven"
-    );
-    let maven_row = |workers: usize| {
-        rows.iter()
-            .find(|r| r.engine == "maven" && r.workers == workers)
-    };
-    for row in &rows {
-        let ratio = maven_row(row.workers).map_or_else(
-            || "-".to_owned(),
-            |b| format!("{:.1}x", row.per_minute() / b.per_minute()),
-        );
-        println!(
-            "{:<13} {:>7}  {:>10}  {:>9.1}  {:>16.1}  {:>9}",
-            row.engine,
-            row.workers,
-            row.candidates,
-            row.seconds,
-            row.per_minute(),
-            ratio
-        );
-    }
-    if let (Some(plain), Some(fast)) = (
-        rows.iter().find(|r| r.engine == "plain-mvn"),
-        rows.iter()
-            .find(|r| r.engine == "fast-raw" && r.workers == 1),
-    ) {
-        let passed = plain.outcomes.values().filter(|o| *o == "passes").count();
-        println!(
-            "plain `mvn test` per candidate (the Vul4J way), measured on {} of {} candidates: {:.1} validations/min ({passed} pass the whole suite); fast-raw with 1 worker on all {}: {:.1}/min = {:.1}x",
-            plain.candidates,
+    let engine = engines.first().map_or("fast", |e| e.as_str());
+    print!(
+        "{}",
+        render_measurements(
+            &rows,
             candidates.len(),
-            plain.per_minute(),
-            fast.candidates,
-            fast.per_minute(),
-            fast.per_minute() / plain.per_minute()
-        );
-    }
-    for row in rows
-        .iter()
-        .filter(|r| r.engine != "maven" && r.engine != "plain-mvn")
-    {
-        let Some(base) = maven_row(row.workers) else {
-            continue;
-        };
-        let differing = row.differences(base);
-        println!(
-            "agreement {} vs maven, {} worker(s): {}/{} same outcome{}",
-            row.engine,
-            row.workers,
-            base.outcomes.len() - differing.len(),
-            base.outcomes.len(),
-            if differing.is_empty() {
-                String::new()
-            } else {
-                format!(" — differing:\n  {}", differing.join("\n  "))
-            }
-        );
-    }
-    if let Some(eval) = eval {
-        println!(
-            "eval (baseline, {} samples per task, {} engine): {} samples, {} distinct candidates in {:.1} s = {:.1} samples/min end to end",
-            args.eval_samples,
-            engines.first().map_or("fast", |e| e.as_str()),
-            eval.samples,
-            eval.candidates,
-            eval.seconds,
-            eval.samples as f64 / eval.seconds * 60.0
-        );
-    }
+            eval.map(|m| (args.eval_samples, engine, m))
+        )
+    );
     Ok(ExitCode::SUCCESS)
 }
 
