@@ -203,3 +203,17 @@ pub fn avrlab_command_as(uid: Option<u32>, base: &Path) -> std::process::Command
 pub fn avrlab_as(uid: Option<u32>, base: &Path, args: &[&str]) -> Output {
     avrlab_command_as(uid, base).args(args).output().unwrap()
 }
+
+/// Candidate → outcome of every verdict of run `run` in the store, by candidate id.
+pub fn run_outcomes(store: &Path, run: &str) -> Vec<(String, String)> {
+    let db = rusqlite::Connection::open(store).unwrap();
+    let mut stmt = db
+        .prepare(
+            "SELECT candidate_id, outcome FROM verdicts WHERE run_id = ?1 ORDER BY candidate_id",
+        )
+        .unwrap();
+    stmt.query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}

@@ -5,22 +5,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{avrlab, binary, heavy, text};
+use crate::common::{avrlab, binary, heavy, run_outcomes, text};
 
 const TASKS: &str = "demo-xxe-config,demo-zip-slip,demo-path-traversal";
 
-/// Candidate → outcome of every verdict of run `ref`.
 fn outcomes(store: &Path) -> Vec<(String, String)> {
-    let db = rusqlite::Connection::open(store).unwrap();
-    let mut stmt = db
-        .prepare(
-            "SELECT candidate_id, outcome FROM verdicts WHERE run_id = 'ref' ORDER BY candidate_id",
-        )
-        .unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    run_outcomes(store, "ref")
 }
 
 fn count(store: &Path, table: &str) -> i64 {

@@ -6,21 +6,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{avrlab, heavy, repo_root, text};
+use crate::common::{avrlab, heavy, repo_root, run_outcomes, text};
 
 const TASKS: &str = "demo-xxe-config,demo-zip-slip,demo-path-traversal";
 
 fn outcomes(store: &Path) -> Vec<(String, String)> {
-    let db = rusqlite::Connection::open(store).unwrap();
-    let mut stmt = db
-        .prepare(
-            "SELECT candidate_id, outcome FROM verdicts WHERE run_id = 'ref' ORDER BY candidate_id",
-        )
-        .unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    run_outcomes(store, "ref")
 }
 
 /// Whether run `ref` of the store is finished.
