@@ -2,7 +2,7 @@
 //! anything is written, and the merge is written to a copy that replaces the target only when it
 //! is whole, so a refused or failed merge leaves the target as it was.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_core::{RunConfig, Shard};
@@ -66,8 +66,10 @@ pub enum MergeFailure {
 impl MergeFailure {
     /// Whether the fault is in what was given (the shards or the target) rather than the machine.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, Self::Store(_) | Self::Replace { .. })
-            && !matches!(self, Self::Merge(MergeError::Store(_)))
+        !matches!(
+            self,
+            Self::Store(_) | Self::Replace { .. } | Self::Merge(MergeError::Store(_))
+        )
     }
 }
 
@@ -302,9 +304,111 @@ pub fn render_merged(into: &Path, merged: &[MergedRun]) -> String {
 
 /// `task (n), …` of the candidates without a verdict.
 pub fn describe_undecided(undecided: &[(String, usize)]) -> String {
-    let tasks: BTreeSet<String> = undecided
+    undecided
         .iter()
         .map(|(task, n)| format!("{task} ({n})"))
-        .collect();
-    tasks.into_iter().collect::<Vec<_>>().join(", ")
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use avrlab_core::Outcome;
+    use avrlab_store::{NewCandidate, NewRun, RunMode, VerdictRow};
+
+    use super::*;
+
+    /// A shard store of run `r` (two tasks, a candidate each): shard `index` of 2 holding
+    /// verdicts for `decided`, finished or not.
+    fn shard(dir: &Path, index: u32, decided: &[&str], finished: bool) -> PathBuf {
+        let path = dir.join(format!("shard-{index}-{}.sqlite", decided.join("-")));
+        let mut store = Store::open(&path).unwrap();
+        let run = NewRun {
+            id: "r".into(),
+            benchmark: "demo".into(),
+            mode: RunMode::Reference,
+            input_hash: "plan".into(),
+            config: RunConfig {
+                shard: Some(Shard { index, count: 2 }),
+                ..RunConfig::default()
+            },
+        };
+        let candidates: Vec<NewCandidate> = ["a", "b"]
+            .map(|task| NewCandidate {
+                id: task.into(),
+                task: task.into(),
+                label: task.into(),
+                kind: "unchanged".into(),
+                content: String::new(),
+            })
+            .into();
+        store.create_run(&run, &candidates).unwrap();
+        for id in decided {
+            let verdict = VerdictRow {
+                outcome: Outcome::Plausible,
+                reason: String::new(),
+                wall_ms: 1,
+                diagnostics: Vec::new(),
+                phases: Vec::new(),
+                tests: Vec::new(),
+                engine: None,
+            };
+            store.record_verdict("r", id, &verdict).unwrap();
+        }
+        if finished {
+            store.finish_run("r").unwrap();
+        }
+        path
+    }
+
+    #[test]
+    fn unfinished_twice_given_and_plain_stores_are_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("all.sqlite");
+        let (one, two) = (
+            shard(dir.path(), 1, &["a"], true),
+            shard(dir.path(), 2, &[], false),
+        );
+        let refused = merge_shards(&into, &[one.clone(), two.clone()], false).unwrap_err();
+        assert!(
+            matches!(refused, MergeFailure::Unfinished { .. }),
+            "{refused}"
+        );
+        let again = shard(dir.path(), 1, &["b"], true);
+        let refused = merge_shards(&into, &[one.clone(), again], false).unwrap_err();
+        assert!(
+            matches!(refused, MergeFailure::TwiceGiven { .. }),
+            "{refused}"
+        );
+        let plain = dir.path().join("plain.sqlite");
+        Store::open(&plain).unwrap();
+        let refused = merge_shards(&into, &[plain], false).unwrap_err();
+        assert!(matches!(refused, MergeFailure::NotAShard(_)), "{refused}");
+        assert!(refused.is_bad_input());
+        assert!(!into.exists(), "a refused merge writes nothing");
+
+        // With --partial what there is is merged, the run stays unfinished, and the missing
+        // candidates are named by task.
+        let merged = merge_shards(&into, &[one, two], true).unwrap();
+        assert_eq!(merged[0].undecided, vec![("b".to_owned(), 1)]);
+        let store = Store::open(&into).unwrap();
+        assert!(store.run("r").unwrap().unwrap().finished_at.is_none());
+        assert_eq!(store.verdicts("r").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn finished_shards_that_leave_a_candidate_undecided_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("all.sqlite");
+        let shards = [
+            shard(dir.path(), 1, &["a"], true),
+            shard(dir.path(), 2, &[], true),
+        ];
+        let refused = merge_shards(&into, &shards, false).unwrap_err();
+        assert!(
+            matches!(&refused, MergeFailure::Undecided { tasks, .. } if tasks == "b (1)"),
+            "{refused}"
+        );
+        assert!(!into.exists());
+    }
 }

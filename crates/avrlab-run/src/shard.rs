@@ -35,16 +35,21 @@ pub fn shard_tasks(
     mine
 }
 
+/// How many candidates each task has, given each candidate's task.
+pub fn candidates_per_task<'a>(tasks: impl Iterator<Item = &'a String>) -> BTreeMap<String, usize> {
+    let mut per_task = BTreeMap::new();
+    for task in tasks {
+        *per_task.entry(task.clone()).or_default() += 1;
+    }
+    per_task
+}
+
 /// The candidates of `planned` that `shard` validates (all of them without a shard).
 pub fn shard_part(planned: &[PlannedCandidate], shard: Option<Shard>) -> Vec<PlannedCandidate> {
     let Some(shard) = shard else {
         return planned.to_vec();
     };
-    let mut per_task: BTreeMap<String, usize> = BTreeMap::new();
-    for p in planned {
-        *per_task.entry(p.task.clone()).or_default() += 1;
-    }
-    let tasks = shard_tasks(&per_task, shard);
+    let tasks = shard_tasks(&candidates_per_task(planned.iter().map(|p| &p.task)), shard);
     planned
         .iter()
         .filter(|p| tasks.contains(&p.task))

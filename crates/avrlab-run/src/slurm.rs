@@ -11,8 +11,7 @@ use avrlab_exec::{JobState, Scheduler, SlurmError};
 use avrlab_store::Store;
 use serde::{Deserialize, Serialize};
 
-use crate::input::from_stored_form;
-use crate::shard::shard_part;
+use crate::shard::{candidates_per_task, shard_tasks};
 
 /// Flags that `slurm submit` sets itself in each worker's command line.
 const SET_BY_SUBMIT: [&str; 4] = ["--store", "--shard", "--resume", "--resume-if-started"];
@@ -488,22 +487,18 @@ fn shard_progress(
     if store.run(run)?.is_none() {
         return Ok(None);
     }
-    let planned: Vec<_> = store
-        .candidates(run)?
-        .into_iter()
-        .filter_map(|c| {
-            Some(crate::input::PlannedCandidate {
-                candidate: from_stored_form(&c.kind, &c.content)?,
-                origin: c.id.clone(),
-                id: c.id,
-                task: c.task,
-                label: c.label,
-            })
-        })
-        .collect();
-    let mine = shard_part(&planned, Some(shard));
+    // The partition from the stored plan's candidates per task, as the engine made it.
+    let candidates = store.candidates(run)?;
+    let tasks = shard_tasks(
+        &candidates_per_task(candidates.iter().map(|c| &c.task)),
+        shard,
+    );
     let decided: HashSet<String> = store.decided(run)?;
-    let done = mine.iter().filter(|p| decided.contains(&p.id)).count();
+    let mine: Vec<_> = candidates
+        .iter()
+        .filter(|c| tasks.contains(&c.task))
+        .collect();
+    let done = mine.iter().filter(|c| decided.contains(&c.id)).count();
     Ok(Some((done, mine.len())))
 }
 
