@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use crate::common::{avrlab, binary, heavy, run_outcomes, text};
 
-const TASKS: &str = "demo-xxe-config,demo-zip-slip,demo-path-traversal";
+pub(crate) const TASKS: &str = "demo-xxe-config,demo-zip-slip,demo-path-traversal";
 
-fn outcomes(store: &Path) -> Vec<(String, String)> {
+pub(crate) fn outcomes(store: &Path) -> Vec<(String, String)> {
     run_outcomes(store, "ref")
 }
 
@@ -19,7 +19,8 @@ fn count(store: &Path, table: &str) -> i64 {
         .unwrap()
 }
 
-fn validate_args<'a>(store: &'a Path, shard: Option<&'a str>) -> Vec<&'a str> {
+/// `validate --reference` of [`TASKS`] as run `ref` into `store`, as shard `shard` if given.
+pub(crate) fn validate_args<'a>(store: &'a Path, shard: Option<&'a str>) -> Vec<&'a str> {
     let mut args = vec![
         "validate",
         "--reference",

@@ -6,13 +6,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{avrlab, heavy, repo_root, run_outcomes, text};
-
-const TASKS: &str = "demo-xxe-config,demo-zip-slip,demo-path-traversal";
-
-fn outcomes(store: &Path) -> Vec<(String, String)> {
-    run_outcomes(store, "ref")
-}
+use crate::common::{avrlab, heavy, repo_root, text};
+use crate::shard::{TASKS, outcomes, validate_args};
 
 /// Whether run `ref` of the store is finished.
 fn finished(store: &Path) -> bool {
@@ -151,21 +146,7 @@ fn a_sharded_validation_runs_as_a_slurm_array_and_merges_like_the_whole_run() {
 
     // The same run made whole, on one machine.
     let whole = dir.path().join("whole.sqlite");
-    let output = avrlab(
-        dir.path(),
-        &[
-            "validate",
-            "--reference",
-            "--tasks",
-            TASKS,
-            "--workers",
-            "1",
-            "--run",
-            "ref",
-            "--store",
-            whole.to_str().unwrap(),
-        ],
-    );
+    let output = avrlab(dir.path(), &validate_args(&whole, None));
     assert!(output.status.success(), "{}", text(&output).1);
     assert_eq!(outcomes(&merged).len(), 6);
     assert_eq!(outcomes(&merged), outcomes(&whole));
