@@ -78,7 +78,8 @@ fn shards_killed_resumed_and_merged_equal_the_run_made_whole() {
     child.kill().unwrap();
     child.wait().unwrap();
     let mut resume = validate_args(&one, Some("1/2"));
-    resume.push("--resume");
+    // What a restarted batch job runs: the store has the run, so it is continued.
+    resume.push("--resume-if-started");
     for (store, args) in [(&one, resume), (&two, validate_args(&two, Some("2/2")))] {
         let output = avrlab(dir.path(), &args);
         let (stdout, stderr) = text(&output);
