@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::task::{Task, TaskError};
+use crate::task::{Task, TaskError, TaskKind};
 
 /// A loaded benchmark, tasks sorted by id.
 #[derive(Debug, Clone)]
@@ -49,6 +49,20 @@ pub fn demo_benchmark_dir() -> PathBuf {
 }
 
 impl Benchmark {
+    /// Why a benchmark of feature tasks that also holds a repair task cannot be run as one: the
+    /// two are scored differently (`verb`: what the user asked, e.g. `validate`). `None` when the
+    /// tasks are all of one kind.
+    pub fn mixed_kinds(&self, verb: &str) -> Option<String> {
+        let feature = self.tasks.iter().any(|t| t.kind == TaskKind::Feature);
+        let repair = self.tasks.iter().find(|t| t.kind != TaskKind::Feature)?;
+        feature.then(|| {
+            format!(
+                "benchmark {} mixes feature and repair tasks ({} is a repair task); {verb} them apart",
+                self.name, repair.id
+            )
+        })
+    }
+
     /// Loads `demo` or a benchmark folder.
     pub fn open(name_or_path: &str) -> Result<Self, BenchmarkError> {
         let imported = std::env::var_os("AVRLAB_BENCHMARKS")

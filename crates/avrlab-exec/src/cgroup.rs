@@ -58,6 +58,13 @@ fn sweep_stale(root: &Path) {
     }
 }
 
+/// Whether this process can make the cgroups that bound a command's memory and processes: the
+/// kind made (e.g. "cgroup v2: memory 4096 MiB, 512 processes") or why none can be. The probe's
+/// cgroup is removed again.
+pub fn cgroup_delegation() -> Result<String, String> {
+    Cgroup::create(&Limits::default()).map(|cgroup| cgroup.description.clone())
+}
+
 static SWEPT: std::sync::Once = std::sync::Once::new();
 
 impl Cgroup {

@@ -22,6 +22,7 @@ mod slurm;
 mod surefire;
 
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
+pub use cgroup::cgroup_delegation;
 pub use fastpath::{
     ARCHIVE_FILE, CompileReply, CompiledClasses, CompilerSession, FastBuild, FastPathError,
     FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest,

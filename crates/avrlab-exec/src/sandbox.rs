@@ -198,7 +198,30 @@ fn verified() -> Result<Verified, SandboxError> {
     VERIFIED
         .get_or_init(|| probe(&bwrap))
         .clone()
-        .map_err(SandboxError::Unusable)
+        .map_err(|why| SandboxError::Unusable(with_namespace_hint(why)))
+}
+
+/// A refusal to make user namespaces, with what the administrator must allow: Ubuntu 24.04
+/// restricts unprivileged user namespaces to programs with an AppArmor profile that grants
+/// `userns`; other kernels switch them off by sysctl.
+fn with_namespace_hint(why: String) -> String {
+    let refused = [
+        "namespace",
+        "uid map",
+        "Operation not permitted",
+        "Permission denied",
+    ]
+    .iter()
+    .any(|sign| why.contains(sign));
+    if !refused {
+        return why;
+    }
+    format!(
+        "{why} (user namespaces are refused to this user: the administrator must allow them for bwrap, \
+         e.g. an AppArmor profile for /usr/bin/bwrap with `userns,` on Ubuntu 24.04, or \
+         `sysctl kernel.unprivileged_userns_clone=1` / `user.max_user_namespaces` > 0 elsewhere; \
+         or pass `--sandbox none` to run untrusted code unconfined)"
+    )
 }
 
 fn probe(bwrap: &Path) -> Result<Verified, String> {

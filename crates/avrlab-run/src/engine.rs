@@ -66,6 +66,28 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The tasks the run could not warm up, as one line naming each task and why (their
+    /// candidates were left undecided and the run unfinished, so `--resume` retries them), or
+    /// `None` when every task was warmed up.
+    pub fn unprepared_message(&self) -> Option<String> {
+        if self.unprepared.is_empty() {
+            return None;
+        }
+        let tasks: Vec<String> = self
+            .unprepared
+            .iter()
+            .map(|(task, reason)| format!("{task} ({reason})"))
+            .collect();
+        Some(format!(
+            "run {}: {} task(s) could not be warmed up and their candidates were not validated: {}; \
+             fix the cause and continue with --resume --run {}",
+            self.run_id,
+            tasks.len(),
+            tasks.join("; "),
+            self.run_id
+        ))
+    }
+
     /// The report of a run whose candidates (`counts`: how many, how many decided before) have
     /// been validated.
     fn new(

@@ -133,6 +133,70 @@ pub enum ScoreError {
     Validate(#[from] ValidateError),
 }
 
+/// What `avrlab eval` asks of a model on feature tasks.
+pub struct FeatureEval<'a> {
+    pub benchmark: &'a Benchmark,
+    /// The benchmark as the user named it (stored in the run's config).
+    pub benchmark_arg: String,
+    pub model: &'a dyn avrlab_model::Model,
+    pub model_name: &'a str,
+    pub params: avrlab_model::GenParams,
+    pub run_id: Option<String>,
+    pub resume: bool,
+}
+
+impl std::fmt::Debug for FeatureEval<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FeatureEval")
+            .field("benchmark", &self.benchmark_arg)
+            .field("model_name", &self.model_name)
+            .field("run_id", &self.run_id)
+            .finish()
+    }
+}
+
+/// `avrlab eval` on feature tasks: the model gets each task's problem statement and task state,
+/// its diff is the prediction, and the predictions are scored and stored as `validate` does.
+/// Returns the run id.
+pub fn eval_feature_tasks(
+    store: &mut Store,
+    oracle: &MavenOracle,
+    eval: FeatureEval<'_>,
+    progress: &dyn Fn(&str),
+) -> Result<String, ScoreError> {
+    let tasks: Vec<&Task> = eval.benchmark.tasks.iter().collect();
+    let mut states = HashMap::new();
+    for task in &tasks {
+        states.insert(task.id.clone(), oracle.materialize(task)?);
+    }
+    let samples = eval.params.n;
+    let planned = generate_feature_predictions(
+        eval.model,
+        eval.model_name,
+        samples,
+        &eval.params,
+        &tasks,
+        &states,
+        progress,
+    );
+    let config = RunConfig {
+        benchmark: Some(eval.benchmark_arg),
+        feature: true,
+        model: Some(eval.model_name.to_owned()),
+        samples: Some(samples),
+        ..RunConfig::default()
+    };
+    let request = ScoreRequest {
+        benchmark: eval.benchmark,
+        planned,
+        run_id: eval.run_id,
+        resume: eval.resume,
+        mode: RunMode::Eval,
+        config,
+    };
+    score_predictions(store, oracle, request, progress)
+}
+
 /// Each feature task's golden, vulnerable and empty predictions (`validate --reference` on a
 /// feature benchmark), read from the task state as `oracle` materializes it.
 pub fn reference_feature_candidates(

@@ -42,6 +42,37 @@ pub struct ImportSummary {
     pub refused: Vec<Refused>,
 }
 
+impl ImportSummary {
+    /// One line per refused row, then the totals (the output of `avrlab bench import`).
+    pub fn render(&self, kind: DatasetKind, out: &Path) -> String {
+        let mut text = String::new();
+        for r in &self.refused {
+            text.push_str(&format!("refused {}: {}\n", r.dataset_id, r.reason));
+        }
+        text.push_str(&format!(
+            "{}: {} rows turned into tasks in {}, {} refused ({} not drivable by avrlab, {} without a mirror here, {} bad rows)\n",
+            kind.as_str(),
+            self.imported.len(),
+            out.display(),
+            self.refused.len(),
+            self.count(RefusalKind::Unsupported),
+            self.count(RefusalKind::NoMirror),
+            self.count(RefusalKind::BadRow)
+        ));
+        text
+    }
+
+    /// Rows avrlab cannot drive or has no mirror for leave the other rows usable; a malformed
+    /// row, or nothing imported at all, is bad input.
+    pub fn is_bad_input(&self) -> bool {
+        self.count(RefusalKind::BadRow) > 0 || self.imported.is_empty()
+    }
+
+    fn count(&self, kind: RefusalKind) -> usize {
+        self.refused.iter().filter(|r| r.kind == kind).count()
+    }
+}
+
 /// How to import.
 #[derive(Debug, Clone)]
 pub struct ImportConfig {

@@ -21,6 +21,7 @@ pub mod mutants;
 pub mod reference_check;
 pub mod replay;
 pub mod review;
+pub mod setup;
 pub mod shard;
 pub mod slurm;
 pub mod study;

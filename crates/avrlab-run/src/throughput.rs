@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use avrlab_bench::Benchmark;
 use avrlab_store::{RunMode, Store, StoreError};
-use avrlab_validate::{Candidate, MavenOracle, Oracle, ValidateError};
+use avrlab_validate::{Candidate, FastOracle, MavenOracle, Oracle, ValidateError};
 
 use crate::engine::{EngineConfig, EngineError, Progress, RunRequest, execute};
 use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
@@ -77,6 +77,65 @@ impl Measurement {
             })
             .collect()
     }
+}
+
+/// The engines a throughput measurement compares, on which candidates.
+#[derive(Debug)]
+pub struct EngineMeasurement<'a> {
+    /// The fast engine, measured raw (no Maven cross-checks) and, unless `fast_raw_only`, end
+    /// to end (its Plausibles confirmed by Maven).
+    pub fast: Option<&'a FastOracle>,
+    pub fast_raw_only: bool,
+    /// The Maven engine, measured on `maven_candidates`.
+    pub maven: Option<&'a MavenOracle>,
+    pub candidates: Vec<PlannedCandidate>,
+    pub maven_candidates: Vec<PlannedCandidate>,
+}
+
+/// Measures each engine of `engines` with each worker count, one store per measurement in
+/// `scratch`, in the order given.
+pub fn measure_engines(
+    engines: &EngineMeasurement<'_>,
+    workers: &[usize],
+    scratch: &Path,
+    benchmark: &Benchmark,
+    mode: RunMode,
+    config: &mut EngineConfig,
+    progress: &dyn Progress,
+) -> Result<Vec<Measurement>, ThroughputError> {
+    let mut rows = Vec::new();
+    for &count in workers {
+        config.workers = count;
+        let mut measure = |label: &'static str,
+                           oracle: &dyn Oracle,
+                           planned: &Vec<PlannedCandidate>|
+         -> Result<(), ThroughputError> {
+            let store = scratch.join(format!("throughput-{label}-{count}.sqlite"));
+            rows.push(measure_run(
+                &store,
+                label,
+                benchmark,
+                mode,
+                planned.clone(),
+                oracle,
+                config,
+                progress,
+            )?);
+            Ok(())
+        };
+        if let Some(fast) = engines.fast {
+            fast.set_cross_checks(false);
+            measure("fast-raw", fast, &engines.candidates)?;
+            fast.set_cross_checks(true);
+            if !engines.fast_raw_only {
+                measure("fast+confirm", fast, &engines.candidates)?;
+            }
+        }
+        if let Some(maven) = engines.maven {
+            measure("maven", maven, &engines.maven_candidates)?;
+        }
+    }
+    Ok(rows)
 }
 
 /// One run of `planned` on `oracle` into a fresh store at `store_path`; only the validation

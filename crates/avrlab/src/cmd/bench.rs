@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use avrlab_bench::{Benchmark, DatasetKind, VUL_LOCATION_FILE, read_dataset, read_vul_locations};
-use avrlab_run::import::{ImportConfig, RefusalKind, import_rows};
+use avrlab_run::import::{ImportConfig, import_rows};
 use avrlab_run::task_card::{task_card, task_list};
 use avrlab_validate::materialize_task;
 use clap::Subcommand;
@@ -185,28 +185,8 @@ fn import(
     let summary = import_rows(&config, &read.rows, &read.refused);
     let _ = std::fs::remove_dir_all(&scratch);
     let summary = summary.map_err(Failure::infrastructure)?;
-    for r in &summary.refused {
-        println!("refused {}: {}", r.dataset_id, r.reason);
-    }
-    let count = |kind| summary.refused.iter().filter(|r| r.kind == kind).count();
-    let (unsupported, no_mirror) = (
-        count(RefusalKind::Unsupported),
-        count(RefusalKind::NoMirror),
-    );
-    let bad = count(RefusalKind::BadRow);
-    println!(
-        "{}: {} rows turned into tasks in {}, {} refused ({} not drivable by avrlab, {} without a mirror here, {} bad rows)",
-        kind.as_str(),
-        summary.imported.len(),
-        out.display(),
-        summary.refused.len(),
-        unsupported,
-        no_mirror,
-        bad
-    );
-    // Rows avrlab cannot drive or has no mirror for are said above and leave the other rows
-    // usable; a malformed row, or nothing imported at all, is bad input.
-    Ok(if bad > 0 || summary.imported.is_empty() {
+    print!("{}", summary.render(kind, &out));
+    Ok(if summary.is_bad_input() {
         Exit::BadInput.into()
     } else {
         ExitCode::SUCCESS

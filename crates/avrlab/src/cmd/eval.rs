@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_core::RunConfig;
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
@@ -184,17 +183,11 @@ fn progress_message(progress: &StderrProgress, text: &str) {
     avrlab_run::engine::Progress::message(progress, text);
 }
 
-/// `avrlab eval` on a benchmark of feature tasks: the model (typically a command agent in
-/// workdir mode) gets each task's problem statement and the task state, its diff is the
-/// prediction, and the predictions are scored and stored as `validate` does.
+/// `avrlab eval` on a benchmark of feature tasks (the library's `eval_feature_tasks`).
 fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<ExitCode, Failure> {
     use avrlab_run::feature_score::{
-        ScoreRequest, feature_report, generate_feature_predictions, render_feature_report,
-        score_predictions,
+        FeatureEval, eval_feature_tasks, feature_report, render_feature_report,
     };
-    use avrlab_run::models::{ConfigFile, build_model};
-    use avrlab_store::{RunMode, Store};
-    use avrlab_validate::{MavenOracle, Oracle as _};
 
     super::refuse_mixed_benchmark(benchmark, "evaluate")?;
     if args.samples == 0 {
@@ -207,7 +200,7 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         .model(&args.model, &args.config.path)
         .map_err(Failure::input)?;
     let (config, _work) = args.options.engine(true)?;
-    let oracle = MavenOracle::new(config.validator.clone());
+    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
     let model = build_model(
         &args.model,
         &model_config,
@@ -215,51 +208,26 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         config.validator.maven.sandbox,
     )
     .map_err(Failure::from)?;
-    let tasks: Vec<_> = benchmark.tasks.iter().collect();
-    let mut states = std::collections::HashMap::new();
-    for task in &tasks {
-        states.insert(
-            task.id.clone(),
-            oracle.materialize(task).map_err(Failure::infrastructure)?,
-        );
-    }
     #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
     let progress = |line: &str| eprintln!("{line}");
-    let params = avrlab_model::GenParams {
-        n: args.samples,
-        temperature: args.temperature,
-        top_p: args.top_p,
-        max_tokens: args.max_tokens,
-        stop: Vec::new(),
-        seed: Some(args.seed),
-    };
-    let planned = generate_feature_predictions(
-        model.as_ref(),
-        &args.model,
-        args.samples,
-        &params,
-        &tasks,
-        &states,
-        &progress,
-    );
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let config = RunConfig {
-        benchmark: Some(args.options.benchmark.clone()),
-        feature: true,
-        model: Some(args.model.clone()),
-        samples: Some(args.samples),
-        ..RunConfig::default()
-    };
-    let request = ScoreRequest {
+    let eval = FeatureEval {
         benchmark,
-        planned,
+        benchmark_arg: args.options.benchmark.clone(),
+        model: model.as_ref(),
+        model_name: &args.model,
+        params: avrlab_model::GenParams {
+            n: args.samples,
+            temperature: args.temperature,
+            top_p: args.top_p,
+            max_tokens: args.max_tokens,
+            stop: Vec::new(),
+            seed: Some(args.seed),
+        },
         run_id: args.run.clone(),
         resume: args.resume,
-        mode: RunMode::Eval,
-        config,
     };
-    let run_id =
-        score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;
+    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let run_id = eval_feature_tasks(&mut store, &oracle, eval, &progress).map_err(score_failure)?;
     let report = feature_report(&store, &run_id, benchmark).map_err(store_failure)?;
     print_report(&render_feature_report(&report));
     Ok(ExitCode::SUCCESS)

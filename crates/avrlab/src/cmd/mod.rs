@@ -92,45 +92,22 @@ pub(crate) fn store_failure(error: avrlab_store::StoreError) -> Failure {
     }
 }
 
-/// Bad input when a benchmark of feature tasks also holds a repair task: the two are scored
-/// differently, so they are run apart (`verb`: what the user asked, `validate` or `evaluate`).
+/// Bad input when a benchmark of feature tasks also holds a repair task (`verb`: what the user
+/// asked).
 pub(crate) fn refuse_mixed_benchmark(
     benchmark: &avrlab_bench::Benchmark,
     verb: &str,
 ) -> Result<(), Failure> {
-    match benchmark
-        .tasks
-        .iter()
-        .find(|t| t.kind != avrlab_bench::TaskKind::Feature)
-    {
-        Some(repair) => Err(Failure::input(anyhow::anyhow!(
-            "benchmark {} mixes feature and repair tasks ({} is a repair task); {verb} them apart",
-            benchmark.name,
-            repair.id
-        ))),
-        None => Ok(()),
-    }
+    benchmark
+        .mixed_kinds(verb)
+        .map_or(Ok(()), |why| Err(Failure::input(anyhow::anyhow!(why))))
 }
 
-/// The tasks a run could not warm up, as one infrastructure failure (exit 1) naming each task and
-/// why; their candidates were left undecided and the run unfinished, so `--resume` retries them.
+/// The tasks a run could not warm up, as one infrastructure failure (exit 1).
 pub(crate) fn unprepared_failure(report: &avrlab_run::engine::RunReport) -> Option<Failure> {
-    if report.unprepared.is_empty() {
-        return None;
-    }
-    let tasks: Vec<String> = report
-        .unprepared
-        .iter()
-        .map(|(task, reason)| format!("{task} ({reason})"))
-        .collect();
-    Some(Failure::infrastructure(anyhow::anyhow!(
-        "run {}: {} task(s) could not be warmed up and their candidates were not validated: {}; \
-         fix the cause and continue with --resume --run {}",
-        report.run_id,
-        tasks.len(),
-        tasks.join("; "),
-        report.run_id
-    )))
+    report
+        .unprepared_message()
+        .map(|why| Failure::infrastructure(anyhow::anyhow!(why)))
 }
 
 /// Execution-based evaluation of automated vulnerability repair on Java.

@@ -5,12 +5,11 @@ use std::time::Duration;
 
 use avrlab_bench::Benchmark;
 use avrlab_core::Engine;
-use avrlab_exec::{Limits, MavenSettings, SandboxKind, check_sandbox};
+use avrlab_exec::SandboxKind;
 use avrlab_run::engine::EngineConfig;
-use avrlab_run::work_dir::{WorkDir, cache_dir, default_maven_repo};
-use avrlab_validate::{
-    ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle, ValidatorConfig,
-};
+use avrlab_run::setup::{EngineSetup, SetupError, unenforced_limits};
+use avrlab_run::work_dir::{WorkDir, cache_dir};
+use avrlab_validate::{ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle};
 use clap::ValueEnum;
 
 use super::Failure;
@@ -218,58 +217,33 @@ impl ValidationOptions {
         }
     }
 
-    /// Checks the tools and resolves the engine configuration.
+    /// Checks the machine and resolves the engine configuration; what the machine does not
+    /// enforce is said on stderr, one line each.
     pub fn engine(&self, allow_apply_failures: bool) -> Result<(EngineConfig, WorkDir), Failure> {
-        let sandbox = match self.sandbox {
-            SandboxArg::Bwrap => SandboxKind::Bubblewrap,
-            SandboxArg::None => SandboxKind::None,
-        };
-        check_sandbox(sandbox).map_err(Failure::infrastructure)?;
-        let mvn = MavenSettings::locate_mvn().map_err(Failure::infrastructure)?;
-        // Absolute: the sandbox mounts these paths, and bubblewrap runs from another folder.
-        let absolute = |path: &PathBuf| std::path::absolute(path).unwrap_or_else(|_| path.clone());
-        let repository = absolute(&self.maven_repo.clone().unwrap_or_else(default_maven_repo));
-        std::fs::create_dir_all(&repository).map_err(|e| {
-            Failure::infrastructure(anyhow::anyhow!(
-                "cannot create the Maven repository {}: {e}",
-                repository.display()
-            ))
-        })?;
-        let work = match &self.work_dir {
-            Some(path) => WorkDir::named(absolute(path)),
-            None => WorkDir::temporary(sandbox),
-        };
-        let workers = self
-            .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if workers == 0 {
-            return Err(Failure::input(anyhow::anyhow!(
-                "--workers must be at least 1"
-            )));
-        }
-        let limits = Limits {
-            wall: Duration::from_secs(self.timeout),
-            ..Limits::default()
-        };
-        let config = EngineConfig {
-            validator: ValidatorConfig {
-                maven: MavenSettings {
-                    mvn,
-                    repository,
-                    sandbox,
-                    limits,
-                },
-                work_root: work.path.clone(),
-                mirrors: self
-                    .mirrors
-                    .clone()
-                    .or_else(|| std::env::var_os("AVRLAB_MIRRORS").map(PathBuf::from)),
-                keep_workspaces: self.keep_workspaces,
-                baseline_cache: Some(cache_dir().join("baselines")),
+        let setup = EngineSetup {
+            sandbox: match self.sandbox {
+                SandboxArg::Bwrap => SandboxKind::Bubblewrap,
+                SandboxArg::None => SandboxKind::None,
             },
-            workers,
-            allow_apply_failures,
+            maven_repo: self.maven_repo.clone(),
+            work_dir: self.work_dir.clone(),
+            mirrors: self.mirrors.clone(),
+            keep_workspaces: self.keep_workspaces,
+            workers: self.workers,
+            timeout: self.timeout,
         };
-        Ok((config, work))
+        let resolved = setup.resolve(allow_apply_failures).map_err(|e| match e {
+            SetupError::Input(_) => Failure::input(e),
+            SetupError::Infrastructure(_) => Failure::infrastructure(e),
+        })?;
+        if setup.sandbox == SandboxKind::Bubblewrap {
+            for line in unenforced_limits() {
+                #[expect(clippy::print_stderr, reason = "start-up warnings go to stderr")]
+                {
+                    eprintln!("warning: {line}");
+                }
+            }
+        }
+        Ok(resolved)
     }
 }

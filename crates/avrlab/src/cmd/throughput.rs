@@ -12,11 +12,11 @@ use avrlab_run::input::{
     MalformedPatches, PlannedCandidate, read_predictions, reference_candidates,
 };
 use avrlab_run::throughput::{
-    Measurement, ThroughputError, measure_eval, measure_plain, measure_run, mutant_candidates,
-    render_measurements,
+    EngineMeasurement, ThroughputError, measure_engines, measure_eval, measure_plain,
+    mutant_candidates, render_measurements,
 };
 use avrlab_store::RunMode;
-use avrlab_validate::{FastOracle, MavenOracle, Oracle};
+use avrlab_validate::{FastOracle, MavenOracle};
 
 use super::Failure;
 use super::options::{EngineArg, ValidationOptions, fast_config, oracle_for};
@@ -113,38 +113,23 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         RunMode::Reference
     };
     let progress = StderrProgress::new();
-    let mut rows: Vec<Measurement> = Vec::new();
-    for &workers in &args.measure_workers {
-        config.workers = workers;
-        let mut measure = |label: &'static str, oracle: &dyn Oracle| -> Result<(), Failure> {
-            let planned = if label == "maven" {
-                maven_candidates.clone()
-            } else {
-                candidates.clone()
-            };
-            let store = scratch.join(format!("throughput-{label}-{workers}.sqlite"));
-            let row = measure_run(
-                &store, label, &benchmark, mode, planned, oracle, &config, &progress,
-            )
-            .map_err(throughput_failure)?;
-            rows.push(row);
-            Ok(())
-        };
-        for engine in &engines {
-            match engine {
-                EngineArg::Fast => {
-                    let fast = fast.as_ref().expect("made when fast is measured");
-                    fast.set_cross_checks(false);
-                    measure("fast-raw", fast)?;
-                    fast.set_cross_checks(true);
-                    if !args.fast_raw_only {
-                        measure("fast+confirm", fast)?;
-                    }
-                }
-                EngineArg::Maven => measure("maven", &maven)?,
-            }
-        }
-    }
+    let measured = EngineMeasurement {
+        fast: fast.as_ref(),
+        fast_raw_only: args.fast_raw_only,
+        maven: engines.contains(&EngineArg::Maven).then_some(&maven),
+        candidates: candidates.clone(),
+        maven_candidates,
+    };
+    let mut rows = measure_engines(
+        &measured,
+        &args.measure_workers,
+        &scratch,
+        &benchmark,
+        mode,
+        &mut config,
+        &progress,
+    )
+    .map_err(throughput_failure)?;
     if args.plain_sample > 0 {
         let sample = &candidates[..args.plain_sample.min(candidates.len())];
         rows.push(measure_plain(&benchmark, &maven, sample, &note).map_err(throughput_failure)?);
