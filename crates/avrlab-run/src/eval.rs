@@ -13,12 +13,13 @@ use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
-use avrlab_core::RunConfig;
+use avrlab_core::{RunConfig, Shard};
 
 use crate::engine::{EngineConfig, EngineError, Progress, RunReport, error_chain, task_cwes};
 use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
 use crate::input::{from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
+use crate::shard::shard_of_tasks;
 
 /// What an eval asks of the model.
 #[derive(Debug, Clone)]
@@ -130,6 +131,8 @@ pub struct EvalRequest<'a> {
     pub run_id: Option<String>,
     /// Continue the named run, or the newest unfinished eval of the benchmark.
     pub resume: bool,
+    /// Generate and validate only this part of the tasks (the run's input is the whole plan).
+    pub shard: Option<Shard>,
 }
 
 impl std::fmt::Debug for EvalRequest<'_> {
@@ -156,10 +159,12 @@ pub fn execute_eval(
         spec,
         run_id,
         resume,
+        shard,
     } = request;
     let identity = model.cache_identity();
     let mut source = AskedModel {
         benchmark,
+        shard,
         model: CachedModel::new(Boxed(model), cache),
         spec: &spec,
         identity,
@@ -178,6 +183,7 @@ pub fn execute_eval(
 /// The generations of a model asked now, prompt by prompt.
 struct AskedModel<'a> {
     benchmark: &'a Benchmark,
+    shard: Option<Shard>,
     model: CachedModel<Boxed>,
     spec: &'a EvalSpec,
     /// What identifies the model's answers in the response cache.
@@ -188,7 +194,7 @@ impl GenerationSource for AskedModel<'_> {
     type Error = EvalError;
 
     fn tasks(&self) -> Vec<&Task> {
-        self.benchmark.tasks.iter().collect()
+        shard_of_tasks(&self.benchmark.tasks, self.shard)
     }
 
     fn plan(&mut self, _: &Prepared) -> Result<(String, RunConfig), EvalError> {
@@ -207,6 +213,7 @@ impl GenerationSource for AskedModel<'_> {
             seed: Some(spec.seed),
             // Reports show each task's CWEs beside its row.
             cwe: task_cwes(benchmark.tasks.iter()),
+            shard: self.shard,
             ..RunConfig::default()
         };
         Ok((hash, config))
@@ -247,7 +254,7 @@ impl GenerationSource for AskedModel<'_> {
 
         // Every prompt still to ask, in order (rendering is quick and needs no model).
         let mut pending: Vec<PendingPrompt<'_>> = Vec::new();
-        for task in &benchmark.tasks {
+        for task in shard_of_tasks(&benchmark.tasks, self.shard) {
             let ready = &prepared[&task.id];
             let root = ready.pristine();
             let method = vulnerable_method(task, root)?;
@@ -581,6 +588,7 @@ mod tests {
             },
             run_id: Some("e1".into()),
             resume: false,
+            shard: None,
         };
         let report =
             execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
@@ -690,6 +698,7 @@ mod tests {
             },
             run_id: Some("c1".into()),
             resume,
+            shard: None,
         }
     }
 

@@ -271,6 +271,26 @@ fn write_merge(
             undecided,
         });
     }
+    // The studies whose cells these runs are: each shard stores the whole plan; a study is
+    // finished once every cell's run is.
+    let mut studies = std::collections::BTreeSet::new();
+    for path in runs.values().flatten().map(|part| &part.path) {
+        studies.extend(store.merge_studies(path)?);
+    }
+    for study in &studies {
+        if store.study(study)?.is_some_and(|s| s.finished_at.is_some()) {
+            continue;
+        }
+        let mut finished = true;
+        for cell in store.study_cells(study)? {
+            finished &= store
+                .run(&cell.run_id)?
+                .is_some_and(|run| run.finished_at.is_some());
+        }
+        if finished {
+            store.finish_study(study)?;
+        }
+    }
     drop(store);
     Ok(merged)
 }

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use avrlab_bench::Task;
 use avrlab_core::Shard;
 
 use crate::input::PlannedCandidate;
@@ -55,6 +56,16 @@ pub fn shard_part(planned: &[PlannedCandidate], shard: Option<Shard>) -> Vec<Pla
         .filter(|p| tasks.contains(&p.task))
         .cloned()
         .collect()
+}
+
+/// The tasks of `tasks` that `shard` works on when every task brings as many candidates (an
+/// eval's: one prompt per task, the same samples): whole tasks, balanced by their number.
+pub fn shard_of_tasks(tasks: &[Task], shard: Option<Shard>) -> Vec<&Task> {
+    let Some(shard) = shard else {
+        return tasks.iter().collect();
+    };
+    let mine = shard_tasks(&candidates_per_task(tasks.iter().map(|t| &t.id)), shard);
+    tasks.iter().filter(|t| mine.contains(&t.id)).collect()
 }
 
 #[cfg(test)]

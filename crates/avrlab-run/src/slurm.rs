@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use avrlab_core::Shard;
 use avrlab_exec::{JobState, Scheduler, SlurmError};
-use avrlab_store::Store;
+use avrlab_store::{RunMode, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::shard::{candidates_per_task, shard_tasks};
@@ -20,7 +20,7 @@ const SET_BY_SUBMIT: [&str; 4] = ["--store", "--shard", "--resume", "--resume-if
 #[derive(Debug, thiserror::Error)]
 pub enum SlurmRunError {
     #[error(
-        "avrlab slurm submit runs `validate` shards (other commands are not sharded yet); got `{0}`"
+        "avrlab slurm submit runs `validate`, `eval` and `study` shards (other commands are not sharded yet); got `{0}`"
     )]
     NotSharded(String),
     #[error("{0} is set by avrlab slurm submit for each shard; leave it out of the command line")]
@@ -104,23 +104,26 @@ pub struct Submitted {
     pub merge: String,
 }
 
-/// The worker's command line: `validate …` with a run id (`default_run` when it names none);
-/// flags that submit sets for each shard are refused.
+/// The worker's command line: `validate …` or `eval …` with a run id (`--run`), or `study …`
+/// with a study id (`--name`), `default_run` when it names none; flags that submit sets for each
+/// shard are refused. Returns the command line and the id.
 pub fn worker_command(
     args: &[String],
     default_run: &str,
 ) -> Result<(Vec<String>, String), SlurmRunError> {
     let first = args.first().map(String::as_str).unwrap_or_default();
-    if first != "validate" {
-        return Err(SlurmRunError::NotSharded(args.join(" ")));
-    }
+    let id_flag = match first {
+        "validate" | "eval" => "--run",
+        "study" => "--name",
+        _ => return Err(SlurmRunError::NotSharded(args.join(" "))),
+    };
     let mut run = None;
     for (i, arg) in args.iter().enumerate() {
         let name = arg.split('=').next().unwrap_or_default();
         if SET_BY_SUBMIT.contains(&name) {
             return Err(SlurmRunError::SetBySubmit(name.to_owned()));
         }
-        if name == "--run" {
+        if name == id_flag {
             run = arg
                 .split_once('=')
                 .map(|(_, v)| v.to_owned())
@@ -131,7 +134,7 @@ pub fn worker_command(
     let run = match run {
         Some(run) => run,
         None => {
-            command.extend(["--run".to_owned(), default_run.to_owned()]);
+            command.extend([id_flag.to_owned(), default_run.to_owned()]);
             default_run.to_owned()
         }
     };
@@ -484,16 +487,35 @@ fn shard_progress(
         return Ok(None);
     }
     let store = Store::open(store)?;
-    if store.run(run)?.is_none() {
-        return Ok(None);
-    }
-    // The partition from the stored plan's candidates per task, as the engine made it.
+    let Some(info) = store.run(run)? else {
+        // A study's shard: the candidates its cells have generated so far, all its own.
+        if store.study(run)?.is_none() {
+            return Ok(None);
+        }
+        let (mut done, mut all) = (0, 0);
+        for cell in store.study_cells(run)? {
+            if store.run(&cell.run_id)?.is_some() {
+                all += store.candidates(&cell.run_id)?.len();
+                done += store.decided(&cell.run_id)?.len();
+            }
+        }
+        return Ok(Some((done, all)));
+    };
     let candidates = store.candidates(run)?;
+    let decided: HashSet<String> = store.decided(run)?;
+    if info.mode == RunMode::Eval {
+        // An eval shard generates and stores its own candidates only.
+        let done = candidates
+            .iter()
+            .filter(|c| decided.contains(&c.id))
+            .count();
+        return Ok(Some((done, candidates.len())));
+    }
+    // A validation shard stores the whole plan: its part is the partition the engine made.
     let tasks = shard_tasks(
         &candidates_per_task(candidates.iter().map(|c| &c.task)),
         shard,
     );
-    let decided: HashSet<String> = store.decided(run)?;
     let mine: Vec<_> = candidates
         .iter()
         .filter(|c| tasks.contains(&c.task))
@@ -595,8 +617,15 @@ mod tests {
             worker_command(&words("validate --store s.sqlite"), "x"),
             Err(SlurmRunError::SetBySubmit(flag)) if flag == "--store"
         ));
+        // An eval names its run too; a study is named by --name.
+        let (command, _) = worker_command(&words("eval --model m"), "x").unwrap();
+        assert_eq!(command, words("eval --model m --run x"));
+        let (command, run) = worker_command(&words("study s.toml"), "x").unwrap();
+        assert_eq!((command, run.as_str()), (words("study s.toml --name x"), "x"));
+        let (_, run) = worker_command(&words("study s.toml --name tiny"), "x").unwrap();
+        assert_eq!(run, "tiny");
         assert!(matches!(
-            worker_command(&words("eval --model m"), "x"),
+            worker_command(&words("replay --model m"), "x"),
             Err(SlurmRunError::NotSharded(_))
         ));
     }

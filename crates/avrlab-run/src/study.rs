@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use avrlab_bench::{Benchmark, Task};
+use avrlab_core::Shard;
 use avrlab_exec::SandboxKind;
 use avrlab_model::{Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, VulnerableMethod};
@@ -22,6 +23,7 @@ use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
 use crate::method::vulnerable_method;
 use crate::models::{ConfigFile, ModelSetupError, build_model};
 use crate::review::{ReviewError, ReviewSpec, review_run};
+use crate::shard::shard_of_tasks;
 
 /// The version of the study file format this build reads.
 pub const STUDY_FORMAT_VERSION: u32 = 1;
@@ -967,6 +969,9 @@ pub struct StudyRequest<'a> {
     pub oracle: &'a dyn Oracle,
     /// Continue the study stored under the plan's name.
     pub resume: bool,
+    /// Run every cell on this part of each benchmark's tasks only (each cell's input is still
+    /// the whole plan, so `avrlab merge` joins the shards' stores).
+    pub shard: Option<Shard>,
 }
 
 impl std::fmt::Debug for StudyRequest<'_> {
@@ -975,6 +980,33 @@ impl std::fmt::Debug for StudyRequest<'_> {
             .field("study", &self.plan.name)
             .field("resume", &self.resume)
             .finish()
+    }
+}
+
+impl StudyOutcome {
+    /// The cells whose tasks could not be warmed up, as one line (their candidates were not
+    /// validated; `--resume` retries them), or `None` when every task was warmed up.
+    pub fn unprepared_message(&self, study: &str) -> Option<String> {
+        if self.unprepared.is_empty() {
+            return None;
+        }
+        let cells: Vec<String> = self
+            .unprepared
+            .iter()
+            .map(|(cell, tasks)| {
+                let tasks: Vec<String> = tasks
+                    .iter()
+                    .map(|(t, why)| format!("{t} ({why})"))
+                    .collect();
+                format!("{cell}: {}", tasks.join("; "))
+            })
+            .collect();
+        Some(format!(
+            "study {study}: tasks could not be warmed up in {} cell(s), whose candidates were not validated: {}; \
+             fix the cause and continue with --resume",
+            cells.len(),
+            cells.join(" | ")
+        ))
     }
 }
 
@@ -991,7 +1023,13 @@ pub fn execute_study(
         config,
         oracle,
         resume,
+        shard,
     } = *request;
+    if shard.is_some() && plan.replay.is_some() {
+        return Err(StudyError::Conflict(
+            "--shard: studies that replay published generations are not sharded yet; run them without --shard".into(),
+        ));
+    }
     let plan_hash = plan.hash(benchmarks);
     match store.study(&plan.name)? {
         Some(existing) if !resume => {
@@ -1092,6 +1130,7 @@ pub fn execute_study(
                     },
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
+                    shard,
                 };
                 let report =
                     execute_eval(store, request, config, &oracle, progress).map_err(|source| {
@@ -1110,7 +1149,7 @@ pub fn execute_study(
             worked = true;
         }
         if let Some(reviewer) = &plan.reviewer {
-            let methods = vulnerable_methods(&oracle, benchmark)?;
+            let methods = vulnerable_methods(&oracle, &shard_of_tasks(&benchmark.tasks, shard))?;
             let model = avrlab_model::CachedModel::new(
                 SharedModel(models.models[&reviewer.model].clone()),
                 ResponseCache::new(models.cache.clone()),
@@ -1146,10 +1185,10 @@ pub fn execute_study(
 /// their eval cells hold no candidate either).
 fn vulnerable_methods(
     oracle: &StudyOracle<'_>,
-    benchmark: &Benchmark,
+    tasks: &[&Task],
 ) -> Result<HashMap<String, VulnerableMethod>, StudyError> {
     let mut methods = HashMap::new();
-    for task in &benchmark.tasks {
+    for task in tasks {
         let Ok(prepared) = oracle.materialize(task) else {
             continue;
         };

@@ -319,6 +319,7 @@ pub fn measure_eval(
         spec,
         run_id: None,
         resume: false,
+        shard: None,
     };
     let report = execute_eval(&mut store, request, config, oracle, progress)?;
     Ok(EvalMeasurement {

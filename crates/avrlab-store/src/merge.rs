@@ -35,6 +35,11 @@ pub enum MergeError {
         candidate: String,
         shard: String,
     },
+    /// One study id, two plans.
+    #[error(
+        "study `{study}` of {shard} has another plan than the study of that id already merged: merge only shards of one sharded study"
+    )]
+    OtherStudy { study: String, shard: String },
     /// One candidate, two verdicts.
     #[error(
         "run `{run}`: candidate `{candidate}` is {theirs} in {shard} but {ours} in what is already merged: one of them was validated twice; keep one shard's result"
@@ -223,6 +228,67 @@ impl Store {
             verdicts,
             generations,
         })
+    }
+
+    /// Copies the studies of the store at `shard` (each shard of a sharded study stores the whole
+    /// plan) into this one: a study new to this store with its cells, unfinished; one already
+    /// here must have the same plan. Returns the ids of the shard's studies.
+    pub fn merge_studies(&mut self, shard: &Path) -> Result<Vec<String>, MergeError> {
+        let label = shard.display().to_string();
+        self.conn
+            .execute("ATTACH DATABASE ?1 AS shard", [shard.to_string_lossy()])
+            .map_err(self.err())?;
+        let merged = self.merge_attached_studies(&label);
+        self.conn
+            .execute("DETACH DATABASE shard", [])
+            .map_err(self.err())?;
+        merged
+    }
+
+    fn merge_attached_studies(&mut self, shard: &str) -> Result<Vec<String>, MergeError> {
+        let err = |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(err)?;
+        let other: Option<String> = tx
+            .query_row(
+                "SELECT s.id FROM shard.studies s JOIN main.studies m ON m.id = s.id
+                 WHERE m.plan_hash <> s.plan_hash LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(err)?;
+        if let Some(study) = other {
+            return Err(MergeError::OtherStudy {
+                study,
+                shard: shard.to_owned(),
+            });
+        }
+        tx.execute(
+            "INSERT OR IGNORE INTO main.studies (id, created_at, plan_hash, plan, finished_at)
+             SELECT id, created_at, plan_hash, plan, NULL FROM shard.studies",
+            [],
+        )
+        .map_err(err)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO main.study_cells SELECT * FROM shard.study_cells",
+            [],
+        )
+        .map_err(err)?;
+        let ids = {
+            let mut select = tx
+                .prepare("SELECT id FROM shard.studies ORDER BY id")
+                .map_err(err)?;
+            select
+                .query_map([], |r| r.get(0))
+                .map_err(err)?
+                .collect::<Result<Vec<String>, _>>()
+                .map_err(err)?
+        };
+        tx.commit().map_err(err)?;
+        Ok(ids)
     }
 
     /// Candidates of `run_id` without a verdict, counted by task.

@@ -276,6 +276,7 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
             config: &config,
             oracle: &oracle,
             resume: false,
+            shard: None,
         },
         &Quiet,
     )
@@ -296,6 +297,7 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
             config: &config,
             oracle: &oracle,
             resume: false,
+            shard: None,
         },
         &Quiet,
     )
@@ -312,6 +314,7 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
             config: &config,
             oracle: &oracle,
             resume: true,
+            shard: None,
         },
         &Quiet,
     )
@@ -343,6 +346,7 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
             config: &config,
             oracle: &oracle,
             resume: true,
+            shard: None,
         },
         &Quiet,
     )
@@ -394,6 +398,7 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
             config: &config,
             oracle: &oracle,
             resume: true,
+            shard: None,
         },
         &Quiet,
     )
@@ -455,6 +460,7 @@ fn identical_candidates_are_validated_once_across_the_cells_of_a_study() {
             config: &engine_config(2, true),
             oracle: &oracle,
             resume: false,
+            shard: None,
         },
         &Quiet,
     )
@@ -566,6 +572,7 @@ fn variants_get_table_6_and_cwes_table_5() {
             config: &engine_config(1, true),
             oracle: &oracle,
             resume: false,
+            shard: None,
         },
         &messages,
     )

@@ -14,7 +14,7 @@ use super::Failure;
 use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::store_failure;
-use super::validate::{print_report, score_failure};
+use super::validate::{print_report, score_failure, started};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab eval`.
@@ -59,6 +59,13 @@ pub struct Args {
     /// Continue the run (--run, or the newest unfinished eval of this benchmark).
     #[arg(long)]
     pub resume: bool,
+    /// Continue run --run when the store has it, else start it (what a restarted batch job runs).
+    #[arg(long, requires = "run", conflicts_with = "resume")]
+    pub resume_if_started: bool,
+    /// Generate and validate only part K of N of the tasks; every shard stores the same run in
+    /// its own store, and `avrlab merge` joins them.
+    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
+    pub shard: Option<avrlab_core::Shard>,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -131,7 +138,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         cache,
         spec,
         run_id: args.run.clone(),
-        resume: args.resume,
+        resume: args.resume || (args.resume_if_started && started(&store, args.run.as_deref())?),
+        shard: args.shard,
     };
     let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
         |e| match e {
@@ -190,6 +198,12 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
     };
 
     super::refuse_mixed_benchmark(benchmark, "evaluate")?;
+    if args.shard.is_some() {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--shard: benchmark {} holds feature tasks, which are not sharded yet; evaluate them without --shard",
+            benchmark.name
+        )));
+    }
     if args.samples == 0 {
         return Err(Failure::input(anyhow::anyhow!(
             "--samples must be at least 1"

@@ -137,6 +137,11 @@ pub enum ConfirmArg {
     All,
 }
 
+/// `--shard K/N`.
+pub fn parse_shard(text: &str) -> Result<avrlab_core::Shard, String> {
+    avrlab_core::Shard::parse(text).map_err(|e| e.to_string())
+}
+
 /// The oracle of one engine for a resolved configuration.
 pub fn oracle_for(
     engine: EngineArg,

@@ -35,6 +35,13 @@ pub struct Args {
     /// Continue the study stored under its name: finished cells are kept, the others resumed.
     #[arg(long)]
     pub resume: bool,
+    /// Continue the study when the store has it, else start it (what a restarted batch job runs).
+    #[arg(long, conflicts_with = "resume")]
+    pub resume_if_started: bool,
+    /// Run every cell on part K of N of each benchmark's tasks; every shard stores the whole
+    /// plan's study in its own store, and `avrlab merge` joins them.
+    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
+    pub shard: Option<avrlab_core::Shard>,
     /// Print the plan, its size and estimated time, and stop (nothing is stored or run).
     #[arg(long)]
     pub dry_run: bool,
@@ -174,7 +181,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         models: &models,
         config: &config,
         oracle: oracle.as_ref(),
-        resume: args.resume,
+        resume: args.resume
+            || (args.resume_if_started
+                && store.study(&plan.name).map_err(store_failure)?.is_some()),
+        shard: args.shard,
     };
     let outcome = execute_study(&mut store, &request, &progress).map_err(|e| match e {
         StudyError::Conflict(_) => Failure::input(e),
@@ -221,26 +231,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     {
         print!("{}", render_study(&report, format));
     }
-    if outcome.unprepared.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        let cells: Vec<String> = outcome
-            .unprepared
-            .iter()
-            .map(|(cell, tasks)| {
-                let tasks: Vec<String> = tasks
-                    .iter()
-                    .map(|(t, why)| format!("{t} ({why})"))
-                    .collect();
-                format!("{cell}: {}", tasks.join("; "))
-            })
-            .collect();
-        Err(Failure::infrastructure(anyhow::anyhow!(
-            "study {}: tasks could not be warmed up in {} cell(s), whose candidates were not validated: {}; \
-             fix the cause and continue with --resume",
-            plan.name,
-            cells.len(),
-            cells.join(" | ")
-        )))
+    match outcome.unprepared_message(&plan.name) {
+        None => Ok(ExitCode::SUCCESS),
+        Some(why) => Err(Failure::infrastructure(anyhow::anyhow!(why))),
     }
 }

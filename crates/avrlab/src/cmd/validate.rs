@@ -48,7 +48,7 @@ pub struct Args {
     pub allow_apply_failures: bool,
     /// Validate only part K of N of the plan (whole tasks, balanced by their candidates); every
     /// shard registers the same run in its own store, and `avrlab merge` joins them.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
     pub shard: Option<Shard>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
@@ -74,15 +74,11 @@ impl Args {
 }
 
 /// Whether the store already has run `run`.
-fn started(store: &Store, run: Option<&str>) -> Result<bool, Failure> {
+pub(super) fn started(store: &Store, run: Option<&str>) -> Result<bool, Failure> {
     match run {
         Some(run) => Ok(store.run(run).map_err(store_failure)?.is_some()),
         None => Ok(false),
     }
-}
-
-fn parse_shard(text: &str) -> Result<Shard, String> {
-    Shard::parse(text).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
