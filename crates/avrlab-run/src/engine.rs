@@ -80,7 +80,8 @@ impl RunReport {
             .collect();
         Some(format!(
             "run {}: {} task(s) could not be warmed up and their candidates were not validated: {}; \
-             fix the cause and continue with --resume --run {}",
+             fix the cause and continue with --resume --run {} (a node without network needs \
+             `avrlab warm-up --benchmark …` run on one with network first)",
             self.run_id,
             tasks.len(),
             tasks.join("; "),
@@ -273,6 +274,19 @@ pub fn materialize_tasks(
         prepared.insert(task.id.clone(), oracle.materialize(task)?);
     }
     Ok(prepared)
+}
+
+/// Materializes and warms up every task of `tasks` without validating anything: what a node
+/// with network does before shards run offline (the Maven repository, the fast path's states and
+/// the baselines are then in the shared caches). Returns the tasks that could not be warmed up.
+pub fn warm_up_only(
+    oracle: &dyn Oracle,
+    tasks: &[&Task],
+    workers: usize,
+    progress: &dyn Progress,
+) -> Result<Unprepared, EngineError> {
+    let prepared = materialize_tasks(oracle, tasks)?;
+    warm_up_tasks(oracle, &prepared, workers, progress)
 }
 
 /// Warms up each materialized task (the networked step: dependencies, classpaths), up to

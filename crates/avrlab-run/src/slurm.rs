@@ -621,7 +621,10 @@ mod tests {
         let (command, _) = worker_command(&words("eval --model m"), "x").unwrap();
         assert_eq!(command, words("eval --model m --run x"));
         let (command, run) = worker_command(&words("study s.toml"), "x").unwrap();
-        assert_eq!((command, run.as_str()), (words("study s.toml --name x"), "x"));
+        assert_eq!(
+            (command, run.as_str()),
+            (words("study s.toml --name x"), "x")
+        );
         let (_, run) = worker_command(&words("study s.toml --name tiny"), "x").unwrap();
         assert_eq!(run, "tiny");
         assert!(matches!(

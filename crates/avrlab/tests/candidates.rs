@@ -1,6 +1,7 @@
 //! Candidates with known outcomes, for every demo task: the reference fix, one that does not
-//! compile, one that breaks a regression test, one that loops forever, one that tries to reach
-//! the network and write outside its workspace. Each gets its expected Outcome; the sandbox holds.
+//! compile, one that breaks a regression test, one that tries to reach
+//! the network and write outside its workspace, and for four tasks one that loops forever. Each
+//! gets its expected Outcome; the sandbox holds.
 //! (Hostile candidates have their own suite, `adversarial.rs`.)
 
 use std::collections::BTreeMap;

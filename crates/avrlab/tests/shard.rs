@@ -181,3 +181,20 @@ fn shards_killed_resumed_and_merged_equal_the_run_made_whole() {
     assert!(stderr.contains("different plans"), "{stderr}");
     assert!(!into.exists(), "a refused merge writes nothing");
 }
+
+#[test]
+fn warm_up_readies_the_tasks_and_validates_nothing() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let output = avrlab(
+        dir.path(),
+        &["warm-up", "--tasks", "demo-zip-slip", "--workers", "1"],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("demo: 1 tasks warmed up for the fast engine"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join(".avrlab").exists(), "no store is written");
+}

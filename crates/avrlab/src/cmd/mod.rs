@@ -20,6 +20,7 @@ mod study;
 mod throughput;
 mod transform;
 mod validate;
+mod warm_up;
 
 use std::process::ExitCode;
 
@@ -152,6 +153,9 @@ enum Command {
     Curate(curate::Args),
     /// Secure-feature tasks from and to SusVibes JSONL.
     Feature(feature::Args),
+    /// Make every task of a benchmark ready to validate (dependencies, the fast path's states,
+    /// baselines) and validate nothing: on a node with network, before shards run offline.
+    WarmUp(warm_up::Args),
     /// Write a transformed benchmark (renamed identifiers, restructured code), verified by execution.
     Transform(transform::Args),
 }
@@ -174,6 +178,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Transform(args) => transform::run(args),
         Command::Feature(args) => feature::run(args),
         Command::Curate(args) => curate::run(args),
+        Command::WarmUp(args) => warm_up::run(args),
     }
 }
 
