@@ -121,7 +121,11 @@ impl StateRuntime {
 
     /// Notes the classes in which a regression test failed for a candidate.
     fn note_failures(&self, reply: &FastReply) {
-        let Some(regression) = reply.phases.iter().find(|p| p.name == "regression") else {
+        let Some(regression) = reply
+            .phases
+            .iter()
+            .find(|p| p.name == Phase::Regression.as_str())
+        else {
             return;
         };
         let mut failing = self.failing.lock().unwrap_or_else(|p| p.into_inner());
@@ -714,7 +718,6 @@ fn judge_reply(
     // does not (the baseline decides which regression tests count).
     let steps = [
         (
-            "pov",
             Phase::Pov,
             pov.as_slice(),
             &[][..],
@@ -722,7 +725,6 @@ fn judge_reply(
             SkippedTests::Indeterminate,
         ),
         (
-            "regression",
             Phase::Regression,
             wanted,
             excluded,
@@ -730,7 +732,9 @@ fn judge_reply(
             SkippedTests::Allowed,
         ),
     ];
-    for (name, phase, wanted, excluded, failure, skipped) in steps {
+    for (phase, wanted, excluded, failure, skipped) in steps {
+        // The resident validator names its phases with the stored words.
+        let name = phase.as_str();
         let Some(ran) = reply.phases.iter().find(|p| p.name == name) else {
             return finish(
                 verdict,
