@@ -106,11 +106,12 @@ fn every_candidate_gets_its_expected_outcome_and_the_sandbox_holds() {
             ));
         }
         if expected == "Timeout" {
-            // The loop is killed at its step's limit; compile and PoV steps come before it.
-            let seconds = verdict["seconds"].as_f64().unwrap();
+            // The loop is ended by its step's limit (the watchdog's kill), not by anything else.
+            let reason = verdict["reason"].as_str().unwrap();
             assert!(
-                seconds < (TIMEOUT_SECONDS * 3) as f64,
-                "{task}/{label} took {seconds} s"
+                reason.contains("outlived its time limit")
+                    || reason.contains("did not answer in time"),
+                "{task}/{label}: {reason}"
             );
         }
     }
