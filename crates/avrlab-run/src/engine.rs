@@ -370,13 +370,6 @@ pub fn validate_stored_run(
         started,
         mut clock,
     } = run;
-    let unprepared = warm_up_tasks(
-        workshop.oracle,
-        workshop.prepared,
-        workshop.workers,
-        progress,
-    )?;
-    clock.lap("warm-up");
     let planned: Vec<PlannedCandidate> = store
         .candidates(&run_id)?
         .into_iter()
@@ -391,6 +384,21 @@ pub fn validate_stored_run(
             })
         })
         .collect();
+    // Only the tasks that have candidates are warmed up (a shard of a replay materializes every
+    // task of the plan but stores the candidates of its own tasks only).
+    let with_candidates: HashMap<String, PreparedTask> = workshop
+        .prepared
+        .iter()
+        .filter(|(id, _)| planned.iter().any(|p| &p.task == *id))
+        .map(|(id, task)| (id.clone(), task.clone()))
+        .collect();
+    let unprepared = warm_up_tasks(
+        workshop.oracle,
+        &with_candidates,
+        workshop.workers,
+        progress,
+    )?;
+    clock.lap("warm-up");
     let decided = store.decided(&run_id)?;
     let tally = validate_warmed(
         store,

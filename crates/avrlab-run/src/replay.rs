@@ -39,12 +39,13 @@ use avrlab_validate::{Candidate, Oracle, ProjectDigest};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use avrlab_core::{ReplaySource, RunConfig};
+use avrlab_core::{ReplaySource, RunConfig, Shard};
 
 use crate::engine::{EngineConfig, EngineError, Progress, RunReport, task_cwes};
 use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
 use crate::input::stored_form;
 use crate::method::correctness;
+use crate::shard::shard_tasks;
 
 /// What a published patch of a model replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -646,6 +647,9 @@ pub struct ReplayRequest {
     pub variant: String,
     pub run_id: Option<String>,
     pub resume: bool,
+    /// Store and validate the samples of this part of the tasks only (balanced by their samples;
+    /// every task is still materialized, as the run's input covers the whole plan).
+    pub shard: Option<Shard>,
 }
 
 /// What a replay did.
@@ -746,6 +750,25 @@ pub fn check_request(request: &ReplayRequest) -> Result<CheckedRequest, ReplayEr
         format,
         variant,
     })
+}
+
+impl ReplayReport {
+    /// The one line a replay ends with (`store`: where it was stored).
+    pub fn summary(&self, store: &Path) -> String {
+        format!(
+            "run {}: {} published files, {} samples, {} candidates ({} validated now, {} resumed), {} not replayed, in {:.1} s; stages: {}; stored in {}",
+            self.run.run_id,
+            self.files,
+            self.samples,
+            self.run.candidates,
+            self.run.validated,
+            self.run.already_decided,
+            self.unmapped.len(),
+            self.run.wall.as_secs_f64(),
+            crate::engine::describe_stages(&self.run.stages),
+            store.display()
+        )
+    }
 }
 
 /// Imports the published generations of one model and variant as an eval run of `benchmark`,
@@ -1035,6 +1058,7 @@ impl GenerationSource for Published<'_> {
             cwe: task_cwes(by_task.values().map(|(t, _)| *t)),
             published: labels,
             unmapped: unmapped.iter().map(ToString::to_string).collect(),
+            shard: request.shard,
             ..RunConfig::default()
         };
         Ok((hash, config))
@@ -1056,7 +1080,18 @@ impl GenerationSource for Published<'_> {
             .into_iter()
             .map(|g| g.id)
             .collect();
-        for (candidates, rows) in self.rows_by_task.values() {
+        let mine = self.request.shard.map(|shard| {
+            let per_task = self
+                .rows_by_task
+                .iter()
+                .map(|(task, (_, rows))| (task.clone(), rows.len()))
+                .collect();
+            shard_tasks(&per_task, shard)
+        });
+        for (task, (candidates, rows)) in &self.rows_by_task {
+            if mine.as_ref().is_some_and(|mine| !mine.contains(task)) {
+                continue;
+            }
             self.samples += rows.len();
             // A resumed replay stored each task's samples in one transaction, or none of them.
             if rows.iter().all(|r| stored.contains(&r.id)) {
@@ -1088,6 +1123,7 @@ mod tests {
             variant: "original".into(),
             run_id: Some(run.into()),
             resume: false,
+            shard: None,
         }
     }
 
@@ -1508,6 +1544,52 @@ mod tests {
         assert_eq!(
             PublishedLabel::of_outcome(Outcome::RegressionBroken),
             Some(PublishedLabel::CompileSuccess)
+        );
+    }
+
+    #[test]
+    fn replay_shards_store_their_tasks_and_merge_into_the_whole_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_whole_dir, whole, _) = replayed(&request("CodeT5", "r"));
+        let mut shards = Vec::new();
+        for index in 1..=2 {
+            let path = dir.path().join(format!("shard-{index}.sqlite"));
+            let mut store = Store::open(&path).unwrap();
+            let mut config = engine_config(1, true);
+            config.validator.work_root = dir.path().join(format!("work-{index}"));
+            let shard = ReplayRequest {
+                shard: Some(Shard { index, count: 2 }),
+                ..request("CodeT5", "r")
+            };
+            import_generations(&mut store, &demo(), &shard, &config, &oracle(), &Quiet).unwrap();
+            shards.push(path);
+        }
+        // The fixture's one task lands in one shard; the other stores the same run, empty.
+        let counts: Vec<usize> = shards
+            .iter()
+            .map(|p| Store::open(p).unwrap().candidates("r").unwrap().len())
+            .collect();
+        assert!(
+            counts.contains(&0) && counts.iter().sum::<usize>() > 0,
+            "{counts:?}"
+        );
+        let merged = dir.path().join("merged.sqlite");
+        crate::merge::merge_shards(&merged, &shards, false).unwrap();
+        let merged = Store::open(&merged).unwrap();
+        let outcomes = |store: &Store| {
+            let mut v: Vec<(String, Outcome)> = store
+                .verdicts("r")
+                .unwrap()
+                .into_iter()
+                .map(|v| (v.candidate_id, v.outcome))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(outcomes(&merged), outcomes(&whole));
+        assert_eq!(
+            merged.run("r").unwrap().unwrap().config.published,
+            whole.run("r").unwrap().unwrap().config.published
         );
     }
 }

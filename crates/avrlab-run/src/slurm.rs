@@ -20,7 +20,7 @@ const SET_BY_SUBMIT: [&str; 4] = ["--store", "--shard", "--resume", "--resume-if
 #[derive(Debug, thiserror::Error)]
 pub enum SlurmRunError {
     #[error(
-        "avrlab slurm submit runs `validate`, `eval` and `study` shards (other commands are not sharded yet); got `{0}`"
+        "avrlab slurm submit runs `validate`, `eval`, `replay` and `study` shards (other commands are not sharded yet); got `{0}`"
     )]
     NotSharded(String),
     #[error("{0} is set by avrlab slurm submit for each shard; leave it out of the command line")]
@@ -113,7 +113,7 @@ pub fn worker_command(
 ) -> Result<(Vec<String>, String), SlurmRunError> {
     let first = args.first().map(String::as_str).unwrap_or_default();
     let id_flag = match first {
-        "validate" | "eval" => "--run",
+        "validate" | "eval" | "replay" => "--run",
         "study" => "--name",
         _ => return Err(SlurmRunError::NotSharded(args.join(" "))),
     };
@@ -628,7 +628,7 @@ mod tests {
         let (_, run) = worker_command(&words("study s.toml --name tiny"), "x").unwrap();
         assert_eq!(run, "tiny");
         assert!(matches!(
-            worker_command(&words("replay --model m"), "x"),
+            worker_command(&words("curate --out x"), "x"),
             Err(SlurmRunError::NotSharded(_))
         ));
     }

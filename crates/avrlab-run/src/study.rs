@@ -1025,11 +1025,6 @@ pub fn execute_study(
         resume,
         shard,
     } = *request;
-    if shard.is_some() && plan.replay.is_some() {
-        return Err(StudyError::Conflict(
-            "--shard: studies that replay published generations are not sharded yet; run them without --shard".into(),
-        ));
-    }
     let plan_hash = plan.hash(benchmarks);
     match store.study(&plan.name)? {
         Some(existing) if !resume => {
@@ -1090,6 +1085,7 @@ pub fn execute_study(
                     variant: plan.benchmarks[cell.benchmark].variant.clone(),
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
+                    shard,
                 };
                 let report = crate::replay::import_generations(
                     store, benchmark, &request, config, &oracle, progress,

@@ -43,6 +43,13 @@ pub struct Args {
     /// Continue the run (--run, or the newest unfinished eval of this benchmark).
     #[arg(long)]
     pub resume: bool,
+    /// Continue run --run when the store has it, else start it (what a restarted batch job runs).
+    #[arg(long, requires = "run", conflicts_with = "resume")]
+    pub resume_if_started: bool,
+    /// Store and validate only part K of N of the tasks' samples; every shard stores the same
+    /// run in its own store, and `avrlab merge` joins them.
+    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
+    pub shard: Option<avrlab_core::Shard>,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -67,9 +74,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         variant: args.variant.clone(),
         run_id: args.run.clone(),
         resume: args.resume,
+        shard: args.shard,
     };
     check_request(&request).map_err(Failure::input)?;
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let request = ReplayRequest {
+        resume: args.resume
+            || (args.resume_if_started && super::validate::started(&store, args.run.as_deref())?),
+        ..request
+    };
     let (config, _work) = args.options.engine(true)?;
     let oracle = args.options.oracle(&config)?;
     let progress = StderrProgress::new();
@@ -93,22 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     {
         print!("{}", render(&tables, args.report_format.into()));
     }
-    avrlab_run::engine::Progress::message(
-        &progress,
-        &format!(
-            "run {}: {} published files, {} samples, {} candidates ({} validated now, {} resumed), {} not replayed, in {:.1} s; stages: {}; stored in {}",
-            report.run.run_id,
-            report.files,
-            report.samples,
-            report.run.candidates,
-            report.run.validated,
-            report.run.already_decided,
-            report.unmapped.len(),
-            report.run.wall.as_secs_f64(),
-            avrlab_run::engine::describe_stages(&report.run.stages),
-            args.store.path.display()
-        ),
-    );
+    avrlab_run::engine::Progress::message(&progress, &report.summary(&args.store.path));
     match super::unprepared_failure(&report.run) {
         Some(failure) => Err(failure),
         None => Ok(ExitCode::SUCCESS),
