@@ -320,6 +320,73 @@ pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str
     text
 }
 
+/// Shows each candidate on `output` and reads a label for it from `input`; each label is stored
+/// as it is given, so quitting (or a crash) loses nothing already labelled. Returns how many
+/// labels were stored.
+pub fn label_interactively(
+    store: &mut Store,
+    run: &str,
+    auditor: &str,
+    items: &[AuditItem],
+    benchmark: Option<&avrlab_bench::Benchmark>,
+    input: impl std::io::BufRead,
+    output: &mut impl std::io::Write,
+) -> Result<usize, StoreError> {
+    let mut lines = input.lines();
+    let mut labelled = 0;
+    for (index, item) in items.iter().enumerate() {
+        let reference = benchmark
+            .and_then(|b| b.task(&item.task).ok())
+            .and_then(|t| t.reference.as_ref())
+            .map_or_else(
+                || "(not available: pass --benchmark)\n".to_owned(),
+                ToString::to_string,
+            );
+        let _ = write!(
+            output,
+            "{}",
+            render_item(index, items.len(), item, &reference)
+        );
+        let label = loop {
+            let _ = write!(
+                output,
+                "label: [c]orrect, [i]ncorrect, [u]nsure, [s]kip, [q]uit > "
+            );
+            let _ = output.flush();
+            let Some(Ok(answer)) = lines.next() else {
+                return Ok(labelled);
+            };
+            match answer.trim() {
+                "c" | "correct" => break Some(AuditLabel::Correct),
+                "i" | "incorrect" => break Some(AuditLabel::Incorrect),
+                "u" | "unsure" => break Some(AuditLabel::Unsure),
+                "s" | "skip" => break None,
+                "q" | "quit" => return Ok(labelled),
+                _ => continue,
+            }
+        };
+        let Some(label) = label else {
+            continue;
+        };
+        let _ = write!(output, "note (optional) > ");
+        let _ = output.flush();
+        let note = match lines.next() {
+            Some(Ok(note)) => note.trim().to_owned(),
+            _ => String::new(),
+        };
+        let row = AuditRow {
+            candidate_id: item.candidate_id.clone(),
+            auditor: auditor.to_owned(),
+            label,
+            note,
+            labelled_at: String::new(),
+        };
+        store.record_audits(run, &[row])?;
+        labelled += 1;
+    }
+    Ok(labelled)
+}
+
 #[cfg(test)]
 mod tests {
     use avrlab_store::{NewCandidate, NewRun, PhaseRow, TestRow, VerdictRow};
@@ -404,6 +471,36 @@ mod tests {
             .collect();
         assert_eq!(left, ["c0", "c3"]);
         assert_eq!(queue(&store, "r", Some("bo")).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn interactive_labels_are_stored_one_by_one_and_quit_keeps_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_plausibles(dir.path());
+        let items = queue(&store, "r", Some("ana")).unwrap();
+        // An unknown answer is asked again; c0 correct with a note, c2 skipped, then quit.
+        let input = std::io::Cursor::new("maybe\nc\nbounds checked\ns\nq\n");
+        let mut shown = Vec::new();
+        let labelled =
+            label_interactively(&mut store, "r", "ana", &items, None, input, &mut shown).unwrap();
+        assert_eq!(labelled, 1);
+        let shown = String::from_utf8(shown).unwrap();
+        assert_eq!(shown.matches("label: [c]orrect").count(), 4, "{shown}");
+        assert!(
+            shown.contains("(not available: pass --benchmark)"),
+            "{shown}"
+        );
+        let left: Vec<String> = queue(&store, "r", Some("ana"))
+            .unwrap()
+            .into_iter()
+            .map(|i| i.candidate_id)
+            .collect();
+        assert_eq!(left, ["c2", "c3"]);
+        let exported = export(&store, "r").unwrap();
+        assert!(
+            exported.contains("\"candidate\":\"c0\"") && exported.contains("bounds checked"),
+            "{exported}"
+        );
     }
 
     #[test]

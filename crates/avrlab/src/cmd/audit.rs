@@ -1,16 +1,16 @@
 //! `avrlab audit RUN`: label plausible-but-not-proven candidates by hand, one by one; list the
 //! queue; exchange labels as JSON lines; compare two auditors.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_bench::Benchmark;
 use avrlab_run::audit::{
-    AuditError, AuditItem, agreement, export, parse_lines, queue, render_agreement, render_item,
+    AuditError, agreement, export, label_interactively, parse_lines, queue, render_agreement,
     render_queue,
 };
-use avrlab_store::{AuditLabel, AuditRow, Store};
+use avrlab_store::Store;
 
 use super::Failure;
 use super::options::StoreArg;
@@ -130,85 +130,21 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     let benchmark = Benchmark::open(args.benchmark.as_deref().unwrap_or(&run_info.benchmark)).ok();
-    label_interactively(&mut store, &args.run, &auditor, &items, benchmark.as_ref())
-}
-
-/// Shows each candidate and reads a label for it from standard input; each label is stored as it
-/// is given, so quitting (or a crash) loses nothing already labelled.
-fn label_interactively(
-    store: &mut Store,
-    run: &str,
-    auditor: &str,
-    items: &[AuditItem],
-    benchmark: Option<&Benchmark>,
-) -> Result<ExitCode, Failure> {
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    let mut stderr = std::io::stderr();
-    let mut labelled = 0;
-    for (index, item) in items.iter().enumerate() {
-        let reference = benchmark
-            .and_then(|b| b.task(&item.task).ok())
-            .and_then(|t| t.reference.as_ref())
-            .map_or_else(
-                || "(not available: pass --benchmark)\n".to_owned(),
-                ToString::to_string,
-            );
-        let _ = write!(
-            stderr,
-            "{}",
-            render_item(index, items.len(), item, &reference)
-        );
-        let label = loop {
-            let _ = write!(
-                stderr,
-                "label: [c]orrect, [i]ncorrect, [u]nsure, [s]kip, [q]uit > "
-            );
-            let _ = stderr.flush();
-            let Some(Ok(answer)) = lines.next() else {
-                return Ok(finish(labelled));
-            };
-            match answer.trim() {
-                "c" | "correct" => break Some(AuditLabel::Correct),
-                "i" | "incorrect" => break Some(AuditLabel::Incorrect),
-                "u" | "unsure" => break Some(AuditLabel::Unsure),
-                "s" | "skip" => break None,
-                "q" | "quit" => return Ok(finish(labelled)),
-                _ => continue,
-            }
-        };
-        let Some(label) = label else {
-            continue;
-        };
-        let _ = write!(stderr, "note (optional) > ");
-        let _ = stderr.flush();
-        let note = match lines.next() {
-            Some(Ok(note)) => note.trim().to_owned(),
-            _ => String::new(),
-        };
-        store
-            .record_audits(
-                run,
-                &[AuditRow {
-                    candidate_id: item.candidate_id.clone(),
-                    auditor: auditor.to_owned(),
-                    label,
-                    note,
-                    labelled_at: String::new(),
-                }],
-            )
-            .map_err(store_failure)?;
-        labelled += 1;
-    }
-    Ok(finish(labelled))
+    let labelled = label_interactively(
+        &mut store,
+        &args.run,
+        &auditor,
+        &items,
+        benchmark.as_ref(),
+        std::io::stdin().lock(),
+        &mut std::io::stderr(),
+    )
+    .map_err(store_failure)?;
+    say(&format!("\n{labelled} label(s) stored"));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A line for the person at the terminal (the command's data goes to standard output).
 fn say(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
-}
-
-fn finish(labelled: usize) -> ExitCode {
-    say(&format!("\n{labelled} label(s) stored"));
-    ExitCode::SUCCESS
 }
