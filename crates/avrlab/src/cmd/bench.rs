@@ -228,11 +228,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             reference: true,
             patches: None,
             store: check.store,
-            run: None,
-            resume: false,
+            target: super::options::RunArgs::default(),
             allow_apply_failures: false,
-            shard: None,
-            resume_if_started: false,
             json: false,
             report_json: None,
         });

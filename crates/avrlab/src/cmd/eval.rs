@@ -11,10 +11,10 @@ use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
 
 use super::Failure;
-use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
+use super::options::{ModelConfigArg, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::store_failure;
-use super::validate::{print_report, score_failure, started};
+use super::validate::{print_report, score_failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab eval`.
@@ -53,19 +53,8 @@ pub struct Args {
     pub cache: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
-    /// The run id [default: eval-<benchmark>-<unix time>].
-    #[arg(long)]
-    pub run: Option<String>,
-    /// Continue the run (--run, or the newest unfinished eval of this benchmark).
-    #[arg(long)]
-    pub resume: bool,
-    /// Continue run --run when the store has it, else start it (what a restarted batch job runs).
-    #[arg(long, requires = "run", conflicts_with = "resume")]
-    pub resume_if_started: bool,
-    /// Generate and validate only part K of N of the tasks; every shard stores the same run in
-    /// its own store, and `avrlab merge` joins them.
-    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
-    pub shard: Option<avrlab_core::Shard>,
+    #[command(flatten)]
+    pub target: RunArgs,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -137,9 +126,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         model,
         cache,
         spec,
-        run_id: args.run.clone(),
-        resume: args.resume || (args.resume_if_started && started(&store, args.run.as_deref())?),
-        shard: args.shard,
+        run_id: args.target.run.clone(),
+        resume: args.target.resume(&store)?,
+        shard: args.target.shard,
     };
     let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
         |e| match e {
@@ -198,7 +187,7 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
     };
 
     super::refuse_mixed_benchmark(benchmark, "evaluate")?;
-    if args.shard.is_some() {
+    if args.target.shard.is_some() {
         return Err(Failure::input(anyhow::anyhow!(
             "--shard: benchmark {} holds feature tasks, which are not sharded yet; evaluate them without --shard",
             benchmark.name
@@ -237,8 +226,8 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
             stop: Vec::new(),
             seed: Some(args.seed),
         },
-        run_id: args.run.clone(),
-        resume: args.resume,
+        run_id: args.target.run.clone(),
+        resume: args.target.resume,
     };
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let run_id = eval_feature_tasks(&mut store, &oracle, eval, &progress).map_err(score_failure)?;

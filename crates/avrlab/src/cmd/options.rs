@@ -137,6 +137,38 @@ pub enum ConfirmArg {
     All,
 }
 
+/// Which run a command writes, and how it continues one: the flags `validate`, `eval` and
+/// `replay` share.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RunArgs {
+    /// The run id [default: <mode>-<benchmark>-<unix time>].
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Continue the run (--run, or the newest unfinished one of this mode and benchmark),
+    /// doing only what it has not done yet.
+    #[arg(long)]
+    pub resume: bool,
+    /// Continue run --run when the store has it, else start it: what a batch job that may be
+    /// restarted runs (`avrlab slurm submit` writes it).
+    #[arg(long, requires = "run", conflicts_with = "resume")]
+    pub resume_if_started: bool,
+    /// Only part K of N of the tasks (whole tasks, balanced by their candidates); every shard
+    /// stores the same run in its own store, and `avrlab merge` joins them.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<avrlab_core::Shard>,
+}
+
+impl RunArgs {
+    /// Whether to continue the run: `--resume`, or `--resume-if-started` and the store has it.
+    pub fn resume(&self, store: &avrlab_store::Store) -> Result<bool, Failure> {
+        let started = match (&self.run, self.resume_if_started) {
+            (Some(run), true) => store.run(run).map_err(super::store_failure)?.is_some(),
+            _ => false,
+        };
+        Ok(self.resume || started)
+    }
+}
+
 /// `--shard K/N`.
 pub fn parse_shard(text: &str) -> Result<avrlab_core::Shard, String> {
     avrlab_core::Shard::parse(text).map_err(|e| e.to_string())

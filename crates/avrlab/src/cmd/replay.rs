@@ -11,7 +11,7 @@ use avrlab_store::Store;
 
 use super::Failure;
 use super::bench::datasets_dir;
-use super::options::{StoreArg, ValidationOptions};
+use super::options::{RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::store_failure;
 use crate::progress::StderrProgress;
@@ -37,19 +37,8 @@ pub struct Args {
     pub locations: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
-    /// The run id [default: eval-<benchmark>-<unix time>].
-    #[arg(long)]
-    pub run: Option<String>,
-    /// Continue the run (--run, or the newest unfinished eval of this benchmark).
-    #[arg(long)]
-    pub resume: bool,
-    /// Continue run --run when the store has it, else start it (what a restarted batch job runs).
-    #[arg(long, requires = "run", conflicts_with = "resume")]
-    pub resume_if_started: bool,
-    /// Store and validate only part K of N of the tasks' samples; every shard stores the same
-    /// run in its own store, and `avrlab merge` joins them.
-    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
-    pub shard: Option<avrlab_core::Shard>,
+    #[command(flatten)]
+    pub target: RunArgs,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -72,15 +61,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         locations,
         model: args.model.clone(),
         variant: args.variant.clone(),
-        run_id: args.run.clone(),
-        resume: args.resume,
-        shard: args.shard,
+        run_id: args.target.run.clone(),
+        resume: args.target.resume,
+        shard: args.target.shard,
     };
     check_request(&request).map_err(Failure::input)?;
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let request = ReplayRequest {
-        resume: args.resume
-            || (args.resume_if_started && super::validate::started(&store, args.run.as_deref())?),
+        resume: args.target.resume(&store)?,
         ..request
     };
     let (config, _work) = args.options.engine(true)?;

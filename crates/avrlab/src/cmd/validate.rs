@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_core::{RunConfig, Shard};
+use avrlab_core::RunConfig;
 use avrlab_run::engine::{EngineError, RunRequest, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::{check_row, render_check_table, unprepared_row};
@@ -11,7 +11,7 @@ use avrlab_run::summary::{render_text, summarize};
 use avrlab_run::swe_report::swe_report;
 use avrlab_store::{RunMode, Store};
 
-use super::options::{StoreArg, ValidationOptions};
+use super::options::{RunArgs, StoreArg, ValidationOptions};
 use super::report::{output_path, write_whole};
 use super::{Exit, Failure, store_failure};
 use crate::progress::StderrProgress;
@@ -32,24 +32,11 @@ pub struct Args {
     pub patches: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
-    /// The run id [default: <mode>-<benchmark>-<unix time>].
-    #[arg(long)]
-    pub run: Option<String>,
-    /// Continue the run (--run, or the newest unfinished one of this mode and benchmark),
-    /// validating only candidates without a verdict.
-    #[arg(long)]
-    pub resume: bool,
-    /// Continue run --run when the store has it, else start it: what a batch job that may be
-    /// restarted runs (`avrlab slurm submit` writes it).
-    #[arg(long, requires = "run", conflicts_with = "resume")]
-    pub resume_if_started: bool,
+    #[command(flatten)]
+    pub target: RunArgs,
     /// Record candidates that do not apply as ApplyFailed instead of refusing the input.
     #[arg(long)]
     pub allow_apply_failures: bool,
-    /// Validate only part K of N of the plan (whole tasks, balanced by their candidates); every
-    /// shard registers the same run in its own store, and `avrlab merge` joins them.
-    #[arg(long, value_name = "K/N", value_parser = super::options::parse_shard)]
-    pub shard: Option<Shard>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -67,17 +54,9 @@ impl Args {
             tasks: self.options.tasks.clone(),
             timeout_seconds: Some(self.options.timeout),
             patches: self.patches.as_ref().map(|p| p.display().to_string()),
-            shard: self.shard,
+            shard: self.target.shard,
             ..RunConfig::default()
         }
-    }
-}
-
-/// Whether the store already has run `run`.
-pub(super) fn started(store: &Store, run: Option<&str>) -> Result<bool, Failure> {
-    match run {
-        Some(run) => Ok(store.run(run).map_err(store_failure)?.is_some()),
-        None => Ok(false),
     }
 }
 
@@ -97,7 +76,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         .iter()
         .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
     {
-        if args.shard.is_some() {
+        if args.target.shard.is_some() {
             return Err(Failure::input(anyhow::anyhow!(
                 "--shard: benchmark {} holds feature tasks, which are not sharded yet; validate them without --shard",
                 benchmark.name
@@ -127,12 +106,12 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = args.options.oracle(&config)?;
-    let resume = args.resume || (args.resume_if_started && started(&store, args.run.as_deref())?);
+    let resume = args.target.resume(&store)?;
     let request = RunRequest {
         mode,
         benchmark: &benchmark,
         planned,
-        run_id: args.run.clone(),
+        run_id: args.target.run.clone(),
         resume,
         config: RunConfig {
             workers: Some(config.workers),
@@ -222,8 +201,8 @@ fn validate_features(
     let request = ScoreRequest {
         benchmark,
         planned,
-        run_id: args.run.clone(),
-        resume: args.resume || (args.resume_if_started && started(&store, args.run.as_deref())?),
+        run_id: args.target.run.clone(),
+        resume: args.target.resume(&store)?,
         mode,
         config: RunConfig {
             feature: true,
