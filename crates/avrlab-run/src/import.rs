@@ -267,6 +267,7 @@ fn build_task(
             jdk,
             module: PathBuf::from(module),
             extra_args: row.maven_args.clone(),
+            older_api: None,
         },
         revert: vec![PathBuf::from("reference.diff")],
         pov_tests,
