@@ -2,7 +2,11 @@
 //! where no command-line property reaches it, and a newer JDK refuses levels it no longer
 //! compiles (JDK 17: below 7; JDK 20 and later: below 8). When a JDK substitutes for the task's,
 //! those levels are raised to the substitute's floor in the task state's build files: an explicit,
-//! recorded change of the build, never of the sources.
+//! recorded change of the build, never of the sources. The same holds for a compiler the build
+//! file names that cannot run on the substitute: plexus' `javac-with-errorprone` runs the javac
+//! that error-prone bundles, which cannot read a newer JDK's module image (retrofit, VUL4J-76), so
+//! the substitute's own javac (`javac`) compiles instead; error-prone's checks are lints, and
+//! the classes are the same.
 
 use std::path::Path;
 
@@ -69,8 +73,28 @@ pub fn raise_levels_in(text: &str, floor: u32, level: &str) -> (String, Vec<Stri
     (out, notes)
 }
 
+/// Compilers a build file may name that a substitute JDK cannot run, and what compiles instead.
+const OLD_COMPILERS: [(&str, &str); 1] = [("javac-with-errorprone", "javac")];
+
+/// Replaces, in one build file's text, every compiler of [`OLD_COMPILERS`]; one note per kind.
+pub fn replace_old_compilers_in(text: &str) -> (String, Vec<String>) {
+    let mut out = text.to_owned();
+    let mut notes = Vec::new();
+    for (old, new) in OLD_COMPILERS {
+        let element = format!("<compilerId>{old}</compilerId>");
+        if out.contains(&element) {
+            out = out.replace(&element, &format!("<compilerId>{new}</compilerId>"));
+            notes.push(format!(
+                "{element} replaced by {new} (it runs a javac of the task's era, which cannot read the substitute's module image)"
+            ));
+        }
+    }
+    (out, notes)
+}
+
 /// Raises the language levels below `floor` in every `pom.xml` of `project` (build output and
-/// version-control folders aside). Returns one note per changed file, relative to `project`.
+/// version-control folders aside), and replaces the compilers the substitute cannot run. Returns
+/// one note per changed file, relative to `project`.
 pub fn raise_language_levels(
     project: &Path,
     floor: u32,
@@ -88,7 +112,9 @@ pub fn raise_language_levels(
             continue;
         }
         let text = std::fs::read_to_string(entry.path())?;
-        let (raised, changes) = raise_levels_in(&text, floor, level);
+        let (raised, mut changes) = raise_levels_in(&text, floor, level);
+        let (raised, replaced) = replace_old_compilers_in(&raised);
+        changes.extend(replaced);
         if changes.is_empty() {
             continue;
         }
@@ -131,6 +157,24 @@ mod tests {
         );
         let (same, none) = raise_levels_in(&out, 7, "1.7");
         assert_eq!((same.as_str(), none.len()), (out.as_str(), 0));
+    }
+
+    /// retrofit (VUL4J-76) compiles through error-prone's bundled javac, which cannot read JDK
+    /// 17's module image; the substitute's javac compiles it instead.
+    #[test]
+    fn an_error_prone_compiler_gives_way_to_javac() {
+        let pom = "<plugin><artifactId>maven-compiler-plugin</artifactId><configuration>\
+                   <compilerId>javac-with-errorprone</compilerId>\
+                   <forceJavacCompilerUse>true</forceJavacCompilerUse></configuration></plugin>";
+        let (out, notes) = replace_old_compilers_in(pom);
+        assert_eq!(out, pom.replace("javac-with-errorprone", "javac"));
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0]
+                .starts_with("<compilerId>javac-with-errorprone</compilerId> replaced by javac")
+        );
+        let (same, none) = replace_old_compilers_in(&out);
+        assert_eq!((same, none.len()), (out, 0));
     }
 
     #[test]
