@@ -650,6 +650,15 @@ impl Maven {
         }
     }
 
+    /// Surefire's `jvm` for the runs whose test JVM Surefire starts itself (the warm-up, the
+    /// naive run): the older runtime when the task's tests need one (its test classes may not even
+    /// load on the build JDK), else nothing.
+    fn unrelayed_test_jvm(&self) -> Option<String> {
+        self.test_runtime
+            .as_ref()
+            .map(|runtime| format!("-Djvm={}", runtime.home.join("bin/java").display()))
+    }
+
     /// The home of the Java the tests run on: the older runtime when there is one, else the
     /// build JDK.
     fn test_java_home(&self) -> &Path {
@@ -782,6 +791,7 @@ impl Maven {
         .map(str::to_owned)
         .to_vec();
         args.push(format!("-Dmdep.outputFile={}", classpath_file.display()));
+        args.extend(self.unrelayed_test_jvm());
         let limits = Limits {
             wall: Duration::from_secs(1800),
             ..self.settings.limits
@@ -833,9 +843,10 @@ impl Maven {
             ],
             network: false,
         };
-        let args = ["-o", "test-compile", SUREFIRE_GOAL]
+        let mut args = ["-o", "test-compile", SUREFIRE_GOAL]
             .map(str::to_owned)
             .to_vec();
+        args.extend(self.unrelayed_test_jvm());
         let reactor = self.reactor(workspace);
         let spec = self.module_spec(
             workspace,
