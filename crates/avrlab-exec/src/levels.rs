@@ -73,32 +73,94 @@ pub fn raise_levels_in(text: &str, floor: u32, level: &str) -> (String, Vec<Stri
     (out, notes)
 }
 
-/// Compilers a build file may name that a substitute JDK cannot run, and what compiles instead.
-const OLD_COMPILERS: [(&str, &str); 1] = [("javac-with-errorprone", "javac")];
+/// Compilers a build file may name that a substitute JDK cannot run: plexus' error-prone
+/// compiler. The plug-in's dependencies still carry error-prone's copy of javac's classes, which
+/// would shadow the JDK's own in the plug-in's class loader, so javac runs forked (the JDK's
+/// `bin/javac`).
+const OLD_COMPILERS: [&str; 1] = ["javac-with-errorprone"];
 
-/// Replaces, in one build file's text, every compiler of [`OLD_COMPILERS`]; one note per kind.
+/// Replaces, in one build file's text, every compiler of [`OLD_COMPILERS`] by a forked `javac`;
+/// one note per kind.
 pub fn replace_old_compilers_in(text: &str) -> (String, Vec<String>) {
     let mut out = text.to_owned();
     let mut notes = Vec::new();
-    for (old, new) in OLD_COMPILERS {
+    for old in OLD_COMPILERS {
         let element = format!("<compilerId>{old}</compilerId>");
         if out.contains(&element) {
-            out = out.replace(&element, &format!("<compilerId>{new}</compilerId>"));
+            // A configuration that sets `fork` itself keeps its word (a second element would
+            // make the configuration ambiguous).
+            let fork = if out.contains("<fork>") {
+                ""
+            } else {
+                "<fork>true</fork>"
+            };
+            out = out.replace(&element, &format!("<compilerId>javac</compilerId>{fork}"));
             notes.push(format!(
-                "{element} replaced by {new} (it runs a javac of the task's era, which cannot read the substitute's module image)"
+                "{element} replaced by javac{} (error-prone's bundled javac of the task's era cannot read the substitute's module image)",
+                if fork.is_empty() { "" } else { ", forked" }
             ));
         }
     }
     (out, notes)
 }
 
-/// Raises the language levels below `floor` in every `pom.xml` of `project` (build output and
-/// version-control folders aside), and replaces the compilers the substitute cannot run. Returns
-/// one note per changed file, relative to `project`.
-pub fn raise_language_levels(
+/// The JUnit that stands in for JUnit 3: it runs JUnit 3 `TestCase` classes as they are, and
+/// Surefire's JUnit 4 provider selects single test methods, which its JUnit 3 provider cannot (it
+/// runs the whole class, so a PoV run of one method would report others: VUL4J-42).
+pub const JUNIT3_SUBSTITUTE: &str = "4.13.2";
+
+/// Replaces, in one build file's text, the version of every `junit:junit` 3.x dependency by
+/// [`JUNIT3_SUBSTITUTE`]; one note if it did.
+pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut replaced = Vec::new();
+    while let Some(at) = rest.find("<dependency>") {
+        let Some(len) = rest[at..].find("</dependency>") else {
+            break;
+        };
+        let block = &rest[at..at + len];
+        out.push_str(&rest[..at]);
+        let is_junit = block.contains("<groupId>junit</groupId>")
+            && block.contains("<artifactId>junit</artifactId>");
+        let version = block
+            .find("<version>3.")
+            .map(|v| v + "<version>".len())
+            .and_then(|v| Some((v, v + block[v..].find('<')?)));
+        match version {
+            Some((start, end)) if is_junit => {
+                replaced.push(block[start..end].trim().to_owned());
+                out.push_str(&block[..start]);
+                out.push_str(JUNIT3_SUBSTITUTE);
+                out.push_str(&block[end..]);
+            }
+            _ => out.push_str(block),
+        }
+        rest = &rest[at + len..];
+    }
+    out.push_str(rest);
+    let notes = replaced
+        .first()
+        .map(|old| {
+            vec![format!(
+                "junit:junit {old} replaced by {JUNIT3_SUBSTITUTE} (it runs the JUnit 3 tests as they are, and Surefire selects single test methods only with JUnit 4)"
+            )]
+        })
+        .unwrap_or_default();
+    (out, notes)
+}
+
+/// Replaces JUnit 3 by [`JUNIT3_SUBSTITUTE`] in every `pom.xml` of `project`, whatever the JDK.
+/// Returns one note per changed file, relative to `project`.
+pub fn replace_junit3(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, |text| replace_junit3_in(text))
+}
+
+/// Rewrites every `pom.xml` of `project` (build output and version-control folders aside) with
+/// `adapt`; returns one note per changed file, relative to `project`.
+fn adapt_poms(
     project: &Path,
-    floor: u32,
-    level: &str,
+    adapt: impl Fn(&str) -> (String, Vec<String>),
 ) -> std::io::Result<Vec<String>> {
     let mut notes = Vec::new();
     let walker = walkdir::WalkDir::new(project)
@@ -112,17 +174,31 @@ pub fn raise_language_levels(
             continue;
         }
         let text = std::fs::read_to_string(entry.path())?;
-        let (raised, mut changes) = raise_levels_in(&text, floor, level);
-        let (raised, replaced) = replace_old_compilers_in(&raised);
-        changes.extend(replaced);
+        let (adapted, changes) = adapt(&text);
         if changes.is_empty() {
             continue;
         }
-        std::fs::write(entry.path(), raised)?;
+        std::fs::write(entry.path(), adapted)?;
         let relative = entry.path().strip_prefix(project).unwrap_or(entry.path());
         notes.push(format!("{}: {}", relative.display(), changes.join("; ")));
     }
     Ok(notes)
+}
+
+/// Raises the language levels below `floor` in every `pom.xml` of `project` (build output and
+/// version-control folders aside), and replaces the compilers the substitute cannot run. Returns
+/// one note per changed file, relative to `project`.
+pub fn raise_language_levels(
+    project: &Path,
+    floor: u32,
+    level: &str,
+) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, |text| {
+        let (raised, mut changes) = raise_levels_in(text, floor, level);
+        let (raised, replaced) = replace_old_compilers_in(&raised);
+        changes.extend(replaced);
+        (raised, changes)
+    })
 }
 
 #[cfg(test)]
@@ -167,14 +243,44 @@ mod tests {
                    <compilerId>javac-with-errorprone</compilerId>\
                    <forceJavacCompilerUse>true</forceJavacCompilerUse></configuration></plugin>";
         let (out, notes) = replace_old_compilers_in(pom);
-        assert_eq!(out, pom.replace("javac-with-errorprone", "javac"));
+        assert_eq!(
+            out,
+            pom.replace(
+                "<compilerId>javac-with-errorprone</compilerId>",
+                "<compilerId>javac</compilerId><fork>true</fork>"
+            )
+        );
         assert_eq!(notes.len(), 1);
         assert!(
-            notes[0]
-                .starts_with("<compilerId>javac-with-errorprone</compilerId> replaced by javac")
+            notes[0].starts_with(
+                "<compilerId>javac-with-errorprone</compilerId> replaced by javac, forked"
+            ),
+            "{notes:?}"
         );
         let (same, none) = replace_old_compilers_in(&out);
         assert_eq!((same, none.len()), (out, 0));
+    }
+
+    /// plexus-utils (VUL4J-42) tests with JUnit 3.8.2, whose Surefire provider runs whole
+    /// classes; JUnit 4.13.2 runs the same tests and lets Surefire select methods.
+    #[test]
+    fn junit_3_gives_way_to_junit_4_and_nothing_else_changes() {
+        let pom = "<dependencies><dependency><groupId>junit</groupId>\
+                   <artifactId>junit</artifactId><version>3.8.2</version>\
+                   <scope>test</scope></dependency><dependency><groupId>x</groupId>\
+                   <artifactId>y</artifactId><version>3.1</version></dependency></dependencies>";
+        let (out, notes) = replace_junit3_in(pom);
+        assert_eq!(out, pom.replacen("3.8.2", "4.13.2", 1));
+        assert_eq!(
+            notes,
+            [
+                "junit:junit 3.8.2 replaced by 4.13.2 (it runs the JUnit 3 tests as they are, and Surefire selects single test methods only with JUnit 4)"
+            ]
+        );
+        let (same, none) = replace_junit3_in(&out);
+        assert_eq!((same, none.len()), (out, 0));
+        let junit4 = pom.replace("3.8.2", "4.12");
+        assert_eq!(replace_junit3_in(&junit4), (junit4.clone(), vec![]));
     }
 
     #[test]

@@ -312,19 +312,24 @@ pub fn plan_older_api(
     })
 }
 
-/// Where a JDK substitutes for the task's, raises the language levels that the substitute no
-/// longer compiles in every `pom.xml` of `project` (a task state being made). Returns one note per
-/// changed file, for the record; none when the task's JDK is installed.
+/// Adapts the build files of `project` (a task state being made): JUnit 3 gives way to JUnit 4
+/// (see `levels`), and where a JDK substitutes for the task's, the language levels that the
+/// substitute no longer compiles are raised and compilers it cannot run replaced. Returns one
+/// note per changed file, for the record.
 pub fn adapt_build_files(project: &Path, task_jdk: u32) -> Result<Vec<String>, MavenError> {
-    let (_, Some(substitute)) = build_jdk(task_jdk)? else {
-        return Ok(Vec::new());
+    let io = |source| MavenError::Io {
+        path: project.to_owned(),
+        source,
     };
-    crate::levels::raise_language_levels(project, substitute.floor, &substitute.level).map_err(
-        |source| MavenError::Io {
-            path: project.to_owned(),
-            source,
-        },
-    )
+    // Whatever the JDK: Surefire selects single PoV methods only with JUnit 4 or newer.
+    let mut notes = crate::levels::replace_junit3(project).map_err(io)?;
+    if let (_, Some(substitute)) = build_jdk(task_jdk)? {
+        notes.extend(
+            crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
+                .map_err(io)?,
+        );
+    }
+    Ok(notes)
 }
 
 impl Maven {
