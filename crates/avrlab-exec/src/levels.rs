@@ -156,6 +156,86 @@ pub fn replace_junit3(project: &Path) -> std::io::Result<Vec<String>> {
     adapt_poms(project, |text| replace_junit3_in(text))
 }
 
+/// Where the project's poms name no `junit:junit` themselves and a parent pom in `repository`
+/// gives them JUnit 3 (plexus-utils inherits 3.8.2 from `org.codehaus.plexus:plexus`), declares
+/// [`JUNIT3_SUBSTITUTE`] as a test dependency in the project's root pom, which overrides the
+/// inherited one. Returns the note, if it did.
+pub fn override_inherited_junit3(
+    project: &Path,
+    repository: &Path,
+) -> std::io::Result<Vec<String>> {
+    let root = project.join("pom.xml");
+    let Ok(text) = std::fs::read_to_string(&root) else {
+        return Ok(Vec::new());
+    };
+    let declares_junit = crate::reactor::walk_poms(project).iter().any(|pom| {
+        std::fs::read_to_string(pom).is_ok_and(|t| t.contains("<artifactId>junit</artifactId>"))
+    });
+    if declares_junit {
+        return Ok(Vec::new());
+    }
+    let mut next = crate::older_api::parent_of(&text);
+    let mut inherited = None;
+    for _ in 0..10 {
+        let Some((group, artifact, version)) = next.take() else {
+            break;
+        };
+        let file = repository
+            .join(group.replace('.', "/"))
+            .join(&artifact)
+            .join(&version)
+            .join(format!("{artifact}-{version}.pom"));
+        let Ok(parent) = std::fs::read_to_string(&file) else {
+            break;
+        };
+        let (_, notes) = replace_junit3_in(&parent);
+        if !notes.is_empty() {
+            inherited = Some(format!("{group}:{artifact}:{version}"));
+            break;
+        }
+        next = crate::older_api::parent_of(&parent);
+    }
+    let Some(parent) = inherited else {
+        return Ok(Vec::new());
+    };
+    let dependency = format!(
+        "<dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
+         <version>{JUNIT3_SUBSTITUTE}</version><scope>test</scope></dependency>"
+    );
+    let adapted = match top_level_dependencies(&text) {
+        Some(at) => format!("{}{dependency}{}", &text[..at], &text[at..]),
+        None => match text.rfind("</project>") {
+            Some(at) => format!(
+                "{}  <dependencies>{dependency}</dependencies>\n{}",
+                &text[..at],
+                &text[at..]
+            ),
+            None => return Ok(Vec::new()),
+        },
+    };
+    std::fs::write(&root, adapted)?;
+    Ok(vec![format!(
+        "pom.xml: junit:junit {JUNIT3_SUBSTITUTE} declared as a test dependency over the JUnit 3 that {parent} gives it (Surefire selects single test methods only with JUnit 4)"
+    )])
+}
+
+/// Where the project's own `<dependencies>` list starts its entries (just after the opening tag):
+/// the first `<dependencies>` outside `<dependencyManagement>`, `<build>` and `<profiles>`.
+fn top_level_dependencies(pom: &str) -> Option<usize> {
+    let blocks: Vec<(usize, usize)> = ["dependencyManagement", "build", "profiles"]
+        .iter()
+        .filter_map(|name| {
+            let start = pom.find(&format!("<{name}>"))?;
+            let end = start + pom[start..].find(&format!("</{name}>"))?;
+            Some((start, end))
+        })
+        .collect();
+    pom.match_indices("<dependencies>")
+        .map(|(at, tag)| (at, at + tag.len()))
+        .find(|(at, _)| !blocks.iter().any(|(s, e)| s < at && at < e))
+        .map(|(_, after)| after)
+}
+
 /// Rewrites every `pom.xml` of `project` (build output and version-control folders aside) with
 /// `adapt`; returns one note per changed file, relative to `project`.
 fn adapt_poms(
@@ -281,6 +361,50 @@ mod tests {
         assert_eq!((same, none.len()), (out, 0));
         let junit4 = pom.replace("3.8.2", "4.12");
         assert_eq!(replace_junit3_in(&junit4), (junit4.clone(), vec![]));
+    }
+
+    /// plexus-utils (VUL4J-42) names no JUnit; its parent in the repository gives it 3.8.2. The
+    /// root pom then declares 4.13.2, outside its build section.
+    #[test]
+    fn an_inherited_junit_3_is_overridden_in_the_root_pom() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("utils");
+        std::fs::create_dir_all(&project).unwrap();
+        let pom = "<project><parent><groupId>org.codehaus.plexus</groupId>\
+                   <artifactId>plexus</artifactId><version>3.3.1</version></parent>\
+                   <build><plugins/></build>\n</project>";
+        std::fs::write(project.join("pom.xml"), pom).unwrap();
+        let parent = dir
+            .path()
+            .join("repository/org/codehaus/plexus/plexus/3.3.1");
+        std::fs::create_dir_all(&parent).unwrap();
+        std::fs::write(
+            parent.join("plexus-3.3.1.pom"),
+            "<project><dependencies><dependency><groupId>junit</groupId>\
+             <artifactId>junit</artifactId><version>3.8.2</version></dependency>\
+             </dependencies></project>",
+        )
+        .unwrap();
+        let notes = override_inherited_junit3(&project, &dir.path().join("repository")).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("org.codehaus.plexus:plexus:3.3.1"),
+            "{notes:?}"
+        );
+        let adapted = std::fs::read_to_string(project.join("pom.xml")).unwrap();
+        assert!(
+            adapted.ends_with(
+                "</build>\n  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
+                 <version>4.13.2</version><scope>test</scope></dependency></dependencies>\n</project>"
+            ),
+            "{adapted}"
+        );
+        // Now the project names JUnit itself: nothing more to do.
+        assert!(
+            override_inherited_junit3(&project, &dir.path().join("repository"))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -316,13 +316,18 @@ pub fn plan_older_api(
 /// (see `levels`), and where a JDK substitutes for the task's, the language levels that the
 /// substitute no longer compiles are raised and compilers it cannot run replaced. Returns one
 /// note per changed file, for the record.
-pub fn adapt_build_files(project: &Path, task_jdk: u32) -> Result<Vec<String>, MavenError> {
+pub fn adapt_build_files(
+    project: &Path,
+    task_jdk: u32,
+    repository: &Path,
+) -> Result<Vec<String>, MavenError> {
     let io = |source| MavenError::Io {
         path: project.to_owned(),
         source,
     };
     // Whatever the JDK: Surefire selects single PoV methods only with JUnit 4 or newer.
     let mut notes = crate::levels::replace_junit3(project).map_err(io)?;
+    notes.extend(crate::levels::override_inherited_junit3(project, repository).map_err(io)?);
     if let (_, Some(substitute)) = build_jdk(task_jdk)? {
         notes.extend(
             crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
@@ -1281,7 +1286,7 @@ mod tests {
             "<source>1.5</source><target>11</target>",
         )
         .unwrap();
-        let notes = adapt_build_files(dir.path(), 6).unwrap();
+        let notes = adapt_build_files(dir.path(), 6, Path::new("/nonexistent")).unwrap();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("pom.xml")).unwrap(),
@@ -1290,7 +1295,11 @@ mod tests {
         // The task's own JDK (the one running the build here) changes nothing.
         let own = maven.jdk().major;
         std::fs::write(dir.path().join("pom.xml"), "<source>1.5</source>").unwrap();
-        assert!(adapt_build_files(dir.path(), own).unwrap().is_empty());
+        assert!(
+            adapt_build_files(dir.path(), own, Path::new("/nonexistent"))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     /// A module that needs a sibling runs from the project root with `-pl <module> -am`; one that

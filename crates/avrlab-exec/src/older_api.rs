@@ -147,7 +147,7 @@ pub(crate) fn plan_older_api(
 }
 
 /// `groupId:artifactId:version` of the `<parent>` a pom names, if it names one.
-fn parent_of(pom: &str) -> Option<(String, String, String)> {
+pub(crate) fn parent_of(pom: &str) -> Option<(String, String, String)> {
     let start = pom.find("<parent>")?;
     let end = start + pom[start..].find("</parent>")?;
     let block = &pom[start..end];

@@ -157,12 +157,10 @@ pub(crate) fn materialize_pristine(
     materialize_task(task, &pristine, mirrors)?;
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).
-    let build_notes =
-        avrlab_exec::adapt_build_files(&pristine, task.build.jdk).map_err(|source| {
-            ValidateError::Maven {
-                task: task.id.clone(),
-                source,
-            }
+    let build_notes = avrlab_exec::adapt_build_files(&pristine, task.build.jdk, &maven.repository)
+        .map_err(|source| ValidateError::Maven {
+            task: task.id.clone(),
+            source,
         })?;
     // Where the substitute's own API breaks the build, the task compiles against its own Java
     // version's API, and its tests may need an older runtime (recorded in every compile log).
