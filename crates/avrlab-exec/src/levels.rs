@@ -153,7 +153,7 @@ pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
 /// Replaces JUnit 3 by [`JUNIT3_SUBSTITUTE`] in every `pom.xml` of `project`, whatever the JDK.
 /// Returns one note per changed file, relative to `project`.
 pub fn replace_junit3(project: &Path) -> std::io::Result<Vec<String>> {
-    adapt_poms(project, |text| replace_junit3_in(text))
+    adapt_poms(project, replace_junit3_in)
 }
 
 /// Where the project's poms name no `junit:junit` themselves and a parent pom in `repository`

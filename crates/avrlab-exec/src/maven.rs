@@ -139,11 +139,17 @@ impl TestSelection {
         };
         let mut patterns: Vec<String> = tests
             .iter()
-            .map(|t| {
+            .flat_map(|t| {
                 let class = format!("{}.class", t.class.replace('.', "/"));
                 match &t.method {
-                    Some(m) => format!("{class}#{}", m.split('[').next().unwrap_or(m)),
-                    None => class,
+                    // JUnit 4's `Parameterized` runner names each invocation `m[0]`, `m[1]`, …,
+                    // which the plain method name does not match (commons-io's
+                    // `DeferredFileOutputStreamTest`, VUL4J-14): the `[*]` line excludes them.
+                    Some(m) => {
+                        let name = m.split('[').next().unwrap_or(m);
+                        vec![format!("{class}#{name}"), format!("{class}#{name}[*]")]
+                    }
+                    None => vec![class],
                 }
             })
             .collect();
@@ -1209,7 +1215,13 @@ mod tests {
         let names = ["a.B#m[2]", "a.B#m", "a.B#n", "c.D"].map(|n| TestName::parse(n).unwrap());
         assert_eq!(
             TestSelection::AllExcept(names.to_vec()).excluded_patterns(),
-            ["a/B.class#m", "a/B.class#n", "c/D.class"]
+            [
+                "a/B.class#m",
+                "a/B.class#m[*]",
+                "a/B.class#n",
+                "a/B.class#n[*]",
+                "c/D.class"
+            ]
         );
     }
 

@@ -356,9 +356,12 @@ mod tests {
         runtime(&runtimes, "jre-13", "13.0.2");
         runtime(&runtimes, "jre-14", "14.0.1");
         let build = jdk(17, dir.path());
-        let plan = plan_older_api(&project, &inputs(8, &build, &[runtimes.clone()]))
-            .unwrap()
-            .expect("java.security.acl calls for JDK 8's API");
+        let plan = plan_older_api(
+            &project,
+            &inputs(8, &build, std::slice::from_ref(&runtimes)),
+        )
+        .unwrap()
+        .expect("java.security.acl calls for JDK 8's API");
         assert_eq!(plan.release, 8);
         assert_eq!(
             plan.reasons,
