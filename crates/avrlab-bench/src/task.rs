@@ -49,6 +49,23 @@ pub struct BuildSpec {
     pub module: PathBuf,
     /// Extra build-tool flags.
     pub extra_args: Vec<String>,
+    /// Compiling against the task's own JDK's API on a newer JDK, and the Java runtime the tests
+    /// run on: decided by avrlab when it prepares a task state on this machine (never read from
+    /// or written to a task file).
+    pub older_api: Option<OlderApi>,
+}
+
+/// Why and how a task that a newer JDK builds is compiled against the API of its own Java version
+/// (`javac --release N`) instead of the newer JDK's, and where its tests run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OlderApi {
+    /// The Java version whose API the sources are compiled against (`--release`).
+    pub release: u32,
+    /// Why, one sentence each (every compile log records them).
+    pub reasons: Vec<String>,
+    /// The home of the Java runtime older than the build JDK that the tests run on, when the
+    /// sources need one (they use an API the build JDK removed) and one is installed.
+    pub test_runtime: Option<PathBuf>,
 }
 
 /// How to reach the task state from the project source.
@@ -452,6 +469,7 @@ impl Task {
             jdk: file.build.jdk,
             module: file.build.module,
             extra_args: file.build.maven_args,
+            older_api: None,
         };
 
         let read_diff = |rel: &Path| {

@@ -16,7 +16,7 @@ use avrlab_bench::TestName;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-use crate::maven::{Maven, MavenError, last_error_line};
+use crate::maven::{Maven, MavenError, TEST_TMPDIR, last_error_line};
 use crate::process::{ProcessError, RunSpec, run};
 use crate::resident::{ReadLine, ResidentProcess};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
@@ -418,6 +418,17 @@ impl Maven {
                 self.jdk().major
             ))));
         }
+        if let Some(release) = self.release() {
+            // The resident validator compiles at the build JDK's own level and runs its tests on
+            // the build JDK: neither JDK N's API nor an older runtime. Maven takes such tasks.
+            let runs_on = match self.test_runtime() {
+                Some(runtime) => format!(" and its tests run on Java {}", runtime.major),
+                None => String::new(),
+            };
+            return Ok(Err(Unsupported(format!(
+                "the task compiles against JDK {release}'s API (--release {release}){runs_on}; the fast path compiles and runs on the build JDK only"
+            ))));
+        }
         if let Some(reactor) = self.reactor(project) {
             // The resident validator compiles changed files under the tested module only and runs
             // against a classpath resolved once; a sibling's classes live in each workspace. Every
@@ -797,6 +808,12 @@ impl Maven {
                     jvm_args.push("-Davrlab.fastpath.exit=normal".to_owned());
                 }
             }
+        }
+        if matches!(self.settings().sandbox, SandboxKind::Bubblewrap) {
+            // The same temporary folder as Surefire's test JVM gets (see `TEST_TMPDIR`); the fast
+            // path takes no project whose `argLine` could set another.
+            mounts.push(Mount::Tmpfs(TEST_TMPDIR.into()));
+            jvm_args.push(format!("-Djava.io.tmpdir={TEST_TMPDIR}"));
         }
         // The JVM's own notes on the archive would go to standard output.
         jvm_args.push("-Xlog:cds=off".to_owned());

@@ -81,6 +81,59 @@ pub fn installed_jdks() -> Vec<Jdk> {
     found
 }
 
+/// The Java runtime whose home is `home`, if it is one.
+pub(crate) fn runtime_at(home: &Path) -> Option<Jdk> {
+    if !home.join("bin/java").is_file() {
+        return None;
+    }
+    let (major, version) = read_release(home)?;
+    Some(Jdk {
+        home: home.to_owned(),
+        major,
+        version,
+    })
+}
+
+/// Every Java runtime (a home with `bin/java`, with or without a compiler) found in `$AVRLAB_JDKS`,
+/// `/usr/lib/jvm` and the folders inside `runtime_dirs` (such as the runtimes that
+/// `scripts/install-deps` unpacks), without duplicates, oldest first. Tests of an old project may
+/// run on one of them while a newer JDK compiles it.
+pub fn installed_runtimes(runtime_dirs: &[PathBuf]) -> Vec<Jdk> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(list) = std::env::var_os("AVRLAB_JDKS") {
+        candidates.extend(std::env::split_paths(&list));
+    }
+    for parent in runtime_dirs
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([Path::new("/usr/lib/jvm")])
+    {
+        if let Ok(entries) = std::fs::read_dir(parent) {
+            let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+            dirs.sort();
+            candidates.extend(dirs);
+        }
+    }
+    let mut found: Vec<Jdk> = Vec::new();
+    for dir in candidates {
+        let Ok(home) = dir.canonicalize() else {
+            continue;
+        };
+        if !home.join("bin/java").is_file() || found.iter().any(|j| j.home == home) {
+            continue;
+        }
+        if let Some((major, version)) = read_release(&home) {
+            found.push(Jdk {
+                home,
+                major,
+                version,
+            });
+        }
+    }
+    found.sort_by_key(|j| j.major);
+    found
+}
+
 /// The JDK for a task that needs Java `wanted`: that major version exactly, since older projects
 /// often do not build on newer compilers.
 pub fn find_jdk(wanted: u32) -> Result<Jdk, JdkError> {

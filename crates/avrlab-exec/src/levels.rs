@@ -2,7 +2,11 @@
 //! where no command-line property reaches it, and a newer JDK refuses levels it no longer
 //! compiles (JDK 17: below 7; JDK 20 and later: below 8). When a JDK substitutes for the task's,
 //! those levels are raised to the substitute's floor in the task state's build files: an explicit,
-//! recorded change of the build, never of the sources.
+//! recorded change of the build, never of the sources. The same holds for a compiler the build
+//! file names that cannot run on the substitute: plexus' `javac-with-errorprone` runs the javac
+//! that error-prone bundles, which cannot read a newer JDK's module image (retrofit, VUL4J-76), so
+//! the substitute's own javac (`javac`) compiles instead; error-prone's checks are lints, and
+//! the classes are the same.
 
 use std::path::Path;
 
@@ -69,12 +73,174 @@ pub fn raise_levels_in(text: &str, floor: u32, level: &str) -> (String, Vec<Stri
     (out, notes)
 }
 
-/// Raises the language levels below `floor` in every `pom.xml` of `project` (build output and
-/// version-control folders aside). Returns one note per changed file, relative to `project`.
-pub fn raise_language_levels(
+/// Compilers a build file may name that a substitute JDK cannot run: plexus' error-prone
+/// compiler. The plug-in's dependencies still carry error-prone's copy of javac's classes, which
+/// would shadow the JDK's own in the plug-in's class loader, so javac runs forked (the JDK's
+/// `bin/javac`).
+const OLD_COMPILERS: [&str; 1] = ["javac-with-errorprone"];
+
+/// Replaces, in one build file's text, every compiler of [`OLD_COMPILERS`] by a forked `javac`;
+/// one note per kind.
+pub fn replace_old_compilers_in(text: &str) -> (String, Vec<String>) {
+    let mut out = text.to_owned();
+    let mut notes = Vec::new();
+    for old in OLD_COMPILERS {
+        let element = format!("<compilerId>{old}</compilerId>");
+        if out.contains(&element) {
+            // A configuration that sets `fork` itself keeps its word (a second element would
+            // make the configuration ambiguous).
+            let fork = if out.contains("<fork>") {
+                ""
+            } else {
+                "<fork>true</fork>"
+            };
+            out = out.replace(&element, &format!("<compilerId>javac</compilerId>{fork}"));
+            notes.push(format!(
+                "{element} replaced by javac{} (error-prone's bundled javac of the task's era cannot read the substitute's module image)",
+                if fork.is_empty() { "" } else { ", forked" }
+            ));
+        }
+    }
+    (out, notes)
+}
+
+/// The JUnit that stands in for JUnit 3: it runs JUnit 3 `TestCase` classes as they are, and
+/// Surefire's JUnit 4 provider selects single test methods, which its JUnit 3 provider cannot (it
+/// runs the whole class, so a PoV run of one method would report others: VUL4J-42).
+pub const JUNIT3_SUBSTITUTE: &str = "4.13.2";
+
+/// Replaces, in one build file's text, the version of every `junit:junit` 3.x dependency by
+/// [`JUNIT3_SUBSTITUTE`]; one note if it did.
+pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut replaced = Vec::new();
+    while let Some(at) = rest.find("<dependency>") {
+        let Some(len) = rest[at..].find("</dependency>") else {
+            break;
+        };
+        let block = &rest[at..at + len];
+        out.push_str(&rest[..at]);
+        let is_junit = block.contains("<groupId>junit</groupId>")
+            && block.contains("<artifactId>junit</artifactId>");
+        let version = block
+            .find("<version>3.")
+            .map(|v| v + "<version>".len())
+            .and_then(|v| Some((v, v + block[v..].find('<')?)));
+        match version {
+            Some((start, end)) if is_junit => {
+                replaced.push(block[start..end].trim().to_owned());
+                out.push_str(&block[..start]);
+                out.push_str(JUNIT3_SUBSTITUTE);
+                out.push_str(&block[end..]);
+            }
+            _ => out.push_str(block),
+        }
+        rest = &rest[at + len..];
+    }
+    out.push_str(rest);
+    let notes = replaced
+        .first()
+        .map(|old| {
+            vec![format!(
+                "junit:junit {old} replaced by {JUNIT3_SUBSTITUTE} (it runs the JUnit 3 tests as they are, and Surefire selects single test methods only with JUnit 4)"
+            )]
+        })
+        .unwrap_or_default();
+    (out, notes)
+}
+
+/// Replaces JUnit 3 by [`JUNIT3_SUBSTITUTE`] in every `pom.xml` of `project`, whatever the JDK.
+/// Returns one note per changed file, relative to `project`.
+pub fn replace_junit3(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, replace_junit3_in)
+}
+
+/// Where the project's poms name no `junit:junit` themselves and a parent pom in `repository`
+/// gives them JUnit 3 (plexus-utils inherits 3.8.2 from `org.codehaus.plexus:plexus`), declares
+/// [`JUNIT3_SUBSTITUTE`] as a test dependency in the project's root pom, which overrides the
+/// inherited one. Returns the note, if it did.
+pub fn override_inherited_junit3(
     project: &Path,
-    floor: u32,
-    level: &str,
+    repository: &Path,
+) -> std::io::Result<Vec<String>> {
+    let root = project.join("pom.xml");
+    let Ok(text) = std::fs::read_to_string(&root) else {
+        return Ok(Vec::new());
+    };
+    let declares_junit = crate::reactor::walk_poms(project).iter().any(|pom| {
+        std::fs::read_to_string(pom).is_ok_and(|t| t.contains("<artifactId>junit</artifactId>"))
+    });
+    if declares_junit {
+        return Ok(Vec::new());
+    }
+    let mut next = crate::older_api::parent_of(&text);
+    let mut inherited = None;
+    for _ in 0..10 {
+        let Some((group, artifact, version)) = next.take() else {
+            break;
+        };
+        let file = repository
+            .join(group.replace('.', "/"))
+            .join(&artifact)
+            .join(&version)
+            .join(format!("{artifact}-{version}.pom"));
+        let Ok(parent) = std::fs::read_to_string(&file) else {
+            break;
+        };
+        let (_, notes) = replace_junit3_in(&parent);
+        if !notes.is_empty() {
+            inherited = Some(format!("{group}:{artifact}:{version}"));
+            break;
+        }
+        next = crate::older_api::parent_of(&parent);
+    }
+    let Some(parent) = inherited else {
+        return Ok(Vec::new());
+    };
+    let dependency = format!(
+        "<dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
+         <version>{JUNIT3_SUBSTITUTE}</version><scope>test</scope></dependency>"
+    );
+    let adapted = match top_level_dependencies(&text) {
+        Some(at) => format!("{}{dependency}{}", &text[..at], &text[at..]),
+        None => match text.rfind("</project>") {
+            Some(at) => format!(
+                "{}  <dependencies>{dependency}</dependencies>\n{}",
+                &text[..at],
+                &text[at..]
+            ),
+            None => return Ok(Vec::new()),
+        },
+    };
+    std::fs::write(&root, adapted)?;
+    Ok(vec![format!(
+        "pom.xml: junit:junit {JUNIT3_SUBSTITUTE} declared as a test dependency over the JUnit 3 that {parent} gives it (Surefire selects single test methods only with JUnit 4)"
+    )])
+}
+
+/// Where the project's own `<dependencies>` list starts its entries (just after the opening tag):
+/// the first `<dependencies>` outside `<dependencyManagement>`, `<build>` and `<profiles>`.
+fn top_level_dependencies(pom: &str) -> Option<usize> {
+    let blocks: Vec<(usize, usize)> = ["dependencyManagement", "build", "profiles"]
+        .iter()
+        .filter_map(|name| {
+            let start = pom.find(&format!("<{name}>"))?;
+            let end = start + pom[start..].find(&format!("</{name}>"))?;
+            Some((start, end))
+        })
+        .collect();
+    pom.match_indices("<dependencies>")
+        .map(|(at, tag)| (at, at + tag.len()))
+        .find(|(at, _)| !blocks.iter().any(|(s, e)| s < at && at < e))
+        .map(|(_, after)| after)
+}
+
+/// Rewrites every `pom.xml` of `project` (build output and version-control folders aside) with
+/// `adapt`; returns one note per changed file, relative to `project`.
+fn adapt_poms(
+    project: &Path,
+    adapt: impl Fn(&str) -> (String, Vec<String>),
 ) -> std::io::Result<Vec<String>> {
     let mut notes = Vec::new();
     let walker = walkdir::WalkDir::new(project)
@@ -88,15 +254,31 @@ pub fn raise_language_levels(
             continue;
         }
         let text = std::fs::read_to_string(entry.path())?;
-        let (raised, changes) = raise_levels_in(&text, floor, level);
+        let (adapted, changes) = adapt(&text);
         if changes.is_empty() {
             continue;
         }
-        std::fs::write(entry.path(), raised)?;
+        std::fs::write(entry.path(), adapted)?;
         let relative = entry.path().strip_prefix(project).unwrap_or(entry.path());
         notes.push(format!("{}: {}", relative.display(), changes.join("; ")));
     }
     Ok(notes)
+}
+
+/// Raises the language levels below `floor` in every `pom.xml` of `project` (build output and
+/// version-control folders aside), and replaces the compilers the substitute cannot run. Returns
+/// one note per changed file, relative to `project`.
+pub fn raise_language_levels(
+    project: &Path,
+    floor: u32,
+    level: &str,
+) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, |text| {
+        let (raised, mut changes) = raise_levels_in(text, floor, level);
+        let (raised, replaced) = replace_old_compilers_in(&raised);
+        changes.extend(replaced);
+        (raised, changes)
+    })
 }
 
 #[cfg(test)]
@@ -131,6 +313,98 @@ mod tests {
         );
         let (same, none) = raise_levels_in(&out, 7, "1.7");
         assert_eq!((same.as_str(), none.len()), (out.as_str(), 0));
+    }
+
+    /// retrofit (VUL4J-76) compiles through error-prone's bundled javac, which cannot read JDK
+    /// 17's module image; the substitute's javac compiles it instead.
+    #[test]
+    fn an_error_prone_compiler_gives_way_to_javac() {
+        let pom = "<plugin><artifactId>maven-compiler-plugin</artifactId><configuration>\
+                   <compilerId>javac-with-errorprone</compilerId>\
+                   <forceJavacCompilerUse>true</forceJavacCompilerUse></configuration></plugin>";
+        let (out, notes) = replace_old_compilers_in(pom);
+        assert_eq!(
+            out,
+            pom.replace(
+                "<compilerId>javac-with-errorprone</compilerId>",
+                "<compilerId>javac</compilerId><fork>true</fork>"
+            )
+        );
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with(
+                "<compilerId>javac-with-errorprone</compilerId> replaced by javac, forked"
+            ),
+            "{notes:?}"
+        );
+        let (same, none) = replace_old_compilers_in(&out);
+        assert_eq!((same, none.len()), (out, 0));
+    }
+
+    /// plexus-utils (VUL4J-42) tests with JUnit 3.8.2, whose Surefire provider runs whole
+    /// classes; JUnit 4.13.2 runs the same tests and lets Surefire select methods.
+    #[test]
+    fn junit_3_gives_way_to_junit_4_and_nothing_else_changes() {
+        let pom = "<dependencies><dependency><groupId>junit</groupId>\
+                   <artifactId>junit</artifactId><version>3.8.2</version>\
+                   <scope>test</scope></dependency><dependency><groupId>x</groupId>\
+                   <artifactId>y</artifactId><version>3.1</version></dependency></dependencies>";
+        let (out, notes) = replace_junit3_in(pom);
+        assert_eq!(out, pom.replacen("3.8.2", "4.13.2", 1));
+        assert_eq!(
+            notes,
+            [
+                "junit:junit 3.8.2 replaced by 4.13.2 (it runs the JUnit 3 tests as they are, and Surefire selects single test methods only with JUnit 4)"
+            ]
+        );
+        let (same, none) = replace_junit3_in(&out);
+        assert_eq!((same, none.len()), (out, 0));
+        let junit4 = pom.replace("3.8.2", "4.12");
+        assert_eq!(replace_junit3_in(&junit4), (junit4.clone(), vec![]));
+    }
+
+    /// plexus-utils (VUL4J-42) names no JUnit; its parent in the repository gives it 3.8.2. The
+    /// root pom then declares 4.13.2, outside its build section.
+    #[test]
+    fn an_inherited_junit_3_is_overridden_in_the_root_pom() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("utils");
+        std::fs::create_dir_all(&project).unwrap();
+        let pom = "<project><parent><groupId>org.codehaus.plexus</groupId>\
+                   <artifactId>plexus</artifactId><version>3.3.1</version></parent>\
+                   <build><plugins/></build>\n</project>";
+        std::fs::write(project.join("pom.xml"), pom).unwrap();
+        let parent = dir
+            .path()
+            .join("repository/org/codehaus/plexus/plexus/3.3.1");
+        std::fs::create_dir_all(&parent).unwrap();
+        std::fs::write(
+            parent.join("plexus-3.3.1.pom"),
+            "<project><dependencies><dependency><groupId>junit</groupId>\
+             <artifactId>junit</artifactId><version>3.8.2</version></dependency>\
+             </dependencies></project>",
+        )
+        .unwrap();
+        let notes = override_inherited_junit3(&project, &dir.path().join("repository")).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("org.codehaus.plexus:plexus:3.3.1"),
+            "{notes:?}"
+        );
+        let adapted = std::fs::read_to_string(project.join("pom.xml")).unwrap();
+        assert!(
+            adapted.ends_with(
+                "</build>\n  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
+                 <version>4.13.2</version><scope>test</scope></dependency></dependencies>\n</project>"
+            ),
+            "{adapted}"
+        );
+        // Now the project names JUnit itself: nothing more to do.
+        assert!(
+            override_inherited_junit3(&project, &dir.path().join("repository"))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

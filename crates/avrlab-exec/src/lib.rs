@@ -12,6 +12,7 @@ mod git;
 mod jdk;
 mod levels;
 mod maven;
+mod older_api;
 mod process;
 mod reactor;
 mod removal;
@@ -32,10 +33,10 @@ pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,
     init_state_repository, mirror_path, repo_slug,
 };
-pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks};
+pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks, installed_runtimes};
 pub use maven::{
-    CompileResult, Maven, MavenError, MavenSettings, TestRun, TestSelection, WarmUp,
-    adapt_build_files, compiler_diagnostics,
+    CompileResult, Maven, MavenError, MavenSettings, TEST_TMPDIR, TestRun, TestSelection, WarmUp,
+    adapt_build_files, compiler_diagnostics, plan_older_api,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};

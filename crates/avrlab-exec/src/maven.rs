@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::fork_relay::{ForkRelay, JvmTemplate, LAUNCHER_VIEW, RELAY_VIEW};
 use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
+use crate::older_api::JAVAC_VIEW;
 use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
 use crate::reactor::{Reactor, reactor_for, walk_poms};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
@@ -32,6 +33,22 @@ const SANDBOX_REPOSITORY: &str = "/avrlab/maven-repository";
 /// Surefire forks without touching the project's own `argLine`, and a JVM reads them before any
 /// test code runs, so the code under test cannot turn them off for its own JVM either.
 const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:-UsePerfData";
+
+/// The temporary folder of every sandboxed test JVM: a fresh in-memory folder of its own, outside
+/// `/tmp`. Upstream test suites ran on machines whose `java.io.tmpdir` is rarely `/tmp` itself, and
+/// some PoV tests depend on it: zt-zip's (VUL4J-79) unpacks an archive whose entry climbs to
+/// `/tmp/evil.txt` into the temporary folder, which only counts as an escape when that folder is not
+/// `/tmp`. It is set through `JAVA_TOOL_OPTIONS`, which the JVM reads before its command line, so a
+/// project's own `-Djava.io.tmpdir` in its `argLine` still wins.
+pub const TEST_TMPDIR: &str = "/avrlab/tmp";
+
+/// What every sandboxed test phase's enforcement record says about the tests' temporary folder.
+const TEST_TMPDIR_NOTE: &str = "tests' java.io.tmpdir: /avrlab/tmp, fresh and outside /tmp (a project's own -Djava.io.tmpdir wins)";
+
+/// `JAVA_TOOL_OPTIONS` of a sandboxed test JVM: the containment flags and its temporary folder.
+fn test_jvm_tool_options() -> String {
+    format!("{JVM_CONTAINMENT_FLAGS} -Djava.io.tmpdir={TEST_TMPDIR}")
+}
 
 /// The Surefire that runs every test phase, whatever version the project's pom names. Test
 /// selection needs at least 2.19 (`!` exclusions, `Class#method` filters) and 2.22 for JUnit 5;
@@ -122,11 +139,17 @@ impl TestSelection {
         };
         let mut patterns: Vec<String> = tests
             .iter()
-            .map(|t| {
+            .flat_map(|t| {
                 let class = format!("{}.class", t.class.replace('.', "/"));
                 match &t.method {
-                    Some(m) => format!("{class}#{}", m.split('[').next().unwrap_or(m)),
-                    None => class,
+                    // JUnit 4's `Parameterized` runner names each invocation `m[0]`, `m[1]`, …,
+                    // which the plain method name does not match (commons-io's
+                    // `DeferredFileOutputStreamTest`, VUL4J-14): the `[*]` line excludes them.
+                    Some(m) => {
+                        let name = m.split('[').next().unwrap_or(m);
+                        vec![format!("{class}#{name}"), format!("{class}#{name}[*]")]
+                    }
+                    None => vec![class],
                 }
             })
             .collect();
@@ -182,6 +205,13 @@ pub struct Maven {
     /// Under a substitution for JDK 8 or older: the argument file that opens the JDK's packages
     /// to the class path, for every JVM of the task (see `access`).
     legacy_access: Option<PathBuf>,
+    /// Where the task compiles against its own Java version's API (see `older_api`): the folder
+    /// of the `javac` scripts, mounted read-only at [`JAVAC_VIEW`].
+    javac_scripts: Option<PathBuf>,
+    /// The Java version whose API javac compiles against then (`--release`).
+    release: Option<u32>,
+    /// The older Java runtime the tests run on, when the task needs one (see `older_api`).
+    test_runtime: Option<Jdk>,
     module: PathBuf,
     extra_args: Vec<String>,
 }
@@ -241,19 +271,76 @@ fn build_jdk(task_jdk: u32) -> Result<(Jdk, Option<Substitute>), MavenError> {
     }
 }
 
-/// Where a JDK substitutes for the task's, raises the language levels that the substitute no
-/// longer compiles in every `pom.xml` of `project` (a task state being made). Returns one note per
-/// changed file, for the record; none when the task's JDK is installed.
-pub fn adapt_build_files(project: &Path, task_jdk: u32) -> Result<Vec<String>, MavenError> {
-    let (_, Some(substitute)) = build_jdk(task_jdk)? else {
-        return Ok(Vec::new());
+/// The folders of Java runtimes that avrlab itself keeps: `runtimes` beside the Maven repository
+/// and in the cache folder (`$XDG_CACHE_HOME/avrlab`, else `~/.cache/avrlab`), where
+/// `scripts/install-deps` unpacks them.
+fn runtime_dirs(settings: &MavenSettings) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = settings
+        .repository
+        .parent()
+        .map(|p| p.join("runtimes"))
+        .into_iter()
+        .collect();
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    if let Some(cache) = cache {
+        let dir = cache.join("avrlab").join("runtimes");
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+/// Where a JDK substitutes for the task's, whether `project` (a task state being made) must be
+/// compiled against the task's own Java version's API and its tests run on an older runtime, and
+/// why (see `older_api`). `None` when the task's JDK is installed or nothing calls for it.
+pub fn plan_older_api(
+    project: &Path,
+    build: &BuildSpec,
+    settings: &MavenSettings,
+) -> Result<Option<avrlab_bench::OlderApi>, MavenError> {
+    let (jdk, Some(substitute)) = build_jdk(build.jdk)? else {
+        return Ok(None);
     };
-    crate::levels::raise_language_levels(project, substitute.floor, &substitute.level).map_err(
-        |source| MavenError::Io {
-            path: project.to_owned(),
-            source,
-        },
-    )
+    let runtime_dirs = runtime_dirs(settings);
+    let inputs = crate::older_api::PlanInputs {
+        task_jdk: build.jdk,
+        build_jdk: &jdk,
+        floor: substitute.floor.min(if jdk.major >= 20 { 8 } else { 7 }),
+        runtime_dirs: &runtime_dirs,
+        repository: Some(&settings.repository),
+    };
+    crate::older_api::plan_older_api(project, &inputs).map_err(|source| MavenError::Io {
+        path: project.to_owned(),
+        source,
+    })
+}
+
+/// Adapts the build files of `project` (a task state being made): JUnit 3 gives way to JUnit 4
+/// (see `levels`), and where a JDK substitutes for the task's, the language levels that the
+/// substitute no longer compiles are raised and compilers it cannot run replaced. Returns one
+/// note per changed file, for the record.
+pub fn adapt_build_files(
+    project: &Path,
+    task_jdk: u32,
+    repository: &Path,
+) -> Result<Vec<String>, MavenError> {
+    let io = |source| MavenError::Io {
+        path: project.to_owned(),
+        source,
+    };
+    // Whatever the JDK: Surefire selects single PoV methods only with JUnit 4 or newer.
+    let mut notes = crate::levels::replace_junit3(project).map_err(io)?;
+    notes.extend(crate::levels::override_inherited_junit3(project, repository).map_err(io)?);
+    if let (_, Some(substitute)) = build_jdk(task_jdk)? {
+        notes.extend(
+            crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
+                .map_err(io)?,
+        );
+    }
+    Ok(notes)
 }
 
 impl Maven {
@@ -296,11 +383,75 @@ impl Maven {
                 build.jdk, jdk.major, jdk.version
             )
         });
+        let mut javac_scripts = None;
+        let mut release = None;
+        let mut test_runtime = None;
+        let mut substitution = substitution;
+        if let (Some(older), Some(text)) = (&build.older_api, substitution.as_mut()) {
+            // The compiler plug-in forks this script as its `javac` (both properties exist in
+            // every plug-in version, 2.0 on), so `--release` works where the plug-in predates it.
+            let dir = settings
+                .repository
+                .parent()
+                .map_or_else(std::env::temp_dir, Path::to_owned)
+                .join("javac-release");
+            let name =
+                crate::older_api::javac_script(&dir, &jdk.home.join("bin/javac"), older.release)
+                    .map_err(|source| MavenError::Io {
+                        path: dir.clone(),
+                        source,
+                    })?;
+            let seen = match settings.sandbox {
+                SandboxKind::Bubblewrap => Path::new(JAVAC_VIEW).join(&name),
+                SandboxKind::None => dir.join(&name),
+            };
+            extra_args.push("-Dmaven.compiler.fork=true".to_owned());
+            extra_args.push(format!("-Dmaven.compiler.executable={}", seen.display()));
+            javac_scripts = Some(dir);
+            release = Some(older.release);
+            text.push_str(&format!(
+                "; instead of -source/-target, javac compiles at --release {} (JDK {}'s API; forked through {}) because {}",
+                older.release,
+                older.release,
+                seen.display(),
+                older.reasons.join("; and ")
+            ));
+            match &older.test_runtime {
+                Some(home) => {
+                    let runtime = crate::jdk::runtime_at(home).ok_or_else(|| MavenError::Io {
+                        path: home.clone(),
+                        source: std::io::Error::other("no Java runtime there any more"),
+                    })?;
+                    text.push_str(&format!(
+                        "; the tests run on Java {} ({}, {}), which still has that API{}",
+                        runtime.major,
+                        runtime.version,
+                        runtime.home.display(),
+                        if runtime.major < 16 {
+                            ", with no packages opened: up to JDK 15 code on the class path reaches the JDK's internals as on JDK 8"
+                        } else {
+                            ""
+                        }
+                    ));
+                    test_runtime = Some(runtime);
+                }
+                None if older.reasons.iter().any(|r| r.contains("removed")) => {
+                    text.push_str(&format!(
+                        "; no Java runtime older than JDK {} is installed (scripts/install-deps fetches one; or list one in $AVRLAB_JDKS), so the tests run on JDK {}",
+                        jdk.major, jdk.major
+                    ));
+                }
+                None => {}
+            }
+        }
         Ok(Self {
             settings,
             jdk,
             substitution,
             legacy_access,
+            javac_scripts,
+            release,
+            test_runtime,
             module: build.module.clone(),
             extra_args,
         })
@@ -324,6 +475,17 @@ impl Maven {
     /// The JDK this task builds with.
     pub fn jdk(&self) -> &Jdk {
         &self.jdk
+    }
+
+    /// The older Java runtime the tests run on, when it is not the build JDK (see `older_api`).
+    pub fn test_runtime(&self) -> Option<&Jdk> {
+        self.test_runtime.as_ref()
+    }
+
+    /// The Java version whose API javac compiles against, when it is not the build JDK's (see
+    /// `older_api`).
+    pub fn release(&self) -> Option<u32> {
+        self.release
     }
 
     /// Why the JDK differs from the task's, when it does.
@@ -456,11 +618,23 @@ impl Maven {
         if let Some(dir) = self.legacy_access.as_deref().and_then(Path::parent) {
             policy.mounts.push(Mount::ReadOnly(dir.to_owned()));
         }
-        // Maven's JVM and the test JVM start from this launcher; execute-only, neither can be
+        if let (Some(dir), SandboxKind::Bubblewrap) = (&self.javac_scripts, self.settings.sandbox) {
+            policy.mounts.push(Mount::ReadOnlyAt {
+                source: dir.clone(),
+                target: JAVAC_VIEW.into(),
+            });
+        }
+        let runtime = self.test_runtime.as_ref().map(|r| r.home.clone());
+        if let Some(home) = runtime.as_ref().filter(|h| !h.starts_with("/usr")) {
+            policy.mounts.push(Mount::ReadOnly(home.clone()));
+        }
+        // Maven's JVM and the test JVM start from these launchers; execute-only, neither can be
         // read or written through /proc by the other (see `Mount::ExecuteOnly`).
-        let java = self.jdk.home.join("bin/java");
-        if java.is_file() {
-            policy.mounts.push(Mount::ExecuteOnly(java));
+        for home in std::iter::once(self.jdk.home.clone()).chain(runtime) {
+            let java = home.join("bin/java");
+            if java.is_file() {
+                policy.mounts.push(Mount::ExecuteOnly(java));
+            }
         }
         policy
     }
@@ -474,17 +648,39 @@ impl Maven {
             network: false,
         };
         let mut spec = self.spec(workspace, Vec::new(), policy, self.settings.limits);
-        spec.program = self.jdk.home.join("bin/java");
-        let mut forced_env = vec![(
-            "JAVA_TOOL_OPTIONS".to_owned(),
-            JVM_CONTAINMENT_FLAGS.to_owned(),
-        )];
-        forced_env.extend(self.java_launcher_env());
+        spec.program = self.test_java_home().join("bin/java");
+        let mut forced_env = vec![("JAVA_TOOL_OPTIONS".to_owned(), test_jvm_tool_options())];
+        match &self.test_runtime {
+            // Up to JDK 15 the class path reaches the JDK's internals as on JDK 8 by default
+            // (`--illegal-access=permit`); the build JDK's list of packages would name modules
+            // and packages this runtime does not have.
+            Some(runtime) if runtime.major < 16 => {
+                forced_env.push(("JDK_JAVA_OPTIONS".to_owned(), String::new()));
+            }
+            _ => forced_env.extend(self.java_launcher_env()),
+        }
         JvmTemplate {
             spec,
             forced_env,
             project: workspace.to_owned(),
         }
+    }
+
+    /// Surefire's `jvm` for the runs whose test JVM Surefire starts itself (the warm-up, the
+    /// naive run): the older runtime when the task's tests need one (its test classes may not even
+    /// load on the build JDK), else nothing.
+    fn unrelayed_test_jvm(&self) -> Option<String> {
+        self.test_runtime
+            .as_ref()
+            .map(|runtime| format!("-Djvm={}", runtime.home.join("bin/java").display()))
+    }
+
+    /// The home of the Java the tests run on: the older runtime when there is one, else the
+    /// build JDK.
+    fn test_java_home(&self) -> &Path {
+        self.test_runtime
+            .as_ref()
+            .map_or(self.jdk.home.as_path(), |r| r.home.as_path())
     }
 
     /// Where the repository is seen by sandboxed commands.
@@ -611,6 +807,7 @@ impl Maven {
         .map(str::to_owned)
         .to_vec();
         args.push(format!("-Dmdep.outputFile={}", classpath_file.display()));
+        args.extend(self.unrelayed_test_jvm());
         let limits = Limits {
             wall: Duration::from_secs(1800),
             ..self.settings.limits
@@ -662,9 +859,10 @@ impl Maven {
             ],
             network: false,
         };
-        let args = ["-o", "test-compile", SUREFIRE_GOAL]
+        let mut args = ["-o", "test-compile", SUREFIRE_GOAL]
             .map(str::to_owned)
             .to_vec();
+        args.extend(self.unrelayed_test_jvm());
         let reactor = self.reactor(workspace);
         let spec = self.module_spec(
             workspace,
@@ -768,6 +966,10 @@ impl Maven {
                 view.push(Mount::ReadOnly(entry.path()));
             }
         }
+        let sandboxed = matches!(self.settings.sandbox, SandboxKind::Bubblewrap);
+        if sandboxed {
+            view.push(Mount::Tmpfs(TEST_TMPDIR.into()));
+        }
         let reactor = self.reactor(workspace);
         let mut args = vec!["-o".to_owned()];
         if let Some(reactor) = &reactor {
@@ -806,7 +1008,7 @@ impl Maven {
             SandboxKind::Bubblewrap => {
                 let beside = reports.parent().unwrap_or(Path::new("/tmp"));
                 let template = self.test_jvm_template(workspace, view);
-                let relay = ForkRelay::start(template, &self.jdk.home, beside, &scratch)
+                let relay = ForkRelay::start(template, self.test_java_home(), beside, &scratch)
                     .map_err(|e| io(beside, e))?;
                 mounts.push(Mount::BindAt {
                     source: relay.scratch(),
@@ -846,13 +1048,22 @@ impl Maven {
                 report_mount
             }
         };
-        let result = run(&self.module_spec(
+        let mut spec = self.module_spec(
             workspace,
             args,
             policy,
             self.settings.limits,
             reactor.as_ref(),
-        ))?;
+        );
+        if sandboxed {
+            // Tests that a project runs in Maven's own JVM (`forkCount=0`) get the same folder.
+            for (name, value) in &mut spec.env {
+                if name == "JAVA_TOOL_OPTIONS" {
+                    *value = test_jvm_tool_options();
+                }
+            }
+        }
+        let result = run(&spec)?;
         let mut enforcement = result.enforcement.clone();
         if let Some(relay) = relay {
             let relayed = relay.finish();
@@ -871,6 +1082,9 @@ impl Maven {
         } else {
             (Vec::new(), None)
         };
+        if sandboxed {
+            enforcement = format!("{enforcement}; {TEST_TMPDIR_NOTE}");
+        }
         Ok(TestRun {
             exit: result.exit,
             cases,
@@ -1001,7 +1215,13 @@ mod tests {
         let names = ["a.B#m[2]", "a.B#m", "a.B#n", "c.D"].map(|n| TestName::parse(n).unwrap());
         assert_eq!(
             TestSelection::AllExcept(names.to_vec()).excluded_patterns(),
-            ["a/B.class#m", "a/B.class#n", "c/D.class"]
+            [
+                "a/B.class#m",
+                "a/B.class#m[*]",
+                "a/B.class#n",
+                "a/B.class#n[*]",
+                "c/D.class"
+            ]
         );
     }
 
@@ -1039,6 +1259,7 @@ mod tests {
             jdk: 6,
             module: ".".into(),
             extra_args: vec![],
+            older_api: None,
         };
         let settings = MavenSettings {
             mvn: "mvn".into(),
@@ -1077,7 +1298,7 @@ mod tests {
             "<source>1.5</source><target>11</target>",
         )
         .unwrap();
-        let notes = adapt_build_files(dir.path(), 6).unwrap();
+        let notes = adapt_build_files(dir.path(), 6, Path::new("/nonexistent")).unwrap();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("pom.xml")).unwrap(),
@@ -1086,7 +1307,11 @@ mod tests {
         // The task's own JDK (the one running the build here) changes nothing.
         let own = maven.jdk().major;
         std::fs::write(dir.path().join("pom.xml"), "<source>1.5</source>").unwrap();
-        assert!(adapt_build_files(dir.path(), own).unwrap().is_empty());
+        assert!(
+            adapt_build_files(dir.path(), own, Path::new("/nonexistent"))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     /// A module that needs a sibling runs from the project root with `-pl <module> -am`; one that
@@ -1127,6 +1352,7 @@ mod tests {
                 jdk: 17,
                 module: module.into(),
                 extra_args: vec![],
+                older_api: None,
             };
             let settings = MavenSettings {
                 mvn: "mvn".into(),

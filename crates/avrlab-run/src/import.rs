@@ -298,6 +298,7 @@ fn build_task(
             jdk,
             module: PathBuf::from(module),
             extra_args: row.maven_args.clone(),
+            older_api: None,
         },
         revert: vec![PathBuf::from("reference.diff")],
         pov_tests,
@@ -463,6 +464,42 @@ fn vulnerable_file(
     Ok((count, methods))
 }
 
+/// The test methods (annotated `@Test` or `@ParameterizedTest`, or JUnit 3 `test…` methods) of
+/// `text`, the new side of a test file, that `hunks` add or change, in the order found. Lines
+/// added or changed count for every method they reach (one hunk may add several test methods, as
+/// jackson-databind's fix of #1737 does); lines only removed count for the method they were
+/// removed from, never for its neighbours.
+fn changed_test_methods(text: &str, hunks: &[avrlab_bench::Hunk]) -> Vec<String> {
+    let source = avrlab_java::parse(text);
+    let all_methods = avrlab_java::methods(&source);
+    let mut names: Vec<String> = Vec::new();
+    for (a, b) in changed_ranges(hunks, false) {
+        let range = avrlab_java::LineRange::new(a as usize, b as usize);
+        let touched: Vec<avrlab_java::MethodLocation> = if range.is_insertion() {
+            avrlab_java::enclosing_method(&source, range)
+                .into_iter()
+                .collect()
+        } else {
+            all_methods
+                .iter()
+                .filter(|m| m.lines.touches(range))
+                .cloned()
+                .collect()
+        };
+        for method in touched {
+            let head = &text
+                [method.bytes.start..method.body.as_ref().map_or(method.bytes.end, |b| b.start)];
+            let is_test = head.contains("@Test")
+                || head.contains("@ParameterizedTest")
+                || method.name.starts_with("test");
+            if is_test && !names.contains(&method.name) {
+                names.push(method.name);
+            }
+        }
+    }
+    names
+}
+
 /// PoV tests for a dataset that lists none: the test methods (annotated `@Test`, or JUnit 3
 /// `test…` methods) that the fix adds or changes.
 fn derived_pov_tests(
@@ -485,22 +522,9 @@ fn derived_pov_tests(
         let Ok(text) = repo.show(commit, path) else {
             continue;
         };
-        let source = avrlab_java::parse(&text);
         for file in &patch.files {
-            for (a, b) in changed_ranges(&file.hunks, false) {
-                let range = avrlab_java::LineRange::new(a as usize, b as usize);
-                let Some(method) = avrlab_java::enclosing_method(&source, range) else {
-                    continue;
-                };
-                let head = &text[method.bytes.start
-                    ..method.body.as_ref().map_or(method.bytes.end, |b| b.start)];
-                let is_test = head.contains("@Test")
-                    || head.contains("@ParameterizedTest")
-                    || method.name.starts_with("test");
-                if !is_test {
-                    continue;
-                }
-                if let Ok(name) = TestName::parse_method(&format!("{class}#{}", method.name))
+            for method in changed_test_methods(&text, &file.hunks) {
+                if let Ok(name) = TestName::parse_method(&format!("{class}#{method}"))
                     && !tests.contains(&name)
                 {
                     tests.push(name);
@@ -582,6 +606,22 @@ mod tests {
         let hunks = &patch.files[0].hunks;
         assert_eq!(changed_ranges(hunks, true), [(2, 2), (4, 3), (6, 6)]);
         assert_eq!(changed_ranges(hunks, false), [(2, 2), (4, 4), (7, 6)]);
+    }
+
+    /// A hunk that adds two test methods at once yields both (before, a range spanning several
+    /// methods yielded none), and not the helper it adds; a changed line inside one yields it.
+    #[test]
+    fn every_test_method_a_hunk_adds_or_changes_is_found() {
+        let new = "class T {\n  public void testOld() {\n    b();\n  }\n\n  public void testKept() {\n    k();\n  }\n\n  @Test\n  public void added1() {\n    x();\n  }\n\n  public void testAdded2() {\n    y();\n  }\n\n  private void helper() {\n  }\n}\n";
+        let diff = "--- a/T.java\n+++ b/T.java\n\
+            @@ -2,4 +2,3 @@\n   public void testOld() {\n-    a();\n-    gone();\n+    b();\n   }\n\
+            @@ -9,2 +8,14 @@\n   }\n+\n+  @Test\n+  public void added1() {\n+    x();\n+  }\n+\n\
+            +  public void testAdded2() {\n+    y();\n+  }\n+\n+  private void helper() {\n+  }\n }\n";
+        let patch = Patch::parse(diff).unwrap();
+        assert_eq!(
+            changed_test_methods(new, &patch.files[0].hunks),
+            ["testOld", "added1", "testAdded2"]
+        );
     }
 
     #[test]

@@ -281,6 +281,20 @@ pub(crate) fn baseline_path(
     parts.push(format!("extra args: {}", task.build.extra_args.len()));
     parts.extend(task.build.extra_args.iter().cloned());
     parts.push(jdk.to_string());
+    // Baselines taken while the tests' temporary folder was `/tmp` are not this environment's.
+    parts.push(format!("test tmpdir: {}", avrlab_exec::TEST_TMPDIR));
+    // Only where it applies.
+    if let Some(older) = &task.build.older_api {
+        parts.push(format!("release: {}", older.release));
+        parts.push(format!(
+            "test runtime: {}",
+            older
+                .test_runtime
+                .as_ref()
+                .map(|home| home.display().to_string())
+                .unwrap_or_default()
+        ));
+    }
     for part in parts {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());

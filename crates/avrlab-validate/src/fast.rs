@@ -1512,6 +1512,7 @@ mod tests {
             jdk: 17,
             module: ".".into(),
             extra_args: vec![],
+            older_api: None,
         };
         let maven = |sandbox| {
             let settings = MavenSettings {

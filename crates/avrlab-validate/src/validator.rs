@@ -83,12 +83,30 @@ impl MavenOracle {
     /// The stored baseline of a warmed-up task: which regression tests are excluded, and the JDK
     /// it builds with (with the substitution, when there is one).
     pub fn baseline(&self, task: &Task) -> Result<(Option<Baseline>, String), ValidateError> {
+        let pristine = self.config.work_root.join("pristine").join(&task.id);
+        // The task as it was prepared: what its state calls for is part of the baseline's key.
+        let mut task = task.clone();
+        if task.build.older_api.is_none() && pristine.is_dir() {
+            task.build.older_api =
+                avrlab_exec::plan_older_api(&pristine, &task.build, &self.config.maven).map_err(
+                    |source| ValidateError::Maven {
+                        task: task.id.clone(),
+                        source,
+                    },
+                )?;
+        }
+        let task = &task;
         let maven = self.maven(task)?;
-        let jdk = maven.substitution().map_or_else(
+        let mut jdk = maven.substitution().map_or_else(
             || format!("JDK {}", maven.jdk().major),
             |_| format!("JDK {} for {}", maven.jdk().major, task.build.jdk),
         );
-        let pristine = self.config.work_root.join("pristine").join(&task.id);
+        if let Some(release) = maven.release() {
+            jdk.push_str(&format!(" at --release {release}"));
+        }
+        if let Some(runtime) = maven.test_runtime() {
+            jdk.push_str(&format!(", tests on {}", runtime.major));
+        }
         let path = self.baseline_path(task, &pristine, maven.jdk().major)?;
         Ok((baseline::load(&path), jdk))
     }
@@ -127,6 +145,7 @@ pub(crate) fn materialize_pristine(
     task: &Task,
     work_root: &Path,
     mirrors: Option<&Path>,
+    maven: &MavenSettings,
 ) -> Result<PreparedTask, ValidateError> {
     let pristine = work_root.join("pristine").join(&task.id);
     let workspace_err = |source| ValidateError::Workspace {
@@ -138,8 +157,16 @@ pub(crate) fn materialize_pristine(
     materialize_task(task, &pristine, mirrors)?;
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).
-    let build_notes =
-        avrlab_exec::adapt_build_files(&pristine, task.build.jdk).map_err(|source| {
+    let build_notes = avrlab_exec::adapt_build_files(&pristine, task.build.jdk, &maven.repository)
+        .map_err(|source| ValidateError::Maven {
+            task: task.id.clone(),
+            source,
+        })?;
+    // Where the substitute's own API breaks the build, the task compiles against its own Java
+    // version's API, and its tests may need an older runtime (recorded in every compile log).
+    let mut task = task.clone();
+    task.build.older_api =
+        avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(|source| {
             ValidateError::Maven {
                 task: task.id.clone(),
                 source,
@@ -148,7 +175,7 @@ pub(crate) fn materialize_pristine(
     // Read-only on disk from now on: nothing that runs later (as this user) can change the state
     // every workspace of the task starts from. Sandboxed runs do not see it at all.
     seal_tree(&pristine).map_err(workspace_err)?;
-    Ok(PreparedTask::new(task.clone(), pristine)?.with_build_notes(build_notes))
+    Ok(PreparedTask::new(task, pristine)?.with_build_notes(build_notes))
 }
 
 impl Oracle for MavenOracle {
@@ -157,7 +184,12 @@ impl Oracle for MavenOracle {
     }
 
     fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
-        materialize_pristine(task, &self.config.work_root, self.config.mirrors.as_deref())
+        materialize_pristine(
+            task,
+            &self.config.work_root,
+            self.config.mirrors.as_deref(),
+            &self.config.maven,
+        )
     }
 
     /// Warms the shared dependency cache by building a copy of the pristine state once per

@@ -13,6 +13,7 @@ mod feature;
 mod fork_per_class;
 mod html_report;
 mod multi_module;
+mod older_api;
 mod predictions;
 mod prompts;
 mod real;

