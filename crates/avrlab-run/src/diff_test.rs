@@ -497,6 +497,7 @@ fn method_texts(text: &str) -> Vec<(MethodKey, String)> {
 fn package_of(text: &str) -> Option<String> {
     let source = avrlab_java::parse(text);
     avrlab_java::preorder(source.root())
+        .map(|(node, _)| node)
         .find(|n| n.kind() == "package_declaration")
         .map(|n| {
             source
@@ -528,7 +529,7 @@ pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
             continue;
         };
         let source = avrlab_java::parse(&text);
-        for node in avrlab_java::preorder(source.root()) {
+        for (node, parent) in avrlab_java::preorder(source.root()) {
             match node.kind() {
                 "string_literal" => {
                     if let Some(value) = unquote(source.node_text(node)) {
@@ -549,8 +550,7 @@ pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
                     };
                     if let Some(value) = value {
                         // A literal after a minus sign is the negative number the test means.
-                        let negative = node
-                            .parent()
+                        let negative = parent
                             .filter(|p| p.kind() == "unary_expression")
                             .is_some_and(|p| source.node_text(p).trim_start().starts_with('-'));
                         let value = if negative { -value } else { value };

@@ -226,8 +226,9 @@ public final class Main {
     private static String execute(Version version, Inputs.Input input, Path scratchBase, List<String> fileNames,
             long callMillis) throws IOException, InterruptedException {
         Path scratch = scratchBase.resolveSibling(scratchBase.getFileName() + "-" + version.name() + "-" + System.nanoTime());
-        Files.createDirectories(scratch);
+        // Only an input that names files gets a scratch folder (making one per call costs).
         if (input.usesScratch()) {
+            Files.createDirectories(scratch);
             Scratch.populate(scratch, fileNames);
         }
         String[] shown = {"no result"};
@@ -256,7 +257,9 @@ public final class Main {
         if (input.usesScratch()) {
             out.append(" | files ").append(Scratch.list(scratch));
         }
-        Scratch.delete(scratch);
+        if (input.usesScratch()) {
+            Scratch.delete(scratch);
+        }
         return Observe.cut(out.toString().replace(scratch.toString(), "$SCRATCH"));
     }
 
