@@ -210,7 +210,8 @@ impl Maven {
         // A project of nothing but the dependency, for Maven to resolve (in the module folder
         // Maven commands of this task run in).
         let project = staging.join("resolve");
-        let module = project.join(self.module());
+        // (`.` dropped: `create_dir_all` refuses a path that ends in it.)
+        let module: PathBuf = project.join(self.module()).components().collect();
         std::fs::create_dir_all(&module).map_err(io(&module))?;
         let mut coordinates = JQWIK.split(':');
         let (group, artifact, version) = (
