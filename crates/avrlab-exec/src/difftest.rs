@@ -149,7 +149,10 @@ impl DiffTestRequest {
             ("reference", &self.reference),
             ("candidate", &self.candidate),
         ] {
-            lines.push(format!("version\t{name}\t{}", escape(&path.to_string_lossy())));
+            lines.push(format!(
+                "version\t{name}\t{}",
+                escape(&path.to_string_lossy())
+            ));
         }
         lines.extend(
             self.classpath
@@ -161,7 +164,11 @@ impl DiffTestRequest {
                 .iter()
                 .map(|(class, method)| format!("target\t{}\t{}", escape(class), escape(method))),
         );
-        lines.extend(self.strings.iter().map(|s| format!("string\t{}", escape(s))));
+        lines.extend(
+            self.strings
+                .iter()
+                .map(|s| format!("string\t{}", escape(s))),
+        );
         lines.extend(self.numbers.iter().map(|n| format!("number\t{n}")));
         lines.join("\n") + "\n"
     }

@@ -259,8 +259,11 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .map(|d| d.candidate_id)
             .filter(|c| !overruled.contains(c.as_str()))
             .collect();
-        let divergent_of =
-            |g: &GenerationRow| g.candidate_id.as_ref().is_some_and(|c| divergent.contains(c));
+        let divergent_of = |g: &GenerationRow| {
+            g.candidate_id
+                .as_ref()
+                .is_some_and(|c| divergent.contains(c))
+        };
         let correct = |g: &GenerationRow| {
             plausible(g)
                 && !divergent_of(g)

@@ -49,7 +49,7 @@ impl Default for DiffTestConfig {
         Self {
             seed: 1,
             budget: Duration::from_secs(20),
-            inputs_per_method: 300,
+            inputs_per_method: 1000,
             call_timeout: Duration::from_secs(1),
             include_proven: false,
             tester_cache: crate::work_dir::cache_dir().join("difftest"),
@@ -78,6 +78,38 @@ pub enum DiffTestError {
     /// A task could not be prepared (materialized, warmed up).
     #[error("task {task}: {message}")]
     Task { task: String, message: String },
+}
+
+impl DiffTestError {
+    /// The user's input is at fault (an unknown or unvalidated run, a store that is not one),
+    /// not the machine.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            Self::Store(e) => matches!(
+                e,
+                StoreError::NotADatabase(_)
+                    | StoreError::NotAStore(_)
+                    | StoreError::Version { .. }
+                    | StoreError::UnknownCandidate { .. }
+            ),
+            Self::UnknownRun(_) | Self::NotValidated(_) => true,
+            Self::Tester { .. } | Self::Task { .. } => false,
+        }
+    }
+}
+
+/// What `avrlab diff-test` does: opens the store, compares the run's plausible candidates and
+/// returns the table.
+pub fn diff_test_store(
+    store: &Path,
+    run_id: &str,
+    (benchmark, validator): (&Benchmark, &ValidatorConfig),
+    config: &DiffTestConfig,
+    progress: &dyn Progress,
+) -> Result<String, DiffTestError> {
+    let mut store = Store::open(store)?;
+    let lines = diff_test_run(&mut store, run_id, benchmark, validator, config, progress)?;
+    Ok(render_lines(run_id, &lines))
 }
 
 /// One candidate's line of the result.
@@ -316,15 +348,10 @@ fn compare(
     let bytes = match (&run.answer, run.exit) {
         (Ok(bytes), _) => bytes,
         (Err(why), ExitKind::TimedOut) => {
-            return Err(format!(
-                "the differential tester ran out of time ({why})"
-            ));
+            return Err(format!("the differential tester ran out of time ({why})"));
         }
         (Err(why), exit) => {
-            return Err(format!(
-                "{why} (exit {exit:?}): {}",
-                last_line(&run.log)
-            ));
+            return Err(format!("{why} (exit {exit:?}): {}", last_line(&run.log)));
         }
     };
     read_answer(bytes, candidate_id, config)
@@ -382,7 +409,11 @@ fn read_answer(
         "divergent_on_vulnerable_inputs" => Differential::DivergentOnVulnerableInputs,
         "no_divergence" => Differential::NoDivergence,
         "not_applicable" => return Err(answer.reason),
-        other => return Err(format!("the differential tester's verdict `{other}` is unknown")),
+        other => {
+            return Err(format!(
+                "the differential tester's verdict `{other}` is unknown"
+            ));
+        }
     };
     let diverged = matches!(
         verdict,
@@ -712,7 +743,11 @@ mod tests {
             "methods":["C.f(int)"],"budget_exhausted":true}"#;
         let row = read_answer(plain, "c", &config).unwrap();
         assert_eq!(row.verdict, Differential::NoDivergence);
-        assert!(row.reason.contains("ran out after 3 inputs"), "{}", row.reason);
+        assert!(
+            row.reason.contains("ran out after 3 inputs"),
+            "{}",
+            row.reason
+        );
         assert!(read_answer(b"not json", "c", &config).is_err());
     }
 }

@@ -9,7 +9,8 @@ mod store;
 mod study;
 
 pub use avrlab_core::{
-    AuditLabel, Correctness, Differential, Extraction, ReviewDecision, RunMode, TestGroupResult, UnknownWord,
+    AuditLabel, Correctness, Differential, Extraction, ReviewDecision, RunMode, TestGroupResult,
+    UnknownWord,
 };
 pub use differential::{DifferentialRow, WitnessRow};
 pub use merge::{MergeError, Merged};

@@ -84,7 +84,13 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
     );
 
     let started = std::time::Instant::now();
-    let mut diff_test = vec!["diff-test", "fixtures", "--include-proven", "--budget", "20"];
+    let mut diff_test = vec![
+        "diff-test",
+        "fixtures",
+        "--include-proven",
+        "--budget",
+        "10",
+    ];
     diff_test.extend(common);
     let output = avrlab(dir.path(), &diff_test);
     let (stdout, stderr) = text(&output);
@@ -104,7 +110,9 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
     assert_eq!(rows.len(), kinds.len(), "every candidate has a result");
     let mut tally: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (id, verdict, witness) in &rows {
-        *tally.entry((kinds[id].clone(), verdict.clone())).or_default() += 1;
+        *tally
+            .entry((kinds[id].clone(), verdict.clone()))
+            .or_default() += 1;
         if verdict.starts_with("Divergent") {
             assert!(witness.is_some(), "{id} diverged with a witness");
         }

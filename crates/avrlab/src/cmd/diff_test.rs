@@ -1,17 +1,13 @@
-//! `avrlab diff-test RUN`: each plausible candidate of a run against the reference fix, on
-//! generated inputs (the workflow is `avrlab_run::diff_test`).
+//! `avrlab diff-test RUN`: the run's plausible candidates against the reference fix, on generated
+//! inputs (the workflow is `avrlab_run::diff_test`).
 
 use std::process::ExitCode;
-use std::time::Duration;
 
-use avrlab_run::diff_test::{DiffTestConfig, DiffTestError, diff_test_run, render_lines};
-use avrlab_store::Store;
+use avrlab_run::diff_test::{DiffTestConfig, diff_test_store};
 
+use super::Failure;
 use super::options::{StoreArg, ValidationOptions};
-use super::{Failure, store_failure};
-use crate::progress::StderrProgress;
 
-/// Arguments of `avrlab diff-test`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The validated run whose plausible candidates to compare.
@@ -19,9 +15,6 @@ pub struct Args {
     /// Seconds of generated inputs per candidate.
     #[arg(long, default_value_t = 20)]
     pub budget: u64,
-    /// The seed every input is drawn from.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Also compare candidates proven Exact or Equivalent (they must never diverge).
     #[arg(long)]
     pub include_proven: bool,
@@ -32,25 +25,25 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (engine, _work) = args.validation.engine(false)?;
+    let budget = std::time::Duration::from_secs(args.budget);
+    let (include_proven, benchmark) = (args.include_proven, args.validation.benchmark()?);
     let config = DiffTestConfig {
-        seed: args.seed,
-        budget: Duration::from_secs(args.budget),
-        include_proven: args.include_proven,
+        budget,
+        include_proven,
         ..DiffTestConfig::default()
     };
-    let benchmark = args.validation.benchmark()?;
-    let progress = StderrProgress::new();
-    let lines = diff_test_run(&mut store, &args.run, &benchmark, &engine.validator, &config, &progress)
-        .map_err(|e| match e {
-            DiffTestError::Store(e) => store_failure(e),
-            DiffTestError::UnknownRun(_) | DiffTestError::NotValidated(_) => Failure::input(e),
-            other => Failure::infrastructure(other),
+    let progress = crate::progress::StderrProgress::new();
+    let task_side = (&benchmark, &engine.validator);
+    let table = diff_test_store(&args.store.path, &args.run, task_side, &config, &progress)
+        .map_err(|e| {
+            if e.is_bad_input() {
+                Failure::input(e)
+            } else {
+                Failure::infrastructure(e)
+            }
         })?;
     #[expect(clippy::print_stdout, reason = "the table is the command's output")]
-    {
-        print!("{}", render_lines(&args.run, &lines));
-    }
+    let () = print!("{table}");
     Ok(ExitCode::SUCCESS)
 }
