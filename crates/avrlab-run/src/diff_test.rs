@@ -563,13 +563,12 @@ pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
         for (node, parent) in avrlab_java::preorder(source.root()) {
             match node.kind() {
                 "string_literal" => {
-                    if let Some(value) = unquote(source.node_text(node)) {
-                        if value.chars().count() <= MAX_STRING_CHARS
-                            && !strings.contains(&value)
-                            && strings.len() < MAX_STRINGS
-                        {
-                            strings.push(value);
-                        }
+                    if let Some(value) = unquote(source.node_text(node))
+                        && value.chars().count() <= MAX_STRING_CHARS
+                        && !strings.contains(&value)
+                        && strings.len() < MAX_STRINGS
+                    {
+                        strings.push(value);
                     }
                 }
                 "decimal_integer_literal" | "hex_integer_literal" => {
