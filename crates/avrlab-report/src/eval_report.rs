@@ -607,6 +607,33 @@ mod tests {
             (0, 1, 1, 2)
         );
         assert_eq!(report.matrix["b"], [TaskCell::Correct]);
+        // Differential testing finds b1 Divergent: not correct any more, until an auditor's note
+        // says why the divergence does not matter.
+        let divergent = avrlab_store::DifferentialRow {
+            candidate_id: "b1".into(),
+            verdict: avrlab_core::Differential::Divergent,
+            reason: String::new(),
+            seed: 1,
+            inputs: 3,
+            divergent_inputs: 1,
+            vulnerable_inputs: 0,
+            seconds: 1.0,
+            budget_seconds: 20.0,
+            methods: Vec::new(),
+            witness: None,
+        };
+        store.record_differential("e", &divergent).unwrap();
+        let divergent_report = build_eval_report(&store, &["e".into()]).unwrap();
+        let m = &divergent_report.models[0];
+        assert_eq!((m.audited_correct, m.correct_tasks), (0, 1));
+        let noted = AuditRow {
+            note: "differs only in the exception message".into(),
+            ..label("bo", AuditLabel::Correct)
+        };
+        store.record_audits("e", &[noted]).unwrap();
+        let noted_report = build_eval_report(&store, &["e".into()]).unwrap();
+        let m = &noted_report.models[0];
+        assert_eq!((m.audited_correct, m.correct_tasks), (1, 2));
         let markdown = crate::render(&report, crate::ReportFormat::Markdown);
         assert!(
             markdown.contains("1 plausible candidates audited by hand (1 correct)"),
