@@ -611,7 +611,7 @@ mod tests {
         // says why the divergence does not matter.
         let divergent = avrlab_store::DifferentialRow {
             candidate_id: "b1".into(),
-            verdict: avrlab_core::Differential::Divergent,
+            verdict: Differential::Divergent,
             reason: String::new(),
             seed: 1,
             inputs: 3,
