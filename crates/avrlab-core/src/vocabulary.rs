@@ -249,6 +249,26 @@ impl Correctness {
 }
 
 vocabulary! {
+    /// What differential testing against the reference fix showed of a plausible candidate: the
+    /// methods it or the fix changed, called on generated inputs in both versions (and in the
+    /// vulnerable state, to tell what the fix is meant to change).
+    Differential, "differential verdict" {
+        /// On some input the candidate shows something other than the reference fix, where the
+        /// fix behaves as the vulnerable state did, or where the candidate still does: evidence
+        /// that it is wrong (it never counts correct without an auditor).
+        Divergent => "Divergent",
+        /// It differs only on inputs the fix itself changes (the vulnerability's inputs), and
+        /// there blocks them otherwise than the fix — another exception, another safe value:
+        /// weaker evidence, for an auditor to judge.
+        DivergentOnVulnerableInputs => "DivergentOnVulnerableInputs",
+        /// Every input tried showed the same in both versions.
+        NoDivergence => "NoDivergence",
+        /// Not compared (with the reason): a version does not compile, no input could be made.
+        NotApplicable => "NotApplicable",
+    }
+}
+
+vocabulary! {
     /// A person's judgement of a plausible candidate that no automatic check proved correct.
     AuditLabel, "audit label" {
         /// It fixes the vulnerability as the reference does (semantically).
@@ -315,6 +335,7 @@ mod tests {
             RunMode,
             Extraction,
             Correctness,
+            Differential,
             AuditLabel,
             ReviewDecision,
             TestGroupResult

@@ -1,11 +1,12 @@
 //! Everything in avrlab that starts a process goes through this crate: the bubblewrap sandbox and
 //! its resource limits, timeouts that kill whole process trees, output caps, JDK discovery, the
-//! Maven driver, Surefire report parsing, git checkouts, and the headless browser that checks HTML
+//! Maven driver, the differential tester's helper JVM, Surefire report parsing, git checkouts, and the headless browser that checks HTML
 //! reports.
 
 mod access;
 mod browser;
 mod cgroup;
+mod difftest;
 mod fastpath;
 mod fork_relay;
 mod git;
@@ -24,6 +25,7 @@ mod surefire;
 
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
 pub use cgroup::cgroup_delegation;
+pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK};
 pub use fastpath::{
     ARCHIVE_FILE, CompileReply, CompiledClasses, CompilerSession, FastBuild, FastPathError,
     FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest,

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use avrlab_core::{Outcome, RunConfig};
+use avrlab_core::{Differential, Outcome, RunConfig};
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
 use avrlab_store::{AuditLabel, AuditRow, Extraction, GenerationRow, RunMode, Store, StoreError};
 use serde::Serialize;
@@ -245,8 +245,28 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
                 .as_deref()
                 .and_then(|c| labels.get(c).copied())
         };
+        // A candidate that differential testing found Divergent is never counted correct, unless
+        // an auditor labelled it correct with a note (the note says why the divergence is fine).
+        let overruled: BTreeSet<&str> = audits
+            .iter()
+            .filter(|a| a.label == AuditLabel::Correct && !a.note.trim().is_empty())
+            .map(|a| a.candidate_id.as_str())
+            .collect();
+        let divergent: BTreeSet<String> = store
+            .differentials(run_id)?
+            .into_iter()
+            .filter(|d| d.verdict == Differential::Divergent)
+            .map(|d| d.candidate_id)
+            .filter(|c| !overruled.contains(c.as_str()))
+            .collect();
+        let divergent_of = |g: &GenerationRow| {
+            g.candidate_id
+                .as_ref()
+                .is_some_and(|c| divergent.contains(c))
+        };
         let correct = |g: &GenerationRow| {
             plausible(g)
+                && !divergent_of(g)
                 && (g.correct.is_proven() || label_of(g) == Some(Some(AuditLabel::Correct)))
         };
 
@@ -317,7 +337,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .count();
         let audited_correct = not_proven
             .iter()
-            .filter(|g| label_of(g) == Some(Some(AuditLabel::Correct)))
+            .filter(|g| label_of(g) == Some(Some(AuditLabel::Correct)) && !divergent_of(g))
             .count();
         let disputed = not_proven
             .iter()
@@ -587,6 +607,33 @@ mod tests {
             (0, 1, 1, 2)
         );
         assert_eq!(report.matrix["b"], [TaskCell::Correct]);
+        // Differential testing finds b1 Divergent: not correct any more, until an auditor's note
+        // says why the divergence does not matter.
+        let divergent = avrlab_store::DifferentialRow {
+            candidate_id: "b1".into(),
+            verdict: Differential::Divergent,
+            reason: String::new(),
+            seed: 1,
+            inputs: 3,
+            divergent_inputs: 1,
+            vulnerable_inputs: 0,
+            seconds: 1.0,
+            budget_seconds: 20.0,
+            methods: Vec::new(),
+            witness: None,
+        };
+        store.record_differential("e", &divergent).unwrap();
+        let divergent_report = build_eval_report(&store, &["e".into()]).unwrap();
+        let m = &divergent_report.models[0];
+        assert_eq!((m.audited_correct, m.correct_tasks), (0, 1));
+        let noted = AuditRow {
+            note: "differs only in the exception message".into(),
+            ..label("bo", AuditLabel::Correct)
+        };
+        store.record_audits("e", &[noted]).unwrap();
+        let noted_report = build_eval_report(&store, &["e".into()]).unwrap();
+        let m = &noted_report.models[0];
+        assert_eq!((m.audited_correct, m.correct_tasks), (1, 2));
         let markdown = crate::render(&report, crate::ReportFormat::Markdown);
         assert!(
             markdown.contains("1 plausible candidates audited by hand (1 correct)"),

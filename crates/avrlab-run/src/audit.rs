@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_core::{Outcome, TestStatus};
 use avrlab_stats::{Kappa, KappaError, cohen_kappa};
-use avrlab_store::{AuditLabel, AuditRow, RunMode, Store, StoreError};
+use avrlab_store::{AuditLabel, AuditRow, DifferentialRow, RunMode, Store, StoreError};
 use serde::{Deserialize, Serialize};
 
 /// One candidate waiting for (or holding) audit labels.
@@ -24,6 +24,9 @@ pub struct AuditItem {
     /// Why the fast path flagged the candidate for Maven (what its code reached for); such a
     /// candidate comes first in the queue.
     pub flags: Vec<String>,
+    /// What differential testing against the reference fix showed (`avrlab diff-test`), if it
+    /// ran: a divergent candidate comes with its witness, so the auditor sees at once why.
+    pub differential: Option<DifferentialRow>,
 }
 
 /// Why an audit step failed.
@@ -94,6 +97,11 @@ pub fn queue(
         .filter(|(_, row)| !row.flags.is_empty())
         .map(|(id, row)| (id, row.flags))
         .collect();
+    let mut differential: HashMap<String, DifferentialRow> = store
+        .differentials(run_id)?
+        .into_iter()
+        .map(|row| (row.candidate_id.clone(), row))
+        .collect();
     let mut items = Vec::new();
     for verdict in store.verdicts(run_id)? {
         if verdict.outcome != Outcome::Plausible
@@ -117,6 +125,7 @@ pub fn queue(
                 .get(&verdict.candidate_id)
                 .cloned()
                 .unwrap_or_default(),
+            differential: differential.remove(&verdict.candidate_id),
             candidate_id: verdict.candidate_id,
             task: verdict.task,
             label: verdict.label,
@@ -287,8 +296,12 @@ pub fn render_queue(items: &[AuditItem]) -> String {
         } else {
             format!("\tflagged: {}", item.flags.join("; "))
         };
+        let differential = item
+            .differential
+            .as_ref()
+            .map_or(String::new(), |d| format!("\t{}", d.verdict));
         text.push_str(&format!(
-            "{}\t{}\t{}\t{} tests passed{flagged}\n",
+            "{}\t{}\t{}\t{} tests passed{differential}{flagged}\n",
             item.candidate_id,
             item.task,
             item.label,
@@ -316,6 +329,22 @@ pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str
             "--- flagged by the fast path (Maven re-judged it): {}\n",
             item.flags.join("; ")
         ));
+    }
+    if let Some(d) = &item.differential {
+        text.push_str(&format!(
+            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{})\n",
+            d.verdict,
+            d.inputs,
+            d.seconds,
+            if d.reason.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", d.reason)
+            }
+        ));
+        if let Some(w) = &d.witness {
+            text.push_str(&crate::diff_test::witness_text(w, ""));
+        }
     }
     text
 }

@@ -1,11 +1,12 @@
 //! The run library behind the command line: reading candidate files, running validations on
 //! parallel workers into the results store (resumably), the workflows the subcommands call (eval,
-//! replay, study, curate, transform, feature scoring, audit), and summaries of runs.
+//! replay, study, curate, transform, feature scoring, audit, differential testing), and summaries of runs.
 
 pub mod audit;
 pub mod command_runner;
 pub mod curate;
 pub mod curate_tables;
+pub mod diff_test;
 pub mod engine;
 pub mod eval;
 #[cfg(test)]

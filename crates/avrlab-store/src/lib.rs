@@ -2,14 +2,17 @@
 //! and per-test results. A verdict is written in one transaction as soon as it lands, so a run
 //! killed at any moment loses nothing already decided and can be resumed.
 
+mod differential;
 mod merge;
 mod schema;
 mod store;
 mod study;
 
 pub use avrlab_core::{
-    AuditLabel, Correctness, Extraction, ReviewDecision, RunMode, TestGroupResult, UnknownWord,
+    AuditLabel, Correctness, Differential, Extraction, ReviewDecision, RunMode, TestGroupResult,
+    UnknownWord,
 };
+pub use differential::{DifferentialRow, WitnessRow};
 pub use merge::{MergeError, Merged};
 pub use store::{
     AuditRow, CandidateRow, EngineRow, FeatureScoreRow, GenerationRow, NewCandidate, NewRun,

@@ -16,11 +16,12 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V4_STUDIES),
         M::up(V5_FEATURE_SCORES),
         M::up(V6_ENGINE_FLAGS),
+        M::up(V7_DIFFERENTIAL),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 6;
+pub(crate) const SCHEMA_VERSION: i64 = 7;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -189,4 +190,33 @@ CREATE TABLE feature_scores (
 /// run time or adds in its diff), one reason a line; empty when it was not.
 const V6_ENGINE_FLAGS: &str = r#"
 ALTER TABLE engines ADD COLUMN flags TEXT NOT NULL DEFAULT '';
+"#;
+
+/// Version 7: what differential testing against the reference fix showed of a plausible candidate
+/// (`avrlab diff-test`): its verdict, the inputs tried and the time taken, and for a divergence
+/// the witness — the method, the input, what each version showed — with the seeds that make it
+/// again.
+const V7_DIFFERENTIAL: &str = r#"
+CREATE TABLE differential (
+    run_id             TEXT NOT NULL,
+    candidate_id       TEXT NOT NULL,
+    verdict            TEXT NOT NULL,
+    reason             TEXT NOT NULL,
+    seed               INTEGER NOT NULL,
+    inputs             INTEGER NOT NULL,
+    divergent_inputs   INTEGER NOT NULL,
+    vulnerable_inputs  INTEGER NOT NULL,
+    seconds            REAL NOT NULL,
+    budget_seconds     REAL NOT NULL,
+    methods            TEXT NOT NULL,
+    witness_method     TEXT,
+    witness_input      TEXT,
+    witness_reference  TEXT,
+    witness_candidate  TEXT,
+    witness_vulnerable TEXT,
+    witness_input_seed INTEGER,
+    tested_at          TEXT NOT NULL,
+    PRIMARY KEY (run_id, candidate_id),
+    FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
+);
 "#;

@@ -6,6 +6,7 @@ mod bad_input;
 mod baseline;
 mod candidates;
 mod common;
+mod differential;
 mod eval;
 mod fail_first;
 mod fast;

@@ -8,6 +8,7 @@ mod ask;
 mod audit;
 mod bench;
 mod curate;
+mod diff_test;
 mod eval;
 mod feature;
 mod merge;
@@ -127,6 +128,8 @@ enum Command {
     /// Label plausible candidates that no check proved correct, by hand; exchange labels;
     /// compare two auditors (Cohen's kappa).
     Audit(audit::Args),
+    /// Compare each plausible candidate of a run with the reference fix on generated inputs.
+    DiffTest(diff_test::Args),
     /// List, show and check out benchmark tasks.
     Bench(bench::Args),
     /// Validate candidates (or the benchmark's own reference fixes) by building and testing them.
@@ -169,6 +172,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Mirror(args) => mirror::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::DiffTest(args) => diff_test::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
         Command::Slurm(args) => slurm::run(args),

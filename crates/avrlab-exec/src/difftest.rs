@@ -1,0 +1,429 @@
+//! The differential tester's process side: building the Java helper of `java/difftest` (with the
+//! task's JDK, against jqwik fetched from Maven Central), and running it on three versions of a
+//! project — the vulnerable state, the reference fix and a candidate — in the same sandbox as
+//! candidates' tests. The helper's answer is a JSON file that code under test could have written,
+//! so it is returned as bounded bytes for the caller to parse, never trusted as a regular file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use avrlab_core::{UntrustedFileError, read_untrusted_file};
+use sha2::{Digest, Sha256};
+
+use crate::maven::{Maven, MavenError, combined_log, last_error_line};
+use crate::process::{ExitKind, ProcessError, RunSpec, run};
+use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
+
+/// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
+const SOURCES: [(&str, &str); 5] = [
+    (
+        "avrlab/difftest/Main.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
+    ),
+    (
+        "avrlab/difftest/Inputs.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Inputs.java"),
+    ),
+    (
+        "avrlab/difftest/Recipe.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Recipe.java"),
+    ),
+    (
+        "avrlab/difftest/Observe.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Observe.java"),
+    ),
+    (
+        "avrlab/difftest/Scratch.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Scratch.java"),
+    ),
+];
+
+/// The property-based engine whose generators make the inputs (Maven Central; JDK 8 or newer).
+pub const JQWIK: &str = "net.jqwik:jqwik-engine:1.9.3";
+
+/// The largest answer read from the helper; a bigger file is not an answer.
+const MAX_ANSWER_BYTES: u64 = 256 << 10;
+
+/// The helper, built: its classes and jqwik's class path, as the sandbox sees them.
+#[derive(Debug, Clone)]
+pub struct DiffTester {
+    classes: PathBuf,
+    classpath: Vec<PathBuf>,
+}
+
+/// Why the differential tester could not be built or run (infrastructure, never a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum DiffTestError {
+    /// Maven could not be driven.
+    #[error(transparent)]
+    Maven(#[from] MavenError),
+    /// A process could not be run.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    /// jqwik could not be fetched from Maven Central.
+    #[error("fetch {JQWIK} from Maven Central: {0}")]
+    Fetch(String),
+    /// The helper did not compile (a bug in avrlab, or a JDK without javac).
+    #[error("compile the differential tester: {0}")]
+    Build(String),
+    /// A file operation failed.
+    #[error("use {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DiffTestError + '_ {
+    move |source| DiffTestError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// One comparison: the three versions' module folders, what to call, and the bounds.
+#[derive(Debug, Clone)]
+pub struct DiffTestRequest {
+    /// The tested module of the vulnerable state, of the reference fix and of the candidate.
+    pub vulnerable: PathBuf,
+    pub reference: PathBuf,
+    pub candidate: PathBuf,
+    /// The main sources' class path (dependencies), as the sandbox sees the repository.
+    pub classpath: Vec<PathBuf>,
+    /// `(binary class name, method name)` of every method to call (`<init>` for constructors).
+    pub targets: Vec<(String, String)>,
+    /// Literal values of the task's tests, which seed the generators.
+    pub strings: Vec<String>,
+    pub numbers: Vec<i64>,
+    pub seed: u64,
+    /// Inputs tried per method, at most.
+    pub inputs_per_method: u32,
+    /// Wall time for the inputs (compiling the versions comes on top, bounded by the limits).
+    pub budget: Duration,
+    /// Wall time of one call before it counts as hanging.
+    pub call_timeout: Duration,
+    /// An empty folder the helper may write (compiled classes, scratch files, its answer).
+    pub work: PathBuf,
+}
+
+/// How a comparison ended: the helper's exit, its answer if it left one, and its log.
+#[derive(Debug)]
+pub struct DiffTestRun {
+    pub exit: ExitKind,
+    /// The answer's bytes, or why none could be read.
+    pub answer: Result<Vec<u8>, String>,
+    pub log: String,
+    pub wall: Duration,
+}
+
+/// Escapes a request field: tabs and line breaks would end it.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl DiffTestRequest {
+    /// The request file the helper reads: one `key<TAB>value…` line each.
+    fn render(&self, answer: &Path) -> String {
+        let mut lines = vec![
+            format!("seed\t{}", self.seed),
+            format!("inputs\t{}", self.inputs_per_method),
+            format!("budget_ms\t{}", self.budget.as_millis()),
+            format!("call_ms\t{}", self.call_timeout.as_millis()),
+            format!("work\t{}", escape(&self.work.to_string_lossy())),
+            format!("result\t{}", escape(&answer.to_string_lossy())),
+        ];
+        for (name, path) in [
+            ("vulnerable", &self.vulnerable),
+            ("reference", &self.reference),
+            ("candidate", &self.candidate),
+        ] {
+            lines.push(format!(
+                "version\t{name}\t{}",
+                escape(&path.to_string_lossy())
+            ));
+        }
+        lines.extend(
+            self.classpath
+                .iter()
+                .map(|p| format!("classpath\t{}", escape(&p.to_string_lossy()))),
+        );
+        lines.extend(
+            self.targets
+                .iter()
+                .map(|(class, method)| format!("target\t{}\t{}", escape(class), escape(method))),
+        );
+        lines.extend(
+            self.strings
+                .iter()
+                .map(|s| format!("string\t{}", escape(s))),
+        );
+        lines.extend(self.numbers.iter().map(|n| format!("number\t{n}")));
+        lines.join("\n") + "\n"
+    }
+}
+
+impl Maven {
+    /// A host path as sandboxed commands see it (the inverse of [`Maven::host_path`]).
+    pub fn sandbox_path(&self, host: &Path) -> PathBuf {
+        match host.strip_prefix(&self.settings().repository) {
+            Ok(rest) => self.repository_view().join(rest),
+            Err(_) => host.to_owned(),
+        }
+    }
+
+    /// Builds the differential tester once per source text and JDK (`<cache>/<fingerprint>`):
+    /// resolves jqwik with Maven (sandboxed, with network, like a warm-up), then compiles the
+    /// helper against it.
+    pub fn diff_tester(&self, cache: &Path) -> Result<DiffTester, DiffTestError> {
+        let mut hasher = Sha256::new();
+        hasher.update(JQWIK.as_bytes());
+        for (name, text) in SOURCES {
+            hasher.update(name.as_bytes());
+            hasher.update(text.as_bytes());
+        }
+        hasher.update(self.jdk().home.to_string_lossy().as_bytes());
+        hasher.update(self.repository_view().to_string_lossy().as_bytes());
+        let dir = cache.join(hex::encode(&hasher.finalize()[..12]));
+        let classpath_file = dir.join("classpath.txt");
+        if dir.join("complete").is_file() {
+            let text = std::fs::read_to_string(&classpath_file).map_err(io(&classpath_file))?;
+            let classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
+            if classpath.iter().all(|p| self.host_path(p).is_file()) {
+                return Ok(DiffTester {
+                    classes: dir.join("classes"),
+                    classpath,
+                });
+            }
+        }
+        static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let staging = cache.join(format!(
+            "staging-{}-{}",
+            std::process::id(),
+            BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&staging);
+        // A project of nothing but the dependency, for Maven to resolve (in the module folder
+        // Maven commands of this task run in).
+        let project = staging.join("resolve");
+        // (`.` dropped: `create_dir_all` refuses a path that ends in it.)
+        let module: PathBuf = project.join(self.module()).components().collect();
+        std::fs::create_dir_all(&module).map_err(io(&module))?;
+        let mut coordinates = JQWIK.split(':');
+        let (group, artifact, version) = (
+            coordinates.next().unwrap_or_default(),
+            coordinates.next().unwrap_or_default(),
+            coordinates.next().unwrap_or_default(),
+        );
+        let pom = format!(
+            "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n  <modelVersion>4.0.0</modelVersion>\n  \
+             <groupId>avrlab</groupId>\n  <artifactId>difftest-resolve</artifactId>\n  <version>1</version>\n  \
+             <dependencies>\n    <dependency>\n      <groupId>{group}</groupId>\n      <artifactId>{artifact}</artifactId>\n      \
+             <version>{version}</version>\n    </dependency>\n  </dependencies>\n</project>\n"
+        );
+        let pom_path = module.join("pom.xml");
+        std::fs::write(&pom_path, pom).map_err(io(&pom_path))?;
+        let listed = staging.join("classpath.txt");
+        let policy = SandboxPolicy {
+            mounts: vec![
+                self.repository_mount(true),
+                Mount::ReadWrite(staging.clone()),
+            ],
+            network: true,
+        };
+        let limits = Limits {
+            wall: Duration::from_secs(600),
+            ..self.settings().limits
+        };
+        let args = vec![
+            "dependency:build-classpath".to_owned(),
+            format!("-Dmdep.outputFile={}", listed.display()),
+        ];
+        let result = run(&self.spec(&project, args, policy, limits))?;
+        if !result.exit.success() {
+            return Err(DiffTestError::Fetch(last_error_line(&result)));
+        }
+        let text = std::fs::read_to_string(&listed).map_err(io(&listed))?;
+        let classpath: Vec<PathBuf> = std::env::split_paths(text.trim())
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
+        let mut javac_args = vec![
+            "-nowarn".to_owned(),
+            "-proc:none".to_owned(),
+            "-encoding".to_owned(),
+            "UTF-8".to_owned(),
+            "-cp".to_owned(),
+            join(&classpath)?,
+            "-d".to_owned(),
+            staging.join("classes").display().to_string(),
+        ];
+        for (name, text) in SOURCES {
+            let path = staging.join("src").join(name);
+            std::fs::create_dir_all(path.parent().expect("a file in a folder"))
+                .map_err(io(&path))?;
+            std::fs::write(&path, text).map_err(io(&path))?;
+            javac_args.push(path.display().to_string());
+        }
+        let spec = RunSpec {
+            program: self.jdk().home.join("bin/javac"),
+            args: javac_args,
+            cwd: staging.clone(),
+            env: vec![("LANG".into(), "C.UTF-8".into())],
+            sandbox: self.settings().sandbox,
+            policy: self.with_toolchain(SandboxPolicy {
+                mounts: vec![
+                    self.repository_mount(false),
+                    Mount::ReadWrite(staging.clone()),
+                ],
+                network: false,
+            }),
+            limits: self.settings().limits,
+            stdin: Vec::new(),
+        };
+        let result = run(&spec)?;
+        if !result.exit.success() {
+            return Err(DiffTestError::Build(combined_log(&result)));
+        }
+        let kept = staging.join("classpath.txt");
+        std::fs::write(&kept, join(&classpath)?).map_err(io(&kept))?;
+        std::fs::write(staging.join("complete"), "").map_err(io(&staging))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        match std::fs::rename(&staging, &dir) {
+            Ok(()) => {}
+            Err(_) if dir.join("complete").is_file() => {
+                let _ = std::fs::remove_dir_all(&staging);
+            }
+            Err(e) => return Err(io(&dir)(e)),
+        }
+        Ok(DiffTester {
+            classes: dir.join("classes"),
+            classpath,
+        })
+    }
+
+    /// Runs one comparison in the sandbox: the three versions and the repository read-only, the
+    /// work folder the only writable place, no network, at most 768 MiB of heap.
+    pub fn diff_test(
+        &self,
+        tester: &DiffTester,
+        request: &DiffTestRequest,
+    ) -> Result<DiffTestRun, DiffTestError> {
+        std::fs::create_dir_all(&request.work).map_err(io(&request.work))?;
+        let answer = request.work.join("answer.json");
+        let request_file = request.work.join("request.txt");
+        std::fs::write(&request_file, request.render(&answer)).map_err(io(&request_file))?;
+        let mut classpath = vec![tester.classes.clone()];
+        classpath.extend(tester.classpath.iter().cloned());
+        let home = match self.settings().sandbox {
+            SandboxKind::Bubblewrap => "/tmp".to_owned(),
+            SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
+        };
+        let mut mounts = vec![
+            self.repository_mount(false),
+            Mount::ReadOnly(tester.classes.clone()),
+        ];
+        for version in [&request.vulnerable, &request.reference, &request.candidate] {
+            mounts.push(Mount::ReadOnly(version.clone()));
+        }
+        mounts.push(Mount::ReadWrite(request.work.clone()));
+        // Compiling three versions and starting the JVM come on top of the input budget.
+        let limits = Limits {
+            wall: request.budget + Duration::from_secs(120),
+            memory_bytes: 1 << 30,
+            ..self.settings().limits
+        };
+        let spec = RunSpec {
+            program: self.jdk().home.join("bin/java"),
+            args: vec![
+                "-XX:+DisableAttachMechanism".to_owned(),
+                "-XX:-UsePerfData".to_owned(),
+                "-XX:+UseSerialGC".to_owned(),
+                "-XX:TieredStopAtLevel=1".to_owned(),
+                "-Xmx768m".to_owned(),
+                "-Xss4m".to_owned(),
+                "-cp".to_owned(),
+                join(&classpath)?,
+                "avrlab.difftest.Main".to_owned(),
+                request_file.display().to_string(),
+            ],
+            cwd: request.work.clone(),
+            env: vec![
+                ("HOME".into(), home),
+                ("LANG".into(), "C.UTF-8".into()),
+                (
+                    "PATH".into(),
+                    format!("{}/bin:/usr/bin:/bin", self.jdk().home.display()),
+                ),
+            ]
+            .into_iter()
+            .chain(self.java_launcher_env())
+            .collect(),
+            sandbox: self.settings().sandbox,
+            policy: self.with_toolchain(SandboxPolicy {
+                mounts,
+                network: false,
+            }),
+            limits,
+            stdin: Vec::new(),
+        };
+        let result = run(&spec)?;
+        let answer = match read_untrusted_file(&answer, MAX_ANSWER_BYTES) {
+            Ok(file) => Ok(file.bytes),
+            Err(UntrustedFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err("the differential tester left no answer".to_owned())
+            }
+            Err(e) => Err(format!("the answer file cannot be read: {e}")),
+        };
+        Ok(DiffTestRun {
+            exit: result.exit,
+            answer,
+            log: combined_log(&result),
+            wall: result.wall,
+        })
+    }
+}
+
+fn join(paths: &[PathBuf]) -> Result<String, DiffTestError> {
+    std::env::join_paths(paths)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| DiffTestError::Build(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_fields_keep_tabs_and_line_breaks_inside_one_line() {
+        let request = DiffTestRequest {
+            vulnerable: "/v".into(),
+            reference: "/r".into(),
+            candidate: "/c".into(),
+            classpath: vec![],
+            targets: vec![("a.B".into(), "m".into())],
+            strings: vec!["x\ty\r\nz\\".into()],
+            numbers: vec![-3],
+            seed: 7,
+            inputs_per_method: 10,
+            budget: Duration::from_secs(2),
+            call_timeout: Duration::from_millis(500),
+            work: "/w".into(),
+        };
+        let text = request.render(Path::new("/w/answer.json"));
+        assert!(text.contains("string\tx\\ty\\r\\nz\\\\\n"), "{text}");
+        assert!(text.contains("target\ta.B\tm\n"));
+        assert!(text.contains("number\t-3\n"));
+        assert!(text.contains("budget_ms\t2000\n"));
+    }
+}

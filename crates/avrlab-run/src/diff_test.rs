@@ -1,0 +1,752 @@
+//! Differential testing of plausible candidates against the reference fix (`avrlab diff-test`):
+//! for each `Plausible` candidate of a run, the methods it or the fix changed are called on
+//! generated inputs in the candidate's version and the fix's (and, where they differ, in the
+//! vulnerable state's), inside the sandbox, and the verdict with its witness is stored.
+//!
+//! What divergence is not: inputs on which the vulnerable state and the fix differ are the
+//! vulnerability's. There a candidate that still behaves as the vulnerable state is `Divergent`
+//! (it lets through what the fix blocks), but one that blocks the input otherwise than the fix —
+//! another exception type, another safe value — is only `DivergentOnVulnerableInputs`. Anywhere
+//! else any difference is `Divergent`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use avrlab_bench::{Benchmark, Task, copy_project};
+use avrlab_core::{Differential, Outcome};
+use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, remove_tree};
+use avrlab_store::{DifferentialRow, Store, StoreError, WitnessRow};
+use avrlab_validate::{
+    Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
+};
+use serde::Deserialize;
+
+use crate::engine::Progress;
+use crate::input::from_stored_form;
+use crate::method::correctness;
+
+/// How hard to look, and where the helper is kept.
+#[derive(Debug, Clone)]
+pub struct DiffTestConfig {
+    /// Seeds every input (input `i` of a candidate is drawn from this seed and `i`).
+    pub seed: u64,
+    /// Wall time for one candidate's inputs.
+    pub budget: Duration,
+    /// Inputs per changed method, at most.
+    pub inputs_per_method: u32,
+    /// How long one call may run before it counts as hanging.
+    pub call_timeout: Duration,
+    /// Also compare candidates already proven `Exact` or `Equivalent` (for checking the tester:
+    /// such a candidate must never diverge).
+    pub include_proven: bool,
+    /// Where the helper is built (`~/.cache/avrlab/difftest`).
+    pub tester_cache: PathBuf,
+}
+
+impl Default for DiffTestConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            budget: Duration::from_secs(20),
+            inputs_per_method: 1000,
+            call_timeout: Duration::from_secs(1),
+            include_proven: false,
+            tester_cache: crate::work_dir::cache_dir().join("difftest"),
+        }
+    }
+}
+
+/// Why differential testing could not go on (infrastructure or input; never a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum DiffTestError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The store has no such run.
+    #[error("the store has no run `{0}`")]
+    UnknownRun(String),
+    /// The run has no verdicts yet.
+    #[error("run `{0}` has no verdicts yet: validate it first")]
+    NotValidated(String),
+    /// The differential tester could not be built or run.
+    #[error("task {task}")]
+    Tester {
+        task: String,
+        #[source]
+        source: avrlab_exec::DiffTestError,
+    },
+    /// A task could not be prepared (materialized, warmed up).
+    #[error("task {task}: {message}")]
+    Task { task: String, message: String },
+}
+
+impl DiffTestError {
+    /// The user's input is at fault (an unknown or unvalidated run, a store that is not one),
+    /// not the machine.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            Self::Store(e) => matches!(
+                e,
+                StoreError::NotADatabase(_)
+                    | StoreError::NotAStore(_)
+                    | StoreError::Version { .. }
+                    | StoreError::UnknownCandidate { .. }
+            ),
+            Self::UnknownRun(_) | Self::NotValidated(_) => true,
+            Self::Tester { .. } | Self::Task { .. } => false,
+        }
+    }
+}
+
+/// What `avrlab diff-test` does: opens the store, compares the run's plausible candidates and
+/// returns the table.
+pub fn diff_test_store(
+    store: &Path,
+    run_id: &str,
+    (benchmark, validator): (&Benchmark, &ValidatorConfig),
+    config: &DiffTestConfig,
+    progress: &dyn Progress,
+) -> Result<String, DiffTestError> {
+    let mut store = Store::open(store)?;
+    let lines = diff_test_run(&mut store, run_id, benchmark, validator, config, progress)?;
+    Ok(render_lines(run_id, &lines))
+}
+
+/// One candidate's line of the result.
+#[derive(Debug, Clone)]
+pub struct DiffTestLine {
+    pub task: String,
+    pub label: String,
+    pub row: DifferentialRow,
+}
+
+/// Compares every plausible candidate of `run_id` with its task's reference fix and stores each
+/// result as it lands (a later run replaces it).
+pub fn diff_test_run(
+    store: &mut Store,
+    run_id: &str,
+    benchmark: &Benchmark,
+    validator: &ValidatorConfig,
+    config: &DiffTestConfig,
+    progress: &dyn Progress,
+) -> Result<Vec<DiffTestLine>, DiffTestError> {
+    if store.run(run_id)?.is_none() {
+        return Err(DiffTestError::UnknownRun(run_id.to_owned()));
+    }
+    let verdicts = store.verdicts(run_id)?;
+    if verdicts.is_empty() {
+        return Err(DiffTestError::NotValidated(run_id.to_owned()));
+    }
+    let plausible: BTreeSet<String> = verdicts
+        .iter()
+        .filter(|v| v.outcome == Outcome::Plausible)
+        .map(|v| v.candidate_id.clone())
+        .collect();
+    let oracle = MavenOracle::new(validator.clone());
+    let root = validator.work_root.join("diff-test");
+    let mut tasks: HashMap<String, Result<TaskSide, String>> = HashMap::new();
+    let mut lines = Vec::new();
+    let candidates: Vec<_> = store
+        .candidates(run_id)?
+        .into_iter()
+        .filter(|c| plausible.contains(&c.id))
+        .collect();
+    for (index, stored) in candidates.iter().enumerate() {
+        progress.message(&format!(
+            "diff-test {}/{}: {} {}",
+            index + 1,
+            candidates.len(),
+            stored.task,
+            stored.label
+        ));
+        let not_applicable = |reason: String| DifferentialRow {
+            candidate_id: stored.id.clone(),
+            verdict: Differential::NotApplicable,
+            reason,
+            seed: config.seed as i64,
+            inputs: 0,
+            divergent_inputs: 0,
+            vulnerable_inputs: 0,
+            seconds: 0.0,
+            budget_seconds: config.budget.as_secs_f64(),
+            methods: Vec::new(),
+            witness: None,
+        };
+        let row = match benchmark.tasks.iter().find(|t| t.id == stored.task) {
+            None => not_applicable(format!(
+                "task {} is not in benchmark {}",
+                stored.task, benchmark.name
+            )),
+            Some(task) => {
+                let side = tasks.entry(task.id.clone()).or_insert_with(|| {
+                    TaskSide::prepare(task, &oracle, validator, config, &root.join(&task.id))
+                });
+                match side {
+                    Err(reason) => not_applicable(reason.clone()),
+                    Ok(side) => match from_stored_form(&stored.kind, &stored.content) {
+                        None => not_applicable("the stored candidate cannot be read".into()),
+                        Some(candidate) => compare(
+                            side,
+                            &candidate,
+                            &stored.id,
+                            config,
+                            &root.join(&task.id).join(format!("candidate-{index}")),
+                        )
+                        .unwrap_or_else(not_applicable),
+                    },
+                }
+            }
+        };
+        store.record_differential(run_id, &row)?;
+        lines.push(DiffTestLine {
+            task: stored.task.clone(),
+            label: stored.label.clone(),
+            row,
+        });
+    }
+    if !validator.keep_workspaces {
+        let _ = remove_tree(&root, validator.maven.sandbox);
+    }
+    Ok(lines)
+}
+
+/// What every candidate of a task shares: the vulnerable state, the reference fix, the literals
+/// of its tests, its class path and the built helper.
+struct TaskSide {
+    prepared: PreparedTask,
+    maven: Maven,
+    tester: DiffTester,
+    /// The project folders of the vulnerable state and the reference fix.
+    vulnerable: PathBuf,
+    reference: PathBuf,
+    reference_targets: Vec<(String, String)>,
+    classpath: Vec<PathBuf>,
+    strings: Vec<String>,
+    numbers: Vec<i64>,
+}
+
+impl TaskSide {
+    fn prepare(
+        task: &Task,
+        oracle: &MavenOracle,
+        validator: &ValidatorConfig,
+        config: &DiffTestConfig,
+        dir: &Path,
+    ) -> Result<Self, String> {
+        let Some(reference) = &task.reference else {
+            return Err("the task has no reference fix".into());
+        };
+        let prepared = oracle
+            .materialize(task)
+            .map_err(|e| format!("cannot materialize the task: {}", chain(&e)))?;
+        let maven = Maven::for_build(validator.maven.clone(), &task.build)
+            .map_err(|e| format!("no build tool for the task: {}", chain(&e)))?;
+        let _ = remove_tree(dir, validator.maven.sandbox);
+        let vulnerable = dir.join("vulnerable");
+        let reference_dir = dir.join("reference");
+        for folder in [&vulnerable, &reference_dir] {
+            copy_project(prepared.pristine(), folder)
+                .map_err(|e| format!("cannot copy the task state: {}", chain(&e)))?;
+        }
+        apply_candidate(
+            task,
+            prepared.classes(),
+            &Candidate::Diff(reference.clone()),
+            &reference_dir,
+        )
+        .map_err(|e| format!("the reference fix does not apply: {}", chain(&e)))?;
+        let warm = match maven.warmed(&vulnerable) {
+            Ok(Some(warm)) => warm,
+            Ok(None) => {
+                let copy = dir.join("warm-up");
+                copy_project(prepared.pristine(), &copy)
+                    .map_err(|e| format!("cannot copy the task state: {}", chain(&e)))?;
+                maven
+                    .warm_up(&copy)
+                    .map_err(|e| format!("cannot resolve the class path: {}", chain(&e)))?
+            }
+            Err(e) => return Err(format!("cannot resolve the class path: {}", chain(&e))),
+        };
+        let tester = maven
+            .diff_tester(&config.tester_cache)
+            .map_err(|e| format!("cannot build the differential tester: {}", chain(&e)))?;
+        let module = &task.build.module;
+        let reference_targets =
+            changed_methods(&vulnerable.join(module), &reference_dir.join(module));
+        let (strings, numbers) = test_literals(&vulnerable.join(module).join("src/test/java"));
+        Ok(Self {
+            prepared,
+            maven,
+            tester,
+            vulnerable,
+            reference: reference_dir,
+            reference_targets,
+            classpath: warm.classpath,
+            strings,
+            numbers,
+        })
+    }
+}
+
+/// Compares one candidate; `Err` is a reason for `NotApplicable`.
+fn compare(
+    side: &TaskSide,
+    candidate: &Candidate,
+    candidate_id: &str,
+    config: &DiffTestConfig,
+    dir: &Path,
+) -> Result<DifferentialRow, String> {
+    let task = &side.prepared.task;
+    if !config.include_proven {
+        let proven = correctness(task, side.prepared.pristine(), candidate);
+        if proven.is_proven() {
+            return Err(format!(
+                "{proven}: proven the same as the reference fix by syntax"
+            ));
+        }
+    }
+    let sandbox = side.maven.settings().sandbox;
+    let _ = remove_tree(dir, sandbox);
+    let project = dir.join("project");
+    copy_project(side.prepared.pristine(), &project)
+        .map_err(|e| format!("cannot copy the task state: {}", chain(&e)))?;
+    apply_candidate(task, side.prepared.classes(), candidate, &project)
+        .map_err(|e| format!("the candidate does not apply: {}", chain(&e)))?;
+    let module = &task.build.module;
+    let mut targets = changed_methods(&side.vulnerable.join(module), &project.join(module));
+    for target in &side.reference_targets {
+        if !targets.contains(target) {
+            targets.push(target.clone());
+        }
+    }
+    if targets.is_empty() {
+        return Err("neither the candidate nor the fix changes a method".into());
+    }
+    let request = DiffTestRequest {
+        vulnerable: side.vulnerable.join(module),
+        reference: side.reference.join(module),
+        candidate: project.join(module),
+        classpath: side
+            .classpath
+            .iter()
+            .map(|p| side.maven.sandbox_path(p))
+            .collect(),
+        targets,
+        strings: side.strings.clone(),
+        numbers: side.numbers.clone(),
+        seed: config.seed,
+        inputs_per_method: config.inputs_per_method,
+        budget: config.budget,
+        call_timeout: config.call_timeout,
+        work: dir.join("work"),
+    };
+    let run = side
+        .maven
+        .diff_test(&side.tester, &request)
+        .map_err(|e| format!("the differential tester did not run: {}", chain(&e)))?;
+    let _ = remove_tree(dir, sandbox);
+    let bytes = match (&run.answer, run.exit) {
+        (Ok(bytes), _) => bytes,
+        (Err(why), ExitKind::TimedOut) => {
+            return Err(format!("the differential tester ran out of time ({why})"));
+        }
+        (Err(why), exit) => {
+            return Err(format!("{why} (exit {exit:?}): {}", last_line(&run.log)));
+        }
+    };
+    read_answer(bytes, candidate_id, config)
+}
+
+/// The helper's answer, as written (untrusted: the candidate's code ran in the same JVM).
+#[derive(Debug, Deserialize)]
+struct Answer {
+    format_version: u32,
+    verdict: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    methods: Vec<String>,
+    #[serde(default)]
+    inputs: u64,
+    #[serde(default)]
+    divergent_inputs: u64,
+    #[serde(default)]
+    vulnerable_only_inputs: u64,
+    #[serde(default)]
+    seconds: f64,
+    #[serde(default)]
+    budget_exhausted: bool,
+    #[serde(default)]
+    witness: Option<AnswerWitness>,
+}
+
+#[derive(Debug, Deserialize)]
+struct AnswerWitness {
+    input_seed: i64,
+    method: String,
+    input: String,
+    reference: String,
+    candidate: String,
+    vulnerable: String,
+}
+
+/// Reads the helper's answer into a stored row; a malformed one is `Err` (not applicable).
+fn read_answer(
+    bytes: &[u8],
+    candidate_id: &str,
+    config: &DiffTestConfig,
+) -> Result<DifferentialRow, String> {
+    let answer: Answer = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the differential tester's answer is malformed: {e}"))?;
+    if answer.format_version != 1 {
+        return Err(format!(
+            "the differential tester's answer has format {}, not 1",
+            answer.format_version
+        ));
+    }
+    let verdict = match answer.verdict.as_str() {
+        "divergent" => Differential::Divergent,
+        "divergent_on_vulnerable_inputs" => Differential::DivergentOnVulnerableInputs,
+        "no_divergence" => Differential::NoDivergence,
+        "not_applicable" => return Err(answer.reason),
+        other => {
+            return Err(format!(
+                "the differential tester's verdict `{other}` is unknown"
+            ));
+        }
+    };
+    let diverged = matches!(
+        verdict,
+        Differential::Divergent | Differential::DivergentOnVulnerableInputs
+    );
+    if diverged != answer.witness.is_some() {
+        return Err("the differential tester's answer has a divergence without a witness".into());
+    }
+    let mut reason = answer.reason;
+    if answer.budget_exhausted {
+        let note = format!(
+            "the time budget of {} s ran out after {} inputs",
+            config.budget.as_secs(),
+            answer.inputs
+        );
+        reason = if reason.is_empty() {
+            note
+        } else {
+            format!("{reason}; {note}")
+        };
+    }
+    Ok(DifferentialRow {
+        candidate_id: candidate_id.to_owned(),
+        verdict,
+        reason,
+        seed: config.seed as i64,
+        inputs: answer.inputs,
+        divergent_inputs: answer.divergent_inputs,
+        vulnerable_inputs: answer.vulnerable_only_inputs,
+        seconds: answer.seconds,
+        budget_seconds: config.budget.as_secs_f64(),
+        methods: answer.methods,
+        witness: answer.witness.map(|w| WitnessRow {
+            method: w.method,
+            input: w.input,
+            reference: w.reference,
+            candidate: w.candidate,
+            vulnerable: w.vulnerable,
+            input_seed: w.input_seed,
+        }),
+    })
+}
+
+/// The methods whose text differs between two versions of a module's main sources (new or
+/// changed, not deleted), as `(binary class name, method name)`; `<init>` for constructors.
+pub fn changed_methods(before: &Path, after: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let sources = after.join("src/main/java");
+    for entry in walkdir::WalkDir::new(&sources)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java"))
+    {
+        let Ok(rel) = entry.path().strip_prefix(after) else {
+            continue;
+        };
+        let Ok(new_text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let old_text = std::fs::read_to_string(before.join(rel)).unwrap_or_default();
+        if old_text == new_text {
+            continue;
+        }
+        let old = method_texts(&old_text);
+        let package = package_of(&new_text);
+        for (key, text) in method_texts(&new_text) {
+            if old.iter().any(|(k, t)| *k == key && *t == text) {
+                continue;
+            }
+            let (types, name, _) = key;
+            if types.is_empty() {
+                continue;
+            }
+            let class = match &package {
+                Some(p) => format!("{p}.{}", types.join("$")),
+                None => types.join("$"),
+            };
+            let target = (class, name);
+            if !out.contains(&target) {
+                out.push(target);
+            }
+        }
+    }
+    out
+}
+
+type MethodKey = (Vec<String>, String, usize);
+
+/// Each method's text, keyed by its enclosing types, its name (`<init>` for a constructor) and
+/// its position among the methods of that name.
+fn method_texts(text: &str) -> Vec<(MethodKey, String)> {
+    let source = avrlab_java::parse(text);
+    let mut seen: HashMap<(Vec<String>, String), usize> = HashMap::new();
+    let mut out = Vec::new();
+    for method in avrlab_java::methods(&source) {
+        let name = if method.is_constructor {
+            "<init>".to_owned()
+        } else {
+            method.name.clone()
+        };
+        let count = seen
+            .entry((method.enclosing_types.clone(), name.clone()))
+            .or_default();
+        let key = (method.enclosing_types.clone(), name, *count);
+        *count += 1;
+        out.push((key, text[method.bytes.clone()].to_owned()));
+    }
+    out
+}
+
+fn package_of(text: &str) -> Option<String> {
+    let source = avrlab_java::parse(text);
+    avrlab_java::preorder(source.root())
+        .map(|(node, _)| node)
+        .find(|n| n.kind() == "package_declaration")
+        .map(|n| {
+            source
+                .node_text(n)
+                .trim_start_matches("package")
+                .trim_end_matches(';')
+                .split_whitespace()
+                .collect::<String>()
+        })
+}
+
+/// The most literals of each kind handed to the generators, and the longest string kept.
+const MAX_STRINGS: usize = 200;
+const MAX_NUMBERS: usize = 100;
+const MAX_STRING_CHARS: usize = 400;
+
+/// The string and integer literals of a module's test sources, in file order, each once: the
+/// values the PoV and regression tests pass, which seed the generators.
+pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
+    let mut strings: Vec<String> = Vec::new();
+    let mut numbers: Vec<i64> = Vec::new();
+    for entry in walkdir::WalkDir::new(tests)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java"))
+    {
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let source = avrlab_java::parse(&text);
+        for (node, parent) in avrlab_java::preorder(source.root()) {
+            match node.kind() {
+                "string_literal" => {
+                    if let Some(value) = unquote(source.node_text(node))
+                        && value.chars().count() <= MAX_STRING_CHARS
+                        && !strings.contains(&value)
+                        && strings.len() < MAX_STRINGS
+                    {
+                        strings.push(value);
+                    }
+                }
+                "decimal_integer_literal" | "hex_integer_literal" => {
+                    let literal = source.node_text(node).replace('_', "");
+                    let digits = literal.trim_end_matches(['l', 'L']);
+                    let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+                        Some(hex) => i64::from_str_radix(hex, 16).ok(),
+                        None => digits.parse().ok(),
+                    };
+                    if let Some(value) = value {
+                        // A literal after a minus sign is the negative number the test means.
+                        let negative = parent
+                            .filter(|p| p.kind() == "unary_expression")
+                            .is_some_and(|p| source.node_text(p).trim_start().starts_with('-'));
+                        let value = if negative { -value } else { value };
+                        if !numbers.contains(&value) && numbers.len() < MAX_NUMBERS {
+                            numbers.push(value);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (strings, numbers)
+}
+
+/// The value of a Java string literal (not a text block), escapes decoded.
+fn unquote(literal: &str) -> Option<String> {
+    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.starts_with("\"\"") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            's' => out.push(' '),
+            '0' => out.push('\0'),
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+fn chain(error: &dyn std::error::Error) -> String {
+    crate::engine::error_chain(error)
+}
+
+fn last_line(log: &str) -> &str {
+    log.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+}
+
+/// The result as a table: one line per candidate, with the witness of each divergence.
+pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
+    let mut out = String::new();
+    for line in lines {
+        let row = &line.row;
+        out.push_str(&format!(
+            "{:<24} {:<28} {:<28} {:>5} inputs {:>6.1} s",
+            line.task, line.label, row.verdict, row.inputs, row.seconds
+        ));
+        if !row.reason.is_empty() {
+            out.push_str(&format!("  ({})", row.reason));
+        }
+        out.push('\n');
+        if let Some(w) = &row.witness {
+            out.push_str(&witness_text(w, "    "));
+        }
+    }
+    out.push_str(&summary(run_id, lines));
+    out
+}
+
+/// A witness as an auditor reads it, each line indented by `indent`.
+pub fn witness_text(w: &WitnessRow, indent: &str) -> String {
+    format!(
+        "{indent}witness {} (input seed {}):\n{indent}  input:      {}\n{indent}  reference:  {}\n\
+         {indent}  candidate:  {}\n{indent}  vulnerable: {}\n",
+        w.method, w.input_seed, w.input, w.reference, w.candidate, w.vulnerable
+    )
+}
+
+/// One line: how many candidates got each verdict, and the seconds they took.
+pub fn summary(run_id: &str, lines: &[DiffTestLine]) -> String {
+    let count = |v: Differential| lines.iter().filter(|l| l.row.verdict == v).count();
+    let tested: Vec<&DiffTestLine> = lines
+        .iter()
+        .filter(|l| l.row.verdict != Differential::NotApplicable)
+        .collect();
+    let seconds: f64 = tested.iter().map(|l| l.row.seconds).sum();
+    let mean = if tested.is_empty() {
+        0.0
+    } else {
+        seconds / tested.len() as f64
+    };
+    let budget = lines.first().map_or(0.0, |l| l.row.budget_seconds);
+    format!(
+        "diff-test {run_id}: {} plausible candidates: {} Divergent, {} DivergentOnVulnerableInputs, \
+         {} NoDivergence, {} NotApplicable; {mean:.1} s per compared candidate in the tester \
+         (budget {budget:.0} s)\n",
+        lines.len(),
+        count(Differential::Divergent),
+        count(Differential::DivergentOnVulnerableInputs),
+        count(Differential::NoDivergence),
+        count(Differential::NotApplicable),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changed_methods_are_found_by_their_text_with_nested_classes_named_as_binary_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/b/C.java";
+        let before = "package a.b;\nclass C {\n  int f() { return 1; }\n  int g() { return 2; }\n  \
+                      static class D { void h() {} }\n}\n";
+        let after = "package a.b;\nclass C {\n  int f() { return 1; }\n  int g() { return 3; }\n  \
+                     static class D { void h() { g(); } }\n}\n";
+        for (side, text) in [("old", before), ("new", after)] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        assert_eq!(
+            changed_methods(&dir.path().join("old"), &dir.path().join("new")),
+            vec![
+                ("a.b.C".to_owned(), "g".to_owned()),
+                ("a.b.C$D".to_owned(), "h".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn test_literals_decode_escapes_and_keep_the_sign_of_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("T.java"),
+            "class T { void t() { f(\"a\\r\\nb\", -50, 0x10, \"a\\r\\nb\", \"\\u0041\"); } }",
+        )
+        .unwrap();
+        let (strings, numbers) = test_literals(dir.path());
+        assert_eq!(strings, vec!["a\r\nb".to_owned(), "A".to_owned()]);
+        assert_eq!(numbers, vec![-50, 16]);
+    }
+
+    #[test]
+    fn an_answer_that_claims_a_divergence_without_a_witness_is_refused() {
+        let config = DiffTestConfig::default();
+        let forged = br#"{"format_version":1,"verdict":"divergent","inputs":3}"#;
+        assert!(read_answer(forged, "c", &config).is_err());
+        let plain = br#"{"format_version":1,"verdict":"no_divergence","inputs":3,"seconds":1.5,
+            "methods":["C.f(int)"],"budget_exhausted":true}"#;
+        let row = read_answer(plain, "c", &config).unwrap();
+        assert_eq!(row.verdict, Differential::NoDivergence);
+        assert!(
+            row.reason.contains("ran out after 3 inputs"),
+            "{}",
+            row.reason
+        );
+        assert!(read_answer(b"not json", "c", &config).is_err());
+    }
+}

@@ -1,0 +1,144 @@
+//! Differential testing (`avrlab diff-test`) on plausible candidates of the demo tasks with known
+//! truth: the wrong ones must diverge from the reference fix with a witness, the correct ones and
+//! the reference fixes themselves must not.
+
+use std::collections::BTreeMap;
+
+use crate::common::{avrlab, fixtures, heavy, patch_line, repo_root, text};
+
+/// One fixture's truth, as `expected.toml` gives it.
+#[derive(Debug, serde::Deserialize)]
+struct Truth {
+    kind: String,
+    why: String,
+}
+
+#[test]
+fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let root = fixtures().join("differential");
+    let truth: BTreeMap<String, BTreeMap<String, Truth>> =
+        toml::from_str(&std::fs::read_to_string(root.join("expected.toml")).unwrap()).unwrap();
+    let mut lines = Vec::new();
+    let mut kinds = BTreeMap::new();
+    for (task, candidates) in &truth {
+        for (label, t) in candidates {
+            assert!(!t.why.is_empty(), "{task}/{label} says what it is");
+            let diff = std::fs::read_to_string(root.join(task).join(format!("{label}.diff")))
+                .unwrap_or_else(|e| panic!("{task}/{label}.diff: {e}"));
+            lines.push(patch_line(task, label, &diff));
+            kinds.insert(format!("{task}/{label}"), t.kind.clone());
+        }
+        // The reference fix compared with itself: nothing may diverge (the tester is stable).
+        let reference = std::fs::read_to_string(
+            repo_root()
+                .join("benchmarks/demo")
+                .join(task)
+                .join("reference.diff"),
+        )
+        .unwrap();
+        lines.push(patch_line(task, "reference", &reference));
+        kinds.insert(format!("{task}/reference"), "reference".to_owned());
+    }
+    let patches = dir.path().join("candidates.jsonl");
+    std::fs::write(&patches, lines.join("\n")).unwrap();
+    let store = dir.path().join("results.sqlite");
+    let tasks: Vec<&str> = truth.keys().map(String::as_str).collect();
+    let tasks = tasks.join(",");
+    let common = [
+        "--benchmark",
+        "demo",
+        "--tasks",
+        &tasks,
+        "--work-dir",
+        "work",
+        "--store",
+        store.to_str().unwrap(),
+    ];
+
+    let mut validate = vec![
+        "validate",
+        "--patches",
+        patches.to_str().unwrap(),
+        "--run",
+        "fixtures",
+        "--timeout",
+        "60",
+    ];
+    validate.extend(common);
+    let output = avrlab(dir.path(), &validate);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let not_plausible: Vec<String> = db
+        .prepare("SELECT candidate_id || ': ' || outcome || ' ' || reason FROM verdicts WHERE outcome != 'Plausible'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        not_plausible.is_empty(),
+        "every fixture passes the oracle tests: {not_plausible:#?}"
+    );
+
+    let started = std::time::Instant::now();
+    let mut diff_test = vec![
+        "diff-test",
+        "fixtures",
+        "--include-proven",
+        "--budget",
+        "10",
+    ];
+    diff_test.extend(common);
+    let output = avrlab(dir.path(), &diff_test);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    // The table and the time, for the cost line of benchmarks/README.md.
+    #[expect(
+        clippy::print_stderr,
+        reason = "the measured cost is read from the test's log"
+    )]
+    let () = eprintln!(
+        "{stdout}diff-test took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let rows: Vec<(String, String, Option<String>)> = db
+        .prepare("SELECT candidate_id, verdict, witness_input FROM differential WHERE run_id = 'fixtures'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), kinds.len(), "every candidate has a result");
+    let mut tally: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (id, verdict, witness) in &rows {
+        *tally
+            .entry((kinds[id].clone(), verdict.clone()))
+            .or_default() += 1;
+        if verdict.starts_with("Divergent") {
+            assert!(witness.is_some(), "{id} diverged with a witness");
+        }
+    }
+    let count = |kind: &str, verdict: &str| {
+        tally
+            .get(&(kind.to_owned(), verdict.to_owned()))
+            .copied()
+            .unwrap_or(0)
+    };
+    let wrong = kinds.values().filter(|k| *k == "wrong").count();
+    assert!(wrong >= 10 && kinds.values().filter(|k| *k == "correct").count() >= 5);
+    assert!(
+        count("wrong", "Divergent") * 10 >= wrong * 9,
+        "at least 9 of 10 wrong candidates are Divergent: {tally:?}\n{stdout}"
+    );
+    assert_eq!(count("correct", "Divergent"), 0, "{tally:?}\n{stdout}");
+    assert_eq!(count("reference", "Divergent"), 0, "{tally:?}\n{stdout}");
+    assert_eq!(
+        count("reference", "DivergentOnVulnerableInputs"),
+        0,
+        "{tally:?}\n{stdout}"
+    );
+}

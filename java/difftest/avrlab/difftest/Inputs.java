@@ -1,0 +1,578 @@
+package avrlab.difftest;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.RandomGenerator;
+import net.jqwik.api.Tuple;
+
+/**
+ * Generates inputs for a method from its parameter types. Values come from jqwik's generators
+ * (with their edge cases), seeded with the literals of the task's tests and amplified: literals
+ * with characters inserted, replaced or dropped, joined around fragments that commonly separate
+ * safe input from hostile input, and byte strings built of length-prefixed blocks. Every draw uses
+ * one {@link Random} seeded per input, so an input is reproduced from its seed alone.
+ */
+final class Inputs {
+    /** jqwik's generation size: how far its generators reach (string lengths, number ranges). */
+    private static final int GEN_SIZE = 1000;
+    /** How deep constructed objects nest (a record holding a set of enums is depth 2). */
+    private static final int MAX_DEPTH = 3;
+    /**
+     * Fragments that separate data from structure in common formats: line breaks (headers, logs),
+     * path segments (file names), quotes and angle brackets (SQL, HTML), lookups (templates), and
+     * the scratch folder's sibling of the resolver root, which shares the root's name as a prefix.
+     */
+    static final List<String> FRAGMENTS = List.of("\r", "\n", "\r\n", "\0", "\t", " ", "../", "..", "/", "\\",
+            "'", "\"", "<", ">", "&", "${", "}", "%", "-", "=", ";", ":", "\u00e9", "\u2028", "A", "0",
+            "../" + Scratch.SIBLING + "/");
+
+    /** A thing to call: a method or constructor of a project class, identified across class loaders. */
+    record Target(String className, String name, List<String> params, boolean isStatic, boolean isConstructor) {
+        String signature() {
+            List<String> simple = params.stream().map(Recipe::simple).toList();
+            return Recipe.simple(className) + "." + (isConstructor ? "<init>" : name) + "(" + String.join(", ", simple) + ")";
+        }
+    }
+
+    /** A call made on the receiver before the target, to reach more of its states. */
+    record Call(String name, List<String> params, List<Recipe> args) {
+    }
+
+    /** One generated input: the receiver (for an instance method), its set-up calls and the arguments. */
+    record Input(Target target, Recipe receiver, List<Call> setup, List<Recipe> args) {
+        boolean usesScratch() {
+            if (receiver != null && receiver.usesScratch()) {
+                return true;
+            }
+            for (Call call : setup) {
+                for (Recipe arg : call.args()) {
+                    if (arg.usesScratch()) {
+                        return true;
+                    }
+                }
+            }
+            for (Recipe arg : args) {
+                if (arg.usesScratch()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        String show() {
+            StringBuilder out = new StringBuilder();
+            if (target.isConstructor()) {
+                out.append("new ").append(Recipe.simple(target.className()));
+            } else if (receiver == null) {
+                out.append(Recipe.simple(target.className())).append('.').append(target.name());
+            } else {
+                out.append(receiver.show());
+                for (Call call : setup) {
+                    out.append('.').append(call.name()).append('(');
+                    appendArgs(out, call.args());
+                    out.append(')');
+                }
+                out.append('.').append(target.name());
+            }
+            out.append('(');
+            appendArgs(out, args);
+            return out.append(')').toString();
+        }
+
+        private static void appendArgs(StringBuilder out, List<Recipe> args) {
+            for (int i = 0; i < args.size(); i++) {
+                out.append(i == 0 ? "" : ", ").append(args.get(i).show());
+            }
+        }
+    }
+
+    /** A parameter type the generator cannot make values of. */
+    static final class Ungeneratable extends Exception {
+        Ungeneratable(String message) {
+            super(message);
+        }
+    }
+
+    private final RandomGenerator<String> strings;
+    private final RandomGenerator<Integer> ints;
+    private final RandomGenerator<Long> longs;
+    private final RandomGenerator<Double> doubles;
+    private final RandomGenerator<byte[]> randomBytes;
+    private final RandomGenerator<Integer> blockLengths;
+    private final List<String> literals;
+    private final List<String> classPool;
+    private final ClassLoader project;
+    private Random random = new Random(0);
+
+    Inputs(List<String> literals, List<Long> numbers, List<String> projectClasses, ClassLoader project) {
+        this.literals = literals.isEmpty() ? List.of("a", "test", "value") : literals;
+        this.project = project;
+        Arbitrary<String> lits = Arbitraries.of(this.literals);
+        Arbitrary<String> fragments = Arbitraries.of(FRAGMENTS);
+        Arbitrary<String> mutated = Combinators
+                .combine(lits, fragments, Arbitraries.integers().between(0, 1 << 16), Arbitraries.integers().between(0, 5))
+                .as(Inputs::mutate);
+        Arbitrary<String> joined = Combinators.combine(lits, fragments, lits).as((a, f, b) -> a + f + b);
+        Arbitrary<String> ascii = Arbitraries.strings().withCharRange(' ', '~').withChars("\r\n\t\0").ofMaxLength(12);
+        Arbitrary<String> any = Arbitraries.strings().all().ofMaxLength(6);
+        this.strings = Arbitraries.frequencyOf(Tuple.of(5, lits), Tuple.of(6, mutated), Tuple.of(2, joined),
+                Tuple.of(3, ascii), Tuple.of(1, any)).generatorWithEmbeddedEdgeCases(GEN_SIZE);
+        List<Integer> literalInts = numbers.stream().filter(n -> n == (int) (long) n).map(n -> (int) (long) n).toList();
+        Arbitrary<Integer> small = Arbitraries.integers().between(-4, 300);
+        Arbitrary<Integer> full = Arbitraries.integers();
+        this.ints = (literalInts.isEmpty()
+                ? Arbitraries.frequencyOf(Tuple.of(4, small), Tuple.of(2, full))
+                : Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.of(literalInts)), Tuple.of(4, small), Tuple.of(2, full)))
+                .generatorWithEmbeddedEdgeCases(GEN_SIZE);
+        this.longs = Arbitraries.frequencyOf(Tuple.of(3, small.map(Integer::longValue)),
+                Tuple.of(1, Arbitraries.longs())).generatorWithEmbeddedEdgeCases(GEN_SIZE);
+        this.doubles = Arbitraries.doubles().generatorWithEmbeddedEdgeCases(GEN_SIZE);
+        this.randomBytes = Arbitraries.bytes().array(byte[].class).ofMaxSize(48).generatorWithEmbeddedEdgeCases(GEN_SIZE);
+        this.blockLengths = Arbitraries.integers().between(0, 200).generatorWithEmbeddedEdgeCases(GEN_SIZE);
+        List<String> pool = new ArrayList<>(List.of("java.lang.String", "java.lang.Integer", "java.lang.Object",
+                "[I", "[Ljava.lang.Object;", "java.util.HashMap", "java.util.ArrayList", "java.io.File"));
+        pool.addAll(projectClasses);
+        this.classPool = pool;
+    }
+
+    void reseed(long seed) {
+        random = new Random(seed);
+    }
+
+    private <T> T draw(RandomGenerator<T> generator) {
+        return generator.next(random).value();
+    }
+
+    private static String mutate(String literal, String fragment, int position, int operation) {
+        int length = literal.length();
+        switch (operation) {
+            case 0:
+                return literal.substring(0, position % (length + 1)) + fragment + literal.substring(position % (length + 1));
+            case 1:
+                if (length == 0) {
+                    return fragment;
+                }
+                return literal.substring(0, position % length) + fragment + literal.substring(position % length + 1);
+            case 2:
+                return fragment + literal;
+            case 3:
+                return literal + fragment;
+            case 4:
+                if (length == 0) {
+                    return literal;
+                }
+                return literal.substring(0, position % length) + literal.substring(position % length + 1);
+            default:
+                return position % 2 == 0 ? literal.toUpperCase(Locale.ROOT) : literal.toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** An input for `target`, drawn from the current seed. */
+    Input input(Target target, Class<?> type) throws Ungeneratable {
+        if (target.isConstructor()) {
+            Constructor<?> constructor = Main.constructor(type, target.params());
+            return new Input(target, null, List.of(), arguments(constructor.getGenericParameterTypes(), constructor.isVarArgs()));
+        }
+        Method method = Main.method(type, target.name(), target.params());
+        Recipe receiver = null;
+        List<Call> setup = new ArrayList<>();
+        if (!target.isStatic()) {
+            receiver = construct(type, 0);
+            List<Method> mutators = mutators(type, target.name());
+            int calls = mutators.isEmpty() ? 0 : random.nextInt(3);
+            for (int i = 0; i < calls; i++) {
+                Method mutator = mutators.get(random.nextInt(mutators.size()));
+                try {
+                    setup.add(new Call(mutator.getName(), names(mutator.getParameterTypes()),
+                            arguments(mutator.getGenericParameterTypes(), mutator.isVarArgs())));
+                } catch (Ungeneratable skipped) {
+                    // A set-up call whose arguments cannot be made is left out.
+                }
+            }
+        }
+        return new Input(target, receiver, setup, arguments(method.getGenericParameterTypes(), method.isVarArgs()));
+    }
+
+    /**
+     * The public instance methods of a class, other than the target, that return nothing or the
+     * receiver itself: the setters and builders that put a receiver into other states.
+     */
+    private static List<Method> mutators(Class<?> type, String target) {
+        List<Method> out = new ArrayList<>();
+        for (Method method : type.getDeclaredMethods()) {
+            int modifiers = method.getModifiers();
+            if (!Modifier.isPublic(modifiers) || Modifier.isStatic(modifiers) || method.isSynthetic()
+                    || method.getName().equals(target)) {
+                continue;
+            }
+            if (method.getReturnType() == void.class || method.getReturnType() == type) {
+                out.add(method);
+            }
+        }
+        out.sort(Comparator.comparing(Method::toGenericString));
+        return out;
+    }
+
+    static List<String> names(Class<?>[] types) {
+        return Arrays.stream(types).map(Class::getName).toList();
+    }
+
+    private List<Recipe> arguments(Type[] types, boolean varArgs) throws Ungeneratable {
+        List<Recipe> out = new ArrayList<>();
+        for (Type type : types) {
+            out.add(value(type, 0, true));
+        }
+        return out;
+    }
+
+    private Recipe value(Type type, int depth, boolean nullable) throws Ungeneratable {
+        Class<?> raw = raw(type);
+        if (nullable && !raw.isPrimitive() && random.nextInt(40) == 0) {
+            return Recipe.nothing();
+        }
+        if (raw == boolean.class || raw == Boolean.class) {
+            return Recipe.value(random.nextBoolean());
+        }
+        if (raw == int.class || raw == Integer.class) {
+            return Recipe.value(draw(ints));
+        }
+        if (raw == long.class || raw == Long.class) {
+            return Recipe.value(draw(longs));
+        }
+        if (raw == short.class || raw == Short.class) {
+            return Recipe.value((short) (int) draw(ints));
+        }
+        if (raw == byte.class || raw == Byte.class) {
+            return Recipe.value((byte) (int) draw(ints));
+        }
+        if (raw == char.class || raw == Character.class) {
+            String text = draw(strings);
+            return Recipe.value(text.isEmpty() ? '\0' : text.charAt(0));
+        }
+        if (raw == double.class || raw == Double.class) {
+            return Recipe.value(draw(doubles));
+        }
+        if (raw == float.class || raw == Float.class) {
+            return Recipe.value((float) (double) draw(doubles));
+        }
+        if (raw == String.class || raw == CharSequence.class) {
+            return Recipe.value(draw(strings));
+        }
+        if (raw == Object.class || raw == Comparable.class || raw == java.io.Serializable.class) {
+            return scalar();
+        }
+        if (raw == Number.class) {
+            return number();
+        }
+        if (raw == BigDecimal.class) {
+            return decimal();
+        }
+        if (raw == BigInteger.class) {
+            return Recipe.value(BigInteger.valueOf(draw(longs)));
+        }
+        if (raw == byte[].class) {
+            return Recipe.of(Recipe.Kind.BYTES, bytes(), null);
+        }
+        if (raw == ByteBuffer.class) {
+            throw new Ungeneratable("ByteBuffer parameters are not generated");
+        }
+        if (raw == InputStream.class) {
+            return Recipe.of(Recipe.Kind.STREAM, random.nextInt(3) == 0 ? zip() : bytes(), null);
+        }
+        if (raw == Reader.class) {
+            return Recipe.of(Recipe.Kind.READER, draw(strings), null);
+        }
+        if (raw == Path.class || raw == File.class) {
+            String where = Scratch.PLACES.get(random.nextInt(Scratch.PLACES.size()));
+            return Recipe.of(raw == Path.class ? Recipe.Kind.PATH : Recipe.Kind.FILE, where, null);
+        }
+        if (raw == Charset.class) {
+            List<Charset> charsets = List.of(StandardCharsets.UTF_8, StandardCharsets.US_ASCII, StandardCharsets.ISO_8859_1,
+                    StandardCharsets.UTF_16BE);
+            return Recipe.value(charsets.get(random.nextInt(charsets.size())));
+        }
+        if (raw == Class.class) {
+            return Recipe.of(Recipe.Kind.CLASS, null, classPool.get(random.nextInt(classPool.size())));
+        }
+        if (raw.isEnum()) {
+            Object[] constants = raw.getEnumConstants();
+            if (constants.length == 0) {
+                throw new Ungeneratable(raw.getName() + " has no constants");
+            }
+            return Recipe.of(Recipe.Kind.ENUM, ((Enum<?>) constants[random.nextInt(constants.length)]).name(), raw.getName());
+        }
+        if (depth >= MAX_DEPTH) {
+            throw new Ungeneratable("values of " + raw.getName() + " nest too deep");
+        }
+        if (raw.isArray()) {
+            Type component = type instanceof GenericArrayType generic ? generic.getGenericComponentType() : raw.getComponentType();
+            return Recipe.composite(Recipe.Kind.ARRAY, raw.getComponentType().getName(), List.of(),
+                    elements(component, depth, 4));
+        }
+        if (Map.class.isAssignableFrom(raw) && raw.isAssignableFrom(java.util.TreeMap.class)) {
+            Type key = argument(type, 0);
+            Type value = argument(type, 1);
+            List<Recipe> parts = new ArrayList<>();
+            int size = random.nextInt(4);
+            for (int i = 0; i < size; i++) {
+                parts.add(value(key, depth + 1, false));
+                parts.add(value(value, depth + 1, true));
+            }
+            boolean sorted = SortedMap.class.isAssignableFrom(raw);
+            return Recipe.composite(sorted ? Recipe.Kind.SORTED_MAP : Recipe.Kind.MAP, null, List.of(), parts);
+        }
+        if (Iterable.class.isAssignableFrom(raw) && (raw.isInterface() || raw == ArrayList.class)) {
+            Type element = argument(type, 0);
+            List<Recipe> parts = elements(element, depth, 5);
+            if (SortedSet.class.isAssignableFrom(raw)) {
+                return Recipe.composite(Recipe.Kind.SORTED_SET, null, List.of(), parts);
+            }
+            if (java.util.Set.class.isAssignableFrom(raw)) {
+                return Recipe.composite(Recipe.Kind.SET, null, List.of(), parts);
+            }
+            if (raw.isAssignableFrom(ArrayList.class)) {
+                return Recipe.composite(Recipe.Kind.LIST, null, List.of(), parts);
+            }
+            throw new Ungeneratable("no generator for " + raw.getName());
+        }
+        if (raw.isInterface()) {
+            return proxy(raw, depth);
+        }
+        if (raw.getClassLoader() == project && !Modifier.isAbstract(raw.getModifiers())) {
+            return construct(raw, depth);
+        }
+        throw new Ungeneratable("no generator for " + raw.getName());
+    }
+
+    private List<Recipe> elements(Type element, int depth, int most) throws Ungeneratable {
+        List<Recipe> parts = new ArrayList<>();
+        int size = random.nextInt(most);
+        for (int i = 0; i < size; i++) {
+            parts.add(value(element, depth + 1, true));
+        }
+        // The element type must be makeable even when no element was drawn.
+        if (size == 0) {
+            value(element, depth + 1, false);
+        }
+        return parts;
+    }
+
+    /** A project object, made by one of its constructors (non-private ones first). */
+    Recipe construct(Class<?> type, int depth) throws Ungeneratable {
+        List<Constructor<?>> constructors = new ArrayList<>(Arrays.asList(type.getDeclaredConstructors()));
+        constructors.removeIf(Constructor::isSynthetic);
+        constructors.sort(Comparator.<Constructor<?>, Boolean>comparing(c -> Modifier.isPrivate(c.getModifiers()))
+                .thenComparing(Constructor::toGenericString));
+        if (constructors.isEmpty()) {
+            throw new Ungeneratable(type.getName() + " has no constructor");
+        }
+        long open = constructors.stream().filter(c -> !Modifier.isPrivate(c.getModifiers())).count();
+        int first = open == 0 ? 0 : random.nextInt((int) open);
+        Ungeneratable last = null;
+        for (int i = 0; i < constructors.size(); i++) {
+            Constructor<?> constructor = constructors.get((first + i) % constructors.size());
+            try {
+                List<Recipe> args = new ArrayList<>();
+                for (Type param : constructor.getGenericParameterTypes()) {
+                    args.add(value(param, depth + 1, true));
+                }
+                return Recipe.composite(Recipe.Kind.NEW, type.getName(), names(constructor.getParameterTypes()), args);
+            } catch (Ungeneratable e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    /** An interface answered by a proxy whose every method returns one generated value. */
+    private Recipe proxy(Class<?> type, int depth) throws Ungeneratable {
+        List<Method> methods = new ArrayList<>();
+        for (Method method : type.getMethods()) {
+            if (Modifier.isAbstract(method.getModifiers())) {
+                methods.add(method);
+            }
+        }
+        methods.sort(Comparator.comparing(Method::getName));
+        List<String> names = new ArrayList<>();
+        List<Recipe> answers = new ArrayList<>();
+        for (Method method : methods) {
+            if (names.contains(method.getName())) {
+                continue;
+            }
+            names.add(method.getName());
+            Class<?> returns = method.getReturnType();
+            answers.add(returns == void.class ? Recipe.nothing() : value(method.getGenericReturnType(), depth + 1, true));
+        }
+        return Recipe.composite(Recipe.Kind.PROXY, type.getName(), names, answers);
+    }
+
+    private Recipe scalar() throws Ungeneratable {
+        switch (random.nextInt(8)) {
+            case 0:
+                return Recipe.value(draw(strings));
+            case 1:
+                return Recipe.value(random.nextBoolean());
+            case 2:
+                return Recipe.nothing();
+            case 3:
+                String text = draw(strings);
+                return Recipe.value(text.isEmpty() ? 'x' : text.charAt(0));
+            default:
+                return number();
+        }
+    }
+
+    private Recipe number() {
+        switch (random.nextInt(6)) {
+            case 0:
+                return Recipe.value(draw(ints));
+            case 1:
+                return Recipe.value(draw(longs));
+            case 2:
+                return Recipe.value((short) (int) draw(ints));
+            case 3:
+                return decimal();
+            case 4:
+                return Recipe.value(draw(doubles));
+            default:
+                return Recipe.value((byte) (int) draw(ints));
+        }
+    }
+
+    /** A decimal with a scale from -3 to 4, so that plain and scientific notations differ. */
+    private Recipe decimal() {
+        return Recipe.value(BigDecimal.valueOf(draw(longs), random.nextInt(8) - 3));
+    }
+
+    /**
+     * Bytes: a literal's UTF-8 bytes, jqwik's random byte arrays, or a sequence of blocks as binary
+     * formats lay them out: big-endian 32-, 16- and 8-bit numbers, literal text, and
+     * length-prefixed blocks (a 32- or 16-bit length and that many bytes).
+     */
+    byte[] bytes() {
+        int kind = random.nextInt(6);
+        if (kind == 0) {
+            return draw(strings).getBytes(StandardCharsets.UTF_8);
+        }
+        if (kind == 1) {
+            return draw(randomBytes);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int blocks = 1 + random.nextInt(5);
+        for (int i = 0; i < blocks; i++) {
+            switch (random.nextInt(6)) {
+                case 0 -> out.writeBytes(ByteBuffer.allocate(4).putInt(draw(ints)).array());
+                case 1 -> out.writeBytes(ByteBuffer.allocate(2).putShort((short) (int) draw(ints)).array());
+                case 2 -> out.write(draw(ints));
+                case 3 -> out.writeBytes(draw(strings).getBytes(StandardCharsets.UTF_8));
+                case 4 -> {
+                    int length = draw(blockLengths);
+                    out.writeBytes(ByteBuffer.allocate(4).putInt(length).array());
+                    out.writeBytes(filler(length));
+                }
+                default -> {
+                    int length = draw(blockLengths);
+                    out.writeBytes(ByteBuffer.allocate(2).putShort((short) length).array());
+                    out.writeBytes(filler(length));
+                }
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private byte[] filler(int length) {
+        byte[] text = draw(strings).getBytes(StandardCharsets.UTF_8);
+        byte[] out = new byte[length];
+        for (int i = 0; i < length; i++) {
+            out[i] = text.length == 0 ? (byte) 'x' : text[i % text.length];
+        }
+        return out;
+    }
+
+    /** A zip archive of one to three entries, named and filled by the string generator. */
+    private byte[] zip() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ZipOutputStream out = new ZipOutputStream(bytes)) {
+            int entries = 1 + random.nextInt(3);
+            List<String> seen = new ArrayList<>();
+            for (int i = 0; i < entries; i++) {
+                String name = draw(strings);
+                if (name.isEmpty() || seen.contains(name)) {
+                    continue;
+                }
+                seen.add(name);
+                out.putNextEntry(new ZipEntry(name));
+                if (!name.endsWith("/")) {
+                    out.write(draw(strings).getBytes(StandardCharsets.UTF_8));
+                }
+                out.closeEntry();
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            // A name the zip format cannot hold: the entries written so far make the archive.
+        }
+        return bytes.toByteArray();
+    }
+
+    private static Class<?> raw(Type type) throws Ungeneratable {
+        if (type instanceof Class<?> c) {
+            return c;
+        }
+        if (type instanceof ParameterizedType p) {
+            return (Class<?>) p.getRawType();
+        }
+        if (type instanceof GenericArrayType g) {
+            return java.lang.reflect.Array.newInstance(raw(g.getGenericComponentType()), 0).getClass();
+        }
+        if (type instanceof WildcardType w) {
+            return raw(w.getUpperBounds()[0]);
+        }
+        if (type instanceof TypeVariable<?> v) {
+            return raw(v.getBounds()[0]);
+        }
+        throw new Ungeneratable("no generator for " + type);
+    }
+
+    private static Type argument(Type type, int index) {
+        if (type instanceof ParameterizedType p && p.getActualTypeArguments().length > index) {
+            return p.getActualTypeArguments()[index];
+        }
+        return String.class;
+    }
+
+    static boolean isCollection(Object value) {
+        return value instanceof Collection<?> || value instanceof Map<?, ?>;
+    }
+}
