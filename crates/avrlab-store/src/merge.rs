@@ -65,7 +65,7 @@ pub struct Merged {
 const WITH_VERDICT: [&str; 4] = ["phases", "test_results", "engines", "feature_scores"];
 
 /// Rows keyed by their own primary key: copied unless already present.
-const KEYED: [&str; 3] = ["generations", "reviews", "audits"];
+const KEYED: [&str; 4] = ["generations", "reviews", "audits", "differential"];
 
 impl Store {
     /// Writes a consistent copy of the store to `path`, which must not exist yet.
@@ -352,6 +352,26 @@ mod tests {
         };
         assert_eq!(phases(&into).as_deref(), Some("LOG"));
         assert_eq!(into.test_results("r1", "c1").unwrap().len(), 1);
+
+        // A differential result of a shard's candidate comes along once.
+        let mut with_differential = Store::open(&two).unwrap();
+        let row = crate::DifferentialRow {
+            candidate_id: "c1".into(),
+            verdict: avrlab_core::Differential::NoDivergence,
+            reason: String::new(),
+            seed: 1,
+            inputs: 10,
+            divergent_inputs: 0,
+            vulnerable_inputs: 0,
+            seconds: 0.5,
+            budget_seconds: 20.0,
+            methods: vec!["a.B#m(java.lang.String)".into()],
+            witness: None,
+        };
+        with_differential.record_differential("r1", &row).unwrap();
+        drop(with_differential);
+        into.merge_run(&two, "r1", &config).unwrap();
+        assert_eq!(into.differentials("r1").unwrap(), vec![row]);
 
         // Again: nothing is added, no phase or test row is doubled.
         let again = into.merge_run(&two, "r1", &config).unwrap();
