@@ -61,12 +61,20 @@ pub fn installed_jdks() -> Vec<Jdk> {
         dirs.sort();
         candidates.extend(dirs);
     }
+    let mut found = homes_with(candidates, "bin/javac");
+    found.sort_by_key(|j| std::cmp::Reverse(j.major));
+    found
+}
+
+/// The Java homes among `candidates` that have `program` and a `release` file, each once (by its
+/// canonical path), in the order given.
+fn homes_with(candidates: Vec<PathBuf>, program: &str) -> Vec<Jdk> {
     let mut found: Vec<Jdk> = Vec::new();
     for dir in candidates {
         let Ok(home) = dir.canonicalize() else {
             continue;
         };
-        if !home.join("bin/javac").is_file() || found.iter().any(|j| j.home == home) {
+        if !home.join(program).is_file() || found.iter().any(|j| j.home == home) {
             continue;
         }
         if let Some((major, version)) = read_release(&home) {
@@ -77,7 +85,6 @@ pub fn installed_jdks() -> Vec<Jdk> {
             });
         }
     }
-    found.sort_by_key(|j| std::cmp::Reverse(j.major));
     found
 }
 
@@ -114,22 +121,7 @@ pub fn installed_runtimes(runtime_dirs: &[PathBuf]) -> Vec<Jdk> {
             candidates.extend(dirs);
         }
     }
-    let mut found: Vec<Jdk> = Vec::new();
-    for dir in candidates {
-        let Ok(home) = dir.canonicalize() else {
-            continue;
-        };
-        if !home.join("bin/java").is_file() || found.iter().any(|j| j.home == home) {
-            continue;
-        }
-        if let Some((major, version)) = read_release(&home) {
-            found.push(Jdk {
-                home,
-                major,
-                version,
-            });
-        }
-    }
+    let mut found = homes_with(candidates, "bin/java");
     found.sort_by_key(|j| j.major);
     found
 }

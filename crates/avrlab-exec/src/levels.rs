@@ -174,27 +174,10 @@ pub fn override_inherited_junit3(
     if declares_junit {
         return Ok(Vec::new());
     }
-    let mut next = crate::older_api::parent_of(&text);
-    let mut inherited = None;
-    for _ in 0..10 {
-        let Some((group, artifact, version)) = next.take() else {
-            break;
-        };
-        let file = repository
-            .join(group.replace('.', "/"))
-            .join(&artifact)
-            .join(&version)
-            .join(format!("{artifact}-{version}.pom"));
-        let Ok(parent) = std::fs::read_to_string(&file) else {
-            break;
-        };
-        let (_, notes) = replace_junit3_in(&parent);
-        if !notes.is_empty() {
-            inherited = Some(format!("{group}:{artifact}:{version}"));
-            break;
-        }
-        next = crate::older_api::parent_of(&parent);
-    }
+    let inherited = crate::older_api::ancestor_poms(&text, repository)
+        .into_iter()
+        .find(|(_, parent)| !replace_junit3_in(parent).1.is_empty())
+        .map(|(name, _)| name);
     let Some(parent) = inherited else {
         return Ok(Vec::new());
     };

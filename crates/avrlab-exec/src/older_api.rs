@@ -147,6 +147,30 @@ pub(crate) fn plan_older_api(
 }
 
 /// `groupId:artifactId:version` of the `<parent>` a pom names, if it names one.
+/// The parent poms of `pom` found in the Maven `repository`, nearest first, each with its
+/// coordinates (`group:artifact:version`); the chain stops at a parent the repository lacks (and
+/// after 10 levels).
+pub(crate) fn ancestor_poms(pom: &str, repository: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut next = parent_of(pom);
+    while let Some((group, artifact, version)) = next.take() {
+        if found.len() == 10 {
+            break;
+        }
+        let file = repository
+            .join(group.replace('.', "/"))
+            .join(&artifact)
+            .join(&version)
+            .join(format!("{artifact}-{version}.pom"));
+        let Ok(parent) = std::fs::read_to_string(&file) else {
+            break;
+        };
+        next = parent_of(&parent);
+        found.push((format!("{group}:{artifact}:{version}"), parent));
+    }
+    found
+}
+
 pub(crate) fn parent_of(pom: &str) -> Option<(String, String, String)> {
     let start = pom.find("<parent>")?;
     let end = start + pom[start..].find("</parent>")?;
@@ -204,22 +228,9 @@ fn parent_levels(project: &Path, repository: &Path, floor: u32) -> Vec<(String, 
         if configured_level(&text).is_some() {
             continue;
         }
-        let mut next = parent_of(&text);
-        for _ in 0..10 {
-            let Some((group, artifact, version)) = next.take() else {
-                break;
-            };
-            let file = repository
-                .join(group.replace('.', "/"))
-                .join(&artifact)
-                .join(&version)
-                .join(format!("{artifact}-{version}.pom"));
-            let Ok(parent) = std::fs::read_to_string(&file) else {
-                break;
-            };
+        for (name, parent) in ancestor_poms(&text, repository) {
             if let Some((element, value)) = configured_level(&parent) {
                 let digits = value.strip_prefix("1.").unwrap_or(&value);
-                let name = format!("{group}:{artifact}:{version}");
                 let level = format!("<{element}>{value}</{element}>");
                 if digits.parse::<u32>().is_ok_and(|l| l < floor)
                     && !found.contains(&(name.clone(), level.clone()))
@@ -228,7 +239,6 @@ fn parent_levels(project: &Path, repository: &Path, floor: u32) -> Vec<(String, 
                 }
                 break;
             }
-            next = parent_of(&parent);
         }
     }
     found
