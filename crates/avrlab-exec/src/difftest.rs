@@ -275,22 +275,7 @@ impl Maven {
             std::fs::write(&path, text).map_err(io(&path))?;
             javac_args.push(path.display().to_string());
         }
-        let spec = RunSpec {
-            program: self.jdk().home.join("bin/javac"),
-            args: javac_args,
-            cwd: staging.clone(),
-            env: vec![("LANG".into(), "C.UTF-8".into())],
-            sandbox: self.settings().sandbox,
-            policy: self.with_toolchain(SandboxPolicy {
-                mounts: vec![
-                    self.repository_mount(false),
-                    Mount::ReadWrite(staging.clone()),
-                ],
-                network: false,
-            }),
-            limits: self.settings().limits,
-            stdin: Vec::new(),
-        };
+        let spec = self.staging_tool(self.jdk().home.join("bin/javac"), javac_args, &staging);
         let result = run(&spec)?;
         if !result.exit.success() {
             return Err(DiffTestError::Build(combined_log(&result)));

@@ -643,22 +643,7 @@ impl Maven {
             (&jar, jar_of(RUNNER_JAR, "runner")),
             (&jar, jar_of(CONTROL_JAR, "control")),
         ] {
-            let spec = RunSpec {
-                program: program.clone(),
-                args,
-                cwd: staging.clone(),
-                env: vec![("LANG".into(), "C.UTF-8".into())],
-                sandbox: self.settings().sandbox,
-                policy: self.with_toolchain(SandboxPolicy {
-                    mounts: vec![
-                        self.repository_mount(false),
-                        Mount::ReadWrite(staging.clone()),
-                    ],
-                    network: false,
-                }),
-                limits: self.settings().limits,
-                stdin: Vec::new(),
-            };
+            let spec = self.staging_tool(program.clone(), args, &staging);
             let result = run(&spec)?;
             if !result.exit.success() {
                 return Err(FastPathError::HelperBuild {

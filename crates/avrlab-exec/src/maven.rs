@@ -699,6 +699,32 @@ impl Maven {
         }
     }
 
+    /// A JDK tool (`javac`, `jar`) run in the sandbox on a helper's `staging` folder, the only
+    /// writable place, with the repository read-only: how avrlab's own Java helpers are built.
+    pub(crate) fn staging_tool(
+        &self,
+        program: PathBuf,
+        args: Vec<String>,
+        staging: &Path,
+    ) -> RunSpec {
+        RunSpec {
+            program,
+            args,
+            cwd: staging.to_owned(),
+            env: vec![("LANG".into(), "C.UTF-8".into())],
+            sandbox: self.settings().sandbox,
+            policy: self.with_toolchain(SandboxPolicy {
+                mounts: vec![
+                    self.repository_mount(false),
+                    Mount::ReadWrite(staging.to_owned()),
+                ],
+                network: false,
+            }),
+            limits: self.settings().limits,
+            stdin: Vec::new(),
+        }
+    }
+
     /// The repository's mount: read-only for candidates, writable for the warm-up.
     pub(crate) fn repository_mount(&self, writable: bool) -> Mount {
         let source = self.settings.repository.clone();
