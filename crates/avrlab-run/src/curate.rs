@@ -807,6 +807,9 @@ pub struct FunnelRow {
     pub task: String,
     /// The gate that rejected it; `None` when kept.
     pub rejected: Option<(Gate, String)>,
+    /// Kept by an earlier curation into the same folder (a resumed or re-run shard): not
+    /// curated again, so its runs are not in this row.
+    pub kept_earlier: bool,
     pub runs: Vec<FeatureRun>,
     /// How many methods the mask covers.
     pub masked_methods: usize,
@@ -844,6 +847,15 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CurateError + '_ {
     }
 }
 
+/// Whether `dir` holds a feature task that curation made from repair task `source` (moved
+/// into place whole, so it is complete): what a resumed curation keeps without curating again.
+fn curated_from(dir: &Path, source: &str) -> bool {
+    Task::load(&dir.join("task.toml")).is_ok_and(|task| {
+        task.provenance
+            .is_some_and(|p| p.dataset == "curated" && p.dataset_id == source)
+    })
+}
+
 /// The fixed-code task of a feature task: its project, without the task patch.
 pub fn fixed_task(feature_task: &Task) -> Task {
     let mut fixed = feature_task.clone();
@@ -867,6 +879,7 @@ pub fn curate_task(
         source: task.id.clone(),
         task: id.clone(),
         rejected: None,
+        kept_earlier: false,
         runs: Vec::new(),
         masked_methods: 0,
         expected_func: 0,
@@ -874,10 +887,14 @@ pub fn curate_task(
     };
     let final_dir = config.out.join(&id);
     if final_dir.exists() {
-        row.rejected = Some((
-            Gate::Mask,
-            format!("{} exists already; not overwritten", final_dir.display()),
-        ));
+        if curated_from(&final_dir, &task.id) {
+            row.kept_earlier = true;
+        } else {
+            row.rejected = Some((
+                Gate::Mask,
+                format!("{} exists already; not overwritten", final_dir.display()),
+            ));
+        }
         return Ok(row);
     }
     let vulnerable = config.scratch.join(&task.id).join("vulnerable");

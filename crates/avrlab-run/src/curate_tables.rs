@@ -50,7 +50,14 @@ pub fn funnel_table(rows: &[FunnelRow]) -> String {
     );
     for row in rows {
         let result = row.rejected.as_ref().map_or_else(
-            || "kept".to_owned(),
+            || {
+                if row.kept_earlier {
+                    "kept (earlier)"
+                } else {
+                    "kept"
+                }
+                .to_owned()
+            },
             |(g, r)| format!("rejected at {}: {}", g.as_str(), one_line(r)),
         );
         let _ = writeln!(

@@ -171,6 +171,18 @@ impl ConfigFile {
     }
 }
 
+/// The model `name` of the configuration file `config_path` (or a built-in one), started, with
+/// its configuration; a `command` model's program will run in `sandbox`.
+pub fn configured_model(
+    name: &str,
+    config_path: &Path,
+    sandbox: SandboxKind,
+) -> Result<(ModelConfig, Box<dyn Model>), ModelSetupError> {
+    let config = ConfigFile::load(config_path)?.model(name, config_path)?;
+    let model = build_model(name, &config, config_path, sandbox)?;
+    Ok((config, model))
+}
+
 /// Starts the model a configuration describes; a `command` model's program will run in `sandbox`.
 pub fn build_model(
     name: &str,

@@ -60,12 +60,16 @@ pub fn shard_part(planned: &[PlannedCandidate], shard: Option<Shard>) -> Vec<Pla
 
 /// The tasks of `tasks` that `shard` works on when every task brings as many candidates (an
 /// eval's: one prompt per task, the same samples): whole tasks, balanced by their number.
-pub fn shard_of_tasks(tasks: &[Task], shard: Option<Shard>) -> Vec<&Task> {
+pub fn shard_of_tasks<'a>(
+    tasks: impl IntoIterator<Item = &'a Task>,
+    shard: Option<Shard>,
+) -> Vec<&'a Task> {
+    let tasks: Vec<&Task> = tasks.into_iter().collect();
     let Some(shard) = shard else {
-        return tasks.iter().collect();
+        return tasks;
     };
     let mine = shard_tasks(&candidates_per_task(tasks.iter().map(|t| &t.id)), shard);
-    tasks.iter().filter(|t| mine.contains(&t.id)).collect()
+    tasks.into_iter().filter(|t| mine.contains(&t.id)).collect()
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ const SET_BY_SUBMIT: [&str; 4] = ["--store", "--shard", "--resume", "--resume-if
 #[derive(Debug, thiserror::Error)]
 pub enum SlurmRunError {
     #[error(
-        "avrlab slurm submit runs `validate`, `eval`, `replay` and `study` shards (other commands are not sharded yet); got `{0}`"
+        "avrlab slurm submit runs `validate`, `eval`, `replay` and `study` shards (for `curate`, run `curate --shard K/N` in an array job of your own: its shards share --out); got `{0}`"
     )]
     NotSharded(String),
     #[error("{0} is set by avrlab slurm submit for each shard; leave it out of the command line")]

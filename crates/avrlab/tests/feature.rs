@@ -103,30 +103,51 @@ fn a_bad_susvibes_record_writes_nothing() {
     assert!(!dir.path().join("b").exists());
 }
 
-/// The one Maven-running feature test: a demo task is curated through the five-run matrix, and
-/// its golden, vulnerable-put-back and empty predictions are scored and stored.
+/// The one Maven-running feature test: a demo task is curated through the five-run matrix (as
+/// shard 2 of 2: the other task is shard 1's), and its golden, vulnerable-put-back and empty
+/// predictions are scored and stored.
 #[test]
 fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
     let _lock = crate::common::heavy();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("feature");
-    let curate = avrlab(
-        dir.path(),
-        &[
-            "curate",
-            "--benchmark",
-            "demo",
-            "--tasks",
-            "demo-zip-slip",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let curate_shard = || {
+        avrlab(
+            dir.path(),
+            &[
+                "curate",
+                "--benchmark",
+                "demo",
+                "--tasks",
+                "demo-zip-slip,demo-path-traversal",
+                "--shard",
+                "2/2",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    let curate = curate_shard();
     let (stdout, stderr) = text(&curate);
     assert!(curate.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("shard 2/2: 1 task(s)"), "{stderr}");
     assert!(
         stdout.contains(
             "| demo-zip-slip | demo-zip-slip-feature | 1 | sec pass | func pass | func pass | sec fail | func fail | 0 | kept |"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("funnel: 1 candidate(s)"), "{stdout}");
+    assert!(stdout.contains("; kept 1"), "{stdout}");
+    assert!(!stdout.contains("demo-path-traversal"), "{stdout}");
+    assert!(!out.join("demo-path-traversal-feature").exists());
+    // The shard run again (a resumed array task): what it kept stays, nothing is curated twice.
+    let again = curate_shard();
+    let (stdout, stderr) = text(&again);
+    assert!(again.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "| demo-zip-slip | demo-zip-slip-feature | 0 | – | – | – | – | – | 0 | kept (earlier) |"
         ),
         "{stdout}"
     );

@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use avrlab_bench::TaskKind;
 use avrlab_run::curate::{CurateConfig, StatementModel, check_task, curate_task};
 use avrlab_run::curate_tables::{check_table, funnel_table};
-use avrlab_run::models::{ConfigFile, build_model};
+use avrlab_run::models::configured_model;
+use avrlab_run::shard::shard_of_tasks;
 use avrlab_validate::MavenOracle;
 
-use super::options::{ModelConfigArg, ValidationOptions};
+use super::options::{ModelConfigArg, ValidationOptions, parse_shard};
 use super::{Exit, Failure};
 
 /// Arguments of `avrlab curate`.
@@ -31,8 +32,38 @@ pub struct Args {
     /// funnel says so. Without it, the template.
     #[arg(long)]
     pub statement_model: Option<String>,
+    /// Only part K of N of the tasks; shards may share --out (each task is moved into it
+    /// whole), and a shard run again keeps what it kept before.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<avrlab_core::Shard>,
     #[command(flatten)]
     pub config: ModelConfigArg,
+}
+
+/// The tasks of `kind` in the shard; refused when the benchmark has none at all (a shard may
+/// have none when there are more shards than tasks).
+fn of_kind<'a>(
+    args: &Args,
+    tasks: &'a [avrlab_bench::Task],
+    kind: TaskKind,
+) -> Result<Vec<&'a avrlab_bench::Task>, Failure> {
+    let all: Vec<_> = tasks.iter().filter(|t| t.kind == kind).collect();
+    if all.is_empty() {
+        return Err(Failure::input(anyhow::anyhow!(
+            "benchmark {} has no {}",
+            args.options.benchmark,
+            if args.check {
+                "feature task to check"
+            } else {
+                "repair task to curate from"
+            }
+        )));
+    }
+    let mine = shard_of_tasks(all, args.shard);
+    if let Some(shard) = args.shard {
+        progress(&format!("shard {shard}: {} task(s)", mine.len()));
+    }
+    Ok(mine)
 }
 
 fn curate_failure(error: avrlab_run::curate::CurateError) -> Failure {
@@ -44,19 +75,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let (config, work) = args.options.engine(false)?;
     let oracle = MavenOracle::new(config.validator.clone());
     if args.check {
-        let features: Vec<_> = benchmark
-            .tasks
-            .iter()
-            .filter(|t| t.kind == TaskKind::Feature)
-            .collect();
-        if features.is_empty() {
-            return Err(Failure::input(anyhow::anyhow!(
-                "benchmark {} has no feature task to check",
-                args.options.benchmark
-            )));
-        }
         let mut rows = Vec::new();
-        for task in features {
+        for task in of_kind(&args, &benchmark.tasks, TaskKind::Feature)? {
             progress(&format!("checking {}", task.id));
             rows.push((
                 task.id.clone(),
@@ -75,37 +95,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .out
         .clone()
         .expect("clap requires --out without --check");
+    let repairs = of_kind(&args, &benchmark.tasks, TaskKind::Repair)?;
+    let statement_model = match &args.statement_model {
+        None => None,
+        Some(name) => Some((
+            name.clone(),
+            configured_model(name, &args.config.path, config.validator.maven.sandbox)?.1,
+        )),
+    };
     std::fs::create_dir_all(&out).map_err(|e| {
         Failure::infrastructure(anyhow::anyhow!("cannot create {}: {e}", out.display()))
     })?;
-    let repairs: Vec<_> = benchmark
-        .tasks
-        .iter()
-        .filter(|t| t.kind == TaskKind::Repair)
-        .collect();
-    if repairs.is_empty() {
-        return Err(Failure::input(anyhow::anyhow!(
-            "benchmark {} has no repair task to curate from",
-            args.options.benchmark
-        )));
-    }
-    let statement_model = match &args.statement_model {
-        None => None,
-        Some(name) => {
-            let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
-            let model_config = configs
-                .model(name, &args.config.path)
-                .map_err(Failure::input)?;
-            let model = build_model(
-                name,
-                &model_config,
-                &args.config.path,
-                config.validator.maven.sandbox,
-            )
-            .map_err(Failure::from)?;
-            Some((name.clone(), model))
-        }
-    };
     let statement = statement_model
         .as_ref()
         .map(|(name, model)| StatementModel {
@@ -125,7 +125,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "  {}: {}",
             row.task,
             row.rejected.as_ref().map_or_else(
-                || "kept".to_owned(),
+                || if row.kept_earlier {
+                    "kept earlier"
+                } else {
+                    "kept"
+                }
+                .to_owned(),
                 |(g, r)| format!("rejected at {}: {r}", g.as_str())
             )
         ));

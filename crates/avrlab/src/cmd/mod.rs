@@ -70,12 +70,12 @@ impl Failure {
 }
 
 impl From<avrlab_run::models::ModelSetupError> for Failure {
-    /// A model that cannot be set up: the configuration is at fault (a variable it passes is not
-    /// set, a path is missing) as bad input, anything else as infrastructure.
+    /// A model that cannot be set up: the configuration is at fault (unreadable, malformed, no
+    /// such model, a setting missing) as bad input, anything else as infrastructure.
     fn from(error: avrlab_run::models::ModelSetupError) -> Self {
-        use avrlab_run::models::ModelSetupError::{Malformed, Missing};
+        use avrlab_run::models::ModelSetupError::{Malformed, Missing, Read, Unknown};
         match error {
-            Malformed { .. } | Missing { .. } => Self::input(error),
+            Malformed { .. } | Missing { .. } | Read { .. } | Unknown { .. } => Self::input(error),
             _ => Self::infrastructure(error),
         }
     }
