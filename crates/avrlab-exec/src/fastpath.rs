@@ -996,6 +996,8 @@ pub struct FastPhase {
     pub test_timed_out: bool,
     /// The phase stopped at a failing class: how many selected classes did not run.
     pub classes_not_run: usize,
+    /// Why the helper ran every regression class instead of the selected ones, if it did.
+    pub widened: Option<String>,
 }
 
 /// What the fast path said about one candidate: the compiler's part and the test JVM's.
@@ -1401,6 +1403,9 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
                 phase.end = end;
                 phase.wall = wall;
             }
+            "WIDENED" if f.len() >= 3 => {
+                phase_named(reply, f[1]).widened = Some(unhex(f[2]));
+            }
             "STOPPED" if f.len() >= 3 => {
                 phase_named(reply, f[1]).classes_not_run = f[2].parse().unwrap_or_default();
             }
@@ -1423,6 +1428,7 @@ fn phase_named<'r>(reply: &'r mut FastReply, name: &str) -> &'r mut FastPhase {
         cases: Vec::new(),
         test_timed_out: false,
         classes_not_run: 0,
+        widened: None,
     });
     reply.phases.last_mut().expect("just pushed")
 }
@@ -1714,5 +1720,18 @@ mod tests {
         );
         assert_eq!(pov.cases[0].message, "boom");
         assert_eq!(reply.flags, ["thread left"]);
+    }
+
+    #[test]
+    fn a_widened_regression_phase_says_why() {
+        let mut reply = FastReply::default();
+        let payload = format!(
+            "WIDENED\tregression\t{}\nPHASE\tregression\tdone\t5\t",
+            hex::encode("none counts")
+        );
+        parse_payload(&payload, &mut reply);
+        assert_eq!(reply.phases.len(), 1);
+        assert_eq!(reply.phases[0].widened.as_deref(), Some("none counts"));
+        assert_eq!(reply.phases[0].end, PhaseEnd::Done);
     }
 }

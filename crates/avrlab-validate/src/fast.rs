@@ -1277,6 +1277,14 @@ impl Oracle for FastOracle {
             self.give_back(&runtime, pooled);
             FastReply::default()
         };
+        if let Some(widened) = reply
+            .phases
+            .iter()
+            .find(|p| p.name == Phase::Regression.as_str())
+            .and_then(|p| p.widened.as_ref())
+        {
+            impact = impact.map(|selected| format!("{selected}; {widened}"));
+        }
         reply.compile = compile;
         reply.compile_note = compiled.note.clone();
         flags.extend(reply.flags.iter().cloned());

@@ -81,6 +81,8 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
             "validate",
             "--benchmark",
             benchmark,
+            "--tasks",
+            "demo-baseline",
             "--reference",
             "--engine",
             "maven",
@@ -123,6 +125,8 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
             "--benchmark",
             benchmark,
             "check",
+            "--tasks",
+            "demo-baseline",
             "--workers",
             "1",
             "--store",
@@ -154,6 +158,8 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
             "validate",
             "--benchmark",
             benchmark,
+            "--tasks",
+            "demo-baseline",
             "--reference",
             "--confirm-sample",
             "0",
@@ -172,5 +178,72 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
     assert_eq!(regression_tests(&store, "demo-baseline/reference"), counted);
     assert!(
         regression_log(&store, "demo-baseline/reference").contains("counts 3 of 5 tests (60%)")
+    );
+}
+
+/// The fast engine's test-impact selection picks the test classes that load a changed class; in
+/// `demo-excluded-dependents` the only such class (`NamesTest`, which loads `Names` while its
+/// Parameterized runner is built) has no test that counts, since its one test fails on the
+/// reference fix. The selected classes then run no test at all, and a verdict resting on that is
+/// "no test ran": every regression class runs instead (the other class's test counts), and the
+/// regression log says so.
+#[test]
+fn a_selection_with_no_test_that_counts_runs_every_regression_class() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let benchmark = fixtures().join("baseline");
+    let store = dir.path().join("fast.sqlite");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "validate",
+            "--benchmark",
+            benchmark.to_str().unwrap(),
+            "--tasks",
+            "demo-excluded-dependents",
+            "--reference",
+            "--confirm-sample",
+            "0",
+            "--workers",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1/1 reference fixes are Plausible"),
+        "{stdout}"
+    );
+    let candidate = "demo-excluded-dependents/reference";
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let engine: String = db
+        .query_row(
+            "SELECT engine FROM engines WHERE candidate_id = ?1",
+            [candidate],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(engine, "fast", "decided by the fast path itself");
+    let ran: Vec<String> = db
+        .prepare(
+            "SELECT class || '#' || method || ' ' || status FROM test_results
+             WHERE candidate_id = ?1 AND phase = 'regression'",
+        )
+        .unwrap()
+        .query_map([candidate], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ran, ["com.example.names.SizesTest#roundsDown passed"]);
+    let log = regression_log(&store, candidate);
+    assert!(
+        log.contains(
+            "regression: 1 of 3 test classes selected by class dependence (1 changed classes); \
+             none of the 1 selected test classes has a test that counts, so every regression \
+             test class ran"
+        ),
+        "{log}"
     );
 }
