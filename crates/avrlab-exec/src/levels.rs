@@ -202,6 +202,69 @@ pub fn override_inherited_junit3(
     )])
 }
 
+/// The Byte Buddy that stands in for an older one under a substitute JDK: releases before 1.10
+/// cannot define classes for JDK 13 and later (nor 1.6 for JDK 11), so Mockito 2, which brings
+/// them, cannot mock anything there, and whole suites error (jinjava: 279 of 502 tests).
+pub const BYTE_BUDDY_SUBSTITUTE: &str = "1.14.12";
+
+/// Under a substitute JDK, pins `net.bytebuddy:byte-buddy` and `byte-buddy-agent` to
+/// [`BYTE_BUDDY_SUBSTITUTE`] in the root pom's `<dependencyManagement>` (which overrides what a
+/// parent pom or Mockito's own pom asks for), where a pom of the project names Mockito or Byte
+/// Buddy and the root pom does not manage Byte Buddy itself. Returns the note, if it did.
+pub fn pin_byte_buddy(project: &Path) -> std::io::Result<Vec<String>> {
+    let root = project.join("pom.xml");
+    let Ok(text) = std::fs::read_to_string(&root) else {
+        return Ok(Vec::new());
+    };
+    let uses_it = crate::reactor::walk_poms(project).iter().any(|pom| {
+        std::fs::read_to_string(pom).is_ok_and(|t| {
+            t.contains("<groupId>org.mockito</groupId>")
+                || t.contains("<groupId>net.bytebuddy</groupId>")
+        })
+    });
+    if !uses_it || text.contains("<groupId>net.bytebuddy</groupId>") {
+        return Ok(Vec::new());
+    }
+    let Some(adapted) = pin_byte_buddy_in(&text) else {
+        return Ok(Vec::new());
+    };
+    std::fs::write(&root, adapted)?;
+    Ok(vec![format!(
+        "pom.xml: net.bytebuddy:byte-buddy and byte-buddy-agent pinned to {BYTE_BUDDY_SUBSTITUTE} \
+         in <dependencyManagement> (the Byte Buddy that Mockito brings for the task's JDK cannot \
+         define classes on the substitute JDK, so no mock could be made)"
+    )])
+}
+
+/// The root pom's text with Byte Buddy pinned in its top-level `<dependencyManagement>` (made
+/// where there is none); `None` when the text has no place for it.
+fn pin_byte_buddy_in(text: &str) -> Option<String> {
+    let entries: String = ["byte-buddy", "byte-buddy-agent"]
+        .iter()
+        .map(|artifact| {
+            format!(
+                "<dependency><groupId>net.bytebuddy</groupId><artifactId>{artifact}</artifactId>\
+                 <version>{BYTE_BUDDY_SUBSTITUTE}</version></dependency>"
+            )
+        })
+        .collect();
+    let profiles = text.find("<profiles>").unwrap_or(text.len());
+    if let Some(at) = text
+        .find("<dependencyManagement>")
+        .filter(|at| *at < profiles)
+    {
+        let list = at + text[at..].find("<dependencies>")? + "<dependencies>".len();
+        return Some(format!("{}{entries}{}", &text[..list], &text[list..]));
+    }
+    let block = format!(
+        "<dependencyManagement><dependencies>{entries}</dependencies></dependencyManagement>\n  "
+    );
+    let at = top_level_dependencies(text)
+        .map(|after| after - "<dependencies>".len())
+        .or_else(|| text.rfind("</project>"))?;
+    Some(format!("{}{block}{}", &text[..at], &text[at..]))
+}
+
 /// Where the project's own `<dependencies>` list starts its entries (just after the opening tag):
 /// the first `<dependencies>` outside `<dependencyManagement>`, `<build>` and `<profiles>`.
 fn top_level_dependencies(pom: &str) -> Option<usize> {
@@ -267,6 +330,48 @@ pub fn raise_language_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_buddy_is_pinned_where_the_project_manages_or_declares_dependencies() {
+        let managed = "<project><dependencyManagement><dependencies><dependency>x</dependency>\
+                       </dependencies></dependencyManagement><dependencies></dependencies></project>";
+        let out = pin_byte_buddy_in(managed).unwrap();
+        assert!(out.starts_with(
+            "<project><dependencyManagement><dependencies><dependency><groupId>net.bytebuddy</groupId>\
+             <artifactId>byte-buddy</artifactId><version>1.14.12</version></dependency>"
+        ));
+        assert!(
+            out.contains("<artifactId>byte-buddy-agent</artifactId><version>1.14.12</version>")
+        );
+        assert!(out.ends_with("<dependency>x</dependency></dependencies></dependencyManagement><dependencies></dependencies></project>"));
+        // No management yet: a block of its own before the project's dependencies, not inside
+        // the build's plug-in dependencies.
+        let plain = "<project><build><plugins><plugin><dependencies></dependencies></plugin>\
+                     </plugins></build><dependencies><dependency>y</dependency></dependencies></project>";
+        let out = pin_byte_buddy_in(plain).unwrap();
+        let block = out.find("<dependencyManagement>").unwrap();
+        assert!(block > out.find("</build>").unwrap(), "{out}");
+        assert!(
+            out[block..].contains("</dependencyManagement>\n  <dependencies><dependency>y"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn byte_buddy_is_pinned_only_for_projects_that_use_mockito() {
+        let dir = tempfile::tempdir().unwrap();
+        let pom = dir.path().join("pom.xml");
+        std::fs::write(&pom, "<project><dependencies><dependency><groupId>junit</groupId></dependency></dependencies></project>").unwrap();
+        assert!(pin_byte_buddy(dir.path()).unwrap().is_empty());
+        std::fs::write(&pom, "<project><dependencies><dependency><groupId>org.mockito</groupId></dependency></dependencies></project>").unwrap();
+        let notes = pin_byte_buddy(dir.path()).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with(
+            "pom.xml: net.bytebuddy:byte-buddy and byte-buddy-agent pinned to 1.14.12"
+        ));
+        // Pinned once: the project now manages Byte Buddy itself.
+        assert!(pin_byte_buddy(dir.path()).unwrap().is_empty());
+    }
 
     #[test]
     fn levels_below_the_floor_are_raised_and_the_rest_kept() {

@@ -320,7 +320,8 @@ pub fn plan_older_api(
 
 /// Adapts the build files of `project` (a task state being made): JUnit 3 gives way to JUnit 4
 /// (see `levels`), and where a JDK substitutes for the task's, the language levels that the
-/// substitute no longer compiles are raised and compilers it cannot run replaced. Returns one
+/// substitute no longer compiles are raised, compilers it cannot run replaced, and the Byte Buddy
+/// that Mockito brings pinned to one that runs on it. Returns one
 /// note per changed file, for the record.
 pub fn adapt_build_files(
     project: &Path,
@@ -339,6 +340,7 @@ pub fn adapt_build_files(
             crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
                 .map_err(io)?,
         );
+        notes.extend(crate::levels::pin_byte_buddy(project).map_err(io)?);
     }
     Ok(notes)
 }
