@@ -13,10 +13,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use avrlab_bench::{Benchmark, Task, copy_project};
+use avrlab_bench::{Benchmark, copy_project};
 use avrlab_core::{Differential, Outcome};
 use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, remove_tree};
-use avrlab_store::{DifferentialRow, Store, StoreError, WitnessRow};
+use avrlab_store::{CandidateRow, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
 };
@@ -54,6 +54,18 @@ impl Default for DiffTestConfig {
             include_proven: false,
             tester_cache: crate::work_dir::cache_dir().join("difftest"),
         }
+    }
+}
+
+impl DiffTestConfig {
+    /// The configuration of `--differential` with `budget_seconds` per candidate (and proven
+    /// candidates compared too with `include_proven`); `None` when off.
+    pub fn when(on: bool, budget_seconds: u64, include_proven: bool) -> Option<Self> {
+        on.then(|| Self {
+            budget: Duration::from_secs(budget_seconds),
+            include_proven,
+            ..Self::default()
+        })
     }
 }
 
@@ -133,24 +145,14 @@ pub fn diff_test_run(
     if store.run(run_id)?.is_none() {
         return Err(DiffTestError::UnknownRun(run_id.to_owned()));
     }
-    let verdicts = store.verdicts(run_id)?;
-    if verdicts.is_empty() {
+    if store.verdicts(run_id)?.is_empty() {
         return Err(DiffTestError::NotValidated(run_id.to_owned()));
     }
-    let plausible: BTreeSet<String> = verdicts
-        .iter()
-        .filter(|v| v.outcome == Outcome::Plausible)
-        .map(|v| v.candidate_id.clone())
-        .collect();
+    let candidates = plausible_candidates(store, run_id)?;
     let oracle = MavenOracle::new(validator.clone());
-    let root = validator.work_root.join("diff-test");
-    let mut tasks: HashMap<String, Result<TaskSide, String>> = HashMap::new();
+    let mut prepared: HashMap<String, Result<PreparedTask, String>> = HashMap::new();
+    let mut comparer = Comparer::new(validator, config);
     let mut lines = Vec::new();
-    let candidates: Vec<_> = store
-        .candidates(run_id)?
-        .into_iter()
-        .filter(|c| plausible.contains(&c.id))
-        .collect();
     for (index, stored) in candidates.iter().enumerate() {
         progress.message(&format!(
             "diff-test {}/{}: {} {}",
@@ -159,41 +161,23 @@ pub fn diff_test_run(
             stored.task,
             stored.label
         ));
-        let not_applicable = |reason: String| DifferentialRow {
-            candidate_id: stored.id.clone(),
-            verdict: Differential::NotApplicable,
-            reason,
-            seed: config.seed as i64,
-            inputs: 0,
-            divergent_inputs: 0,
-            vulnerable_inputs: 0,
-            seconds: 0.0,
-            budget_seconds: config.budget.as_secs_f64(),
-            methods: Vec::new(),
-            witness: None,
-        };
         let row = match benchmark.tasks.iter().find(|t| t.id == stored.task) {
-            None => not_applicable(format!(
-                "task {} is not in benchmark {}",
-                stored.task, benchmark.name
-            )),
+            None => comparer.not_applicable(
+                stored,
+                format!(
+                    "task {} is not in benchmark {}",
+                    stored.task, benchmark.name
+                ),
+            ),
             Some(task) => {
-                let side = tasks.entry(task.id.clone()).or_insert_with(|| {
-                    TaskSide::prepare(task, &oracle, validator, config, &root.join(&task.id))
+                let task_state = prepared.entry(task.id.clone()).or_insert_with(|| {
+                    oracle
+                        .materialize(task)
+                        .map_err(|e| format!("cannot materialize the task: {}", chain(&e)))
                 });
-                match side {
-                    Err(reason) => not_applicable(reason.clone()),
-                    Ok(side) => match from_stored_form(&stored.kind, &stored.content) {
-                        None => not_applicable("the stored candidate cannot be read".into()),
-                        Some(candidate) => compare(
-                            side,
-                            &candidate,
-                            &stored.id,
-                            config,
-                            &root.join(&task.id).join(format!("candidate-{index}")),
-                        )
-                        .unwrap_or_else(not_applicable),
-                    },
+                match task_state {
+                    Err(reason) => comparer.not_applicable(stored, reason.clone()),
+                    Ok(task_state) => comparer.row(task_state, stored, index),
                 }
             }
         };
@@ -204,10 +188,169 @@ pub fn diff_test_run(
             row,
         });
     }
-    if !validator.keep_workspaces {
-        let _ = remove_tree(&root, validator.maven.sandbox);
+    comparer.clean_up();
+    Ok(lines)
+}
+
+/// What a validation with `--differential` does once its candidates have verdicts: compares the
+/// plausible candidates that have no stored result yet (so a resumed run redoes none), of the
+/// tasks that have a reference fix, and not those proven `Exact` or `Equivalent` (unless
+/// `include_proven`), exactly as `avrlab diff-test` does; the tasks come as validation prepared
+/// them. Says how it went on `progress`.
+pub fn diff_test_new(
+    store: &mut Store,
+    run_id: &str,
+    prepared: &HashMap<String, PreparedTask>,
+    (validator, config): (&ValidatorConfig, &DiffTestConfig),
+    progress: &dyn Progress,
+) -> Result<Vec<DiffTestLine>, StoreError> {
+    let done: BTreeSet<String> = store
+        .differentials(run_id)?
+        .into_iter()
+        .map(|d| d.candidate_id)
+        .collect();
+    let mut comparer = Comparer::new(validator, config);
+    let mut pending = Vec::new();
+    for stored in plausible_candidates(store, run_id)? {
+        let Some(task_state) = prepared.get(&stored.task) else {
+            continue;
+        };
+        if done.contains(&stored.id) || task_state.task.reference.is_none() {
+            continue;
+        }
+        if comparer.proven(task_state, &stored).is_some() {
+            continue;
+        }
+        pending.push((task_state, stored));
+    }
+    let mut lines = Vec::new();
+    for (index, (task_state, stored)) in pending.iter().enumerate() {
+        progress.message(&format!(
+            "diff-test {}/{}: {} {}",
+            index + 1,
+            pending.len(),
+            stored.task,
+            stored.label
+        ));
+        let row = comparer.row(task_state, stored, index);
+        store.record_differential(run_id, &row)?;
+        lines.push(DiffTestLine {
+            task: stored.task.clone(),
+            label: stored.label.clone(),
+            row,
+        });
+    }
+    comparer.clean_up();
+    if !pending.is_empty() || !done.is_empty() {
+        let all = store.differentials(run_id)?;
+        progress.message(&format!(
+            "{}; {} compared now",
+            summary_of_rows(run_id, &all).trim_end(),
+            lines.len()
+        ));
     }
     Ok(lines)
+}
+
+/// The run's candidates whose verdict is `Plausible`, in run order.
+fn plausible_candidates(store: &Store, run_id: &str) -> Result<Vec<CandidateRow>, StoreError> {
+    let plausible: BTreeSet<String> = store
+        .verdicts(run_id)?
+        .into_iter()
+        .filter(|v| v.outcome == Outcome::Plausible)
+        .map(|v| v.candidate_id)
+        .collect();
+    Ok(store
+        .candidates(run_id)?
+        .into_iter()
+        .filter(|c| plausible.contains(&c.id))
+        .collect())
+}
+
+/// Compares candidates one by one, preparing each task's side once.
+struct Comparer<'a> {
+    validator: &'a ValidatorConfig,
+    config: &'a DiffTestConfig,
+    root: PathBuf,
+    sides: HashMap<String, Result<TaskSide, String>>,
+}
+
+impl<'a> Comparer<'a> {
+    fn new(validator: &'a ValidatorConfig, config: &'a DiffTestConfig) -> Self {
+        Self {
+            validator,
+            config,
+            root: validator.work_root.join("diff-test"),
+            sides: HashMap::new(),
+        }
+    }
+
+    fn not_applicable(&self, stored: &CandidateRow, reason: String) -> DifferentialRow {
+        DifferentialRow {
+            candidate_id: stored.id.clone(),
+            verdict: Differential::NotApplicable,
+            reason,
+            seed: self.config.seed as i64,
+            inputs: 0,
+            divergent_inputs: 0,
+            vulnerable_inputs: 0,
+            seconds: 0.0,
+            budget_seconds: self.config.budget.as_secs_f64(),
+            methods: Vec::new(),
+            witness: None,
+        }
+    }
+
+    /// Why the candidate is not compared, when it is proven the same as the reference fix by
+    /// syntax (and the configuration does not compare such candidates).
+    fn proven(&self, task_state: &PreparedTask, stored: &CandidateRow) -> Option<String> {
+        if self.config.include_proven {
+            return None;
+        }
+        let candidate = from_stored_form(&stored.kind, &stored.content)?;
+        let proven = correctness(&task_state.task, task_state.pristine(), &candidate);
+        proven
+            .is_proven()
+            .then(|| format!("{proven}: proven the same as the reference fix by syntax"))
+    }
+
+    /// The candidate's result: compared, or not applicable with the reason. The task's side
+    /// (its vulnerable state and fix built, the helper ready) is made for its first candidate
+    /// that is compared.
+    fn row(
+        &mut self,
+        task_state: &PreparedTask,
+        stored: &CandidateRow,
+        index: usize,
+    ) -> DifferentialRow {
+        if let Some(reason) = self.proven(task_state, stored) {
+            return self.not_applicable(stored, reason);
+        }
+        let Some(candidate) = from_stored_form(&stored.kind, &stored.content) else {
+            return self.not_applicable(stored, "the stored candidate cannot be read".into());
+        };
+        let dir = self.root.join(&stored.task);
+        let side = self.sides.entry(stored.task.clone()).or_insert_with(|| {
+            TaskSide::prepare(task_state.clone(), self.validator, self.config, &dir)
+        });
+        let compared = match side {
+            Err(reason) => Err(reason.clone()),
+            Ok(side) => compare(
+                side,
+                &candidate,
+                &stored.id,
+                self.config,
+                &dir.join(format!("candidate-{index}")),
+            ),
+        };
+        compared.unwrap_or_else(|reason| self.not_applicable(stored, reason))
+    }
+
+    fn clean_up(&self) {
+        if !self.validator.keep_workspaces && self.root.exists() {
+            let _ = remove_tree(&self.root, self.validator.maven.sandbox);
+        }
+    }
 }
 
 /// What every candidate of a task shares: the vulnerable state, the reference fix, the literals
@@ -227,18 +370,15 @@ struct TaskSide {
 
 impl TaskSide {
     fn prepare(
-        task: &Task,
-        oracle: &MavenOracle,
+        prepared: PreparedTask,
         validator: &ValidatorConfig,
         config: &DiffTestConfig,
         dir: &Path,
     ) -> Result<Self, String> {
+        let task = &prepared.task;
         let Some(reference) = &task.reference else {
             return Err("the task has no reference fix".into());
         };
-        let prepared = oracle
-            .materialize(task)
-            .map_err(|e| format!("cannot materialize the task: {}", chain(&e)))?;
         let maven = Maven::for_build(validator.maven.clone(), &task.build)
             .map_err(|e| format!("no build tool for the task: {}", chain(&e)))?;
         let _ = remove_tree(dir, validator.maven.sandbox);
@@ -297,14 +437,6 @@ fn compare(
     dir: &Path,
 ) -> Result<DifferentialRow, String> {
     let task = &side.prepared.task;
-    if !config.include_proven {
-        let proven = correctness(task, side.prepared.pristine(), candidate);
-        if proven.is_proven() {
-            return Err(format!(
-                "{proven}: proven the same as the reference fix by syntax"
-            ));
-        }
-    }
     let sandbox = side.maven.settings().sandbox;
     let _ = remove_tree(dir, sandbox);
     let project = dir.join("project");
@@ -670,23 +802,29 @@ pub fn witness_text(w: &WitnessRow, indent: &str) -> String {
 
 /// One line: how many candidates got each verdict, and the seconds they took.
 pub fn summary(run_id: &str, lines: &[DiffTestLine]) -> String {
-    let count = |v: Differential| lines.iter().filter(|l| l.row.verdict == v).count();
-    let tested: Vec<&DiffTestLine> = lines
+    let rows: Vec<DifferentialRow> = lines.iter().map(|l| l.row.clone()).collect();
+    summary_of_rows(run_id, &rows)
+}
+
+/// [`summary`] of stored rows.
+pub fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String {
+    let count = |v: Differential| rows.iter().filter(|r| r.verdict == v).count();
+    let tested: Vec<&DifferentialRow> = rows
         .iter()
-        .filter(|l| l.row.verdict != Differential::NotApplicable)
+        .filter(|r| r.verdict != Differential::NotApplicable)
         .collect();
-    let seconds: f64 = tested.iter().map(|l| l.row.seconds).sum();
+    let seconds: f64 = tested.iter().map(|r| r.seconds).sum();
     let mean = if tested.is_empty() {
         0.0
     } else {
         seconds / tested.len() as f64
     };
-    let budget = lines.first().map_or(0.0, |l| l.row.budget_seconds);
+    let budget = rows.first().map_or(0.0, |r| r.budget_seconds);
     format!(
         "diff-test {run_id}: {} plausible candidates: {} Divergent, {} DivergentOnVulnerableInputs, \
          {} NoDivergence, {} NotApplicable; {mean:.1} s per compared candidate in the tester \
          (budget {budget:.0} s)\n",
-        lines.len(),
+        rows.len(),
         count(Differential::Divergent),
         count(Differential::DivergentOnVulnerableInputs),
         count(Differential::NoDivergence),
