@@ -464,7 +464,11 @@ fn compare(
             .map(|p| side.maven.sandbox_path(p))
             .collect(),
         targets,
-        strings: side.strings.clone(),
+        strings: with_changed_literals(
+            &side.strings,
+            &side.vulnerable.join(module),
+            [&side.reference.join(module), &project.join(module)],
+        ),
         numbers: side.numbers.clone(),
         seed: config.seed,
         inputs_per_method: config.inputs_per_method,
@@ -611,26 +615,69 @@ pub fn changed_methods(before: &Path, after: &Path) -> Vec<(String, String)> {
             continue;
         }
         let old = method_texts(&old_text);
+        let new = method_texts(&new_text);
         let package = package_of(&new_text);
-        for (key, text) in method_texts(&new_text) {
-            if old.iter().any(|(k, t)| *k == key && *t == text) {
+        let class_of = |types: &[String]| match &package {
+            Some(p) => format!("{p}.{}", types.join("$")),
+            None => types.join("$"),
+        };
+        let mut changed = false;
+        for (key, text) in &new {
+            if old.iter().any(|(k, t)| k == key && t == text) {
                 continue;
             }
             let (types, name, _) = key;
             if types.is_empty() {
                 continue;
             }
-            let class = match &package {
-                Some(p) => format!("{p}.{}", types.join("$")),
-                None => types.join("$"),
-            };
-            let target = (class, name);
+            changed = true;
+            let target = (class_of(types), name.clone());
             if !out.contains(&target) {
                 out.push(target);
             }
         }
+        // A change outside every method (a field's initializer, a constant): the top-level
+        // class's non-private methods are what can observe it (`<fields>`, as the helper reads it).
+        if !changed && without_methods(&old_text) != without_methods(&new_text) {
+            for (types, _, _) in new.iter().map(|(k, _)| k) {
+                let target = (
+                    class_of(&types[..1.min(types.len())]),
+                    "<fields>".to_owned(),
+                );
+                if !types.is_empty() && !out.contains(&target) {
+                    out.push(target);
+                }
+            }
+        }
     }
     out
+}
+
+/// A source's text without its methods, imports, package line and comments, as tokens: what
+/// else a change can touch (fields, initializers, class headers).
+fn without_methods(text: &str) -> Vec<String> {
+    let source = avrlab_java::parse(text);
+    let mut kept = text.to_owned();
+    let mut ranges: Vec<std::ops::Range<usize>> = avrlab_java::methods(&source)
+        .into_iter()
+        .map(|m| m.bytes)
+        .collect();
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.start));
+    for range in ranges {
+        kept.replace_range(range, " ");
+    }
+    kept.lines()
+        .map(str::trim)
+        .filter(|l| {
+            !(l.is_empty()
+                || l.starts_with("import ")
+                || l.starts_with("package ")
+                || l.starts_with("//")
+                || l.starts_with("/*")
+                || l.starts_with('*'))
+        })
+        .flat_map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .collect()
 }
 
 type MethodKey = (Vec<String>, String, usize);
@@ -726,6 +773,58 @@ pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
         }
     }
     (strings, numbers)
+}
+
+/// The literals of the tests, then the string literals that the reference fix or the candidate
+/// add to the main sources (`"toString"` added to a deny list): the values the change is about,
+/// which the tests may never pass.
+fn with_changed_literals(tests: &[String], before: &Path, afters: [&Path; 2]) -> Vec<String> {
+    let mut out = tests.to_vec();
+    for after in afters {
+        let sources = after.join("src/main/java");
+        for entry in walkdir::WalkDir::new(&sources)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java")
+            })
+        {
+            let (Ok(rel), Ok(new_text)) = (
+                entry.path().strip_prefix(after),
+                std::fs::read_to_string(entry.path()),
+            ) else {
+                continue;
+            };
+            let old_text = std::fs::read_to_string(before.join(rel)).unwrap_or_default();
+            if old_text == new_text {
+                continue;
+            }
+            let old = string_literals(&old_text);
+            for value in string_literals(&new_text) {
+                if !old.contains(&value) && !out.contains(&value) && out.len() < MAX_STRINGS * 2 {
+                    out.push(value);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The string literals of a Java source, decoded, each once.
+fn string_literals(text: &str) -> Vec<String> {
+    let source = avrlab_java::parse(text);
+    let mut out: Vec<String> = Vec::new();
+    for (node, _) in avrlab_java::preorder(source.root()) {
+        if node.kind() == "string_literal"
+            && let Some(value) = unquote(source.node_text(node))
+            && value.chars().count() <= MAX_STRING_CHARS
+            && !out.contains(&value)
+        {
+            out.push(value);
+        }
+    }
+    out
 }
 
 /// The value of a Java string literal (not a text block), escapes decoded.
@@ -856,6 +955,50 @@ mod tests {
                 ("a.b.C$D".to_owned(), "h".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn a_change_outside_every_method_targets_the_top_level_class_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/C.java";
+        let before = "package a;\nimport java.util.Set;\nclass C {\n  static final Set<String> S = Set.of(\"x\");\n  \
+                      boolean f(String s) { return S.contains(s); }\n  static class D { void h() {} }\n}\n";
+        let after = before.replace("Set.of(\"x\")", "Set.of(\"x\", \"y\")");
+        let reformatted = before.replace("import java.util.Set;", "import java.util.Set; // sets");
+        for (side, text) in [
+            ("old", before),
+            ("new", after.as_str()),
+            ("layout", &reformatted),
+        ] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        assert_eq!(
+            changed_methods(&dir.path().join("old"), &dir.path().join("new")),
+            vec![("a.C".to_owned(), "<fields>".to_owned())]
+        );
+        assert!(changed_methods(&dir.path().join("old"), &dir.path().join("layout")).is_empty());
+    }
+
+    #[test]
+    fn literals_a_change_adds_to_the_main_sources_follow_the_tests_literals() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/C.java";
+        let before = "class C { static final Set<String> S = Set.of(\"clone\"); }";
+        let fix = "class C { static final Set<String> S = Set.of(\"clone\", \"getClass\"); }";
+        let candidate = "class C { static final Set<String> S = Set.of(\"clone\", \"getClass\", \"toString\"); }";
+        for (side, text) in [("old", before), ("fix", fix), ("candidate", candidate)] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let strings = with_changed_literals(
+            &["a".to_owned()],
+            &dir.path().join("old"),
+            [&dir.path().join("fix"), &dir.path().join("candidate")],
+        );
+        assert_eq!(strings, ["a", "getClass", "toString"]);
     }
 
     #[test]
