@@ -777,9 +777,11 @@ pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
 
 /// The literals of the tests, then the string literals that the reference fix or the candidate
 /// add to the main sources (`"toString"` added to a deny list): the values the change is about,
-/// which the tests may never pass.
+/// which the tests may never pass. The generators draw a literal from the list at random, so the
+/// change's literals are repeated until they make up about a quarter of it: among a test suite's
+/// 200 literals, two added names would otherwise come up once in hundreds of inputs.
 fn with_changed_literals(tests: &[String], before: &Path, afters: [&Path; 2]) -> Vec<String> {
-    let mut out = tests.to_vec();
+    let mut added: Vec<String> = Vec::new();
     for after in afters {
         let sources = after.join("src/main/java");
         for entry in walkdir::WalkDir::new(&sources)
@@ -802,10 +804,18 @@ fn with_changed_literals(tests: &[String], before: &Path, afters: [&Path; 2]) ->
             }
             let old = string_literals(&old_text);
             for value in string_literals(&new_text) {
-                if !old.contains(&value) && !out.contains(&value) && out.len() < MAX_STRINGS * 2 {
-                    out.push(value);
+                if !old.contains(&value) && !tests.contains(&value) && !added.contains(&value) {
+                    added.push(value);
                 }
             }
+        }
+    }
+    added.truncate(MAX_STRINGS);
+    let mut out = tests.to_vec();
+    if !added.is_empty() {
+        let repeat = (tests.len() / (3 * added.len())).max(1);
+        for _ in 0..repeat {
+            out.extend(added.iter().cloned());
         }
     }
     out
@@ -999,6 +1009,15 @@ mod tests {
             [&dir.path().join("fix"), &dir.path().join("candidate")],
         );
         assert_eq!(strings, ["a", "getClass", "toString"]);
+        // Among many test literals, the change's come up about a quarter of the time.
+        let tests: Vec<String> = (0..60).map(|i| format!("t{i}")).collect();
+        let strings = with_changed_literals(
+            &tests,
+            &dir.path().join("old"),
+            [&dir.path().join("fix"), &dir.path().join("candidate")],
+        );
+        assert_eq!(strings.len(), 60 + 2 * 10);
+        assert_eq!(strings.iter().filter(|s| *s == "toString").count(), 10);
     }
 
     #[test]
