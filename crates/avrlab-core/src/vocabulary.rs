@@ -268,6 +268,20 @@ vocabulary! {
     }
 }
 
+impl Differential {
+    /// The audit label the verdict stands for when auditors are compared with differential
+    /// testing: `Divergent` is evidence of a wrong fix (`incorrect`), `NoDivergence` of a right
+    /// one (`correct`); the weaker `DivergentOnVulnerableInputs` and `NotApplicable` stand for
+    /// none (such candidates are left out of the comparison).
+    pub fn as_audit_label(self) -> Option<AuditLabel> {
+        match self {
+            Self::Divergent => Some(AuditLabel::Incorrect),
+            Self::NoDivergence => Some(AuditLabel::Correct),
+            Self::DivergentOnVulnerableInputs | Self::NotApplicable => None,
+        }
+    }
+}
+
 vocabulary! {
     /// A person's judgement of a plausible candidate that no automatic check proved correct.
     AuditLabel, "audit label" {

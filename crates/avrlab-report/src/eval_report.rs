@@ -77,6 +77,79 @@ pub struct ModelSummary {
     pub disputed: usize,
     /// For a replay of published generations: our verdicts against the published labels.
     pub published: Option<PublishedAgreement>,
+    /// What differential testing against the reference fix showed of the run's plausible
+    /// candidates; `None` when the run has no differential result (and then not serialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differential: Option<DifferentialCounts>,
+}
+
+/// A run's distinct plausible candidates and what differential testing showed of them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DifferentialCounts {
+    /// Distinct candidates whose verdict is Plausible.
+    pub plausible: usize,
+    /// Of those: every input tried showed the same as the reference fix.
+    pub no_divergence: usize,
+    /// Differed from the fix with a witness (never counted correct without an auditor's note).
+    pub divergent: usize,
+    /// Differed only on the vulnerability's inputs, blocking them otherwise (weaker evidence).
+    pub divergent_on_vulnerable_inputs: usize,
+    /// Compared but not applicable (with a stored reason), and not compared at all (no row:
+    /// proven `Exact`/`Equivalent`, or no reference fix).
+    pub not_applicable: usize,
+    pub not_compared: usize,
+}
+
+impl DifferentialCounts {
+    /// Counts the stored rows of the plausible candidates (`plausible`: their ids).
+    pub fn of(plausible: &BTreeSet<&str>, rows: &[avrlab_store::DifferentialRow]) -> Self {
+        let mut counts = Self {
+            plausible: plausible.len(),
+            ..Self::default()
+        };
+        for row in rows
+            .iter()
+            .filter(|r| plausible.contains(r.candidate_id.as_str()))
+        {
+            match row.verdict {
+                Differential::NoDivergence => counts.no_divergence += 1,
+                Differential::Divergent => counts.divergent += 1,
+                Differential::DivergentOnVulnerableInputs => {
+                    counts.divergent_on_vulnerable_inputs += 1;
+                }
+                Differential::NotApplicable => counts.not_applicable += 1,
+            }
+        }
+        counts.not_compared = counts.plausible
+            - counts.no_divergence
+            - counts.divergent
+            - counts.divergent_on_vulnerable_inputs
+            - counts.not_applicable;
+        counts
+    }
+
+    /// `plausible · no divergence found · divergent · on vulnerable inputs`, as the tables show
+    /// it (`12 · 5 · 3 · 1`).
+    pub fn cell(&self) -> String {
+        format!(
+            "{} · {} · {} · {}",
+            self.plausible, self.no_divergence, self.divergent, self.divergent_on_vulnerable_inputs
+        )
+    }
+}
+
+/// The heading of the differential column.
+pub const DIFFERENTIAL_HEADING: &str =
+    "differential (plausible · no divergence found · divergent · on vulnerable inputs)";
+
+/// Whether some run of the report has differential results (else its tables have no such column).
+pub fn has_differential(models: &[ModelSummary]) -> bool {
+    models.iter().any(|m| m.differential.is_some())
+}
+
+/// A run's differential cell, `-` when it has none.
+pub fn differential_cell(m: &ModelSummary) -> String {
+    m.differential.map_or_else(|| "-".to_owned(), |d| d.cell())
 }
 
 /// The label every auditor of a candidate gave it; `None` where they disagree.
@@ -252,8 +325,15 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             .filter(|a| a.label == AuditLabel::Correct && !a.note.trim().is_empty())
             .map(|a| a.candidate_id.as_str())
             .collect();
-        let divergent: BTreeSet<String> = store
-            .differentials(run_id)?
+        let differentials = store.differentials(run_id)?;
+        let plausible_ids: BTreeSet<&str> = outcomes
+            .iter()
+            .filter(|(_, o)| **o == Outcome::Plausible)
+            .map(|(c, _)| c.as_str())
+            .collect();
+        let differential = (!differentials.is_empty())
+            .then(|| DifferentialCounts::of(&plausible_ids, &differentials));
+        let divergent: BTreeSet<String> = differentials
             .into_iter()
             .filter(|d| d.verdict == Differential::Divergent)
             .map(|d| d.candidate_id)
@@ -358,6 +438,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         })?;
         models.push(ModelSummary {
             published,
+            differential,
             run_id: run_id.clone(),
             benchmark: benchmark_label(&run.benchmark, config),
             model: config.model.clone().unwrap_or_else(|| "?".to_owned()),
@@ -623,9 +704,21 @@ mod tests {
             witness: None,
         };
         store.record_differential("e", &divergent).unwrap();
+        assert_eq!(report.models[0].differential, None, "no row, no counts");
         let divergent_report = build_eval_report(&store, &["e".into()]).unwrap();
         let m = &divergent_report.models[0];
         assert_eq!((m.audited_correct, m.correct_tasks), (0, 1));
+        // Two plausible candidates: b1 divergent, a0 (Exact) not compared.
+        assert_eq!(
+            m.differential,
+            Some(DifferentialCounts {
+                plausible: 2,
+                divergent: 1,
+                not_compared: 1,
+                ..DifferentialCounts::default()
+            })
+        );
+        assert_eq!(m.differential.unwrap().cell(), "2 · 0 · 1 · 0");
         let noted = AuditRow {
             note: "differs only in the exception message".into(),
             ..label("bo", AuditLabel::Correct)

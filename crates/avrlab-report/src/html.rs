@@ -66,6 +66,10 @@ fn summary_table(out: &mut String, report: &EvalReport) {
     ] {
         let _ = write!(out, "<th>{header}</th>");
     }
+    let differential = crate::has_differential(&report.models);
+    if differential {
+        let _ = write!(out, "<th>{}</th>", escape(crate::DIFFERENTIAL_HEADING));
+    }
     out.push_str("</tr>");
     for m in &report.models {
         out.push_str("<tr>");
@@ -102,6 +106,9 @@ fn summary_table(out: &mut String, report: &EvalReport) {
             &format!("{} (k={})", optional(m.pass_at_k), m.samples_per_prompt),
         );
         number(out, &m.errors.to_string());
+        if differential {
+            number(out, &crate::differential_cell(m));
+        }
         out.push_str("</tr>");
     }
     out.push_str("</table>");

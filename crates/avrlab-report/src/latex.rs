@@ -38,16 +38,34 @@ pub fn render_latex(report: &EvalReport) -> String {
     let mut out = String::new();
     out.push_str("% avrlab report; needs \\usepackage{booktabs}\n");
     out.push_str("\\begin{table}\n\\centering\n\\caption{Fixed vulnerabilities per model (95\\% Wilson intervals of the share of tasks).}\n");
-    out.push_str("\\begin{tabular}{lllrrrrlrr}\n\\toprule\n");
-    out.push_str("Model & Format & Benchmark & FL offset & Tasks & Samples & Correct & Plausible (95\\% CI) & Compile rate & pass@1 \\\\\n\\midrule\n");
+    // The differential column only when some run has differential results.
+    let differential = crate::has_differential(&report.models);
+    let (spec, heading) = if differential {
+        ("r", " & Differential (P $\\cdot$ N $\\cdot$ D $\\cdot$ V)")
+    } else {
+        ("", "")
+    };
+    let _ = writeln!(out, "\\begin{{tabular}}{{lllrrrrlrr{spec}}}\n\\toprule");
+    let _ = writeln!(
+        out,
+        "Model & Format & Benchmark & FL offset & Tasks & Samples & Correct & Plausible (95\\% CI) & Compile rate & pass@1{heading} \\\\\n\\midrule"
+    );
     for m in &report.models {
         let across = m
             .plausible_across_runs
             .map(|(mean, margin)| format!("; ${mean:.1} \\pm {margin:.1}$"))
             .unwrap_or_default();
+        let extra = match (differential, m.differential) {
+            (false, _) => String::new(),
+            (true, None) => " & --".to_owned(),
+            (true, Some(d)) => format!(
+                " & {} $\\cdot$ {} $\\cdot$ {} $\\cdot$ {}",
+                d.plausible, d.no_divergence, d.divergent, d.divergent_on_vulnerable_inputs
+            ),
+        };
         let _ = writeln!(
             out,
-            "{} & {} & {} & {} & {} & {} & {} & {} ({}--{}{}) & {} & {} \\\\",
+            "{} & {} & {} & {} & {} & {} & {} & {} ({}--{}{}) & {} & {}{extra} \\\\",
             escape(&m.model),
             escape(&m.format),
             escape(&m.benchmark),
@@ -64,7 +82,11 @@ pub fn render_latex(report: &EvalReport) -> String {
                 .map_or_else(|| "--".into(), |v| format!("{v:.3}")),
         );
     }
-    out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n\n");
+    out.push_str("\\bottomrule\n\\end{tabular}\n");
+    if differential {
+        out.push_str("\\par\\smallskip{\\footnotesize Differential: plausible candidates (P), no divergence found from the reference fix (N), divergent (D), divergent only on the vulnerability's inputs (V).}\n");
+    }
+    out.push_str("\\end{table}\n\n");
 
     out.push_str("\\begin{table}\n\\centering\n\\caption{Vulnerabilities fixed per task (C: correct, P: plausible).}\n");
     let _ = writeln!(

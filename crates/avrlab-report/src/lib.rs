@@ -16,13 +16,16 @@ mod study_report;
 mod svg;
 
 pub use engine_checks::{Disagreement, EngineChecks};
-pub use eval_report::{EvalReport, ModelSummary, ReportError, TaskCell, build_eval_report};
+pub use eval_report::{
+    DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, ModelSummary, ReportError, TaskCell,
+    build_eval_report, differential_cell, has_differential,
+};
 pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
 pub use study_report::{
-    Comparison, CweRow, GridCell, OffsetGrid, Rates, ReviewerMatrix, StudyReport, StudyReportError,
-    TostLine, build_study_report, render_study,
+    AuditorAgreement, Comparison, CweRow, GridCell, OffsetGrid, Rates, ReviewerDifferential,
+    ReviewerMatrix, StudyReport, StudyReportError, TostLine, build_study_report, render_study,
 };
 pub use svg::escape as escape_html;

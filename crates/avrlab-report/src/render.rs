@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::eval_report::{EvalReport, TaskCell};
+use crate::eval_report::{
+    DIFFERENTIAL_HEADING, EvalReport, TaskCell, differential_cell, has_differential,
+};
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,22 +48,35 @@ pub fn render(report: &EvalReport, format: ReportFormat) -> String {
 fn markdown(report: &EvalReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## Fixed vulnerabilities per model\n");
+    // The differential column only when some run has differential results: older reports stay
+    // as they were.
+    let differential = has_differential(&report.models);
+    let (heading, rule) = if differential {
+        (format!(" {DIFFERENTIAL_HEADING} |"), "---:|")
+    } else {
+        (String::new(), "")
+    };
     let _ = writeln!(
         out,
-        "| benchmark | model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer |"
+        "| benchmark | model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer |{heading}"
     );
     let _ = writeln!(
         out,
-        "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
+        "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|{rule}"
     );
     for m in &report.models {
         let across = m.plausible_across_runs.map_or_else(
             || "-".to_owned(),
             |(mean, margin)| format!("{mean:.2} ± {margin:.2}"),
         );
+        let extra = if differential {
+            format!(" {} |", differential_cell(m))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} |{extra}",
             m.benchmark,
             m.model,
             m.format,
@@ -178,29 +193,60 @@ fn csv(report: &EvalReport) -> String {
         "k",
         "no_answer",
     ];
+    let differential = has_differential(&report.models);
+    let extra: &[&str] = if differential {
+        &[
+            "differential_plausible",
+            "differential_no_divergence",
+            "differential_divergent",
+            "differential_on_vulnerable_inputs",
+        ]
+    } else {
+        &[]
+    };
     // Writing to memory fails only on a record of the wrong length, which these are not.
-    writer.write_record(header).expect("csv header");
+    writer
+        .write_record(header.iter().chain(extra))
+        .expect("csv header");
     for m in &report.models {
+        let counts = m.differential.map_or_else(
+            || vec![String::new(); 4],
+            |d| {
+                [
+                    d.plausible,
+                    d.no_divergence,
+                    d.divergent,
+                    d.divergent_on_vulnerable_inputs,
+                ]
+                .map(|n| n.to_string())
+                .to_vec()
+            },
+        );
+        let counts = if differential { counts } else { Vec::new() };
         writer
-            .write_record([
-                m.run_id.clone(),
-                m.benchmark.clone(),
-                m.model.clone(),
-                m.format.clone(),
-                m.fl_offset.to_string(),
-                m.tasks.to_string(),
-                m.samples.to_string(),
-                m.correct_tasks.to_string(),
-                m.plausible_tasks.to_string(),
-                format!("{:.4}", m.plausible_interval.0),
-                format!("{:.4}", m.plausible_interval.1),
-                format!("{:.4}", m.compile_rate),
-                format!("{:.4}", m.duplicate_rate),
-                optional(m.pass_at_1),
-                optional(m.pass_at_k),
-                m.samples_per_prompt.to_string(),
-                m.errors.to_string(),
-            ])
+            .write_record(
+                [
+                    m.run_id.clone(),
+                    m.benchmark.clone(),
+                    m.model.clone(),
+                    m.format.clone(),
+                    m.fl_offset.to_string(),
+                    m.tasks.to_string(),
+                    m.samples.to_string(),
+                    m.correct_tasks.to_string(),
+                    m.plausible_tasks.to_string(),
+                    format!("{:.4}", m.plausible_interval.0),
+                    format!("{:.4}", m.plausible_interval.1),
+                    format!("{:.4}", m.compile_rate),
+                    format!("{:.4}", m.duplicate_rate),
+                    optional(m.pass_at_1),
+                    optional(m.pass_at_k),
+                    m.samples_per_prompt.to_string(),
+                    m.errors.to_string(),
+                ]
+                .into_iter()
+                .chain(counts),
+            )
             .expect("csv record");
     }
     let bytes = writer.into_inner().expect("csv to memory");

@@ -6,8 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use avrlab_core::Outcome;
-use avrlab_stats::{Interval, agresti_coull, mcnemar_exact, mean_with_margin, paired_tost, wilson};
+use avrlab_core::{AuditLabel, Differential, Outcome};
+use avrlab_stats::{
+    Interval, agresti_coull, cohen_kappa, mcnemar_exact, mean_with_margin, paired_tost, wilson,
+};
 use avrlab_store::{ReviewDecision, Store, StudyCellRow};
 use serde::Serialize;
 
@@ -104,6 +106,30 @@ pub struct ReviewerMatrix {
     pub false_accept: Option<Rates>,
     /// reject ∧ plausible / plausible (decided answers only).
     pub false_reject: Option<Rates>,
+    /// The Plausible column split by what differential testing showed; `None` when no cell has
+    /// differential results (and then not serialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differential: Option<ReviewerDifferential>,
+}
+
+/// The reviewer's decisions on Plausible candidates that differential testing compared.
+#[derive(Debug, Clone, Copy, Serialize, Default, PartialEq, Eq)]
+pub struct ReviewerDifferential {
+    pub accept_divergent: u64,
+    pub accept_no_divergence: u64,
+    pub reject_divergent: u64,
+    pub reject_no_divergence: u64,
+}
+
+/// An auditor against differential testing, over the study's audited candidates that it
+/// compared (`Divergent` read as incorrect, `NoDivergence` as correct; `unsure` labels left out).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AuditorAgreement {
+    pub auditor: String,
+    /// Rows: the auditor's label; columns: differential testing's (correct, incorrect).
+    pub table: [[u64; 2]; 2],
+    /// Cohen's kappa and its 95% interval, or why there is none.
+    pub kappa: Result<(f64, (f64, f64)), String>,
 }
 
 /// A rate with its two intervals.
@@ -142,6 +168,10 @@ pub struct StudyReport {
     pub variants: Vec<String>,
     pub per_variant: BTreeMap<String, Vec<(usize, usize, usize)>>,
     pub reviewers: Vec<ReviewerMatrix>,
+    /// Each auditor of the study's candidates against differential testing (empty without
+    /// differential results or audits; then not serialized).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub auditors: Vec<AuditorAgreement>,
 }
 
 /// What one cell's run holds, per prompt (task, format, run index).
@@ -452,14 +482,37 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         per_variant.insert(model.clone(), row);
     }
 
-    // The reviewer against the tests, over every candidate of every cell.
+    // The reviewer against the tests, over every candidate of every cell, the Plausible ones
+    // split by differential testing's verdict where there is one; and each auditor against
+    // differential testing.
     let mut reviewers: BTreeMap<String, ReviewerMatrix> = BTreeMap::new();
+    let mut any_differential = false;
+    let mut auditors: BTreeMap<String, [[u64; 2]; 2]> = BTreeMap::new();
     for d in &data {
         let outcomes: HashMap<String, Outcome> = store
             .verdicts(&d.cell.run_id)?
             .into_iter()
             .map(|v| (v.candidate_id, v.outcome))
             .collect();
+        let differential: HashMap<String, Differential> = store
+            .differentials(&d.cell.run_id)?
+            .into_iter()
+            .map(|r| (r.candidate_id, r.verdict))
+            .collect();
+        any_differential |= !differential.is_empty();
+        for audit in store.audits(&d.cell.run_id)? {
+            let theirs = differential
+                .get(&audit.candidate_id)
+                .and_then(|v| v.as_audit_label());
+            let side = |label: AuditLabel| match label {
+                AuditLabel::Correct => Some(0),
+                AuditLabel::Incorrect => Some(1),
+                AuditLabel::Unsure => None,
+            };
+            if let (Some(row), Some(column)) = (side(audit.label), theirs.and_then(side)) {
+                auditors.entry(audit.auditor).or_default()[row][column] += 1;
+            }
+        }
         for review in store.reviews(&d.cell.run_id)? {
             let m = reviewers
                 .entry(review.reviewer.clone())
@@ -468,6 +521,24 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
                     ..Default::default()
                 });
             let outcome = outcomes.get(&review.candidate_id).copied();
+            if outcome == Some(Outcome::Plausible) {
+                let split = m.differential.get_or_insert_with(Default::default);
+                match (review.decision, differential.get(&review.candidate_id)) {
+                    (ReviewDecision::Accept, Some(Differential::Divergent)) => {
+                        split.accept_divergent += 1;
+                    }
+                    (ReviewDecision::Accept, Some(Differential::NoDivergence)) => {
+                        split.accept_no_divergence += 1;
+                    }
+                    (ReviewDecision::Reject, Some(Differential::Divergent)) => {
+                        split.reject_divergent += 1;
+                    }
+                    (ReviewDecision::Reject, Some(Differential::NoDivergence)) => {
+                        split.reject_no_divergence += 1;
+                    }
+                    _ => {}
+                }
+            }
             match (review.decision, outcome) {
                 (ReviewDecision::Unparseable, _) => m.unparseable += 1,
                 (ReviewDecision::NoAnswer, _) => m.no_answer += 1,
@@ -491,7 +562,18 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         .map(|mut m| {
             m.false_accept = rates(m.accept_failing, m.accept_failing + m.reject_failing);
             m.false_reject = rates(m.reject_plausible, m.reject_plausible + m.accept_plausible);
+            if !any_differential {
+                m.differential = None;
+            }
             m
+        })
+        .collect();
+    let auditors = auditors
+        .into_iter()
+        .map(|(auditor, table)| AuditorAgreement {
+            kappa: kappa_of(&table),
+            auditor,
+            table,
         })
         .collect();
 
@@ -509,7 +591,16 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         variants,
         per_variant,
         reviewers,
+        auditors,
     })
+}
+
+/// Cohen's kappa of a 2 × 2 table with its 95% interval, or why there is none.
+fn kappa_of(table: &[[u64; 2]; 2]) -> Result<(f64, (f64, f64)), String> {
+    let rows: Vec<Vec<u64>> = table.iter().map(|r| r.to_vec()).collect();
+    cohen_kappa(&rows, 0.95)
+        .map(|k| (k.kappa, k.interval))
+        .map_err(|e| format!("cannot {e}"))
 }
 
 fn pct(x: f64) -> String {
@@ -669,16 +760,29 @@ fn study_markdown(report: &StudyReport, with_table_4: bool) -> String {
     }
     for m in &report.reviewers {
         let _ = writeln!(out, "## Reviewer `{}` against the tests\n", m.reviewer);
-        let _ = writeln!(out, "| reviewer \\ tests | Plausible | not Plausible |");
-        let _ = writeln!(out, "|---|---:|---:|");
+        // Differential testing's columns only when some cell has its results.
+        let (heading, rule, accept, reject) = match m.differential {
+            Some(d) => (
+                " Plausible, Divergent | Plausible, no divergence found |",
+                "---:|---:|",
+                format!(" {} | {} |", d.accept_divergent, d.accept_no_divergence),
+                format!(" {} | {} |", d.reject_divergent, d.reject_no_divergence),
+            ),
+            None => ("", "", String::new(), String::new()),
+        };
         let _ = writeln!(
             out,
-            "| accept | {} | {} |",
+            "| reviewer \\ tests | Plausible | not Plausible |{heading}"
+        );
+        let _ = writeln!(out, "|---|---:|---:|{rule}");
+        let _ = writeln!(
+            out,
+            "| accept | {} | {} |{accept}",
             m.accept_plausible, m.accept_failing
         );
         let _ = writeln!(
             out,
-            "| reject | {} | {} |",
+            "| reject | {} | {} |{reject}",
             m.reject_plausible, m.reject_failing
         );
         let _ = writeln!(
@@ -703,6 +807,52 @@ fn study_markdown(report: &StudyReport, with_table_4: bool) -> String {
                 ),
                 None => writeln!(out, "- {name}: no decided answer on such candidates"),
             };
+        }
+        out.push('\n');
+    }
+    for a in &report.auditors {
+        let _ = writeln!(
+            out,
+            "## Auditor `{}` against differential testing\n\nAudited candidates that differential \
+             testing compared (Divergent read as incorrect, no divergence found as correct; \
+             `unsure` labels left out).\n",
+            a.auditor
+        );
+        let _ = writeln!(out, "| auditor \\ differential | correct | incorrect |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        for (name, row) in ["correct", "incorrect"].iter().zip(&a.table) {
+            let _ = writeln!(out, "| {name} | {} | {} |", row[0], row[1]);
+        }
+        let _ = match &a.kappa {
+            Ok((kappa, (lo, hi))) => writeln!(
+                out,
+                "\nCohen's kappa {kappa:.3} (95% CI {lo:.3} to {hi:.3})\n"
+            ),
+            Err(why) => writeln!(out, "\nCohen's kappa: {why}\n"),
+        };
+    }
+    let cells: Vec<&crate::ModelSummary> = report
+        .all_cells
+        .models
+        .iter()
+        .filter(|m| m.differential.is_some())
+        .collect();
+    if !cells.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Differential testing per cell\n\n| cell | model | format | FL offset | {} |\n|---|---|---|---:|---:|",
+            crate::DIFFERENTIAL_HEADING
+        );
+        for m in cells {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                m.run_id,
+                m.model,
+                m.format,
+                signed(m.fl_offset),
+                crate::differential_cell(m)
+            );
         }
         out.push('\n');
     }
@@ -800,6 +950,205 @@ mod tests {
             variants: vec!["original".into(), "rename".into()],
             per_variant: BTreeMap::from([(model, vec![(0, 1, 2), (0, 0, 2)])]),
             reviewers: Vec::new(),
+            auditors: Vec::new(),
+        }
+    }
+
+    /// One cell: four plausible candidates (two divergent, two not) and one failing one, each
+    /// reviewed, the plausible ones audited by `ana`.
+    fn store_with_a_reviewed_cell(dir: &std::path::Path) -> Store {
+        use avrlab_store::{
+            Correctness, Extraction, GenerationRow, NewCandidate, NewRun, ReviewRow, RunMode,
+            StudyRow, VerdictRow,
+        };
+        let mut store = Store::open(&dir.join("s.sqlite")).unwrap();
+        let study = StudyRow {
+            id: "s".into(),
+            plan_hash: "h".into(),
+            plan: "{}".into(),
+            finished_at: None,
+        };
+        let cell = StudyCellRow {
+            run_id: "c0".into(),
+            benchmark: "demo".into(),
+            variant: "original".into(),
+            model: "m".into(),
+            format: "chat-p1".into(),
+            fl_offset: 0,
+        };
+        store.create_study(&study, &[cell]).unwrap();
+        let run = NewRun {
+            id: "c0".into(),
+            benchmark: "demo".into(),
+            mode: RunMode::Eval,
+            input_hash: "h".into(),
+            config: avrlab_core::RunConfig::parse(
+                r#"{"model":"m","format":"chat-p1","samples":5,"runs":1,"fl_offset":0}"#,
+            )
+            .unwrap(),
+        };
+        store.create_run(&run, &[]).unwrap();
+        let ids = ["p1", "p2", "p3", "p4", "f1"];
+        let candidates: Vec<NewCandidate> = ids
+            .iter()
+            .map(|id| NewCandidate {
+                id: (*id).into(),
+                task: "t".into(),
+                label: (*id).into(),
+                kind: "diff".into(),
+                content: (*id).into(),
+            })
+            .collect();
+        let generations: Vec<GenerationRow> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| GenerationRow {
+                id: format!("t/0/{i}"),
+                task: "t".into(),
+                model: "m".into(),
+                format: "chat-p1".into(),
+                fl_offset: 0,
+                fl_effective: 0,
+                run_index: 0,
+                sample: i as u32,
+                prompt_hash: "h".into(),
+                raw: String::new(),
+                finish_reason: "Stop".into(),
+                tokens_in: None,
+                tokens_out: None,
+                latency_ms: 0,
+                cached: false,
+                error: None,
+                extraction: Extraction::Candidate,
+                candidate_id: Some((*id).into()),
+                correct: Correctness::Unknown,
+            })
+            .collect();
+        store
+            .add_generations("c0", &candidates, &generations)
+            .unwrap();
+        for id in ids {
+            let verdict = VerdictRow {
+                outcome: if id == "f1" {
+                    Outcome::PovFailing
+                } else {
+                    Outcome::Plausible
+                },
+                reason: String::new(),
+                wall_ms: 1,
+                diagnostics: vec![],
+                phases: vec![],
+                tests: vec![],
+                engine: None,
+            };
+            store.record_verdict("c0", id, &verdict).unwrap();
+        }
+        for (id, decision) in [
+            ("p1", ReviewDecision::Accept),
+            ("p2", ReviewDecision::Accept),
+            ("p3", ReviewDecision::Reject),
+            ("p4", ReviewDecision::Reject),
+            ("f1", ReviewDecision::Accept),
+        ] {
+            let review = ReviewRow {
+                candidate_id: id.into(),
+                reviewer: "judge".into(),
+                decision,
+                reason: String::new(),
+                raw: String::new(),
+                latency_ms: 1,
+                cached: false,
+                error: None,
+            };
+            store.record_review("c0", &review).unwrap();
+        }
+        let audits: Vec<avrlab_store::AuditRow> = [
+            ("p1", AuditLabel::Incorrect),
+            ("p2", AuditLabel::Correct),
+            ("p3", AuditLabel::Incorrect),
+            ("p4", AuditLabel::Incorrect),
+        ]
+        .into_iter()
+        .map(|(id, label)| avrlab_store::AuditRow {
+            candidate_id: id.into(),
+            auditor: "ana".into(),
+            label,
+            note: String::new(),
+            labelled_at: String::new(),
+        })
+        .collect();
+        store.record_audits("c0", &audits).unwrap();
+        store
+    }
+
+    #[test]
+    fn the_reviewer_matrix_and_the_auditors_gain_differential_testing_only_when_it_ran() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_a_reviewed_cell(dir.path());
+        let before = build_study_report(&store, "s").unwrap();
+        assert_eq!(before.reviewers[0].differential, None);
+        assert!(before.auditors.is_empty());
+        let text = render_study(&before, ReportFormat::Markdown);
+        assert!(
+            text.contains("| reviewer \\ tests | Plausible | not Plausible |\n"),
+            "{text}"
+        );
+        assert!(!text.contains("ifferential"), "{text}");
+
+        for (id, verdict) in [
+            ("p1", Differential::Divergent),
+            ("p2", Differential::NoDivergence),
+            ("p3", Differential::Divergent),
+            ("p4", Differential::NoDivergence),
+        ] {
+            let row = avrlab_store::DifferentialRow {
+                candidate_id: id.into(),
+                verdict,
+                reason: String::new(),
+                seed: 1,
+                inputs: 10,
+                divergent_inputs: 0,
+                vulnerable_inputs: 0,
+                seconds: 1.0,
+                budget_seconds: 20.0,
+                methods: Vec::new(),
+                witness: None,
+            };
+            store.record_differential("c0", &row).unwrap();
+        }
+        let report = build_study_report(&store, "s").unwrap();
+        let m = &report.reviewers[0];
+        assert_eq!(
+            (m.accept_plausible, m.accept_failing, m.reject_plausible),
+            (2, 1, 2)
+        );
+        assert_eq!(
+            m.differential,
+            Some(ReviewerDifferential {
+                accept_divergent: 1,
+                accept_no_divergence: 1,
+                reject_divergent: 1,
+                reject_no_divergence: 1,
+            })
+        );
+        // ana against the tester: p1, p3 incorrect both; p2 correct both; p4 incorrect for ana
+        // only. p_o = 3/4, p_e = 1/4 · 2/4 + 3/4 · 2/4 = 1/2, kappa = 0.5.
+        let ana = &report.auditors[0];
+        assert_eq!(ana.table, [[1, 0], [1, 2]]);
+        let (kappa, _) = ana.kappa.clone().unwrap();
+        assert!((kappa - 0.5).abs() < 1e-12, "{kappa}");
+        let text = render_study(&report, ReportFormat::Markdown);
+        for part in [
+            "| reviewer \\ tests | Plausible | not Plausible | Plausible, Divergent | Plausible, no divergence found |",
+            "| accept | 2 | 1 | 1 | 1 |",
+            "| reject | 2 | 0 | 1 | 1 |",
+            "## Auditor `ana` against differential testing",
+            "| incorrect | 1 | 2 |",
+            "Cohen's kappa 0.500 (95% CI",
+            "## Differential testing per cell",
+            "| c0 | m | chat-p1 | 0 | 4 · 2 · 2 · 0 |",
+        ] {
+            assert!(text.contains(part), "{part:?} in\n{text}");
         }
     }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use avrlab_report::figures::{self, Share};
-use avrlab_report::{EvalReport, ModelSummary, ReportFormat, TaskCell, render};
+use avrlab_report::{DifferentialCounts, EvalReport, ModelSummary, ReportFormat, TaskCell, render};
 
 const HOSTILE: &str = r#"<script>window.pwned=1</script>"Evil, Inc."&{x}_%"#;
 
@@ -46,6 +46,7 @@ fn summary(
         audited_correct: 0,
         disputed: 0,
         published: None,
+        differential: None,
     }
 }
 
@@ -221,6 +222,82 @@ fn latex_is_a_booktabs_table_with_escaped_names() {
     }
 }
 
+/// A run with differential results gets the column in every format (`-` for the runs without);
+/// a report without any keeps its tables as they were.
+#[test]
+fn the_differential_column_appears_only_with_differential_results() {
+    let plain = report();
+    for format in [
+        ReportFormat::Markdown,
+        ReportFormat::Html,
+        ReportFormat::Latex,
+        ReportFormat::Csv,
+    ] {
+        let text = render(&plain, format);
+        assert!(!text.contains("ifferential"), "{format:?}: {text}");
+    }
+    assert!(!render(&plain, ReportFormat::Json).contains("\"differential\""));
+
+    let mut with = report();
+    with.models[0].differential = Some(DifferentialCounts {
+        plausible: 5,
+        no_divergence: 2,
+        divergent: 1,
+        divergent_on_vulnerable_inputs: 1,
+        not_applicable: 0,
+        not_compared: 1,
+    });
+    let markdown = render(&with, ReportFormat::Markdown);
+    let lines: Vec<&str> = markdown.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with("| benchmark |"))
+        .unwrap();
+    assert!(
+        lines[header].ends_with(
+            "| no answer | differential (plausible · no divergence found · divergent · on vulnerable inputs) |"
+        ),
+        "{markdown}"
+    );
+    assert!(lines[header + 1].ends_with("---:|---:|"), "{markdown}");
+    assert!(
+        lines[header + 2].ends_with("| 0 | 5 · 2 · 1 · 1 |"),
+        "{markdown}"
+    );
+    assert!(lines[header + 3].ends_with("| 0 | - |"), "{markdown}");
+    let cells = |line: &str| line.matches(" | ").count();
+    assert!(
+        (header + 2..header + 6).all(|i| cells(lines[i]) == cells(lines[header])),
+        "{markdown}"
+    );
+
+    let html = render(&with, ReportFormat::Html);
+    assert!(
+        html.contains("<td class=\"n\">5 · 2 · 1 · 1</td>"),
+        "{html}"
+    );
+    let latex = render(&with, ReportFormat::Latex);
+    assert!(latex.contains("{lllrrrrlrrr}"), "{latex}");
+    let first = latex.split("\\midrule\n").nth(1).unwrap();
+    for line in first.lines().take_while(|l| !l.starts_with("\\bottomrule")) {
+        assert_eq!(line.matches(" & ").count(), 10, "{line}");
+    }
+    assert!(
+        latex.contains(" & 5 $\\cdot$ 2 $\\cdot$ 1 $\\cdot$ 1 \\\\"),
+        "{latex}"
+    );
+    let csv = render(&with, ReportFormat::Csv);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = header
+        .iter()
+        .position(|h| h == "differential_divergent")
+        .unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!((&rows[0][column], &rows[1][column]), ("1", ""));
+    assert!(render(&with, ReportFormat::Json).contains("\"divergent_on_vulnerable_inputs\": 1"));
+}
+
 #[test]
 fn csv_quotes_what_needs_quoting_and_reads_back() {
     let text = render(&report(), ReportFormat::Csv);
@@ -262,6 +339,7 @@ fn a_study_page_plots_the_offsets_of_all_its_cells_though_its_table_4_has_offset
         variants: vec!["original".into()],
         per_variant: BTreeMap::new(),
         reviewers: Vec::new(),
+        auditors: Vec::new(),
     };
     let html = avrlab_report::render_study(&study, ReportFormat::Html);
     assert!(html.contains("data-figure=\"offsets\""), "{html}");

@@ -215,7 +215,13 @@ pub struct Agreement {
     pub kappa: Kappa,
 }
 
+/// The rater name that stands for differential testing in [`agreement`].
+pub const DIFFERENTIAL_RATER: &str = "differential";
+
 /// Cohen's kappa between `first` and `second` over the candidates of `run_id` both labelled.
+/// Either may be [`DIFFERENTIAL_RATER`]: differential testing's verdict then labels each
+/// candidate it compared (`Divergent` as incorrect, `NoDivergence` as correct, the others not at
+/// all), and the auditor's `unsure` labels are left out (the tester is never unsure).
 pub fn agreement(
     store: &Store,
     run_id: &str,
@@ -223,6 +229,7 @@ pub fn agreement(
     second: &str,
 ) -> Result<Agreement, AuditError> {
     let mut by_candidate: BTreeMap<String, [Option<AuditLabel>; 2]> = BTreeMap::new();
+    let with_tester = [first, second].contains(&DIFFERENTIAL_RATER);
     for audit in store.audits(run_id)? {
         let slot = if audit.auditor == first {
             0
@@ -231,7 +238,18 @@ pub fn agreement(
         } else {
             continue;
         };
+        if with_tester && audit.label == AuditLabel::Unsure {
+            continue;
+        }
         by_candidate.entry(audit.candidate_id).or_default()[slot] = Some(audit.label);
+    }
+    if with_tester {
+        let slot = usize::from(second == DIFFERENTIAL_RATER);
+        for row in store.differentials(run_id)? {
+            if let Some(label) = row.verdict.as_audit_label() {
+                by_candidate.entry(row.candidate_id).or_default()[slot] = Some(label);
+            }
+        }
     }
     let index = |label: AuditLabel| {
         AuditLabel::ALL
@@ -570,6 +588,73 @@ mod tests {
             assert!(err.starts_with("b.jsonl:2: "), "{err}");
             assert!(err.contains(expected), "{err}");
         }
+    }
+
+    /// An auditor against differential testing: Divergent stands for incorrect, NoDivergence
+    /// for correct; the tester's other verdicts and the auditor's `unsure` are left out.
+    #[test]
+    fn agreement_with_the_differential_verdict_reads_divergent_as_incorrect() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_plausibles(dir.path());
+        let verdict = |candidate: &str, verdict| DifferentialRow {
+            candidate_id: candidate.into(),
+            verdict,
+            reason: String::new(),
+            seed: 1,
+            inputs: 10,
+            divergent_inputs: 0,
+            vulnerable_inputs: 0,
+            seconds: 1.0,
+            budget_seconds: 20.0,
+            methods: Vec::new(),
+            witness: None,
+        };
+        use avrlab_core::Differential::{Divergent, DivergentOnVulnerableInputs, NoDivergence};
+        for row in [
+            verdict("c0", Divergent),
+            verdict("c1", DivergentOnVulnerableInputs),
+            verdict("c2", NoDivergence),
+            verdict("c3", NoDivergence),
+        ] {
+            store.record_differential("r", &row).unwrap();
+        }
+        let audit = |candidate: &str, label| AuditRow {
+            candidate_id: candidate.into(),
+            auditor: "ana".into(),
+            label,
+            note: String::new(),
+            labelled_at: String::new(),
+        };
+        store
+            .record_audits(
+                "r",
+                &[
+                    audit("c0", AuditLabel::Incorrect),
+                    audit("c1", AuditLabel::Incorrect),
+                    audit("c2", AuditLabel::Correct),
+                    audit("c3", AuditLabel::Incorrect),
+                ],
+            )
+            .unwrap();
+        let agreed = agreement(&store, "r", "ana", DIFFERENTIAL_RATER).unwrap();
+        // c0 and c2 agree, c3 does not, c1 has no differential label.
+        assert_eq!(agreed.kappa.items, 3);
+        assert_eq!(agreed.table[0], [1, 0, 0]);
+        assert_eq!(agreed.table[1], [1, 1, 0]);
+        // p_o = 2/3; ana 1/3 correct, the tester 2/3: p_e = 2/9 + 2/9 = 4/9; kappa = 0.4.
+        assert!((agreed.kappa.kappa - 0.4).abs() < 1e-12, "{agreed:?}");
+        // The other way round, the same; an unsure label leaves its candidate out.
+        store
+            .record_audits("r", &[audit("c3", AuditLabel::Unsure)])
+            .unwrap();
+        let agreed = agreement(&store, "r", DIFFERENTIAL_RATER, "ana").unwrap();
+        assert_eq!(agreed.kappa.items, 2);
+        assert!((agreed.kappa.kappa - 1.0).abs() < 1e-12, "{agreed:?}");
+        let text = render_agreement("r", DIFFERENTIAL_RATER, "ana", &agreed);
+        assert!(
+            text.starts_with("differential vs ana on run r: 2 candidates"),
+            "{text}"
+        );
     }
 
     #[test]

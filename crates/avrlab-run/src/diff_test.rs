@@ -13,10 +13,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use avrlab_bench::{Benchmark, Task, copy_project};
+use avrlab_bench::{Benchmark, copy_project};
 use avrlab_core::{Differential, Outcome};
 use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, remove_tree};
-use avrlab_store::{DifferentialRow, Store, StoreError, WitnessRow};
+use avrlab_store::{CandidateRow, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
 };
@@ -54,6 +54,18 @@ impl Default for DiffTestConfig {
             include_proven: false,
             tester_cache: crate::work_dir::cache_dir().join("difftest"),
         }
+    }
+}
+
+impl DiffTestConfig {
+    /// The configuration of `--differential` with `budget_seconds` per candidate (and proven
+    /// candidates compared too with `include_proven`); `None` when off.
+    pub fn when(on: bool, budget_seconds: u64, include_proven: bool) -> Option<Self> {
+        on.then(|| Self {
+            budget: Duration::from_secs(budget_seconds),
+            include_proven,
+            ..Self::default()
+        })
     }
 }
 
@@ -133,24 +145,14 @@ pub fn diff_test_run(
     if store.run(run_id)?.is_none() {
         return Err(DiffTestError::UnknownRun(run_id.to_owned()));
     }
-    let verdicts = store.verdicts(run_id)?;
-    if verdicts.is_empty() {
+    if store.verdicts(run_id)?.is_empty() {
         return Err(DiffTestError::NotValidated(run_id.to_owned()));
     }
-    let plausible: BTreeSet<String> = verdicts
-        .iter()
-        .filter(|v| v.outcome == Outcome::Plausible)
-        .map(|v| v.candidate_id.clone())
-        .collect();
+    let candidates = plausible_candidates(store, run_id)?;
     let oracle = MavenOracle::new(validator.clone());
-    let root = validator.work_root.join("diff-test");
-    let mut tasks: HashMap<String, Result<TaskSide, String>> = HashMap::new();
+    let mut prepared: HashMap<String, Result<PreparedTask, String>> = HashMap::new();
+    let mut comparer = Comparer::new(validator, config);
     let mut lines = Vec::new();
-    let candidates: Vec<_> = store
-        .candidates(run_id)?
-        .into_iter()
-        .filter(|c| plausible.contains(&c.id))
-        .collect();
     for (index, stored) in candidates.iter().enumerate() {
         progress.message(&format!(
             "diff-test {}/{}: {} {}",
@@ -159,41 +161,23 @@ pub fn diff_test_run(
             stored.task,
             stored.label
         ));
-        let not_applicable = |reason: String| DifferentialRow {
-            candidate_id: stored.id.clone(),
-            verdict: Differential::NotApplicable,
-            reason,
-            seed: config.seed as i64,
-            inputs: 0,
-            divergent_inputs: 0,
-            vulnerable_inputs: 0,
-            seconds: 0.0,
-            budget_seconds: config.budget.as_secs_f64(),
-            methods: Vec::new(),
-            witness: None,
-        };
         let row = match benchmark.tasks.iter().find(|t| t.id == stored.task) {
-            None => not_applicable(format!(
-                "task {} is not in benchmark {}",
-                stored.task, benchmark.name
-            )),
+            None => comparer.not_applicable(
+                stored,
+                format!(
+                    "task {} is not in benchmark {}",
+                    stored.task, benchmark.name
+                ),
+            ),
             Some(task) => {
-                let side = tasks.entry(task.id.clone()).or_insert_with(|| {
-                    TaskSide::prepare(task, &oracle, validator, config, &root.join(&task.id))
+                let task_state = prepared.entry(task.id.clone()).or_insert_with(|| {
+                    oracle
+                        .materialize(task)
+                        .map_err(|e| format!("cannot materialize the task: {}", chain(&e)))
                 });
-                match side {
-                    Err(reason) => not_applicable(reason.clone()),
-                    Ok(side) => match from_stored_form(&stored.kind, &stored.content) {
-                        None => not_applicable("the stored candidate cannot be read".into()),
-                        Some(candidate) => compare(
-                            side,
-                            &candidate,
-                            &stored.id,
-                            config,
-                            &root.join(&task.id).join(format!("candidate-{index}")),
-                        )
-                        .unwrap_or_else(not_applicable),
-                    },
+                match task_state {
+                    Err(reason) => comparer.not_applicable(stored, reason.clone()),
+                    Ok(task_state) => comparer.row(task_state, stored, index),
                 }
             }
         };
@@ -204,10 +188,169 @@ pub fn diff_test_run(
             row,
         });
     }
-    if !validator.keep_workspaces {
-        let _ = remove_tree(&root, validator.maven.sandbox);
+    comparer.clean_up();
+    Ok(lines)
+}
+
+/// What a validation with `--differential` does once its candidates have verdicts: compares the
+/// plausible candidates that have no stored result yet (so a resumed run redoes none), of the
+/// tasks that have a reference fix, and not those proven `Exact` or `Equivalent` (unless
+/// `include_proven`), exactly as `avrlab diff-test` does; the tasks come as validation prepared
+/// them. Says how it went on `progress`.
+pub fn diff_test_new(
+    store: &mut Store,
+    run_id: &str,
+    prepared: &HashMap<String, PreparedTask>,
+    (validator, config): (&ValidatorConfig, &DiffTestConfig),
+    progress: &dyn Progress,
+) -> Result<Vec<DiffTestLine>, StoreError> {
+    let done: BTreeSet<String> = store
+        .differentials(run_id)?
+        .into_iter()
+        .map(|d| d.candidate_id)
+        .collect();
+    let mut comparer = Comparer::new(validator, config);
+    let mut pending = Vec::new();
+    for stored in plausible_candidates(store, run_id)? {
+        let Some(task_state) = prepared.get(&stored.task) else {
+            continue;
+        };
+        if done.contains(&stored.id) || task_state.task.reference.is_none() {
+            continue;
+        }
+        if comparer.proven(task_state, &stored).is_some() {
+            continue;
+        }
+        pending.push((task_state, stored));
+    }
+    let mut lines = Vec::new();
+    for (index, (task_state, stored)) in pending.iter().enumerate() {
+        progress.message(&format!(
+            "diff-test {}/{}: {} {}",
+            index + 1,
+            pending.len(),
+            stored.task,
+            stored.label
+        ));
+        let row = comparer.row(task_state, stored, index);
+        store.record_differential(run_id, &row)?;
+        lines.push(DiffTestLine {
+            task: stored.task.clone(),
+            label: stored.label.clone(),
+            row,
+        });
+    }
+    comparer.clean_up();
+    if !pending.is_empty() || !done.is_empty() {
+        let all = store.differentials(run_id)?;
+        progress.message(&format!(
+            "{}; {} compared now",
+            summary_of_rows(run_id, &all).trim_end(),
+            lines.len()
+        ));
     }
     Ok(lines)
+}
+
+/// The run's candidates whose verdict is `Plausible`, in run order.
+fn plausible_candidates(store: &Store, run_id: &str) -> Result<Vec<CandidateRow>, StoreError> {
+    let plausible: BTreeSet<String> = store
+        .verdicts(run_id)?
+        .into_iter()
+        .filter(|v| v.outcome == Outcome::Plausible)
+        .map(|v| v.candidate_id)
+        .collect();
+    Ok(store
+        .candidates(run_id)?
+        .into_iter()
+        .filter(|c| plausible.contains(&c.id))
+        .collect())
+}
+
+/// Compares candidates one by one, preparing each task's side once.
+struct Comparer<'a> {
+    validator: &'a ValidatorConfig,
+    config: &'a DiffTestConfig,
+    root: PathBuf,
+    sides: HashMap<String, Result<TaskSide, String>>,
+}
+
+impl<'a> Comparer<'a> {
+    fn new(validator: &'a ValidatorConfig, config: &'a DiffTestConfig) -> Self {
+        Self {
+            validator,
+            config,
+            root: validator.work_root.join("diff-test"),
+            sides: HashMap::new(),
+        }
+    }
+
+    fn not_applicable(&self, stored: &CandidateRow, reason: String) -> DifferentialRow {
+        DifferentialRow {
+            candidate_id: stored.id.clone(),
+            verdict: Differential::NotApplicable,
+            reason,
+            seed: self.config.seed as i64,
+            inputs: 0,
+            divergent_inputs: 0,
+            vulnerable_inputs: 0,
+            seconds: 0.0,
+            budget_seconds: self.config.budget.as_secs_f64(),
+            methods: Vec::new(),
+            witness: None,
+        }
+    }
+
+    /// Why the candidate is not compared, when it is proven the same as the reference fix by
+    /// syntax (and the configuration does not compare such candidates).
+    fn proven(&self, task_state: &PreparedTask, stored: &CandidateRow) -> Option<String> {
+        if self.config.include_proven {
+            return None;
+        }
+        let candidate = from_stored_form(&stored.kind, &stored.content)?;
+        let proven = correctness(&task_state.task, task_state.pristine(), &candidate);
+        proven
+            .is_proven()
+            .then(|| format!("{proven}: proven the same as the reference fix by syntax"))
+    }
+
+    /// The candidate's result: compared, or not applicable with the reason. The task's side
+    /// (its vulnerable state and fix built, the helper ready) is made for its first candidate
+    /// that is compared.
+    fn row(
+        &mut self,
+        task_state: &PreparedTask,
+        stored: &CandidateRow,
+        index: usize,
+    ) -> DifferentialRow {
+        if let Some(reason) = self.proven(task_state, stored) {
+            return self.not_applicable(stored, reason);
+        }
+        let Some(candidate) = from_stored_form(&stored.kind, &stored.content) else {
+            return self.not_applicable(stored, "the stored candidate cannot be read".into());
+        };
+        let dir = self.root.join(&stored.task);
+        let side = self.sides.entry(stored.task.clone()).or_insert_with(|| {
+            TaskSide::prepare(task_state.clone(), self.validator, self.config, &dir)
+        });
+        let compared = match side {
+            Err(reason) => Err(reason.clone()),
+            Ok(side) => compare(
+                side,
+                &candidate,
+                &stored.id,
+                self.config,
+                &dir.join(format!("candidate-{index}")),
+            ),
+        };
+        compared.unwrap_or_else(|reason| self.not_applicable(stored, reason))
+    }
+
+    fn clean_up(&self) {
+        if !self.validator.keep_workspaces && self.root.exists() {
+            let _ = remove_tree(&self.root, self.validator.maven.sandbox);
+        }
+    }
 }
 
 /// What every candidate of a task shares: the vulnerable state, the reference fix, the literals
@@ -227,18 +370,15 @@ struct TaskSide {
 
 impl TaskSide {
     fn prepare(
-        task: &Task,
-        oracle: &MavenOracle,
+        prepared: PreparedTask,
         validator: &ValidatorConfig,
         config: &DiffTestConfig,
         dir: &Path,
     ) -> Result<Self, String> {
+        let task = &prepared.task;
         let Some(reference) = &task.reference else {
             return Err("the task has no reference fix".into());
         };
-        let prepared = oracle
-            .materialize(task)
-            .map_err(|e| format!("cannot materialize the task: {}", chain(&e)))?;
         let maven = Maven::for_build(validator.maven.clone(), &task.build)
             .map_err(|e| format!("no build tool for the task: {}", chain(&e)))?;
         let _ = remove_tree(dir, validator.maven.sandbox);
@@ -297,14 +437,6 @@ fn compare(
     dir: &Path,
 ) -> Result<DifferentialRow, String> {
     let task = &side.prepared.task;
-    if !config.include_proven {
-        let proven = correctness(task, side.prepared.pristine(), candidate);
-        if proven.is_proven() {
-            return Err(format!(
-                "{proven}: proven the same as the reference fix by syntax"
-            ));
-        }
-    }
     let sandbox = side.maven.settings().sandbox;
     let _ = remove_tree(dir, sandbox);
     let project = dir.join("project");
@@ -332,7 +464,11 @@ fn compare(
             .map(|p| side.maven.sandbox_path(p))
             .collect(),
         targets,
-        strings: side.strings.clone(),
+        strings: with_changed_literals(
+            &side.strings,
+            &side.vulnerable.join(module),
+            [&side.reference.join(module), &project.join(module)],
+        ),
         numbers: side.numbers.clone(),
         seed: config.seed,
         inputs_per_method: config.inputs_per_method,
@@ -479,26 +615,69 @@ pub fn changed_methods(before: &Path, after: &Path) -> Vec<(String, String)> {
             continue;
         }
         let old = method_texts(&old_text);
+        let new = method_texts(&new_text);
         let package = package_of(&new_text);
-        for (key, text) in method_texts(&new_text) {
-            if old.iter().any(|(k, t)| *k == key && *t == text) {
+        let class_of = |types: &[String]| match &package {
+            Some(p) => format!("{p}.{}", types.join("$")),
+            None => types.join("$"),
+        };
+        let mut changed = false;
+        for (key, text) in &new {
+            if old.iter().any(|(k, t)| k == key && t == text) {
                 continue;
             }
             let (types, name, _) = key;
             if types.is_empty() {
                 continue;
             }
-            let class = match &package {
-                Some(p) => format!("{p}.{}", types.join("$")),
-                None => types.join("$"),
-            };
-            let target = (class, name);
+            changed = true;
+            let target = (class_of(types), name.clone());
             if !out.contains(&target) {
                 out.push(target);
             }
         }
+        // A change outside every method (a field's initializer, a constant): the top-level
+        // class's non-private methods are what can observe it (`<fields>`, as the helper reads it).
+        if !changed && without_methods(&old_text) != without_methods(&new_text) {
+            for (types, _, _) in new.iter().map(|(k, _)| k) {
+                let target = (
+                    class_of(&types[..1.min(types.len())]),
+                    "<fields>".to_owned(),
+                );
+                if !types.is_empty() && !out.contains(&target) {
+                    out.push(target);
+                }
+            }
+        }
     }
     out
+}
+
+/// A source's text without its methods, imports, package line and comments, as tokens: what
+/// else a change can touch (fields, initializers, class headers).
+fn without_methods(text: &str) -> Vec<String> {
+    let source = avrlab_java::parse(text);
+    let mut kept = text.to_owned();
+    let mut ranges: Vec<std::ops::Range<usize>> = avrlab_java::methods(&source)
+        .into_iter()
+        .map(|m| m.bytes)
+        .collect();
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.start));
+    for range in ranges {
+        kept.replace_range(range, " ");
+    }
+    kept.lines()
+        .map(str::trim)
+        .filter(|l| {
+            !(l.is_empty()
+                || l.starts_with("import ")
+                || l.starts_with("package ")
+                || l.starts_with("//")
+                || l.starts_with("/*")
+                || l.starts_with('*'))
+        })
+        .flat_map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .collect()
 }
 
 type MethodKey = (Vec<String>, String, usize);
@@ -596,6 +775,68 @@ pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
     (strings, numbers)
 }
 
+/// The literals of the tests, then the string literals that the reference fix or the candidate
+/// add to the main sources (`"toString"` added to a deny list): the values the change is about,
+/// which the tests may never pass. The generators draw a literal from the list at random, so the
+/// change's literals are repeated until they make up about a quarter of it: among a test suite's
+/// 200 literals, two added names would otherwise come up once in hundreds of inputs.
+fn with_changed_literals(tests: &[String], before: &Path, afters: [&Path; 2]) -> Vec<String> {
+    let mut added: Vec<String> = Vec::new();
+    for after in afters {
+        let sources = after.join("src/main/java");
+        for entry in walkdir::WalkDir::new(&sources)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java")
+            })
+        {
+            let (Ok(rel), Ok(new_text)) = (
+                entry.path().strip_prefix(after),
+                std::fs::read_to_string(entry.path()),
+            ) else {
+                continue;
+            };
+            let old_text = std::fs::read_to_string(before.join(rel)).unwrap_or_default();
+            if old_text == new_text {
+                continue;
+            }
+            let old = string_literals(&old_text);
+            for value in string_literals(&new_text) {
+                if !old.contains(&value) && !tests.contains(&value) && !added.contains(&value) {
+                    added.push(value);
+                }
+            }
+        }
+    }
+    added.truncate(MAX_STRINGS);
+    let mut out = tests.to_vec();
+    if !added.is_empty() {
+        let repeat = (tests.len() / (3 * added.len())).max(1);
+        for _ in 0..repeat {
+            out.extend(added.iter().cloned());
+        }
+    }
+    out
+}
+
+/// The string literals of a Java source, decoded, each once.
+fn string_literals(text: &str) -> Vec<String> {
+    let source = avrlab_java::parse(text);
+    let mut out: Vec<String> = Vec::new();
+    for (node, _) in avrlab_java::preorder(source.root()) {
+        if node.kind() == "string_literal"
+            && let Some(value) = unquote(source.node_text(node))
+            && value.chars().count() <= MAX_STRING_CHARS
+            && !out.contains(&value)
+        {
+            out.push(value);
+        }
+    }
+    out
+}
+
 /// The value of a Java string literal (not a text block), escapes decoded.
 fn unquote(literal: &str) -> Option<String> {
     let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
@@ -670,23 +911,29 @@ pub fn witness_text(w: &WitnessRow, indent: &str) -> String {
 
 /// One line: how many candidates got each verdict, and the seconds they took.
 pub fn summary(run_id: &str, lines: &[DiffTestLine]) -> String {
-    let count = |v: Differential| lines.iter().filter(|l| l.row.verdict == v).count();
-    let tested: Vec<&DiffTestLine> = lines
+    let rows: Vec<DifferentialRow> = lines.iter().map(|l| l.row.clone()).collect();
+    summary_of_rows(run_id, &rows)
+}
+
+/// [`summary`] of stored rows.
+pub fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String {
+    let count = |v: Differential| rows.iter().filter(|r| r.verdict == v).count();
+    let tested: Vec<&DifferentialRow> = rows
         .iter()
-        .filter(|l| l.row.verdict != Differential::NotApplicable)
+        .filter(|r| r.verdict != Differential::NotApplicable)
         .collect();
-    let seconds: f64 = tested.iter().map(|l| l.row.seconds).sum();
+    let seconds: f64 = tested.iter().map(|r| r.seconds).sum();
     let mean = if tested.is_empty() {
         0.0
     } else {
         seconds / tested.len() as f64
     };
-    let budget = lines.first().map_or(0.0, |l| l.row.budget_seconds);
+    let budget = rows.first().map_or(0.0, |r| r.budget_seconds);
     format!(
         "diff-test {run_id}: {} plausible candidates: {} Divergent, {} DivergentOnVulnerableInputs, \
          {} NoDivergence, {} NotApplicable; {mean:.1} s per compared candidate in the tester \
          (budget {budget:.0} s)\n",
-        lines.len(),
+        rows.len(),
         count(Differential::Divergent),
         count(Differential::DivergentOnVulnerableInputs),
         count(Differential::NoDivergence),
@@ -718,6 +965,59 @@ mod tests {
                 ("a.b.C$D".to_owned(), "h".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn a_change_outside_every_method_targets_the_top_level_class_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/C.java";
+        let before = "package a;\nimport java.util.Set;\nclass C {\n  static final Set<String> S = Set.of(\"x\");\n  \
+                      boolean f(String s) { return S.contains(s); }\n  static class D { void h() {} }\n}\n";
+        let after = before.replace("Set.of(\"x\")", "Set.of(\"x\", \"y\")");
+        let reformatted = before.replace("import java.util.Set;", "import java.util.Set; // sets");
+        for (side, text) in [
+            ("old", before),
+            ("new", after.as_str()),
+            ("layout", &reformatted),
+        ] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        assert_eq!(
+            changed_methods(&dir.path().join("old"), &dir.path().join("new")),
+            vec![("a.C".to_owned(), "<fields>".to_owned())]
+        );
+        assert!(changed_methods(&dir.path().join("old"), &dir.path().join("layout")).is_empty());
+    }
+
+    #[test]
+    fn literals_a_change_adds_to_the_main_sources_follow_the_tests_literals() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/C.java";
+        let before = "class C { static final Set<String> S = Set.of(\"clone\"); }";
+        let fix = "class C { static final Set<String> S = Set.of(\"clone\", \"getClass\"); }";
+        let candidate = "class C { static final Set<String> S = Set.of(\"clone\", \"getClass\", \"toString\"); }";
+        for (side, text) in [("old", before), ("fix", fix), ("candidate", candidate)] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let strings = with_changed_literals(
+            &["a".to_owned()],
+            &dir.path().join("old"),
+            [&dir.path().join("fix"), &dir.path().join("candidate")],
+        );
+        assert_eq!(strings, ["a", "getClass", "toString"]);
+        // Among many test literals, the change's come up about a quarter of the time.
+        let tests: Vec<String> = (0..60).map(|i| format!("t{i}")).collect();
+        let strings = with_changed_literals(
+            &tests,
+            &dir.path().join("old"),
+            [&dir.path().join("fix"), &dir.path().join("candidate")],
+        );
+        assert_eq!(strings.len(), 60 + 2 * 10);
+        assert_eq!(strings.iter().filter(|s| *s == "toString").count(), 10);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct EngineConfig {
     pub workers: usize,
     /// Record candidates that do not apply as `ApplyFailed` instead of refusing the input.
     pub allow_apply_failures: bool,
+    /// Once validated, compare the run's plausible candidates with the reference fix on
+    /// generated inputs (`--differential`), before the run is finished.
+    pub differential: Option<crate::diff_test::DiffTestConfig>,
 }
 
 /// What to run.
@@ -111,6 +114,21 @@ impl RunReport {
             stages: clock.into_stages(),
             unprepared,
         }
+    }
+
+    /// The run's closing line: what was validated now, resumed or shared, in how long, and
+    /// where it is stored.
+    pub fn describe(&self, store: &std::path::Path) -> String {
+        format!(
+            "run {}: {} candidates ({} validated now, {} resumed, {} duplicates) in {:.1} s; stored in {}",
+            self.run_id,
+            self.candidates,
+            self.validated,
+            self.already_decided,
+            self.duplicates,
+            self.wall.as_secs_f64(),
+            store.display()
+        )
     }
 }
 
@@ -395,7 +413,7 @@ pub fn validate_stored_run(
     let unprepared = warm_up_tasks(
         workshop.oracle,
         &with_candidates,
-        workshop.workers,
+        workshop.config.workers,
         progress,
     )?;
     clock.lap("warm-up");
@@ -451,6 +469,16 @@ pub fn validate_warmed(
         validate_pending(store, run_id, &ready, decided, workshop, progress).inspect_err(|e| {
             let _ = store.record_run_error(run_id, &e.to_string());
         })?;
+    if let Some(differential) = &workshop.config.differential {
+        let validator = &workshop.config.validator;
+        crate::diff_test::diff_test_new(
+            store,
+            run_id,
+            workshop.prepared,
+            (validator, differential),
+            progress,
+        )?;
+    }
     if unprepared.is_empty() {
         store.finish_run(run_id)?;
     } else {
@@ -508,7 +536,7 @@ pub struct ValidationTally {
 pub struct Workshop<'a> {
     pub prepared: &'a HashMap<String, PreparedTask>,
     pub oracle: &'a dyn Oracle,
-    pub workers: usize,
+    pub config: &'a EngineConfig,
 }
 
 impl std::fmt::Debug for Workshop<'_> {
@@ -516,7 +544,7 @@ impl std::fmt::Debug for Workshop<'_> {
         f.debug_struct("Workshop")
             .field("tasks", &self.prepared.len())
             .field("oracle", &self.oracle.name())
-            .field("workers", &self.workers)
+            .field("workers", &self.config.workers)
             .finish()
     }
 }
@@ -534,8 +562,9 @@ pub fn validate_pending(
     let Workshop {
         prepared,
         oracle,
-        workers,
+        config,
     } = *workshop;
+    let workers = config.workers;
     // Candidates that make the same project are validated once: the first is the representative
     // of its group. One that does not apply is a group of its own.
     let mut work: Vec<Vec<usize>> = Vec::new();
@@ -685,7 +714,7 @@ pub fn execute(
     let workshop = Workshop {
         prepared: &prepared,
         oracle,
-        workers: config.workers,
+        config,
     };
     let tally = validate_warmed(
         store,
@@ -917,6 +946,64 @@ mod tests {
             "{rows:?}"
         );
         assert!(store.run("r1").unwrap().unwrap().finished_at.is_some());
+    }
+
+    /// With `differential`, a validated run's plausible candidates are compared before the run
+    /// is finished: the reference fix (proven `Exact`) is left out without a row, a candidate
+    /// that is not proven gets its row (here not applicable: the fake's Maven does not exist),
+    /// and a resumed run keeps every stored row as it is.
+    #[test]
+    fn differential_compares_unproven_plausible_candidates_once_and_resuming_redoes_none() {
+        let benchmark = demo();
+        // The first task's vulnerable state and reference fix, both judged Plausible.
+        let mut planned = reference_candidates(&benchmark);
+        planned.truncate(2);
+        let vulnerable = planned[0].id.clone();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let (dir, mut store) = store();
+        let mut config = config(1);
+        config.validator.work_root = dir.path().join("work");
+        config.validator.maven.repository = dir.path().join("repository");
+        config.differential = Some(crate::diff_test::DiffTestConfig {
+            tester_cache: dir.path().join("difftest"),
+            ..Default::default()
+        });
+        let said = crate::fake_oracle::Messages::default();
+        execute(
+            &mut store,
+            request(&benchmark, planned.clone()),
+            &config,
+            &oracle,
+            &said,
+        )
+        .expect("the run ends");
+        let rows = store.differentials("r1").expect("differential rows");
+        let compared: Vec<&str> = rows.iter().map(|r| r.candidate_id.as_str()).collect();
+        assert_eq!(compared, [vulnerable.as_str()], "{rows:?}");
+        assert_eq!(rows[0].verdict, avrlab_core::Differential::NotApplicable);
+        assert!(
+            rows[0].reason.contains("cannot resolve the class path"),
+            "{}",
+            rows[0].reason
+        );
+        assert!(store.run("r1").unwrap().unwrap().finished_at.is_some());
+        assert!(
+            said.lines()
+                .iter()
+                .any(|l| l.starts_with("diff-test r1: 1 plausible candidates")),
+            "{:?}",
+            said.lines()
+        );
+
+        // A stored result stays: resuming compares nothing again.
+        let mut kept = rows[0].clone();
+        kept.verdict = avrlab_core::Differential::NoDivergence;
+        kept.reason.clear();
+        store.record_differential("r1", &kept).expect("stored");
+        let mut again = request(&benchmark, planned);
+        again.resume = true;
+        execute(&mut store, again, &config, &oracle, &Quiet).expect("the run ends");
+        assert_eq!(store.differentials("r1").expect("rows"), vec![kept]);
     }
 
     const XXE_TASK: &str = "demo-xxe-config";

@@ -101,6 +101,7 @@ pub fn engine_config(workers: usize, allow_apply_failures: bool) -> crate::engin
         },
         workers,
         allow_apply_failures,
+        differential: None,
     }
 }
 

@@ -77,7 +77,7 @@ pub fn run_generations<S: GenerationSource>(
         workshop: Workshop {
             prepared: &prepared,
             oracle,
-            workers: config.workers,
+            config,
         },
         started,
         clock,

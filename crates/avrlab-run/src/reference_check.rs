@@ -19,6 +19,27 @@ pub struct CheckRow {
     explained: Vec<String>,
 }
 
+/// What `avrlab bench check` prints after the reference check: one row per task, the baseline
+/// (which tests fail on the task state, and why) from the Maven engine's.
+pub fn check_table(
+    benchmark: &avrlab_bench::Benchmark,
+    report: &crate::engine::RunReport,
+    summary: &crate::summary::Summary,
+    validator: &avrlab_validate::ValidatorConfig,
+) -> Result<String, avrlab_validate::ValidateError> {
+    let maven = avrlab_validate::MavenOracle::new(validator.clone());
+    let mut rows = Vec::new();
+    for task in &benchmark.tasks {
+        if let Some(reason) = report.unprepared.get(&task.id) {
+            rows.push(unprepared_row(task, reason));
+            continue;
+        }
+        let (baseline, jdk) = maven.baseline(task)?;
+        rows.push(check_row(task, summary, baseline.as_ref(), jdk));
+    }
+    Ok(render_check_table(&rows))
+}
+
 /// The row of a task whose vulnerable state and reference fix were validated.
 pub fn check_row(
     task: &avrlab_bench::Task,

@@ -90,6 +90,7 @@ impl EngineSetup {
             },
             workers,
             allow_apply_failures,
+            differential: None,
         };
         Ok((config, work))
     }

@@ -984,6 +984,20 @@ impl std::fmt::Debug for StudyRequest<'_> {
 }
 
 impl StudyOutcome {
+    /// The study's closing line: cells run and found done, validations (and how many an identical
+    /// candidate's served), reviews, and where it is stored.
+    pub fn describe(&self, study: &str, store: &Path) -> String {
+        format!(
+            "study {study}: {} cells run now, {} already done; {} candidates validated ({} of them by an identical candidate's earlier validation in this study), {} reviews; stored in {}",
+            self.cells_run,
+            self.cells_already_done,
+            self.validated,
+            self.reused_validations,
+            self.reviewed,
+            store.display()
+        )
+    }
+
     /// The cells whose tasks could not be warmed up, as one line (their candidates were not
     /// validated; `--resume` retries them), or `None` when every task was warmed up.
     pub fn unprepared_message(&self, study: &str) -> Option<String> {

@@ -37,7 +37,7 @@ pub struct Args {
     /// Store the labels of a JSON-lines file (all or none).
     #[arg(long)]
     pub import: Option<PathBuf>,
-    /// Cohen's kappa between two auditors, `A,B`.
+    /// Cohen's kappa between two auditors, `A,B`; `differential` as one names differential testing.
     #[arg(long, value_name = "A,B")]
     pub agreement: Option<String>,
     #[command(flatten)]

@@ -229,6 +229,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             patches: None,
             store: check.store,
             target: super::options::RunArgs::default(),
+            differential: Default::default(),
             allow_apply_failures: false,
             json: false,
             report_json: None,

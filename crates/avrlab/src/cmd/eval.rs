@@ -11,7 +11,7 @@ use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
 
 use super::Failure;
-use super::options::{ModelConfigArg, RunArgs, StoreArg, ValidationOptions};
+use super::options::{DifferentialArgs, ModelConfigArg, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::store_failure;
 use super::validate::{print_report, score_failure};
@@ -55,6 +55,8 @@ pub struct Args {
     pub store: StoreArg,
     #[command(flatten)]
     pub target: RunArgs,
+    #[command(flatten)]
+    pub differential: DifferentialArgs,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -95,7 +97,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         )));
     }
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let (config, _work) = args.options.engine(true)?;
+    let (mut config, _work) = args.options.engine(true)?;
+    config.differential = args.differential.config(false);
     let oracle = args.options.oracle(&config)?;
     let progress = StderrProgress::new();
     progress_message(&progress, &format!("loading model `{}`", args.model));
@@ -157,19 +160,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             avrlab_run::engine::describe_stages(&stages)
         ),
     );
-    progress_message(
-        &progress,
-        &format!(
-            "run {}: {} candidates ({} validated now, {} resumed, {} duplicates) in {:.1} s; stored in {}",
-            report.run_id,
-            report.candidates,
-            report.validated,
-            report.already_decided,
-            report.duplicates,
-            report.wall.as_secs_f64(),
-            args.store.path.display()
-        ),
-    );
+    progress_message(&progress, &report.describe(&args.store.path));
     match super::unprepared_failure(&report) {
         Some(failure) => Err(failure),
         None => Ok(ExitCode::SUCCESS),

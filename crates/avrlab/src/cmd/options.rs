@@ -128,6 +128,33 @@ pub struct ValidationOptions {
     pub keep_going: bool,
 }
 
+/// Differential testing once a run is validated: the flags `validate`, `eval` and `study` share.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct DifferentialArgs {
+    /// Then compare the run's plausible candidates with the reference fix on generated inputs, as
+    /// `avrlab diff-test` does (on by default in studies).
+    #[arg(long)]
+    pub differential: bool,
+    /// No differential testing (in a study).
+    #[arg(long, conflicts_with = "differential")]
+    pub no_differential: bool,
+    /// Seconds of generated inputs per candidate, with --differential.
+    #[arg(long, default_value_t = 20)]
+    pub differential_budget: u64,
+    /// Compare candidates proven Exact or Equivalent too (they must never diverge).
+    #[arg(long)]
+    pub differential_include_proven: bool,
+}
+
+impl DifferentialArgs {
+    /// The tester's configuration, `None` when off (`by_default`: on unless --no-differential).
+    pub fn config(self, by_default: bool) -> Option<avrlab_run::diff_test::DiffTestConfig> {
+        let on = self.differential || (by_default && !self.no_differential);
+        let (budget, proven) = (self.differential_budget, self.differential_include_proven);
+        avrlab_run::diff_test::DiffTestConfig::when(on, budget, proven)
+    }
+}
+
 /// Which fast verdicts Maven re-judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ConfirmArg {

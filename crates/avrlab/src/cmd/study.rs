@@ -14,7 +14,7 @@ use avrlab_store::Store;
 use clap::ValueEnum;
 
 use super::Failure;
-use super::options::{ModelConfigArg, StoreArg, ValidationOptions};
+use super::options::{DifferentialArgs, ModelConfigArg, StoreArg, ValidationOptions};
 use super::store_failure;
 use crate::progress::StderrProgress;
 
@@ -79,6 +79,8 @@ pub struct Args {
     pub locations: Option<PathBuf>,
     #[command(flatten)]
     pub options: ValidationOptions,
+    #[command(flatten)]
+    pub differential: DifferentialArgs,
     #[command(flatten)]
     pub config: ModelConfigArg,
     /// The response cache [default: ~/.cache/avrlab/responses].
@@ -160,7 +162,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     for line in describe_plan(&plan, Some(&estimated)).lines() {
         avrlab_run::engine::Progress::message(&progress, line);
     }
-    let (config, _work) = args.options.engine(true)?;
+    let (mut config, _work) = args.options.engine(true)?;
+    // On by default: each cell's plausible candidates of tasks with a reference fix.
+    config.differential = args.differential.config(true);
     let oracle = args.options.oracle(&config)?;
 
     let cache = args
@@ -208,19 +212,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
         other => Failure::infrastructure(other),
     })?;
-    avrlab_run::engine::Progress::message(
-        &progress,
-        &format!(
-            "study {}: {} cells run now, {} already done; {} candidates validated ({} of them by an identical candidate's earlier validation in this study), {} reviews; stored in {}",
-            plan.name,
-            outcome.cells_run,
-            outcome.cells_already_done,
-            outcome.validated,
-            outcome.reused_validations,
-            outcome.reviewed,
-            args.store.path.display()
-        ),
-    );
+    let closing = outcome.describe(&plan.name, &args.store.path);
+    avrlab_run::engine::Progress::message(&progress, &closing);
     let report = build_study_report(&store, &plan.name).map_err(Failure::infrastructure)?;
     let format = match args.report_format {
         StudyFormatArg::Md => ReportFormat::Markdown,

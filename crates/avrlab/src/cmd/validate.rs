@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use avrlab_core::RunConfig;
 use avrlab_run::engine::{EngineError, RunRequest, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
-use avrlab_run::reference_check::{check_row, render_check_table, unprepared_row};
+use avrlab_run::reference_check::check_table;
 use avrlab_run::summary::{render_text, summarize};
 use avrlab_run::swe_report::swe_report;
 use avrlab_store::{RunMode, Store};
 
-use super::options::{RunArgs, StoreArg, ValidationOptions};
+use super::options::{DifferentialArgs, RunArgs, StoreArg, ValidationOptions};
 use super::report::{output_path, write_whole};
 use super::{Exit, Failure, store_failure};
 use crate::progress::StderrProgress;
@@ -34,6 +34,8 @@ pub struct Args {
     pub store: StoreArg,
     #[command(flatten)]
     pub target: RunArgs,
+    #[command(flatten)]
+    pub differential: DifferentialArgs,
     /// Record candidates that do not apply as ApplyFailed instead of refusing the input.
     #[arg(long)]
     pub allow_apply_failures: bool,
@@ -104,7 +106,8 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         None => (RunMode::Reference, reference_candidates(&benchmark)),
     };
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let (config, _work) = args.options.engine(args.allow_apply_failures)?;
+    let (mut config, _work) = args.options.engine(args.allow_apply_failures)?;
+    config.differential = args.differential.config(false);
     let oracle = args.options.oracle(&config)?;
     let resume = args.target.resume(&store)?;
     let request = RunRequest {
@@ -142,21 +145,10 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         write_whole("--report-json", path, &text)?;
     }
     if table {
-        let mut rows = Vec::new();
-        // The baseline is the Maven engine's (`bench check` runs that engine).
-        let maven = avrlab_validate::MavenOracle::new(config.validator.clone());
-        for task in &benchmark.tasks {
-            if let Some(reason) = report.unprepared.get(&task.id) {
-                rows.push(unprepared_row(task, reason));
-                continue;
-            }
-            let (baseline, jdk) = maven.baseline(task).map_err(Failure::infrastructure)?;
-            rows.push(check_row(task, &summary, baseline.as_ref(), jdk));
-        }
+        let text = check_table(&benchmark, &report, &summary, &config.validator)
+            .map_err(Failure::infrastructure)?;
         #[expect(clippy::print_stdout, reason = "the command's result")]
-        {
-            print!("{}", render_check_table(&rows));
-        }
+        let () = print!("{text}");
     }
     let failed_check = summary.reference_check.as_ref().is_some_and(|c| !c.passed)
         || !report.unprepared.is_empty();

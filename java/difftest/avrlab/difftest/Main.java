@@ -341,7 +341,9 @@ public final class Main {
     /**
      * The methods to call, found in the reference version: each named method (every overload),
      * and, where a named method is private, the class's non-private methods instead, which are
-     * what other code can observe of a private change.
+     * what other code can observe of a private change. The name {@code <fields>} stands for a
+     * change outside every method (a field's initializer, say): the class's non-private methods
+     * are what can observe it too.
      */
     private static List<Inputs.Target> targets(List<List<String>> lines, ClassLoader loader) throws NotApplicable {
         List<Inputs.Target> out = new ArrayList<>();
@@ -358,8 +360,10 @@ public final class Main {
             String name = line.get(1);
             boolean constructor = name.equals("<init>") || name.equals(type.getSimpleName());
             List<Executable> named = new ArrayList<>();
-            boolean hidden = false;
-            if (constructor) {
+            boolean hidden = name.equals("<fields>");
+            if (hidden) {
+                // Nothing is named: every non-private method is chosen below.
+            } else if (constructor) {
                 named.addAll(List.of(type.getDeclaredConstructors()));
             } else {
                 for (Method method : type.getDeclaredMethods()) {
