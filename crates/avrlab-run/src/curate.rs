@@ -976,7 +976,8 @@ pub fn curate_task(
         regression_tests: avrlab_bench::RegressionTests::AllOthers,
         localization: draft.localization.clone(),
         reference: None,
-        editable: None,
+        // The repair task's editable files (a module's sources in a multi-module project).
+        editable: Some(task.policy.editable().to_vec()),
         provenance: Some(avrlab_bench::Provenance {
             dataset: "curated".into(),
             dataset_id: task.id.clone(),
