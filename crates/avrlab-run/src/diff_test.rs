@@ -22,9 +22,9 @@ use avrlab_validate::{
 };
 use serde::Deserialize;
 
-use crate::engine::Progress;
 use crate::input::from_stored_form;
 use crate::method::correctness;
+use crate::progress::Progress;
 
 /// How hard to look, and where the helper is kept.
 #[derive(Debug, Clone)]
@@ -869,7 +869,7 @@ fn unquote(literal: &str) -> Option<String> {
 }
 
 fn chain(error: &dyn std::error::Error) -> String {
-    crate::engine::error_chain(error)
+    crate::progress::error_chain(error)
 }
 
 fn last_line(log: &str) -> &str {

@@ -16,6 +16,7 @@ use avrlab_validate::{
 };
 
 use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates};
+pub use crate::progress::{Progress, error_chain};
 use crate::shard::shard_part;
 
 /// How a run is carried out.
@@ -207,18 +208,6 @@ pub enum EngineError {
         message: String,
         more: String,
     },
-}
-
-/// Receives progress as the run goes.
-pub trait Progress: Sync {
-    /// A line of status (preparation, warm-up).
-    fn message(&self, text: &str);
-    /// Validation starts: `total` candidates, `done` of them already decided.
-    fn start(&self, total: usize, done: usize);
-    /// A verdict was stored.
-    fn verdict(&self, candidate: &PlannedCandidate, verdict: &Verdict);
-    /// The run ended.
-    fn finish(&self);
 }
 
 fn verdict_row(verdict: &Verdict) -> VerdictRow {
@@ -432,21 +421,6 @@ pub fn validate_stored_run(
     Ok(RunReport::new(
         run_id, counts, &tally, started, clock, unprepared,
     ))
-}
-
-/// An error with its causes, on one line.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Validates the pending candidates of the tasks that were warmed up, then finishes the run; when
