@@ -80,6 +80,16 @@ pub enum DiffTestError {
     /// The run has no verdicts yet.
     #[error("run `{0}` has no verdicts yet: validate it first")]
     NotValidated(String),
+    /// The benchmark given is not the run's: a task of the run is not in it.
+    #[error(
+        "run `{run}` was made on benchmark `{made_on}`; its task {task} is not in benchmark `{given}`: give --benchmark {made_on}"
+    )]
+    OtherBenchmark {
+        run: String,
+        made_on: String,
+        task: String,
+        given: String,
+    },
     /// The differential tester could not be built or run.
     #[error("task {task}")]
     Tester {
@@ -104,7 +114,7 @@ impl DiffTestError {
                     | StoreError::Version { .. }
                     | StoreError::UnknownCandidate { .. }
             ),
-            Self::UnknownRun(_) | Self::NotValidated(_) => true,
+            Self::UnknownRun(_) | Self::NotValidated(_) | Self::OtherBenchmark { .. } => true,
             Self::Tester { .. } | Self::Task { .. } => false,
         }
     }
@@ -142,13 +152,24 @@ pub fn diff_test_run(
     config: &DiffTestConfig,
     progress: &dyn Progress,
 ) -> Result<Vec<DiffTestLine>, DiffTestError> {
-    if store.run(run_id)?.is_none() {
+    let Some(run) = store.run(run_id)? else {
         return Err(DiffTestError::UnknownRun(run_id.to_owned()));
-    }
+    };
     if store.verdicts(run_id)?.is_empty() {
         return Err(DiffTestError::NotValidated(run_id.to_owned()));
     }
     let candidates = plausible_candidates(store, run_id)?;
+    if let Some(stray) = candidates
+        .iter()
+        .find(|c| !benchmark.tasks.iter().any(|t| t.id == c.task))
+    {
+        return Err(DiffTestError::OtherBenchmark {
+            run: run_id.to_owned(),
+            made_on: run.config.benchmark.clone().unwrap_or(run.benchmark),
+            task: stray.task.clone(),
+            given: benchmark.name.clone(),
+        });
+    }
     let oracle = MavenOracle::new(validator.clone());
     let mut prepared: HashMap<String, Result<PreparedTask, String>> = HashMap::new();
     let mut comparer = Comparer::new(validator, config);

@@ -148,4 +148,26 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         0,
         "{tally:?}\n{stderr}"
     );
+
+    // diff-test with a benchmark other than the run's: one line, exit 2, before anything runs
+    // (a task it lacks was once stored NotApplicable instead).
+    let other = fixtures().join("baseline");
+    let refused = avrlab(
+        dir.path(),
+        &[
+            "diff-test",
+            "fixtures",
+            "--store",
+            store.to_str().unwrap(),
+            "--benchmark",
+            other.to_str().unwrap(),
+        ],
+    );
+    let (_, stderr) = text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run `fixtures` was made on benchmark `demo`; its task demo-"),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("give --benchmark demo\n"), "{stderr}");
 }
