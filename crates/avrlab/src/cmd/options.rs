@@ -128,7 +128,8 @@ pub struct ValidationOptions {
     pub keep_going: bool,
 }
 
-/// Differential testing once a run is validated: the flags `validate`, `eval` and `study` share.
+/// Differential testing once a run is validated: the flags `validate`, `eval`, `study` and
+/// `replay` share.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct DifferentialArgs {
     /// Then compare the run's plausible candidates with the reference fix on generated inputs, as

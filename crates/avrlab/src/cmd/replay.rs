@@ -11,7 +11,7 @@ use avrlab_store::Store;
 
 use super::Failure;
 use super::bench::datasets_dir;
-use super::options::{RunArgs, StoreArg, ValidationOptions};
+use super::options::{DifferentialArgs, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::store_failure;
 use crate::progress::StderrProgress;
@@ -39,6 +39,8 @@ pub struct Args {
     pub store: StoreArg,
     #[command(flatten)]
     pub target: RunArgs,
+    #[command(flatten)]
+    pub differential: DifferentialArgs,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -71,7 +73,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         resume: args.target.resume(&store)?,
         ..request
     };
-    let (config, _work) = args.options.engine(true)?;
+    let (mut config, _work) = args.options.engine(true)?;
+    config.differential = args.differential.config(false);
     let oracle = args.options.oracle(&config)?;
     let progress = StderrProgress::new();
     let report = import_generations(
