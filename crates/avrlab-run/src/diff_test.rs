@@ -134,6 +134,21 @@ pub fn diff_test_store(
     Ok(render_lines(run_id, &lines))
 }
 
+/// Stores a candidate's result as it lands; returns its line.
+fn record(
+    store: &mut Store,
+    run_id: &str,
+    stored: &CandidateRow,
+    row: DifferentialRow,
+) -> Result<DiffTestLine, StoreError> {
+    store.record_differential(run_id, &row)?;
+    Ok(DiffTestLine {
+        task: stored.task.clone(),
+        label: stored.label.clone(),
+        row,
+    })
+}
+
 /// One candidate's line of the result.
 #[derive(Debug, Clone)]
 pub struct DiffTestLine {
@@ -202,12 +217,7 @@ pub fn diff_test_run(
                 }
             }
         };
-        store.record_differential(run_id, &row)?;
-        lines.push(DiffTestLine {
-            task: stored.task.clone(),
-            label: stored.label.clone(),
-            row,
-        });
+        lines.push(record(store, run_id, stored, row)?);
     }
     comparer.clean_up();
     Ok(lines)
@@ -254,12 +264,7 @@ pub fn diff_test_new(
             stored.label
         ));
         let row = comparer.row(task_state, stored, index);
-        store.record_differential(run_id, &row)?;
-        lines.push(DiffTestLine {
-            task: stored.task.clone(),
-            label: stored.label.clone(),
-            row,
-        });
+        lines.push(record(store, run_id, stored, row)?);
     }
     comparer.clean_up();
     if !pending.is_empty() || !done.is_empty() {
