@@ -864,6 +864,49 @@ pub fn fixed_task(feature_task: &Task) -> Task {
     fixed
 }
 
+/// The manifest of the feature task `id` curated from repair task `task`: its project, build,
+/// security tests and editable files (a module's sources in a multi-module project), the mask's
+/// localization, and where it came from.
+fn feature_manifest(
+    task: &Task,
+    id: &str,
+    project: &avrlab_bench::ManifestProject,
+    draft: &Draft,
+    statement: &Statement,
+    expected: ExpectedFailures,
+) -> avrlab_bench::TaskManifest {
+    avrlab_bench::TaskManifest {
+        id: id.to_owned(),
+        kind: avrlab_bench::TaskKind::Feature,
+        cve: task.cve.clone(),
+        cwe: task.cwe.clone(),
+        description: task.description.clone(),
+        project: project.clone(),
+        build: task.build.clone(),
+        revert: Vec::new(),
+        pov_tests: task.oracle.pov_tests.clone(),
+        regression_tests: avrlab_bench::RegressionTests::AllOthers,
+        localization: draft.localization.clone(),
+        reference: None,
+        editable: Some(task.policy.editable().to_vec()),
+        provenance: Some(avrlab_bench::Provenance {
+            dataset: "curated".into(),
+            dataset_id: task.id.clone(),
+            localization: None,
+            notes: vec![format!(
+                "curated by avrlab from repair task {}: mask of {} method(s), problem statement: {}",
+                task.id,
+                draft.localization.len(),
+                statement.describe()
+            )],
+        }),
+        feature: Some(avrlab_bench::FeatureFile {
+            problem_statement_source: Some(statement.source.as_string()),
+            ..avrlab_bench::FeatureFile::standard(expected)
+        }),
+    }
+}
+
 /// Curates one repair task into `config.out`: draft, stage, run the matrix, keep or drop.
 pub fn curate_task(
     oracle: &avrlab_validate::MavenOracle,
@@ -871,7 +914,7 @@ pub fn curate_task(
     config: &CurateConfig,
     statement_model: Option<StatementModel<'_>>,
 ) -> Result<FunnelRow, CurateError> {
-    use avrlab_bench::{FeatureFile, ManifestProject, ProjectSource, TaskKind, TaskManifest};
+    use avrlab_bench::{ManifestProject, ProjectSource};
     use avrlab_validate::Oracle as _;
 
     let id = feature_id(&task.id);
@@ -963,37 +1006,7 @@ pub fn curate_task(
     write("mask.diff", &draft.mask_patch)?;
     write("task.diff", &draft.task_patch)?;
     write("golden.diff", &draft.golden_patch)?;
-    let manifest = |expected: ExpectedFailures| TaskManifest {
-        id: id.clone(),
-        kind: TaskKind::Feature,
-        cve: task.cve.clone(),
-        cwe: task.cwe.clone(),
-        description: task.description.clone(),
-        project: project.clone(),
-        build: task.build.clone(),
-        revert: Vec::new(),
-        pov_tests: task.oracle.pov_tests.clone(),
-        regression_tests: avrlab_bench::RegressionTests::AllOthers,
-        localization: draft.localization.clone(),
-        reference: None,
-        // The repair task's editable files (a module's sources in a multi-module project).
-        editable: Some(task.policy.editable().to_vec()),
-        provenance: Some(avrlab_bench::Provenance {
-            dataset: "curated".into(),
-            dataset_id: task.id.clone(),
-            localization: None,
-            notes: vec![format!(
-                "curated by avrlab from repair task {}: mask of {} method(s), problem statement: {}",
-                task.id,
-                draft.localization.len(),
-                statement.describe()
-            )],
-        }),
-        feature: Some(FeatureFile {
-            problem_statement_source: Some(statement.source.as_string()),
-            ..FeatureFile::standard(expected)
-        }),
-    };
+    let manifest = |expected| feature_manifest(task, &id, &project, &draft, &statement, expected);
     write(
         "task.toml",
         &manifest(ExpectedFailures::default()).to_toml(),
@@ -1222,6 +1235,33 @@ mod tests {
         };
         let result = run_matrix(&runner, &prepared, &feature, &sec_tests(), expected, "t").unwrap();
         (result, runner.plans.into_inner().unwrap())
+    }
+
+    /// A curated task keeps its repair task's editable files: in a multi-module project they
+    /// are a module's sources, and the default (`src/main/java/**`) would refuse its own golden
+    /// patch (VUL4J-38's staged task did not load).
+    #[test]
+    fn a_curated_manifest_keeps_the_repair_tasks_editable_files() {
+        let mut task = demo_task("demo-zip-slip");
+        let module = vec!["core/src/main/java/**/*.java".to_owned()];
+        task.policy = avrlab_bench::EditPolicy::new(Some(&module)).unwrap();
+        let project = match &task.project {
+            avrlab_bench::ProjectSource::Folder(f) => f.clone(),
+            _ => unreachable!(),
+        };
+        let prepared = PreparedTask::new(task.clone(), project).unwrap();
+        let draft = draft_feature(&task, prepared.pristine()).unwrap();
+        let statement = draft_statement(&task, &draft, None);
+        let manifest = feature_manifest(
+            &task,
+            "demo-zip-slip-feature",
+            &avrlab_bench::ManifestProject::Folder("project".into()),
+            &draft,
+            &statement,
+            ExpectedFailures::default(),
+        );
+        assert_eq!(manifest.editable, Some(module));
+        assert_eq!(manifest.kind, avrlab_bench::TaskKind::Feature);
     }
 
     #[test]
