@@ -32,10 +32,20 @@ fn published_generations_are_revalidated_and_compared_with_their_labels() {
             // Maven, the ground truth, decides every verdict (the fast engine has its own suite).
             "--engine",
             "maven",
+            // The plausible samples compared with the reference fix as part of the replay (the
+            // proven ones too: with a short budget, they check that replay passes the flags on).
+            "--differential",
+            "--differential-budget",
+            "2",
+            "--differential-include-proven",
         ],
     );
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("diff-test replayed: 2 plausible candidates: 0 Divergent"),
+        "{stderr}"
+    );
     // Five published samples, five candidates: the fix laid out differently is another project,
     // validated on its own. The fix and its layout twin are Plausible; the check for absolute names only, which the "publication" calls plausible, fails
     // the PoV test here.
