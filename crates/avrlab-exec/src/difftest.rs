@@ -10,7 +10,7 @@ use std::time::Duration;
 use avrlab_core::{UntrustedFileError, read_untrusted_file};
 use sha2::{Digest, Sha256};
 
-use crate::maven::{Maven, MavenError, combined_log, last_error_line};
+use crate::maven::{BuildError, Maven, combined_log, last_error_line};
 use crate::process::{ExitKind, ProcessError, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
@@ -56,7 +56,7 @@ pub struct DiffTester {
 pub enum DiffTestError {
     /// Maven could not be driven.
     #[error(transparent)]
-    Maven(#[from] MavenError),
+    Maven(#[from] BuildError),
     /// A process could not be run.
     #[error(transparent)]
     Process(#[from] ProcessError),

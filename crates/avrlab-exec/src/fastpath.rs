@@ -16,7 +16,7 @@ use avrlab_bench::TestName;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-use crate::maven::{Maven, MavenError, TEST_TMPDIR, last_error_line};
+use crate::maven::{BuildError, Maven, TEST_TMPDIR, last_error_line};
 use crate::process::{ProcessError, RunSpec, run};
 use crate::resident::{ReadLine, ResidentProcess};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
@@ -201,7 +201,7 @@ pub struct Unsupported(pub String);
 pub enum FastPathError {
     /// Maven failed during the warm-up.
     #[error(transparent)]
-    Maven(#[from] MavenError),
+    Maven(#[from] BuildError),
     /// A process could not be run.
     #[error(transparent)]
     Process(#[from] ProcessError),

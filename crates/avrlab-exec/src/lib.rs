@@ -37,7 +37,7 @@ pub use git::{
 };
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks, installed_runtimes};
 pub use maven::{
-    CompileResult, Maven, MavenError, MavenSettings, TEST_TMPDIR, TestRun, TestSelection, WarmUp,
+    BuildError, CompileResult, Maven, MavenSettings, TEST_TMPDIR, TestRun, TestSelection, WarmUp,
     adapt_build_files, compiler_diagnostics, plan_older_api,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};

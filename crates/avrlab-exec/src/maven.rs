@@ -68,9 +68,9 @@ pub struct MavenSettings {
     pub limits: Limits,
 }
 
-/// Why Maven could not be driven (infrastructure, never a verdict).
+/// Why the build tool (Maven, Gradle, Ant) could not be driven (infrastructure, never a verdict).
 #[derive(Debug, thiserror::Error)]
-pub enum MavenError {
+pub enum BuildError {
     /// `mvn` is not installed.
     #[error(
         "Maven (mvn) is not installed: install the package `maven` (apt-get install maven) or set $AVRLAB_MVN"
@@ -218,11 +218,11 @@ pub struct Maven {
 
 impl MavenSettings {
     /// Finds `mvn` ($AVRLAB_MVN, else PATH).
-    pub fn locate_mvn() -> Result<PathBuf, MavenError> {
+    pub fn locate_mvn() -> Result<PathBuf, BuildError> {
         match std::env::var_os("AVRLAB_MVN") {
             Some(path) if Path::new(&path).is_file() => Ok(PathBuf::from(path)),
-            Some(_) => Err(MavenError::Missing),
-            None => find_on_path("mvn").ok_or(MavenError::Missing),
+            Some(_) => Err(BuildError::Missing),
+            None => find_on_path("mvn").ok_or(BuildError::Missing),
         }
     }
 }
@@ -250,7 +250,7 @@ struct Substitute {
 /// The JDK a task builds with, and the substitution when it is not the task's own: the oldest
 /// installed JDK newer than the task's (the closer the JDK, the fewer old plug-ins break on it);
 /// a JDK older than the task's cannot stand in for it, and then the task is refused.
-fn build_jdk(task_jdk: u32) -> Result<(Jdk, Option<Substitute>), MavenError> {
+fn build_jdk(task_jdk: u32) -> Result<(Jdk, Option<Substitute>), BuildError> {
     match find_jdk(task_jdk) {
         Ok(jdk) => Ok((jdk, None)),
         Err(JdkError::NoMatch { .. }) => {
@@ -300,7 +300,7 @@ pub fn plan_older_api(
     project: &Path,
     build: &BuildSpec,
     settings: &MavenSettings,
-) -> Result<Option<avrlab_bench::OlderApi>, MavenError> {
+) -> Result<Option<avrlab_bench::OlderApi>, BuildError> {
     let (jdk, Some(substitute)) = build_jdk(build.jdk)? else {
         return Ok(None);
     };
@@ -312,7 +312,7 @@ pub fn plan_older_api(
         runtime_dirs: &runtime_dirs,
         repository: Some(&settings.repository),
     };
-    crate::older_api::plan_older_api(project, &inputs).map_err(|source| MavenError::Io {
+    crate::older_api::plan_older_api(project, &inputs).map_err(|source| BuildError::Io {
         path: project.to_owned(),
         source,
     })
@@ -327,8 +327,8 @@ pub fn adapt_build_files(
     project: &Path,
     task_jdk: u32,
     repository: &Path,
-) -> Result<Vec<String>, MavenError> {
-    let io = |source| MavenError::Io {
+) -> Result<Vec<String>, BuildError> {
+    let io = |source| BuildError::Io {
         path: project.to_owned(),
         source,
     };
@@ -354,7 +354,7 @@ impl Maven {
     /// them, and `-Dmaven.compile.source/target`, which Apache Commons' parent pom binds them to;
     /// JDK 17 compiles no lower than 7), an
     /// explicit substitution that [`Maven::substitution`] reports and the phase logs record.
-    pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, MavenError> {
+    pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, BuildError> {
         let mut extra_args = build.extra_args.clone();
         let (jdk, substitute) = build_jdk(build.jdk)?;
         let legacy_access = match &substitute {
@@ -399,7 +399,7 @@ impl Maven {
                 .join("javac-release");
             let name =
                 crate::older_api::javac_script(&dir, &jdk.home.join("bin/javac"), older.release)
-                    .map_err(|source| MavenError::Io {
+                    .map_err(|source| BuildError::Io {
                         path: dir.clone(),
                         source,
                     })?;
@@ -420,7 +420,7 @@ impl Maven {
             ));
             match &older.test_runtime {
                 Some(home) => {
-                    let runtime = crate::jdk::runtime_at(home).ok_or_else(|| MavenError::Io {
+                    let runtime = crate::jdk::runtime_at(home).ok_or_else(|| BuildError::Io {
                         path: home.clone(),
                         source: std::io::Error::other("no Java runtime there any more"),
                     })?;
@@ -768,7 +768,7 @@ impl Maven {
     /// What an earlier warm-up of a project with these build files left, if there was one: the
     /// repository is warm for it and nothing needs to run (read from `project`, unmodified). Also
     /// makes the JDK access file of a substitution for JDK 8 or older (see `access`).
-    pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, MavenError> {
+    pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, BuildError> {
         // Every warm-up passes here first: what the JVMs of the task read is made now.
         if let Some(file) = &self.legacy_access {
             crate::access::make_legacy_access_file(
@@ -786,7 +786,7 @@ impl Maven {
         if !marker.is_file() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&marker).map_err(|source| MavenError::Io {
+        let text = std::fs::read_to_string(&marker).map_err(|source| BuildError::Io {
             path: marker.clone(),
             source,
         })?;
@@ -801,10 +801,10 @@ impl Maven {
     /// tested module's test classpath. Runs on a copy of the unmodified task state, never on a
     /// candidate, and only when the build files changed: the classpath is kept in the repository's
     /// warm-up marker, which candidates cannot write (the repository is read-only to them).
-    pub fn warm_up(&self, project_copy: &Path) -> Result<WarmUp, MavenError> {
+    pub fn warm_up(&self, project_copy: &Path) -> Result<WarmUp, BuildError> {
         let marker_dir = self.settings.repository.join(".avrlab-warm");
         let marker = marker_dir.join(self.build_fingerprint(project_copy));
-        let io = |path: &Path, source| MavenError::Io {
+        let io = |path: &Path, source| BuildError::Io {
             path: path.to_owned(),
             source,
         };
@@ -843,7 +843,7 @@ impl Maven {
         let reactor = self.reactor(project_copy);
         let result = run(&self.module_spec(project_copy, args, policy, limits, reactor.as_ref()))?;
         if !result.exit.success() {
-            return Err(MavenError::WarmUp {
+            return Err(BuildError::WarmUp {
                 project: project_copy.to_owned(),
                 tail: last_error_line(&result),
             });
@@ -879,7 +879,7 @@ impl Maven {
     /// project and runs its whole test suite (`test-compile` and the pinned Surefire, since the
     /// pom's own Surefire may not run on this JDK), offline, sandboxed, the workspace writable.
     /// Only its exit status speaks; benchmarks compare against it, verdicts never rest on it.
-    pub fn plain_test(&self, workspace: &Path) -> Result<ExitKind, MavenError> {
+    pub fn plain_test(&self, workspace: &Path) -> Result<ExitKind, BuildError> {
         let policy = SandboxPolicy {
             mounts: vec![
                 self.repository_mount(false),
@@ -903,7 +903,7 @@ impl Maven {
     }
 
     /// `mvn test-compile`, offline, in the sandbox, with the workspace writable.
-    pub fn compile(&self, workspace: &Path) -> Result<CompileResult, MavenError> {
+    pub fn compile(&self, workspace: &Path) -> Result<CompileResult, BuildError> {
         let policy = SandboxPolicy {
             mounts: vec![
                 self.repository_mount(false),
@@ -937,8 +937,8 @@ impl Maven {
         workspace: &Path,
         selection: &TestSelection,
         reports: &Path,
-    ) -> Result<TestRun, MavenError> {
-        let io = |path: &Path, source| MavenError::Io {
+    ) -> Result<TestRun, BuildError> {
+        let io = |path: &Path, source| BuildError::Io {
             path: path.to_owned(),
             source,
         };
@@ -1096,7 +1096,7 @@ impl Maven {
         if let Some(relay) = relay {
             let relayed = relay.finish();
             if let Some(failure) = relayed.failures.first() {
-                return Err(MavenError::TestJvm(failure.clone()));
+                return Err(BuildError::TestJvm(failure.clone()));
             }
             enforcement = format!("{enforcement}; {}", relayed.describe());
         }

@@ -488,7 +488,7 @@ pub(crate) fn run_baseline(
         task: task.id.clone(),
         source,
     })?;
-    let maven_err = |source| ValidateError::Maven {
+    let maven_err = |source| ValidateError::Build {
         task: task.id.clone(),
         source,
     };

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use avrlab_bench::CheckoutError;
-use avrlab_exec::{MavenError, RemovalError};
+use avrlab_exec::{BuildError, RemovalError};
 
 use crate::cache_seal::CacheAlarm;
 use crate::materialize::MaterializeError;
@@ -22,12 +22,12 @@ pub enum ValidateError {
         #[source]
         source: CheckoutError,
     },
-    /// Maven could not be driven.
+    /// The build tool (Maven, Gradle, Ant) could not be driven.
     #[error("task {task}")]
-    Maven {
+    Build {
         task: String,
         #[source]
-        source: MavenError,
+        source: BuildError,
     },
     /// The dependency cache changed during a candidate run, or was marked so earlier.
     #[error(transparent)]

@@ -222,7 +222,7 @@ impl FastOracle {
 
     fn maven_for(&self, task: &Task) -> Result<Maven, ValidateError> {
         Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
-            ValidateError::Maven {
+            ValidateError::Build {
                 task: task.id.clone(),
                 source,
             }

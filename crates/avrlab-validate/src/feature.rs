@@ -234,7 +234,7 @@ impl MavenOracle {
         }
 
         let maven = self.maven(task)?;
-        let maven_err = |source| ValidateError::Maven {
+        let maven_err = |source| ValidateError::Build {
             task: task.id.clone(),
             source,
         };

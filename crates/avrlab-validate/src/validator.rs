@@ -89,7 +89,7 @@ impl MavenOracle {
         if task.build.older_api.is_none() && pristine.is_dir() {
             task.build.older_api =
                 avrlab_exec::plan_older_api(&pristine, &task.build, &self.config.maven).map_err(
-                    |source| ValidateError::Maven {
+                    |source| ValidateError::Build {
                         task: task.id.clone(),
                         source,
                     },
@@ -132,7 +132,7 @@ impl MavenOracle {
 
     pub(crate) fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
         Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
-            ValidateError::Maven {
+            ValidateError::Build {
                 task: task.id.clone(),
                 source,
             }
@@ -158,7 +158,7 @@ pub(crate) fn materialize_pristine(
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).
     let build_notes = avrlab_exec::adapt_build_files(&pristine, task.build.jdk, &maven.repository)
-        .map_err(|source| ValidateError::Maven {
+        .map_err(|source| ValidateError::Build {
             task: task.id.clone(),
             source,
         })?;
@@ -167,7 +167,7 @@ pub(crate) fn materialize_pristine(
     let mut task = task.clone();
     task.build.older_api =
         avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(|source| {
-            ValidateError::Maven {
+            ValidateError::Build {
                 task: task.id.clone(),
                 source,
             }
@@ -241,7 +241,7 @@ impl MavenOracle {
         let maven = self.maven(task)?;
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
-        let maven_err = |source| ValidateError::Maven {
+        let maven_err = |source| ValidateError::Build {
             task: task.id.clone(),
             source,
         };
@@ -307,7 +307,7 @@ impl MavenOracle {
                 Ok(()) => Ok(Some(
                     maven
                         .plain_test(ws)
-                        .map_err(|source| ValidateError::Maven {
+                        .map_err(|source| ValidateError::Build {
                             task: task.id.clone(),
                             source,
                         })?
@@ -366,7 +366,7 @@ impl MavenOracle {
     ) -> Result<Verdict, ValidateError> {
         let task = &prepared.task;
         let maven = self.maven(task)?;
-        let maven_err = |source| ValidateError::Maven {
+        let maven_err = |source| ValidateError::Build {
             task: task.id.clone(),
             source,
         };
