@@ -52,10 +52,10 @@ impl DatasetKind {
 pub enum RowBuild {
     /// Maven, with the module holding the PoV tests (`.` for the root).
     Maven { module: String },
-    /// Gradle (avrlab drives Maven only).
+    /// Gradle, from the project root.
     Gradle,
-    /// Ant (avrlab drives Maven only).
-    Ant,
+    /// Ant, with the targets the dataset's commands run (`ant compile`, `ant junit`).
+    Ant { compile: String, test: String },
 }
 
 /// Where the dataset places the vulnerable code: the buggy file, its buggy lines and the method
@@ -393,7 +393,19 @@ fn vjbench_build(commands: &[&str]) -> Result<RowBuild, String> {
         return Ok(RowBuild::Gradle);
     }
     if all.split_whitespace().any(|w| w == "ant") {
-        return Ok(RowBuild::Ant);
+        // The word after `ant` in each command: the first such target compiles, the last tests.
+        let targets: Vec<&str> = commands
+            .iter()
+            .filter_map(|c| {
+                let words: Vec<&str> = c.split_whitespace().collect();
+                let at = words.iter().position(|w| *w == "ant")?;
+                words.get(at + 1).copied()
+            })
+            .collect();
+        return Ok(RowBuild::Ant {
+            compile: targets.first().copied().unwrap_or("compile").to_owned(),
+            test: targets.last().copied().unwrap_or("test").to_owned(),
+        });
     }
     let Some(command) = commands
         .iter()
@@ -540,7 +552,13 @@ mod tests {
                 &["./gradlew clean build -x test", "./gradlew test"],
                 RowBuild::Gradle,
             ),
-            (&["ant compile", "ant junit"], RowBuild::Ant),
+            (
+                &["ant compile", "ant junit"],
+                RowBuild::Ant {
+                    compile: "compile".into(),
+                    test: "junit".into(),
+                },
+            ),
             // Shifted fields: the test command sits in `test_num`.
             (
                 &["", "./mvnw clean compile", "./mvnw clean test -pl core"],

@@ -37,7 +37,8 @@ pub use location::{
 pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
-    BuildSpec, BuildSystem, FORMAT_VERSION, Localization, ManifestProject, OlderApi, Oracle,
-    ProjectSource, Provenance, RegressionTests, StateSpec, Task, TaskError, TaskKind, TaskManifest,
+    BuildSpec, BuildSystem, BuildTargets, FORMAT_VERSION, Localization, ManifestProject, OlderApi,
+    Oracle, ProjectSource, Provenance, RegressionTests, StateSpec, Task, TaskError, TaskKind,
+    TaskManifest,
 };
 pub use test_name::{TestName, TestNameError};

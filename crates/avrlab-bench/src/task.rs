@@ -37,6 +37,41 @@ pub enum ProjectSource {
 pub enum BuildSystem {
     /// Apache Maven.
     Maven,
+    /// Gradle: the project's wrapper when its distribution is present, else `$AVRLAB_GRADLE`,
+    /// else `gradle` on the PATH.
+    Gradle,
+    /// Apache Ant, with the task's compile and test targets.
+    Ant,
+}
+
+impl BuildSystem {
+    /// The name in task files and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Maven => "maven",
+            Self::Gradle => "gradle",
+            Self::Ant => "ant",
+        }
+    }
+
+    /// The target (Ant) or task (Gradle) that compiles the main and test sources when the task
+    /// file names none. Maven has none.
+    pub fn default_compile_target(self) -> Option<&'static str> {
+        match self {
+            Self::Maven => None,
+            Self::Gradle => Some("testClasses"),
+            Self::Ant => Some("compile"),
+        }
+    }
+
+    /// The target (Ant) or task (Gradle) that runs the tests when the task file names none.
+    pub fn default_test_target(self) -> Option<&'static str> {
+        match self {
+            Self::Maven => None,
+            Self::Gradle => Some("test"),
+            Self::Ant => Some("test"),
+        }
+    }
 }
 
 /// How the project is built.
@@ -49,10 +84,20 @@ pub struct BuildSpec {
     pub module: PathBuf,
     /// Extra build-tool flags.
     pub extra_args: Vec<String>,
+    /// Ant and Gradle: the target (task) that compiles main and test sources, and the one that
+    /// runs the tests (the system's defaults where the task file names none). Maven: none.
+    pub targets: Option<BuildTargets>,
     /// Compiling against the task's own JDK's API on a newer JDK, and the Java runtime the tests
     /// run on: decided by avrlab when it prepares a task state on this machine (never read from
     /// or written to a task file).
     pub older_api: Option<OlderApi>,
+}
+
+/// The compile and test targets of an Ant or Gradle build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildTargets {
+    pub compile: String,
+    pub test: String,
 }
 
 /// Why and how a task that a newer JDK builds is compiled against the API of its own Java version
@@ -213,6 +258,12 @@ struct BuildFile {
     module: PathBuf,
     #[serde(default)]
     maven_args: Vec<String>,
+    /// Ant and Gradle only: the target that compiles main and test sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    compile_target: Option<String>,
+    /// Ant and Gradle only: the target that runs the tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    test_target: Option<String>,
 }
 
 fn default_module() -> PathBuf {
@@ -341,6 +392,8 @@ impl TaskManifest {
                 jdk: self.build.jdk,
                 module: self.build.module.clone(),
                 maven_args: self.build.extra_args.clone(),
+                compile_target: self.build.targets.as_ref().map(|t| t.compile.clone()),
+                test_target: self.build.targets.as_ref().map(|t| t.test.clone()),
             },
             state: StateFile {
                 apply: Vec::new(),
@@ -464,11 +517,29 @@ impl Task {
                 file.build.jdk
             )));
         }
+        let system = file.build.system;
+        let targets = match (
+            system.default_compile_target(),
+            system.default_test_target(),
+        ) {
+            (Some(compile), Some(test)) => Some(BuildTargets {
+                compile: file.build.compile_target.unwrap_or_else(|| compile.into()),
+                test: file.build.test_target.unwrap_or_else(|| test.into()),
+            }),
+            _ if file.build.compile_target.is_some() || file.build.test_target.is_some() => {
+                return Err(invalid(format!(
+                    "build.compile_target and build.test_target are for Ant and Gradle builds, not {}: remove them",
+                    system.as_str()
+                )));
+            }
+            _ => None,
+        };
         let build = BuildSpec {
-            system: file.build.system,
+            system,
             jdk: file.build.jdk,
             module: file.build.module,
             extra_args: file.build.maven_args,
+            targets,
             older_api: None,
         };
 

@@ -4,12 +4,15 @@
 //! reports.
 
 mod access;
+mod ant;
 mod browser;
+mod build_tool;
 mod cgroup;
 mod difftest;
 mod fastpath;
 mod fork_relay;
 mod git;
+mod gradle;
 mod jdk;
 mod levels;
 mod maven;
@@ -22,8 +25,11 @@ mod sandbox;
 mod seccomp;
 mod slurm;
 mod surefire;
+mod tools;
 
+pub use ant::Ant;
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
+pub use build_tool::BuildTool;
 pub use cgroup::cgroup_delegation;
 pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK};
 pub use fastpath::{
@@ -35,6 +41,7 @@ pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,
     init_state_repository, mirror_path, repo_slug,
 };
+pub use gradle::Gradle;
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks, installed_runtimes};
 pub use maven::{
     BuildError, CompileResult, Maven, MavenSettings, TEST_TMPDIR, TestRun, TestSelection, WarmUp,
@@ -46,3 +53,4 @@ pub use resident::{ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
 pub use slurm::{JobState, Scheduler, SlurmCli, SlurmError};
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};
+pub use tools::build_tool;

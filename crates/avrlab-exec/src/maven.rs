@@ -32,7 +32,7 @@ const SANDBOX_REPOSITORY: &str = "/avrlab/maven-repository";
 /// Flags for every JVM in the sandbox. `JAVA_TOOL_OPTIONS` carries them into the JVM that
 /// Surefire forks without touching the project's own `argLine`, and a JVM reads them before any
 /// test code runs, so the code under test cannot turn them off for its own JVM either.
-const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:-UsePerfData";
+pub(crate) const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:-UsePerfData";
 
 /// The temporary folder of every sandboxed test JVM: a fresh in-memory folder of its own, outside
 /// `/tmp`. Upstream test suites ran on machines whose `java.io.tmpdir` is rarely `/tmp` itself, and
@@ -43,10 +43,10 @@ const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:-UsePerfDat
 pub const TEST_TMPDIR: &str = "/avrlab/tmp";
 
 /// What every sandboxed test phase's enforcement record says about the tests' temporary folder.
-const TEST_TMPDIR_NOTE: &str = "tests' java.io.tmpdir: /avrlab/tmp, fresh and outside /tmp (a project's own -Djava.io.tmpdir wins)";
+pub(crate) const TEST_TMPDIR_NOTE: &str = "tests' java.io.tmpdir: /avrlab/tmp, fresh and outside /tmp (a project's own -Djava.io.tmpdir wins)";
 
 /// `JAVA_TOOL_OPTIONS` of a sandboxed test JVM: the containment flags and its temporary folder.
-fn test_jvm_tool_options() -> String {
+pub(crate) fn test_jvm_tool_options() -> String {
     format!("{JVM_CONTAINMENT_FLAGS} -Djava.io.tmpdir={TEST_TMPDIR}")
 }
 
@@ -76,6 +76,9 @@ pub enum BuildError {
         "Maven (mvn) is not installed: install the package `maven` (apt-get install maven) or set $AVRLAB_MVN"
     )]
     Missing,
+    /// A Gradle or Ant launcher is not to be found (the whole refusal, with what to do).
+    #[error("{0}")]
+    ToolMissing(String),
     /// No fitting JDK.
     #[error(transparent)]
     Jdk(#[from] JdkError),
@@ -1156,7 +1159,7 @@ fn hidden_sibling_tests(workspace: &Path, reactor: &Reactor) -> Vec<Mount> {
 }
 
 /// An error and its causes on one line, for evidence stored with a verdict.
-fn with_causes(error: &dyn std::error::Error) -> String {
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
     while let Some(inner) = cause {
@@ -1287,6 +1290,7 @@ mod tests {
             jdk: 6,
             module: ".".into(),
             extra_args: vec![],
+            targets: None,
             older_api: None,
         };
         let settings = MavenSettings {
@@ -1380,6 +1384,7 @@ mod tests {
                 jdk: 17,
                 module: module.into(),
                 extra_args: vec![],
+                targets: None,
                 older_api: None,
             };
             let settings = MavenSettings {

@@ -10,16 +10,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    BuildSpec, BuildSystem, DatasetKind, DatasetRow, HunkLine, Localization, ManifestProject,
-    MethodSpan, Patch, Provenance, RegressionTests, RowBuild, RowRefusal, Task, TaskKind,
-    TaskManifest, TestName, VulLocation, VulnerableFile, choose_localization, dataset_location,
+    BuildSpec, BuildSystem, BuildTargets, DatasetKind, DatasetRow, HunkLine, Localization,
+    ManifestProject, MethodSpan, Patch, Provenance, RegressionTests, RowBuild, RowRefusal, Task,
+    TaskKind, TaskManifest, TestName, VulLocation, VulnerableFile, choose_localization,
+    dataset_location,
 };
 use avrlab_exec::{GitError, Repository, mirror_path};
 
 /// Why a row was refused: it cannot be driven here, or the row itself is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusalKind {
-    /// A row avrlab cannot drive (a Gradle or Ant build, a row without PoV tests).
+    /// A row avrlab cannot drive (a row without PoV tests, an unknown build system).
     Unsupported,
     /// The repository has no mirror here (and importing never clones).
     NoMirror,
@@ -140,22 +141,31 @@ fn is_test_source(path: &str) -> bool {
         && (path.starts_with("src/test/java/") || path.contains("/src/test/java/"))
 }
 
+/// The build system, module and targets of a dataset row's task.
+fn build_of(build: &RowBuild) -> (BuildSystem, String, Option<BuildTargets>) {
+    match build {
+        RowBuild::Maven { module } => (BuildSystem::Maven, module.clone(), None),
+        RowBuild::Gradle => (
+            BuildSystem::Gradle,
+            ".".to_owned(),
+            Some(BuildTargets {
+                compile: "testClasses".into(),
+                test: "test".into(),
+            }),
+        ),
+        RowBuild::Ant { compile, test } => (
+            BuildSystem::Ant,
+            ".".to_owned(),
+            Some(BuildTargets {
+                compile: compile.clone(),
+                test: test.clone(),
+            }),
+        ),
+    }
+}
+
 fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
-    let module = match &row.build {
-        RowBuild::Maven { module } => module.clone(),
-        RowBuild::Gradle => {
-            return Err((
-                RefusalKind::Unsupported,
-                "a Gradle build: avrlab drives Maven only and no Gradle distribution is reachable here".into(),
-            ));
-        }
-        RowBuild::Ant => {
-            return Err((
-                RefusalKind::Unsupported,
-                "an Ant build: avrlab drives Maven only".into(),
-            ));
-        }
-    };
+    let (_, module, _) = build_of(&row.build);
     let scratch = config.scratch.join(&row.task_id);
     let _ = std::fs::remove_dir_all(&scratch);
     let repo = match Repository::open_mirror(&row.repo_url, &config.mirrors, &scratch) {
@@ -294,10 +304,11 @@ fn build_task(
             commit: commit.clone(),
         },
         build: BuildSpec {
-            system: BuildSystem::Maven,
+            system: build_of(&row.build).0,
             jdk,
             module: PathBuf::from(module),
             extra_args: row.maven_args.clone(),
+            targets: build_of(&row.build).2,
             older_api: None,
         },
         revert: vec![PathBuf::from("reference.diff")],

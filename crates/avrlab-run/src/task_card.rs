@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use avrlab_bench::{Benchmark, BuildSystem, ProjectSource, RegressionTests, Task, TaskKind};
+use avrlab_bench::{Benchmark, ProjectSource, RegressionTests, Task, TaskKind};
 
 fn cwes(task: &Task) -> String {
     task.cwe
@@ -48,9 +48,7 @@ pub fn task_card(task: &Task) -> String {
         TaskKind::Repair => "repair",
         TaskKind::Feature => "feature",
     };
-    let build = match task.build.system {
-        BuildSystem::Maven => "maven",
-    };
+    let build = task.build.system.as_str();
     let names = |list: &[avrlab_bench::TestName]| {
         list.iter()
             .map(ToString::to_string)

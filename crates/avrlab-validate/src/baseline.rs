@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use avrlab_bench::{BuildSystem, RegressionTests, Task, TestName};
-use avrlab_exec::{ExitKind, Maven, TestCaseResult, TestSelection, TestStatus};
+use avrlab_bench::{RegressionTests, Task, TestName};
+use avrlab_exec::{BuildTool, ExitKind, TestCaseResult, TestSelection, TestStatus};
 
 /// The first line of a baseline file, so that an older format is recomputed, never misread.
 /// Format 2 added the second run (flaky tests), per-test exclusion and the failure lines.
@@ -263,9 +263,7 @@ pub(crate) fn baseline_path(
             parts
         }
     };
-    let system = match task.build.system {
-        BuildSystem::Maven => "maven",
-    };
+    let system = task.build.system.as_str();
     let mut parts = vec![
         task.reference
             .as_ref()
@@ -467,7 +465,7 @@ pub(crate) fn judge_baseline(
 /// times.
 pub(crate) fn run_baseline(
     task: &Task,
-    maven: &Maven,
+    maven: &dyn BuildTool,
     pristine: &Path,
     root: &Path,
 ) -> Result<Baseline, crate::error::ValidateError> {

@@ -849,6 +849,20 @@ impl Oracle for FastOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.maven.warm_up(prepared)?;
         let task = &prepared.task;
+        if task.build.system != avrlab_bench::BuildSystem::Maven {
+            // The fast path compiles and runs what Maven resolved (its classpath, its layout);
+            // the task's own build tool judges every candidate, as under `--engine maven`.
+            let why = format!(
+                "a {} build: the fast path takes Maven builds only, so the {} driver judges every candidate",
+                task.build.system.as_str(),
+                task.build.system.as_str()
+            );
+            self.builds
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone(), (String::new(), Err(why)));
+            return Ok(());
+        }
         let maven = self.maven_for(task)?;
         let fast_err = |source| ValidateError::FastPath {
             task: task.id.clone(),
@@ -1520,6 +1534,7 @@ mod tests {
             jdk: 17,
             module: ".".into(),
             extra_args: vec![],
+            targets: None,
             older_api: None,
         };
         let maven = |sandbox| {

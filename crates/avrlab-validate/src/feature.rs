@@ -233,7 +233,7 @@ impl MavenOracle {
             return Ok(run);
         }
 
-        let maven = self.maven(task)?;
+        let maven = self.tool(task)?;
         let maven_err = |source| ValidateError::Build {
             task: task.id.clone(),
             source,

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    ExitKind, Maven, MavenSettings, SandboxKind, TestRun, TestSelection, remove_tree,
+    BuildTool, ExitKind, MavenSettings, SandboxKind, TestRun, TestSelection, build_tool,
+    remove_tree,
 };
 
 use crate::baseline::{self, Baseline};
@@ -96,7 +97,7 @@ impl MavenOracle {
                 )?;
         }
         let task = &task;
-        let maven = self.maven(task)?;
+        let maven = self.tool(task)?;
         let mut jdk = maven.substitution().map_or_else(
             || format!("JDK {}", maven.jdk().major),
             |_| format!("JDK {} for {}", maven.jdk().major, task.build.jdk),
@@ -130,12 +131,11 @@ impl MavenOracle {
         })
     }
 
-    pub(crate) fn maven(&self, task: &Task) -> Result<Maven, ValidateError> {
-        Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
-            ValidateError::Build {
-                task: task.id.clone(),
-                source,
-            }
+    /// The build tool the task names (Maven, Gradle, Ant), set up for it.
+    pub(crate) fn tool(&self, task: &Task) -> Result<Box<dyn BuildTool>, ValidateError> {
+        build_tool(self.config.maven.clone(), &task.build).map_err(|source| ValidateError::Build {
+            task: task.id.clone(),
+            source,
         })
     }
 }
@@ -197,14 +197,15 @@ impl Oracle for MavenOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.warm_up_dependencies(prepared)?;
         let task = &prepared.task;
-        let maven = self.maven(task)?;
+        let maven = self.tool(task)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
         let path = self.baseline_path(task, prepared.pristine(), maven.jdk().major)?;
         let baseline = match baseline::load(&path) {
             Some(known) => known,
             None => {
                 let root = self.config.work_root.join("baseline-run").join(&task.id);
-                let taken = baseline::run_baseline(task, &maven, prepared.pristine(), &root);
+                let taken =
+                    baseline::run_baseline(task, maven.as_ref(), prepared.pristine(), &root);
                 if !self.config.keep_workspaces {
                     let _ = remove_tree(&root, self.config.maven.sandbox);
                 }
@@ -238,7 +239,7 @@ impl MavenOracle {
     /// only this part of the warm-up.
     pub fn warm_up_dependencies(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         let task = &prepared.task;
-        let maven = self.maven(task)?;
+        let maven = self.tool(task)?;
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
         let maven_err = |source| ValidateError::Build {
@@ -296,7 +297,7 @@ impl MavenOracle {
         slot: &str,
     ) -> Result<Option<bool>, ValidateError> {
         let task = &prepared.task;
-        let maven = self.maven(task)?;
+        let maven = self.tool(task)?;
         let what = format!("a plain run of {}", task.id);
         self.in_fresh_workspace(
             prepared,
@@ -365,7 +366,7 @@ impl MavenOracle {
         started: Instant,
     ) -> Result<Verdict, ValidateError> {
         let task = &prepared.task;
-        let maven = self.maven(task)?;
+        let maven = self.tool(task)?;
         let maven_err = |source| ValidateError::Build {
             task: task.id.clone(),
             source,

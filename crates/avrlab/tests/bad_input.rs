@@ -85,6 +85,19 @@ fn a_malformed_task_toml_names_the_file_and_line() {
         &["bench", "list", "--benchmark", bench3.to_str().unwrap()],
     );
     assert_one_line_error(&output, 2, &["unknown field `surprise`"]);
+
+    let bench4 = edited_benchmark(&dir.path().join("4"), |t| {
+        t.replacen("[build]\n", "[build]\ntest_target = \"junit\"\n", 1)
+    });
+    let output = avrlab(
+        dir.path(),
+        &["bench", "list", "--benchmark", bench4.to_str().unwrap()],
+    );
+    assert_one_line_error(
+        &output,
+        2,
+        &["build.compile_target and build.test_target are for Ant and Gradle builds, not maven"],
+    );
 }
 
 #[test]
@@ -251,6 +264,37 @@ fn missing_maven_or_bubblewrap_name_what_to_install() {
         &output,
         1,
         &["bubblewrap", "apt-get install bubblewrap", "--sandbox none"],
+    );
+}
+
+#[test]
+fn a_gradle_task_without_gradle_names_what_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let benchmark = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/builds");
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test runs the real binary with a changed environment"
+    )]
+    let output = std::process::Command::new(binary())
+        .args([
+            "validate",
+            "--reference",
+            "--tasks",
+            "gradle-zip-slip",
+            "--benchmark",
+        ])
+        .arg(&benchmark)
+        .current_dir(dir.path())
+        .env("AVRLAB_GRADLE", "/nonexistent/gradle")
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &output,
+        1,
+        &[
+            "$AVRLAB_GRADLE names /nonexistent/gradle, which is not a file",
+            "install Debian's `gradle`",
+        ],
     );
 }
 

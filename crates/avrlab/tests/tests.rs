@@ -4,6 +4,7 @@ mod adversarial;
 mod agents;
 mod bad_input;
 mod baseline;
+mod builds;
 mod candidates;
 mod common;
 mod differential;
