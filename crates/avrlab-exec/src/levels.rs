@@ -265,6 +265,204 @@ fn pin_byte_buddy_in(text: &str) -> Option<String> {
     Some(format!("{}{block}{}", &text[..at], &text[at..]))
 }
 
+/// The maven-bundle-plugin that stands in for an older one under a substitute JDK: the bnd in
+/// releases before 5 fails on JDK 17 (`ConcurrentModificationException` in the `manifest` goal,
+/// which Apache Commons' parent poms bind to every build: commons-configuration, VUL4J-9).
+pub const BUNDLE_PLUGIN_SUBSTITUTE: &str = "5.1.9";
+
+/// Under a substitute JDK, where the project's poms or their parents in `repository` use
+/// `org.apache.felix:maven-bundle-plugin` at a version before 5 (written out or through a
+/// property), pins it to [`BUNDLE_PLUGIN_SUBSTITUTE`]: in the root pom's `<pluginManagement>`
+/// (which overrides an inherited version) and in place of each old version the project's poms
+/// write themselves. Returns the notes, if it did.
+pub fn pin_bundle_plugin(project: &Path, repository: &Path) -> std::io::Result<Vec<String>> {
+    let root = project.join("pom.xml");
+    let Ok(text) = std::fs::read_to_string(&root) else {
+        return Ok(Vec::new());
+    };
+    let own: Vec<String> = crate::reactor::walk_poms(project)
+        .iter()
+        .filter_map(|pom| std::fs::read_to_string(pom).ok())
+        .collect();
+    let ancestors: Vec<String> = crate::older_api::ancestor_poms(&text, repository)
+        .into_iter()
+        .map(|(_, pom)| pom)
+        .collect();
+    let all: Vec<&str> = own.iter().chain(&ancestors).map(String::as_str).collect();
+    let Some(old) = all
+        .iter()
+        .filter_map(|pom| bundle_plugin_version(pom, &all))
+        .find(|v| is_before_5(v))
+    else {
+        return Ok(Vec::new());
+    };
+    let mut notes = adapt_poms(project, |pom| {
+        let (adapted, replaced) = replace_bundle_plugin_versions(pom);
+        let notes = if replaced {
+            vec![format!(
+                "maven-bundle-plugin {old} replaced by {BUNDLE_PLUGIN_SUBSTITUTE} (the bnd of releases before 5 fails on the substitute JDK)"
+            )]
+        } else {
+            Vec::new()
+        };
+        (adapted, notes)
+    })?;
+    let text = std::fs::read_to_string(&root)?;
+    if let Some(adapted) = manage_bundle_plugin_in(&text) {
+        std::fs::write(&root, adapted)?;
+        notes.push(format!(
+            "pom.xml: org.apache.felix:maven-bundle-plugin {BUNDLE_PLUGIN_SUBSTITUTE} in <pluginManagement> over the inherited {old} (the bnd of releases before 5 fails on the substitute JDK with ConcurrentModificationException)"
+        ));
+    }
+    Ok(notes)
+}
+
+/// The version a pom gives maven-bundle-plugin, a `${property}` resolved in any of `poms`.
+fn bundle_plugin_version(pom: &str, poms: &[&str]) -> Option<String> {
+    let at = pom.find("<artifactId>maven-bundle-plugin</artifactId>")?;
+    let rest = &pom[at..];
+    let end = rest.find("</plugin>").unwrap_or(rest.len());
+    let open = rest[..end].find("<version>")? + "<version>".len();
+    let close = open + rest[open..].find("</version>")?;
+    let version = rest[open..close].trim();
+    match version
+        .strip_prefix("${")
+        .and_then(|v| v.strip_suffix('}'))
+    {
+        Some(property) => {
+            let tag = format!("<{property}>");
+            poms.iter().find_map(|p| {
+                let at = p.find(&tag)? + tag.len();
+                let len = p[at..].find('<')?;
+                Some(p[at..at + len].trim().to_owned())
+            })
+        }
+        None => Some(version.to_owned()),
+    }
+}
+
+fn is_before_5(version: &str) -> bool {
+    version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse::<u32>().ok())
+        .is_some_and(|m| m < 5)
+}
+
+/// The pom with each literal maven-bundle-plugin version before 5 replaced, and whether one was.
+fn replace_bundle_plugin_versions(pom: &str) -> (String, bool) {
+    let marker = "<artifactId>maven-bundle-plugin</artifactId>";
+    let mut out = String::with_capacity(pom.len());
+    let mut rest = pom;
+    let mut replaced = false;
+    while let Some(at) = rest.find(marker) {
+        let after = at + marker.len();
+        out.push_str(&rest[..after]);
+        rest = &rest[after..];
+        let end = rest.find("</plugin>").unwrap_or(rest.len());
+        if let Some(open) = rest[..end].find("<version>") {
+            let start = open + "<version>".len();
+            if let Some(len) = rest[start..].find("</version>") {
+                let version = rest[start..start + len].trim();
+                if is_before_5(version) {
+                    out.push_str(&rest[..start]);
+                    out.push_str(BUNDLE_PLUGIN_SUBSTITUTE);
+                    rest = &rest[start + len..];
+                    replaced = true;
+                }
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, replaced)
+}
+
+/// The root pom with maven-bundle-plugin managed at [`BUNDLE_PLUGIN_SUBSTITUTE`] in its
+/// top-level `<build>` (see [`manage_plugin_in`]).
+fn manage_bundle_plugin_in(text: &str) -> Option<String> {
+    let entry = format!(
+        "<plugin><groupId>org.apache.felix</groupId><artifactId>maven-bundle-plugin</artifactId>\
+         <version>{BUNDLE_PLUGIN_SUBSTITUTE}</version></plugin>"
+    );
+    manage_plugin_in(text, "maven-bundle-plugin", &entry)
+}
+
+/// The root pom with the plug-in entry `entry` for `artifact` in its top-level
+/// `<pluginManagement>` (made where there is none, in a `<build>` made where there is none);
+/// `None` when the root pom manages the plug-in already or has no place for it.
+fn manage_plugin_in(text: &str, artifact: &str, entry: &str) -> Option<String> {
+    let profiles = text.find("<profiles>").unwrap_or(text.len());
+    let top = |tag: &str| text.find(tag).filter(|at| *at < profiles);
+    if let Some(at) = top("<pluginManagement>") {
+        let managed = &text[at..at + text[at..].find("</pluginManagement>")?];
+        if managed.contains(&format!("<artifactId>{artifact}</artifactId>")) {
+            return None;
+        }
+        let list = at + text[at..].find("<plugins>")? + "<plugins>".len();
+        return Some(format!("{}{entry}{}", &text[..list], &text[list..]));
+    }
+    let block = format!("<pluginManagement><plugins>{entry}</plugins></pluginManagement>");
+    if let Some(at) = top("<build>") {
+        let inside = at + "<build>".len();
+        return Some(format!("{}{block}{}", &text[..inside], &text[inside..]));
+    }
+    let at = text.rfind("</project>")?;
+    Some(format!(
+        "{}  <build>{block}</build>\n{}",
+        &text[..at],
+        &text[at..]
+    ))
+}
+
+/// The Nashorn that JavaScript in Ant scripts runs on from JDK 15, which removed the JDK's own.
+pub const NASHORN: &str = "org.openjdk.nashorn:nashorn-core:15.4";
+
+/// On a substitute JDK without Nashorn (15 and later), where the project's poms or their parents
+/// in `repository` run JavaScript in an antrun `<script>` (Apache Sling's parent pom does, in
+/// every build: sling-xss, VUL4J-25), gives maven-antrun-plugin [`NASHORN`] as a dependency in
+/// the root pom's `<pluginManagement>`. Returns the note, if it did.
+pub fn add_nashorn_to_antrun(project: &Path, repository: &Path) -> std::io::Result<Vec<String>> {
+    let root = project.join("pom.xml");
+    let Ok(text) = std::fs::read_to_string(&root) else {
+        return Ok(Vec::new());
+    };
+    let scripts = |pom: &str| {
+        pom.contains("maven-antrun-plugin")
+            && pom
+                .to_ascii_lowercase()
+                .contains("<script language=\"javascript\"")
+    };
+    let own = crate::reactor::walk_poms(project)
+        .iter()
+        .any(|pom| std::fs::read_to_string(pom).is_ok_and(|t| scripts(&t)));
+    let inherited = crate::older_api::ancestor_poms(&text, repository)
+        .into_iter()
+        .find(|(_, pom)| scripts(pom))
+        .map(|(name, _)| name);
+    let from = match (own, inherited) {
+        (true, _) => "the project's poms".to_owned(),
+        (false, Some(parent)) => parent,
+        (false, None) => return Ok(Vec::new()),
+    };
+    let mut parts = NASHORN.split(':');
+    let (Some(group), Some(artifact), Some(version)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return Ok(Vec::new());
+    };
+    let entry = format!(
+        "<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId>\
+         <dependencies><dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>\
+         <version>{version}</version></dependency></dependencies></plugin>"
+    );
+    let Some(adapted) = manage_plugin_in(&text, "maven-antrun-plugin", &entry) else {
+        return Ok(Vec::new());
+    };
+    std::fs::write(&root, adapted)?;
+    Ok(vec![format!(
+        "pom.xml: maven-antrun-plugin given {NASHORN} in <pluginManagement> (the JavaScript of an antrun <script> in {from} needs Nashorn, which the substitute JDK no longer has)"
+    )])
+}
+
 /// Where the project's own `<dependencies>` list starts its entries (just after the opening tag):
 /// the first `<dependencies>` outside `<dependencyManagement>`, `<build>` and `<profiles>`.
 fn top_level_dependencies(pom: &str) -> Option<usize> {
@@ -515,5 +713,66 @@ mod tests {
             std::fs::read_to_string(root.join("core/target/pom.xml")).unwrap(),
             "<source>1.4</source>"
         );
+    }
+
+    #[test]
+    fn an_inherited_old_bundle_plugin_is_managed_at_the_substitute() {
+        let project = tempfile::tempdir().unwrap();
+        let repository = tempfile::tempdir().unwrap();
+        let parent = repository.path().join("org/example/parent/7");
+        std::fs::create_dir_all(&parent).unwrap();
+        std::fs::write(
+            parent.join("parent-7.pom"),
+            "<project><properties><felix.version>4.1.0</felix.version></properties><build><pluginManagement><plugins><plugin><groupId>org.apache.felix</groupId><artifactId>maven-bundle-plugin</artifactId><version>${felix.version}</version></plugin></plugins></pluginManagement></build></project>",
+        )
+        .unwrap();
+        let pom = "<project><parent><groupId>org.example</groupId><artifactId>parent</artifactId><version>7</version></parent><build><plugins/></build></project>";
+        std::fs::write(project.path().join("pom.xml"), pom).unwrap();
+        let notes = pin_bundle_plugin(project.path(), repository.path()).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("over the inherited 4.1.0"), "{notes:?}");
+        let adapted = std::fs::read_to_string(project.path().join("pom.xml")).unwrap();
+        assert!(adapted.contains("<build><pluginManagement><plugins><plugin><groupId>org.apache.felix</groupId><artifactId>maven-bundle-plugin</artifactId><version>5.1.9</version>"), "{adapted}");
+        // Done once: a second pass finds the plug-in managed already.
+        assert!(
+            pin_bundle_plugin(project.path(), repository.path())
+                .unwrap()
+                .iter()
+                .all(|n| !n.contains("<pluginManagement>"))
+        );
+    }
+
+    #[test]
+    fn an_old_bundle_plugin_version_written_in_the_project_is_replaced_and_a_new_one_kept() {
+        let old = "<plugin><groupId>org.apache.felix</groupId><artifactId>maven-bundle-plugin</artifactId><version>3.5.0</version></plugin>";
+        let (adapted, replaced) = replace_bundle_plugin_versions(old);
+        assert!(replaced);
+        assert!(adapted.contains("<version>5.1.9</version>"), "{adapted}");
+        let new = old.replace("3.5.0", "5.1.4");
+        assert_eq!(replace_bundle_plugin_versions(&new), (new.clone(), false));
+        assert!(!is_before_5("5.1.4") && is_before_5("4.1.0") && !is_before_5("${x}"));
+    }
+
+    #[test]
+    fn javascript_in_an_inherited_antrun_script_gets_nashorn() {
+        let project = tempfile::tempdir().unwrap();
+        let repository = tempfile::tempdir().unwrap();
+        let parent = repository.path().join("org/example/parent/30");
+        std::fs::create_dir_all(&parent).unwrap();
+        std::fs::write(
+            parent.join("parent-30.pom"),
+            "<project><build><plugins><plugin><artifactId>maven-antrun-plugin</artifactId><configuration><target><script language=\"javascript\">x</script></target></configuration></plugin></plugins></build></project>",
+        )
+        .unwrap();
+        let pom = "<project><parent><groupId>org.example</groupId><artifactId>parent</artifactId><version>30</version></parent><build><pluginManagement><plugins><plugin><artifactId>other</artifactId></plugin></plugins></pluginManagement></build></project>";
+        std::fs::write(project.path().join("pom.xml"), pom).unwrap();
+        let notes = add_nashorn_to_antrun(project.path(), repository.path()).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("in org.example:parent:30 needs Nashorn"), "{notes:?}");
+        let adapted = std::fs::read_to_string(project.path().join("pom.xml")).unwrap();
+        assert!(adapted.contains("<pluginManagement><plugins><plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><dependencies><dependency><groupId>org.openjdk.nashorn</groupId>"), "{adapted}");
+        assert_eq!(adapted.matches("<pluginManagement>").count(), 1);
+        // Once only.
+        assert!(add_nashorn_to_antrun(project.path(), repository.path()).unwrap().is_empty());
     }
 }

@@ -338,12 +338,16 @@ pub fn adapt_build_files(
     // Whatever the JDK: Surefire selects single PoV methods only with JUnit 4 or newer.
     let mut notes = crate::levels::replace_junit3(project).map_err(io)?;
     notes.extend(crate::levels::override_inherited_junit3(project, repository).map_err(io)?);
-    if let (_, Some(substitute)) = build_jdk(task_jdk)? {
+    if let (jdk, Some(substitute)) = build_jdk(task_jdk)? {
         notes.extend(
             crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
                 .map_err(io)?,
         );
         notes.extend(crate::levels::pin_byte_buddy(project).map_err(io)?);
+        notes.extend(crate::levels::pin_bundle_plugin(project, repository).map_err(io)?);
+        if jdk.major >= 15 {
+            notes.extend(crate::levels::add_nashorn_to_antrun(project, repository).map_err(io)?);
+        }
     }
     Ok(notes)
 }
