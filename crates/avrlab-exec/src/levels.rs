@@ -325,10 +325,7 @@ fn bundle_plugin_version(pom: &str, poms: &[&str]) -> Option<String> {
     let open = rest[..end].find("<version>")? + "<version>".len();
     let close = open + rest[open..].find("</version>")?;
     let version = rest[open..close].trim();
-    match version
-        .strip_prefix("${")
-        .and_then(|v| v.strip_suffix('}'))
-    {
+    match version.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
         Some(property) => {
             let tag = format!("<{property}>");
             poms.iter().find_map(|p| {
@@ -768,11 +765,18 @@ mod tests {
         std::fs::write(project.path().join("pom.xml"), pom).unwrap();
         let notes = add_nashorn_to_antrun(project.path(), repository.path()).unwrap();
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains("in org.example:parent:30 needs Nashorn"), "{notes:?}");
+        assert!(
+            notes[0].contains("in org.example:parent:30 needs Nashorn"),
+            "{notes:?}"
+        );
         let adapted = std::fs::read_to_string(project.path().join("pom.xml")).unwrap();
         assert!(adapted.contains("<pluginManagement><plugins><plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><dependencies><dependency><groupId>org.openjdk.nashorn</groupId>"), "{adapted}");
         assert_eq!(adapted.matches("<pluginManagement>").count(), 1);
         // Once only.
-        assert!(add_nashorn_to_antrun(project.path(), repository.path()).unwrap().is_empty());
+        assert!(
+            add_nashorn_to_antrun(project.path(), repository.path())
+                .unwrap()
+                .is_empty()
+        );
     }
 }

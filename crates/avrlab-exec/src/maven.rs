@@ -323,8 +323,8 @@ pub fn plan_older_api(
 
 /// Adapts the build files of `project` (a task state being made): JUnit 3 gives way to JUnit 4
 /// (see `levels`), and where a JDK substitutes for the task's, the language levels that the
-/// substitute no longer compiles are raised, compilers it cannot run replaced, and the Byte Buddy
-/// that Mockito brings pinned to one that runs on it. Returns one
+/// substitute no longer compiles are raised and compilers it cannot run replaced (the optional
+/// repairs are [`apply_optional_repairs`]'s). Returns one
 /// note per changed file, for the record.
 pub fn adapt_build_files(
     project: &Path,
@@ -338,18 +338,52 @@ pub fn adapt_build_files(
     // Whatever the JDK: Surefire selects single PoV methods only with JUnit 4 or newer.
     let mut notes = crate::levels::replace_junit3(project).map_err(io)?;
     notes.extend(crate::levels::override_inherited_junit3(project, repository).map_err(io)?);
-    if let (jdk, Some(substitute)) = build_jdk(task_jdk)? {
+    if let (_, Some(substitute)) = build_jdk(task_jdk)? {
         notes.extend(
             crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
                 .map_err(io)?,
         );
-        notes.extend(crate::levels::pin_byte_buddy(project).map_err(io)?);
-        notes.extend(crate::levels::pin_bundle_plugin(project, repository).map_err(io)?);
-        if jdk.major >= 15 {
-            notes.extend(crate::levels::add_nashorn_to_antrun(project, repository).map_err(io)?);
-        }
     }
     Ok(notes)
+}
+
+/// The environment repairs that are kept only where they make more of the suite count (the
+/// caller compares baselines with and without each): library and plug-in substitutions under a
+/// substitute JDK.
+pub const OPTIONAL_REPAIRS: [&str; 3] = ["byte-buddy", "bundle-plugin", "nashorn"];
+
+/// Applies the [`OPTIONAL_REPAIRS`] that fit the project, except those in `skip`, to its poms
+/// (after [`adapt_build_files`]). Returns each applied repair's name and its notes, one line.
+pub fn apply_optional_repairs(
+    project: &Path,
+    task_jdk: u32,
+    repository: &Path,
+    skip: &[String],
+) -> Result<Vec<(String, String)>, BuildError> {
+    let io = |source| BuildError::Io {
+        path: project.to_owned(),
+        source,
+    };
+    let (jdk, Some(_)) = build_jdk(task_jdk)? else {
+        return Ok(Vec::new());
+    };
+    let mut applied = Vec::new();
+    for name in OPTIONAL_REPAIRS {
+        if skip.iter().any(|s| s == name) {
+            continue;
+        }
+        let notes = match name {
+            "byte-buddy" => crate::levels::pin_byte_buddy(project),
+            "bundle-plugin" => crate::levels::pin_bundle_plugin(project, repository),
+            _ if jdk.major >= 15 => crate::levels::add_nashorn_to_antrun(project, repository),
+            _ => Ok(Vec::new()),
+        }
+        .map_err(io)?;
+        if !notes.is_empty() {
+            applied.push((name.to_owned(), notes.join("; ")));
+        }
+    }
+    Ok(applied)
 }
 
 impl Maven {

@@ -116,6 +116,8 @@ pub fn unprepared_row(task: &avrlab_bench::Task, reason: &str) -> CheckRow {
 /// The share of the suite that counts, then one line per group of exclusions, the largest first.
 fn explain_baseline(baseline: &avrlab_validate::Baseline) -> Vec<String> {
     let mut lines = vec![baseline.share()];
+    // Each optional environment repair, with the baselines with and without it.
+    lines.extend(baseline.repairs.iter().cloned());
     for group in baseline.groups() {
         let tests = match group.tests {
             1 => "1 test".to_owned(),

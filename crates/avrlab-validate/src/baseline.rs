@@ -83,6 +83,9 @@ pub struct Baseline {
     pub counted: usize,
     /// A note when no baseline could be taken (no reference fix; it does not compile).
     pub note: Option<String>,
+    /// What comparing this baseline with the baseline without each optional repair decided, one
+    /// line each (see `repairs`).
+    pub repairs: Vec<String>,
 }
 
 /// The exclusions that share a cause, for `avrlab bench check`.
@@ -195,6 +198,9 @@ impl Baseline {
         if let Some(note) = &self.note {
             text.push_str(&format!("note {note}\n"));
         }
+        for repair in &self.repairs {
+            text.push_str(&format!("repair {repair}\n"));
+        }
         for e in &self.excluded {
             text.push_str(&format!(
                 "excluded {} {}\t{}\n",
@@ -218,6 +224,7 @@ impl Baseline {
                 "ran" => baseline.ran = rest.parse().ok()?,
                 "counted" => baseline.counted = rest.parse().ok()?,
                 "note" => baseline.note = Some(rest.to_owned()),
+                "repair" => baseline.repairs.push(rest.to_owned()),
                 "excluded" => {
                     let (statuses, rest) = rest.split_once(' ')?;
                     let (test, cause) = rest.split_once('\t')?;
@@ -451,6 +458,7 @@ pub(crate) fn judge_baseline(
         ran: tests.len(),
         counted: 0,
         note: None,
+        repairs: Vec::new(),
     };
     let left_out = baseline.tests();
     baseline.counted = tests
@@ -697,8 +705,14 @@ mod tests {
             ran: 4,
             counted: 1,
             note: None,
+            repairs: vec!["repair byte-buddy: kept: the baseline counts 1 of 4 regression tests with it, 0 of 4 without".into()],
         };
         assert_eq!(baseline.tests(), [TestName::parse("a.P#m").unwrap()]);
+        // The repair decision is kept with the baseline.
+        assert_eq!(
+            Baseline::from_text(&baseline.to_text()),
+            Some(baseline.clone())
+        );
         for (listed, kept) in [
             ("a.P#m[1]", false),
             ("a.P#m", false),

@@ -16,6 +16,7 @@ mod flags;
 mod materialize;
 mod oracle;
 mod outcome;
+mod repairs;
 mod test_impact;
 mod validator;
 mod verdict_rules;

@@ -3,7 +3,7 @@
 //! they can be unit-tested with a fake and can run on either engine (Maven, or the fast path).
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use avrlab_bench::{ClassPolicy, Task};
 
@@ -25,8 +25,24 @@ pub struct PreparedTask {
     /// Which regression tests count, once a warm-up has taken (or found) the baseline.
     baseline: OnceLock<Baseline>,
     /// What avrlab changed in the task state's build files to build it here (raised language
-    /// levels under a JDK substitution), one line per file.
-    build_notes: Vec<String>,
+    /// levels under a JDK substitution), one line per file; shared by clones, since the first
+    /// warm-up may decline an optional repair (see `repairs`).
+    build_notes: Arc<Mutex<Vec<String>>>,
+    /// The optional repairs whose effect on the baseline is still to be measured.
+    repairs: Arc<Mutex<RepairState>>,
+}
+
+/// What deciding the optional repairs of a task state needs (see `repairs`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RepairState {
+    /// The task state's key before the optional repairs (decisions are kept under it).
+    pub key: String,
+    /// Its poms then.
+    pub base_poms: Vec<crate::repairs::PomText>,
+    /// Applied repairs with no decision yet: name and note.
+    pub pending: Vec<(String, String)>,
+    /// Repairs declined for this state.
+    pub declined: Vec<String>,
 }
 
 impl PreparedTask {
@@ -42,19 +58,43 @@ impl PreparedTask {
             classes,
             with_library: OnceLock::new(),
             baseline: OnceLock::new(),
-            build_notes: Vec::new(),
+            build_notes: Arc::default(),
+            repairs: Arc::default(),
         })
     }
 
     /// Records what was changed in the state's build files.
-    pub fn with_build_notes(mut self, notes: Vec<String>) -> Self {
-        self.build_notes = notes;
+    pub fn with_build_notes(self, notes: Vec<String>) -> Self {
+        *self.build_notes.lock().unwrap_or_else(|p| p.into_inner()) = notes;
+        self
+    }
+
+    /// Records what deciding the optional repairs needs.
+    pub(crate) fn with_repairs(self, repairs: RepairState) -> Self {
+        *self.repairs.lock().unwrap_or_else(|p| p.into_inner()) = repairs;
         self
     }
 
     /// What avrlab changed in the task state's build files, one line per file.
-    pub fn build_notes(&self) -> &[String] {
-        &self.build_notes
+    pub fn build_notes(&self) -> Vec<String> {
+        self.build_notes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Replaces the build note `old` (a repair's, now decided) with `new`.
+    pub(crate) fn replace_build_note(&self, old: &str, new: String) {
+        let mut notes = self.build_notes.lock().unwrap_or_else(|p| p.into_inner());
+        match notes.iter_mut().find(|n| n.as_str() == old) {
+            Some(note) => *note = new,
+            None => notes.push(new),
+        }
+    }
+
+    /// The optional repairs' state, to decide the pending ones.
+    pub(crate) fn repairs(&self) -> std::sync::MutexGuard<'_, RepairState> {
+        self.repairs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The class rules of this task state (what a candidate may declare): after the warm-up, with

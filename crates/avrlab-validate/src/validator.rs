@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    BuildTool, ExitKind, MavenSettings, SandboxKind, TestRun, TestSelection, build_tool,
-    remove_tree,
+    BuildError, BuildTool, ExitKind, MavenSettings, SandboxKind, TestRun, TestSelection, WarmUp,
+    build_tool, remove_tree,
 };
 
 use crate::baseline::{self, Baseline};
@@ -15,8 +15,9 @@ use crate::cache_seal::{CacheSeal, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
 use crate::materialize::materialize_task;
-use crate::oracle::{Oracle, PreparedTask};
+use crate::oracle::{Oracle, PreparedTask, RepairState};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+use crate::repairs::{self, RepairDecision};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// Bytes of each phase log kept with a verdict.
@@ -140,16 +141,24 @@ impl MavenOracle {
     }
 }
 
-/// Writes the task state under `<work_root>/pristine/<task id>`, replacing an older one.
+/// Writes the task state under `<work_root>/pristine/<task id>`, replacing an older one, with
+/// the build-file repairs it needs here: the optional ones as decided earlier for this state
+/// (in `repairs_root`), or, where no decision is recorded yet, applied and left for the first
+/// warm-up to decide (see `repairs`).
 pub(crate) fn materialize_pristine(
     task: &Task,
     work_root: &Path,
     mirrors: Option<&Path>,
     maven: &MavenSettings,
+    repairs_root: &Path,
 ) -> Result<PreparedTask, ValidateError> {
     let pristine = work_root.join("pristine").join(&task.id);
     let workspace_err = |source| ValidateError::Workspace {
         path: pristine.clone(),
+        source,
+    };
+    let build_err = |source| ValidateError::Build {
+        task: task.id.clone(),
         source,
     };
     // A state avrlab materialized and sealed itself: removed outside the sandbox.
@@ -157,25 +166,63 @@ pub(crate) fn materialize_pristine(
     materialize_task(task, &pristine, mirrors)?;
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).
-    let build_notes = avrlab_exec::adapt_build_files(&pristine, task.build.jdk, &maven.repository)
-        .map_err(|source| ValidateError::Build {
-            task: task.id.clone(),
-            source,
-        })?;
+    let mut build_notes =
+        avrlab_exec::adapt_build_files(&pristine, task.build.jdk, &maven.repository)
+            .map_err(build_err)?;
+    // The optional repairs: as decided for this state, else applied and pending.
+    let key = crate::fingerprint::tree_fingerprint(&pristine, b"state before optional repairs")
+        .map_err(workspace_err)?;
+    let base_poms = repairs::read_poms(&pristine).map_err(workspace_err)?;
+    let decisions: Vec<RepairDecision> = avrlab_exec::OPTIONAL_REPAIRS
+        .iter()
+        .filter_map(|name| {
+            repairs::load_decision(&repairs::decision_path(repairs_root, &task.id, &key, name))
+        })
+        .collect();
+    let declined: Vec<String> = decisions
+        .iter()
+        .filter(|d| !d.kept)
+        .map(|d| d.name.clone())
+        .collect();
+    let applied = avrlab_exec::apply_optional_repairs(
+        &pristine,
+        task.build.jdk,
+        &maven.repository,
+        &declined,
+    )
+    .map_err(build_err)?;
+    let mut pending = Vec::new();
+    for (name, note) in applied {
+        match decisions.iter().find(|d| d.name == name) {
+            Some(decision) => build_notes.push(format!("{note} ({})", decision.describe())),
+            None => {
+                build_notes.push(note.clone());
+                pending.push((name, note));
+            }
+        }
+    }
+    build_notes.extend(
+        decisions
+            .iter()
+            .filter(|d| !d.kept)
+            .map(RepairDecision::describe),
+    );
     // Where the substitute's own API breaks the build, the task compiles against its own Java
     // version's API, and its tests may need an older runtime (recorded in every compile log).
     let mut task = task.clone();
     task.build.older_api =
-        avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(|source| {
-            ValidateError::Build {
-                task: task.id.clone(),
-                source,
-            }
-        })?;
+        avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(build_err)?;
     // Read-only on disk from now on: nothing that runs later (as this user) can change the state
     // every workspace of the task starts from. Sandboxed runs do not see it at all.
     seal_tree(&pristine).map_err(workspace_err)?;
-    Ok(PreparedTask::new(task, pristine)?.with_build_notes(build_notes))
+    Ok(PreparedTask::new(task, pristine)?
+        .with_build_notes(build_notes)
+        .with_repairs(RepairState {
+            key,
+            base_poms,
+            pending,
+            declined,
+        }))
 }
 
 impl Oracle for MavenOracle {
@@ -189,6 +236,7 @@ impl Oracle for MavenOracle {
             &self.config.work_root,
             self.config.mirrors.as_deref(),
             &self.config.maven,
+            &self.repairs_root(),
         )
     }
 
@@ -196,24 +244,9 @@ impl Oracle for MavenOracle {
     /// build-file fingerprint.
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.warm_up_dependencies(prepared)?;
-        let task = &prepared.task;
-        let maven = self.tool(task)?;
+        self.decide_repairs(prepared)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
-        let path = self.baseline_path(task, prepared.pristine(), maven.jdk().major)?;
-        let baseline = match baseline::load(&path) {
-            Some(known) => known,
-            None => {
-                let root = self.config.work_root.join("baseline-run").join(&task.id);
-                let taken =
-                    baseline::run_baseline(task, maven.as_ref(), prepared.pristine(), &root);
-                if !self.config.keep_workspaces {
-                    let _ = remove_tree(&root, self.config.maven.sandbox);
-                }
-                let taken = taken?;
-                baseline::store(&path, &taken).map_err(Self::workspace_err(&path))?;
-                taken
-            }
-        };
+        let baseline = self.state_baseline(&prepared.task, prepared.pristine())?;
         prepared.set_baseline(baseline);
         Ok(())
     }
@@ -238,7 +271,13 @@ impl MavenOracle {
     /// cache. No baseline run: callers that judge whole suites themselves (feature tasks) need
     /// only this part of the warm-up.
     pub fn warm_up_dependencies(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
-        let task = &prepared.task;
+        let warmed = self.warm_dependencies_of(&prepared.task, prepared.pristine())?;
+        prepared.add_library(&warmed.classpath)?;
+        Ok(())
+    }
+
+    /// [`Self::warm_up_dependencies`] for the task state in `state` (a copy of it is built).
+    fn warm_dependencies_of(&self, task: &Task, state: &Path) -> Result<WarmUp, ValidateError> {
         let maven = self.tool(task)?;
         let repository = &self.config.maven.repository;
         CacheSeal::check_trusted(repository)?;
@@ -248,7 +287,7 @@ impl MavenOracle {
         };
         // A repository already warm for these build files, and as its seal says, is neither
         // written nor sealed again.
-        let known = maven.warmed(prepared.pristine()).map_err(maven_err)?;
+        let known = maven.warmed(state).map_err(maven_err)?;
         let warmed = match known {
             Some(known) if CacheSeal::is_current(repository)? => known,
             _ => {
@@ -256,11 +295,9 @@ impl MavenOracle {
                 let guard = self.seal.warm_up(repository)?;
                 let warm = self.config.work_root.join("warm-up").join(&task.id);
                 remove_tree(&warm, self.config.maven.sandbox)?;
-                copy_project(prepared.pristine(), &warm).map_err(|source| {
-                    ValidateError::Checkout {
-                        task: task.id.clone(),
-                        source,
-                    }
+                copy_project(state, &warm).map_err(|source| ValidateError::Checkout {
+                    task: task.id.clone(),
+                    source,
                 })?;
                 // Sealed whether the build succeeds or not (see `WarmUpGuard::run`).
                 guard
@@ -272,8 +309,7 @@ impl MavenOracle {
                     .map_err(maven_err)?
             }
         };
-        prepared.add_library(&warmed.classpath)?;
-        Ok(())
+        Ok(warmed)
     }
 
     /// Runs `step`, which may write the shared dependency cache (a networked warm-up of another
@@ -355,6 +391,117 @@ impl MavenOracle {
             guard.verify(repository, what)?;
         }
         Ok(result)
+    }
+
+    /// Where the decisions on optional repairs are kept: beside the baselines.
+    fn repairs_root(&self) -> PathBuf {
+        self.config
+            .baseline_cache
+            .clone()
+            .unwrap_or_else(|| self.config.work_root.join("baseline"))
+            .join("repairs")
+    }
+
+    /// The baseline of the task state in `state`: the stored one, or taken and stored now.
+    fn state_baseline(&self, task: &Task, state: &Path) -> Result<Baseline, ValidateError> {
+        let tool = self.tool(task)?;
+        let path = self.baseline_path(task, state, tool.jdk().major)?;
+        if let Some(known) = baseline::load(&path) {
+            return Ok(known);
+        }
+        let root = self.config.work_root.join("baseline-run").join(&task.id);
+        let taken = baseline::run_baseline(task, tool.as_ref(), state, &root);
+        if !self.config.keep_workspaces {
+            let _ = remove_tree(&root, self.config.maven.sandbox);
+        }
+        let taken = taken?;
+        baseline::store(&path, &taken).map_err(Self::workspace_err(&path))?;
+        Ok(taken)
+    }
+
+    /// Decides each optional repair the task state carries with no decision yet: the baseline
+    /// with it against the baseline of a copy without it (dependencies resolved for that copy
+    /// first). Kept where more tests count with it; otherwise the state's poms become the ones
+    /// without it. The decision is recorded for the state, in its build notes and its baseline.
+    fn decide_repairs(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        let (key, base_poms, pending) = {
+            let repairs = prepared.repairs();
+            (
+                repairs.key.clone(),
+                repairs.base_poms.clone(),
+                repairs.pending.clone(),
+            )
+        };
+        let task = &prepared.task;
+        for (name, note) in pending {
+            let with = self.state_baseline(task, prepared.pristine())?;
+            let mut skip = prepared.repairs().declined.clone();
+            skip.push(name.clone());
+            let root = self.config.work_root.join("repair-check").join(&task.id);
+            let variant = root.join("project");
+            remove_tree(&root, self.config.maven.sandbox)?;
+            copy_project(prepared.pristine(), &variant).map_err(|source| {
+                ValidateError::Checkout {
+                    task: task.id.clone(),
+                    source,
+                }
+            })?;
+            repairs::write_poms(&variant, &base_poms).map_err(Self::workspace_err(&variant))?;
+            avrlab_exec::apply_optional_repairs(
+                &variant,
+                task.build.jdk,
+                &self.config.maven.repository,
+                &skip,
+            )
+            .map_err(|source| ValidateError::Build {
+                task: task.id.clone(),
+                source,
+            })?;
+            let without = match self.warm_dependencies_of(task, &variant) {
+                Ok(_) => {
+                    let tool = self.tool(task)?;
+                    let taken = baseline::run_baseline(
+                        task,
+                        tool.as_ref(),
+                        &variant,
+                        &root.join("baseline"),
+                    )?;
+                    taken.note.is_none().then_some(taken)
+                }
+                Err(ValidateError::Build {
+                    source: BuildError::WarmUp { .. },
+                    ..
+                }) => None,
+                Err(other) => return Err(other),
+            };
+            let decision = RepairDecision::decide(&name, &with, without.as_ref());
+            let path = repairs::decision_path(&self.repairs_root(), &task.id, &key, &name);
+            repairs::store_decision(&path, &decision).map_err(Self::workspace_err(&path))?;
+            let jdk = self.tool(task)?.jdk().major;
+            if decision.kept {
+                let mut kept = with;
+                kept.repairs.push(decision.describe());
+                let at = self.baseline_path(task, prepared.pristine(), jdk)?;
+                baseline::store(&at, &kept).map_err(Self::workspace_err(&at))?;
+                prepared.replace_build_note(&note, format!("{note} ({})", decision.describe()));
+            } else {
+                let poms = repairs::read_poms(&variant).map_err(Self::workspace_err(&variant))?;
+                repairs::write_poms(prepared.pristine(), &poms)
+                    .map_err(Self::workspace_err(prepared.pristine()))?;
+                prepared.repairs().declined.push(name.clone());
+                if let Some(mut declined) = without {
+                    declined.repairs.push(decision.describe());
+                    let at = self.baseline_path(task, prepared.pristine(), jdk)?;
+                    baseline::store(&at, &declined).map_err(Self::workspace_err(&at))?;
+                }
+                prepared.replace_build_note(&note, decision.describe());
+            }
+            if !self.config.keep_workspaces {
+                let _ = remove_tree(&root, self.config.maven.sandbox);
+            }
+        }
+        prepared.repairs().pending.clear();
+        Ok(())
     }
 
     fn run_pipeline(
