@@ -83,6 +83,11 @@ impl PreparedTask {
             .clone()
     }
 
+    /// Replaces every build note (the state's build files were written again).
+    pub(crate) fn set_build_notes(&self, notes: Vec<String>) {
+        *self.build_notes.lock().unwrap_or_else(|p| p.into_inner()) = notes;
+    }
+
     /// Replaces the build note `old` (a repair's, now decided) with `new`.
     pub(crate) fn replace_build_note(&self, old: &str, new: String) {
         let mut notes = self.build_notes.lock().unwrap_or_else(|p| p.into_inner());

@@ -142,9 +142,7 @@ impl MavenOracle {
 }
 
 /// Writes the task state under `<work_root>/pristine/<task id>`, replacing an older one, with
-/// the build-file repairs it needs here: the optional ones as decided earlier for this state
-/// (in `repairs_root`), or, where no decision is recorded yet, applied and left for the first
-/// warm-up to decide (see `repairs`).
+/// the build-file repairs it needs here (see [`write_state`]), and seals it.
 pub(crate) fn materialize_pristine(
     task: &Task,
     work_root: &Path,
@@ -153,8 +151,41 @@ pub(crate) fn materialize_pristine(
     repairs_root: &Path,
 ) -> Result<PreparedTask, ValidateError> {
     let pristine = work_root.join("pristine").join(&task.id);
-    let workspace_err = |source| ValidateError::Workspace {
+    let (notes, repairs) = write_state(task, &pristine, mirrors, maven, repairs_root)?;
+    // Where the substitute's own API breaks the build, the task compiles against its own Java
+    // version's API, and its tests may need an older runtime (recorded in every compile log).
+    let mut task = task.clone();
+    task.build.older_api =
+        avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(|source| {
+            ValidateError::Build {
+                task: task.id.clone(),
+                source,
+            }
+        })?;
+    // Read-only on disk from now on: nothing that runs later (as this user) can change the state
+    // every workspace of the task starts from. Sandboxed runs do not see it at all.
+    seal_tree(&pristine).map_err(|source| ValidateError::Workspace {
         path: pristine.clone(),
+        source,
+    })?;
+    Ok(PreparedTask::new(task, pristine)?
+        .with_build_notes(notes)
+        .with_repairs(repairs))
+}
+
+/// Writes the task state into `dir` (replacing what is there) with the build-file repairs it
+/// needs here: the optional ones as decided earlier for this state (in `repairs_root`), or,
+/// where no decision is recorded yet, applied and left for the first warm-up to decide (see
+/// `repairs`). Returns the build notes and what deciding the pending repairs needs.
+fn write_state(
+    task: &Task,
+    dir: &Path,
+    mirrors: Option<&Path>,
+    maven: &MavenSettings,
+    repairs_root: &Path,
+) -> Result<(Vec<String>, RepairState), ValidateError> {
+    let workspace_err = |source| ValidateError::Workspace {
+        path: dir.to_owned(),
         source,
     };
     let build_err = |source| ValidateError::Build {
@@ -162,17 +193,16 @@ pub(crate) fn materialize_pristine(
         source,
     };
     // A state avrlab materialized and sealed itself: removed outside the sandbox.
-    remove_tree(&pristine, SandboxKind::None)?;
-    materialize_task(task, &pristine, mirrors)?;
+    remove_tree(dir, SandboxKind::None)?;
+    materialize_task(task, dir, mirrors)?;
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).
-    let mut build_notes =
-        avrlab_exec::adapt_build_files(&pristine, task.build.jdk, &maven.repository)
-            .map_err(build_err)?;
+    let mut build_notes = avrlab_exec::adapt_build_files(dir, task.build.jdk, &maven.repository)
+        .map_err(build_err)?;
     // The optional repairs: as decided for this state, else applied and pending.
-    let key = crate::fingerprint::tree_fingerprint(&pristine, b"state before optional repairs")
+    let key = crate::fingerprint::tree_fingerprint(dir, b"state before optional repairs")
         .map_err(workspace_err)?;
-    let base_poms = repairs::read_poms(&pristine).map_err(workspace_err)?;
+    let base_poms = repairs::read_poms(dir).map_err(workspace_err)?;
     let decisions: Vec<RepairDecision> = avrlab_exec::OPTIONAL_REPAIRS
         .iter()
         .filter_map(|name| {
@@ -184,13 +214,9 @@ pub(crate) fn materialize_pristine(
         .filter(|d| !d.kept)
         .map(|d| d.name.clone())
         .collect();
-    let applied = avrlab_exec::apply_optional_repairs(
-        &pristine,
-        task.build.jdk,
-        &maven.repository,
-        &declined,
-    )
-    .map_err(build_err)?;
+    let applied =
+        avrlab_exec::apply_optional_repairs(dir, task.build.jdk, &maven.repository, &declined)
+            .map_err(build_err)?;
     let mut pending = Vec::new();
     for (name, note) in applied {
         match decisions.iter().find(|d| d.name == name) {
@@ -207,22 +233,15 @@ pub(crate) fn materialize_pristine(
             .filter(|d| !d.kept)
             .map(RepairDecision::describe),
     );
-    // Where the substitute's own API breaks the build, the task compiles against its own Java
-    // version's API, and its tests may need an older runtime (recorded in every compile log).
-    let mut task = task.clone();
-    task.build.older_api =
-        avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(build_err)?;
-    // Read-only on disk from now on: nothing that runs later (as this user) can change the state
-    // every workspace of the task starts from. Sandboxed runs do not see it at all.
-    seal_tree(&pristine).map_err(workspace_err)?;
-    Ok(PreparedTask::new(task, pristine)?
-        .with_build_notes(build_notes)
-        .with_repairs(RepairState {
+    Ok((
+        build_notes,
+        RepairState {
             key,
             base_poms,
             pending,
             declined,
-        }))
+        },
+    ))
 }
 
 impl Oracle for MavenOracle {
@@ -243,7 +262,15 @@ impl Oracle for MavenOracle {
     /// Warms the shared dependency cache by building a copy of the pristine state once per
     /// build-file fingerprint.
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
-        self.warm_up_dependencies(prepared)?;
+        match self.warm_up_dependencies(prepared) {
+            // Repairs that depend on parent poms could not be made before the parents were in
+            // the repository; a failed warm-up has brought them.
+            Err(ValidateError::Build {
+                source: BuildError::WarmUp { .. },
+                ..
+            }) if self.refresh_repairs(prepared)? => self.warm_up_dependencies(prepared)?,
+            other => other?,
+        }
         self.decide_repairs(prepared)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
         let baseline = self.state_baseline(&prepared.task, prepared.pristine())?;
@@ -391,6 +418,32 @@ impl MavenOracle {
             guard.verify(repository, what)?;
         }
         Ok(result)
+    }
+
+    /// Writes the task state again beside the pristine one, with the repairs that fit it now
+    /// (a warm-up may have brought parent poms that some repairs read), and where its poms differ
+    /// from the pristine state's, puts them in place with their notes. Whether they differed.
+    fn refresh_repairs(&self, prepared: &PreparedTask) -> Result<bool, ValidateError> {
+        let task = &prepared.task;
+        let dir = self.config.work_root.join("state-again").join(&task.id);
+        let (notes, repairs) = write_state(
+            task,
+            &dir,
+            self.config.mirrors.as_deref(),
+            &self.config.maven,
+            &self.repairs_root(),
+        )?;
+        let poms = repairs::read_poms(&dir).map_err(Self::workspace_err(&dir))?;
+        let _ = remove_tree(&dir, SandboxKind::None);
+        let current = repairs::read_poms(prepared.pristine()).map_err(Self::workspace_err(&dir))?;
+        if poms == current {
+            return Ok(false);
+        }
+        repairs::write_poms(prepared.pristine(), &poms)
+            .map_err(Self::workspace_err(prepared.pristine()))?;
+        prepared.set_build_notes(notes);
+        *prepared.repairs() = repairs;
+        Ok(true)
     }
 
     /// Where the decisions on optional repairs are kept: beside the baselines.
