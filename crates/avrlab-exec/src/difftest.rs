@@ -1,5 +1,5 @@
 //! The differential tester's process side: building the Java helper of `java/difftest` (with the
-//! task's JDK, against jqwik fetched from Maven Central), and running it on three versions of a
+//! task's JDK, against jqwik and JaCoCo fetched from Maven Central), and running it on three versions of a
 //! project — the vulnerable state, the reference fix and a candidate — in the same sandbox as
 //! candidates' tests. The helper's answer is a JSON file that code under test could have written,
 //! so it is returned as bounded bytes for the caller to parse, never trusted as a regular file.
@@ -15,7 +15,7 @@ use crate::process::{ExitKind, ProcessError, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const SOURCES: [(&str, &str); 5] = [
+const SOURCES: [(&str, &str); 6] = [
     (
         "avrlab/difftest/Main.java",
         include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
@@ -36,15 +36,23 @@ const SOURCES: [(&str, &str); 5] = [
         "avrlab/difftest/Scratch.java",
         include_str!("../../../java/difftest/avrlab/difftest/Scratch.java"),
     ),
+    (
+        "avrlab/difftest/Coverage.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Coverage.java"),
+    ),
 ];
 
 /// The property-based engine whose generators make the inputs (Maven Central; JDK 8 or newer).
 pub const JQWIK: &str = "net.jqwik:jqwik-engine:1.9.3";
 
+/// The coverage library that measures which changed lines the inputs reached (Maven Central;
+/// 0.8.7 and later read JDK 17 class files; 0.8.16's dependencies are not all served).
+pub const JACOCO: &str = "org.jacoco:org.jacoco.core:0.8.15";
+
 /// The largest answer read from the helper; a bigger file is not an answer.
 const MAX_ANSWER_BYTES: u64 = 256 << 10;
 
-/// The helper, built: its classes and jqwik's class path, as the sandbox sees them.
+/// The helper, built: its classes and its libraries' class path, as the sandbox sees them.
 #[derive(Debug, Clone)]
 pub struct DiffTester {
     classes: PathBuf,
@@ -60,8 +68,8 @@ pub enum DiffTestError {
     /// A process could not be run.
     #[error(transparent)]
     Process(#[from] ProcessError),
-    /// jqwik could not be fetched from Maven Central.
-    #[error("fetch {JQWIK} from Maven Central: {0}")]
+    /// jqwik or JaCoCo could not be fetched from Maven Central.
+    #[error("fetch {JQWIK} and {JACOCO} from Maven Central: {0}")]
     Fetch(String),
     /// The helper did not compile (a bug in avrlab, or a JDK without javac).
     #[error("compile the differential tester: {0}")]
@@ -96,6 +104,9 @@ pub struct DiffTestRequest {
     /// Literal values of the task's tests, which seed the generators.
     pub strings: Vec<String>,
     pub numbers: Vec<i64>,
+    /// The candidate's changed lines, `(source path under src/main/java, line number)`: the
+    /// helper says how many of them the inputs reached.
+    pub changed_lines: Vec<(String, u32)>,
     pub seed: u64,
     /// Inputs tried per method, at most.
     pub inputs_per_method: u32,
@@ -170,6 +181,11 @@ impl DiffTestRequest {
                 .map(|s| format!("string\t{}", escape(s))),
         );
         lines.extend(self.numbers.iter().map(|n| format!("number\t{n}")));
+        lines.extend(
+            self.changed_lines
+                .iter()
+                .map(|(path, line)| format!("changed\t{}\t{line}", escape(path))),
+        );
         lines.join("\n") + "\n"
     }
 }
@@ -184,11 +200,12 @@ impl Maven {
     }
 
     /// Builds the differential tester once per source text and JDK (`<cache>/<fingerprint>`):
-    /// resolves jqwik with Maven (sandboxed, with network, like a warm-up), then compiles the
-    /// helper against it.
+    /// resolves jqwik and JaCoCo with Maven (sandboxed, with network, like a warm-up), then
+    /// compiles the helper against them.
     pub fn diff_tester(&self, cache: &Path) -> Result<DiffTester, DiffTestError> {
         let mut hasher = Sha256::new();
         hasher.update(JQWIK.as_bytes());
+        hasher.update(JACOCO.as_bytes());
         for (name, text) in SOURCES {
             hasher.update(name.as_bytes());
             hasher.update(text.as_bytes());
@@ -220,17 +237,25 @@ impl Maven {
         // (`.` dropped: `create_dir_all` refuses a path that ends in it.)
         let module: PathBuf = project.join(self.module()).components().collect();
         std::fs::create_dir_all(&module).map_err(io(&module))?;
-        let mut coordinates = JQWIK.split(':');
-        let (group, artifact, version) = (
-            coordinates.next().unwrap_or_default(),
-            coordinates.next().unwrap_or_default(),
-            coordinates.next().unwrap_or_default(),
-        );
+        let dependencies: String = [JQWIK, JACOCO]
+            .iter()
+            .map(|coordinates| {
+                let mut parts = coordinates.split(':');
+                let (group, artifact, version) = (
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                );
+                format!(
+                    "    <dependency>\n      <groupId>{group}</groupId>\n      <artifactId>{artifact}</artifactId>\n      \
+                     <version>{version}</version>\n    </dependency>\n"
+                )
+            })
+            .collect();
         let pom = format!(
             "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n  <modelVersion>4.0.0</modelVersion>\n  \
              <groupId>avrlab</groupId>\n  <artifactId>difftest-resolve</artifactId>\n  <version>1</version>\n  \
-             <dependencies>\n    <dependency>\n      <groupId>{group}</groupId>\n      <artifactId>{artifact}</artifactId>\n      \
-             <version>{version}</version>\n    </dependency>\n  </dependencies>\n</project>\n"
+             <dependencies>\n{dependencies}  </dependencies>\n</project>\n"
         );
         let pom_path = module.join("pom.xml");
         std::fs::write(&pom_path, pom).map_err(io(&pom_path))?;
@@ -399,6 +424,7 @@ mod tests {
             targets: vec![("a.B".into(), "m".into())],
             strings: vec!["x\ty\r\nz\\".into()],
             numbers: vec![-3],
+            changed_lines: vec![("a/B.java".into(), 12)],
             seed: 7,
             inputs_per_method: 10,
             budget: Duration::from_secs(2),
@@ -410,5 +436,6 @@ mod tests {
         assert!(text.contains("target\ta.B\tm\n"));
         assert!(text.contains("number\t-3\n"));
         assert!(text.contains("budget_ms\t2000\n"));
+        assert!(text.contains("changed\ta/B.java\t12\n"));
     }
 }

@@ -350,10 +350,12 @@ pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str
     }
     if let Some(d) = &item.differential {
         text.push_str(&format!(
-            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{})\n",
+            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{}{})\n",
             d.verdict,
             d.inputs,
             d.seconds,
+            d.changed_lines
+                .map_or(String::new(), |changed| format!(", {changed}")),
             if d.reason.is_empty() {
                 String::new()
             } else {
@@ -607,6 +609,7 @@ mod tests {
             seconds: 1.0,
             budget_seconds: 20.0,
             methods: Vec::new(),
+            changed_lines: None,
             witness: None,
         };
         use avrlab_core::Differential::{Divergent, DivergentOnVulnerableInputs, NoDivergence};

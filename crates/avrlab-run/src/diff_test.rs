@@ -16,7 +16,7 @@ use std::time::Duration;
 use avrlab_bench::{Benchmark, copy_project};
 use avrlab_core::{Differential, Outcome};
 use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, remove_tree};
-use avrlab_store::{CandidateRow, DifferentialRow, Store, StoreError, WitnessRow};
+use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
 };
@@ -323,6 +323,7 @@ impl<'a> Comparer<'a> {
             seconds: 0.0,
             budget_seconds: self.config.budget.as_secs_f64(),
             methods: Vec::new(),
+            changed_lines: None,
             witness: None,
         }
     }
@@ -496,6 +497,7 @@ fn compare(
             [&side.reference.join(module), &project.join(module)],
         ),
         numbers: side.numbers.clone(),
+        changed_lines: changed_lines(&side.vulnerable.join(module), &project.join(module)),
         seed: config.seed,
         inputs_per_method: config.inputs_per_method,
         budget: config.budget,
@@ -516,7 +518,12 @@ fn compare(
             return Err(format!("{why} (exit {exit:?}): {}", last_line(&run.log)));
         }
     };
-    read_answer(bytes, candidate_id, config)
+    read_answer(
+        bytes,
+        candidate_id,
+        config,
+        request.changed_lines.len() as u64,
+    )
 }
 
 /// The helper's answer, as written (untrusted: the candidate's code ran in the same JVM).
@@ -538,6 +545,11 @@ struct Answer {
     seconds: f64,
     #[serde(default)]
     budget_exhausted: bool,
+    /// Present together, where the candidate's changed lines were measured.
+    #[serde(default)]
+    changed_lines: Option<u64>,
+    #[serde(default)]
+    changed_lines_reached: Option<u64>,
     #[serde(default)]
     witness: Option<AnswerWitness>,
 }
@@ -553,10 +565,12 @@ struct AnswerWitness {
 }
 
 /// Reads the helper's answer into a stored row; a malformed one is `Err` (not applicable).
+/// `changed` is how many changed lines were asked about: the answer cannot count more.
 fn read_answer(
     bytes: &[u8],
     candidate_id: &str,
     config: &DiffTestConfig,
+    changed: u64,
 ) -> Result<DifferentialRow, String> {
     let answer: Answer = serde_json::from_slice(bytes)
         .map_err(|e| format!("the differential tester's answer is malformed: {e}"))?;
@@ -584,6 +598,21 @@ fn read_answer(
     if diverged != answer.witness.is_some() {
         return Err("the differential tester's answer has a divergence without a witness".into());
     }
+    let changed_lines = match (answer.changed_lines, answer.changed_lines_reached) {
+        // A candidate that only deletes lines has none to reach (and the helper measures none).
+        (None, None) if changed == 0 => Some(ChangedLines {
+            total: 0,
+            reached: 0,
+        }),
+        (Some(total), Some(reached)) if reached <= total && total <= changed => {
+            Some(ChangedLines { total, reached })
+        }
+        _ => {
+            return Err(
+                "the differential tester's answer counts the changed lines inconsistently".into(),
+            );
+        }
+    };
     let mut reason = answer.reason;
     if answer.budget_exhausted {
         let note = format!(
@@ -608,6 +637,7 @@ fn read_answer(
         seconds: answer.seconds,
         budget_seconds: config.budget.as_secs_f64(),
         methods: answer.methods,
+        changed_lines,
         witness: answer.witness.map(|w| WitnessRow {
             method: w.method,
             input: w.input,
@@ -743,6 +773,60 @@ fn package_of(text: &str) -> Option<String> {
                 .split_whitespace()
                 .collect::<String>()
         })
+}
+
+/// The most changed lines whose coverage is asked for (a candidate that rewrites a whole file is
+/// measured on its first lines).
+const MAX_CHANGED_LINES: usize = 5000;
+
+/// The lines a version adds or changes in a module's main sources against another version
+/// (deleted lines have nothing to reach), as `(source path under src/main/java, line number)`,
+/// numbered in the later version.
+pub fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    let sources = after.join("src/main/java");
+    for entry in walkdir::WalkDir::new(&sources)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java"))
+    {
+        let (Ok(rel), Ok(new_text)) = (
+            entry.path().strip_prefix(&sources),
+            std::fs::read_to_string(entry.path()),
+        ) else {
+            continue;
+        };
+        let old_text =
+            std::fs::read_to_string(before.join("src/main/java").join(rel)).unwrap_or_default();
+        if old_text == new_text {
+            continue;
+        }
+        // The path as Java names it (`a/b/C.java`), whatever the host's separator.
+        let path = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let diff = similar::TextDiff::from_lines(&old_text, &new_text);
+        for op in diff.ops() {
+            if let similar::DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | similar::DiffOp::Replace {
+                new_index, new_len, ..
+            } = *op
+            {
+                for index in new_index..new_index + new_len {
+                    if out.len() == MAX_CHANGED_LINES {
+                        return out;
+                    }
+                    out.push((path.clone(), index as u32 + 1));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The most literals of each kind handed to the generators, and the longest string kept.
@@ -914,6 +998,9 @@ pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
             "{:<24} {:<28} {:<28} {:>5} inputs {:>6.1} s",
             line.task, line.label, row.verdict, row.inputs, row.seconds
         ));
+        if let Some(changed) = row.changed_lines {
+            out.push_str(&format!("  {changed}"));
+        }
         if !row.reason.is_empty() {
             out.push_str(&format!("  ({})", row.reason));
         }
@@ -955,10 +1042,18 @@ pub fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String {
         seconds / tested.len() as f64
     };
     let budget = rows.first().map_or(0.0, |r| r.budget_seconds);
+    // What the inputs of the candidates that did not diverge reached of their changed lines.
+    let (reached, total) = rows
+        .iter()
+        .filter(|r| r.verdict == Differential::NoDivergence)
+        .filter_map(|r| r.changed_lines)
+        .fold((0, 0), |(reached, total), c| {
+            (reached + c.reached, total + c.total)
+        });
     format!(
         "diff-test {run_id}: {} plausible candidates: {} Divergent, {} DivergentOnVulnerableInputs, \
          {} NoDivergence, {} NotApplicable; {mean:.1} s per compared candidate in the tester \
-         (budget {budget:.0} s)\n",
+         (budget {budget:.0} s); changed lines reached in NoDivergence: {reached} of {total}\n",
         rows.len(),
         count(Differential::Divergent),
         count(Differential::DivergentOnVulnerableInputs),
@@ -1063,16 +1158,83 @@ mod tests {
     fn an_answer_that_claims_a_divergence_without_a_witness_is_refused() {
         let config = DiffTestConfig::default();
         let forged = br#"{"format_version":1,"verdict":"divergent","inputs":3}"#;
-        assert!(read_answer(forged, "c", &config).is_err());
+        assert!(read_answer(forged, "c", &config, 0).is_err());
         let plain = br#"{"format_version":1,"verdict":"no_divergence","inputs":3,"seconds":1.5,
             "methods":["C.f(int)"],"budget_exhausted":true}"#;
-        let row = read_answer(plain, "c", &config).unwrap();
+        let row = read_answer(plain, "c", &config, 0).unwrap();
         assert_eq!(row.verdict, Differential::NoDivergence);
         assert!(
             row.reason.contains("ran out after 3 inputs"),
             "{}",
             row.reason
         );
-        assert!(read_answer(b"not json", "c", &config).is_err());
+        assert!(read_answer(b"not json", "c", &config, 0).is_err());
+    }
+
+    #[test]
+    fn the_changed_lines_reached_are_read_only_when_consistent_with_the_request() {
+        let config = DiffTestConfig::default();
+        let answer = |total: u64, reached: u64| {
+            format!(
+                r#"{{"format_version":1,"verdict":"no_divergence","inputs":3,
+                "changed_lines":{total},"changed_lines_reached":{reached}}}"#
+            )
+        };
+        let row = read_answer(answer(4, 3).as_bytes(), "c", &config, 6).unwrap();
+        assert_eq!(
+            row.changed_lines,
+            Some(ChangedLines {
+                total: 4,
+                reached: 3
+            })
+        );
+        // More reached than there are, more lines than were asked about, one count alone.
+        assert!(read_answer(answer(4, 5).as_bytes(), "c", &config, 6).is_err());
+        assert!(read_answer(answer(7, 1).as_bytes(), "c", &config, 6).is_err());
+        let alone = br#"{"format_version":1,"verdict":"no_divergence","changed_lines":2}"#;
+        assert!(read_answer(alone, "c", &config, 6).is_err());
+        // Lines were asked about and the answer does not count them; none were, and it does not.
+        let silent = br#"{"format_version":1,"verdict":"no_divergence","inputs":3}"#;
+        assert!(read_answer(silent, "c", &config, 6).is_err());
+        assert_eq!(
+            read_answer(silent, "c", &config, 0).unwrap().changed_lines,
+            Some(ChangedLines {
+                total: 0,
+                reached: 0
+            })
+        );
+        let line = render_lines(
+            "r",
+            &[DiffTestLine {
+                task: "t".into(),
+                label: "l".into(),
+                row,
+            }],
+        );
+        assert!(line.contains("changed lines reached: 3 of 4"), "{line}");
+        assert!(
+            line.contains("changed lines reached in NoDivergence: 3 of 4"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn changed_lines_are_the_added_and_replaced_lines_numbered_in_the_later_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/C.java";
+        let before =
+            "package a;\nclass C {\n  int f() {\n    return 1;\n  }\n  int g() { return 0; }\n}\n";
+        let after =
+            "package a;\nclass C {\n  int f() {\n    if (x) throw e;\n    return 2;\n  }\n}\n";
+        for (side, text) in [("old", before), ("new", after)] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        assert_eq!(
+            changed_lines(&dir.path().join("old"), &dir.path().join("new")),
+            vec![("a/C.java".to_owned(), 4), ("a/C.java".to_owned(), 5)]
+        );
+        assert!(changed_lines(&dir.path().join("old"), &dir.path().join("old")).is_empty());
     }
 }

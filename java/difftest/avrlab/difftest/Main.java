@@ -19,6 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import javax.tools.JavaCompiler;
@@ -33,6 +35,8 @@ import javax.tools.ToolProvider;
  * decides what the difference means: an input on which the fix itself changed behaviour is one the
  * fix is meant to block, and a candidate that blocks it differently is weaker evidence than one
  * that differs where the fix changed nothing, or that still behaves as the vulnerable version.
+ * The candidate's classes are instrumented with JaCoCo ({@link Coverage}), so the answer also says
+ * how many of its changed lines the inputs reached.
  *
  * Usage: {@code Main REQUEST}, a file of tab-separated lines written by avrlab; the result is
  * written as JSON to the file the request names. The host reads it as untrusted: candidate code
@@ -90,6 +94,12 @@ public final class Main {
         for (List<String> line : request.getOrDefault("number", List.of())) {
             numbers.add(Long.parseLong(line.get(0)));
         }
+        // The candidate's changed lines, by source path: their coverage is measured.
+        Map<String, Set<Integer>> changedLines = new LinkedHashMap<>();
+        for (List<String> line : request.getOrDefault("changed", List.of())) {
+            changedLines.computeIfAbsent(line.get(0), k -> new TreeSet<>()).add(Integer.parseInt(line.get(1)));
+        }
+        Coverage coverage = null;
         Map<String, Version> versions = new LinkedHashMap<>();
         List<String> projectClasses = new ArrayList<>();
         for (List<String> line : request.get("version")) {
@@ -97,8 +107,13 @@ public final class Main {
             Path module = Path.of(line.get(1));
             Path classes = work.resolve("classes-" + name);
             compile(name, module.resolve("src/main/java"), classpath, classes);
+            Path loaded = classes;
+            if (name.equals("candidate") && !changedLines.isEmpty()) {
+                loaded = work.resolve("classes-" + name + "-instrumented");
+                coverage = Coverage.instrument(classes, loaded, changedLines);
+            }
             List<URL> urls = new ArrayList<>();
-            urls.add(classes.toUri().toURL());
+            urls.add(loaded.toUri().toURL());
             Path resources = module.resolve("src/main/resources");
             if (Files.isDirectory(resources)) {
                 urls.add(resources.toUri().toURL());
@@ -216,7 +231,12 @@ public final class Main {
         out.append("],\"inputs\":").append(tried).append(",\"divergent_inputs\":").append(divergent)
                 .append(",\"vulnerable_only_inputs\":").append(vulnerableOnly).append(",\"unstable_inputs\":")
                 .append(unstable).append(",\"budget_exhausted\":").append(exhausted).append(",\"seconds\":")
-                .append(seconds(started)).append(",\"witness\":").append(strong != null ? strong : weak != null ? weak : "null")
+                .append(seconds(started));
+        if (coverage != null) {
+            long[] reached = coverage.reached();
+            out.append(",\"changed_lines\":").append(reached[0]).append(",\"changed_lines_reached\":").append(reached[1]);
+        }
+        out.append(",\"witness\":").append(strong != null ? strong : weak != null ? weak : "null")
                 .append('}');
         return out.toString();
     }
