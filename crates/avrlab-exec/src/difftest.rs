@@ -15,7 +15,7 @@ use crate::process::{ExitKind, ProcessError, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const SOURCES: [(&str, &str); 6] = [
+const SOURCES: [(&str, &str); 7] = [
     (
         "avrlab/difftest/Main.java",
         include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
@@ -40,6 +40,10 @@ const SOURCES: [(&str, &str); 6] = [
         "avrlab/difftest/Coverage.java",
         include_str!("../../../java/difftest/avrlab/difftest/Coverage.java"),
     ),
+    (
+        "avrlab/difftest/Record.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Record.java"),
+    ),
 ];
 
 /// The property-based engine whose generators make the inputs (Maven Central; JDK 8 or newer).
@@ -51,6 +55,9 @@ pub const JACOCO: &str = "org.jacoco:org.jacoco.core:0.8.15";
 
 /// The largest answer read from the helper; a bigger file is not an answer.
 const MAX_ANSWER_BYTES: u64 = 256 << 10;
+
+/// The largest seeds file read from a recording (200 strings of up to 400 characters, escaped).
+const MAX_SEEDS_BYTES: u64 = 1 << 20;
 
 /// The helper, built: its classes and its libraries' class path, as the sandbox sees them.
 #[derive(Debug, Clone)]
@@ -126,6 +133,60 @@ pub struct DiffTestRun {
     pub answer: Result<Vec<u8>, String>,
     pub log: String,
     pub wall: Duration,
+}
+
+/// One recording of the arguments the task's tests pass to the changed methods, on the reference
+/// fix's version: its module folder, the tests, and the bounds.
+#[derive(Debug, Clone)]
+pub struct RecordRequest {
+    /// The reference fix's tested module (main and test sources).
+    pub module: PathBuf,
+    /// The module's test class path, as the sandbox sees the repository.
+    pub classpath: Vec<PathBuf>,
+    /// `(binary class name, method name)` of the methods whose arguments are recorded.
+    pub targets: Vec<(String, String)>,
+    /// `(test class, test method)` of the PoV tests, run first; an empty method is the class.
+    pub pov_tests: Vec<(String, String)>,
+    /// Also run the module's other tests, while the budget lasts.
+    pub regression: bool,
+    /// Wall time for running the tests (compiling comes on top, bounded by the limits).
+    pub budget: Duration,
+    /// Wall time of one test before it is left behind.
+    pub call_timeout: Duration,
+    /// An empty folder the helper may write.
+    pub work: PathBuf,
+}
+
+impl RecordRequest {
+    fn render(&self, seeds: &Path) -> String {
+        let mut lines = vec![
+            "record\t1".to_owned(),
+            format!("budget_ms\t{}", self.budget.as_millis()),
+            format!("call_ms\t{}", self.call_timeout.as_millis()),
+            format!("work\t{}", escape(&self.work.to_string_lossy())),
+            format!("result\t{}", escape(&seeds.to_string_lossy())),
+            format!("module\t{}", escape(&self.module.to_string_lossy())),
+        ];
+        lines.extend(
+            self.classpath
+                .iter()
+                .map(|p| format!("classpath\t{}", escape(&p.to_string_lossy()))),
+        );
+        lines.extend(
+            self.targets
+                .iter()
+                .map(|(class, method)| format!("target\t{}\t{}", escape(class), escape(method))),
+        );
+        lines.extend(
+            self.pov_tests
+                .iter()
+                .map(|(class, method)| format!("pov_test\t{}\t{}", escape(class), escape(method))),
+        );
+        if self.regression {
+            lines.push("regression\t1".to_owned());
+        }
+        lines.join("\n") + "\n"
+    }
 }
 
 /// Escapes a request field: tabs and line breaks would end it.
@@ -333,6 +394,51 @@ impl Maven {
         let answer = request.work.join("answer.json");
         let request_file = request.work.join("request.txt");
         std::fs::write(&request_file, request.render(&answer)).map_err(io(&request_file))?;
+        let versions = [&request.vulnerable, &request.reference, &request.candidate];
+        let run = self.run_tester(
+            tester,
+            &request_file,
+            &request.work,
+            &versions,
+            request.budget,
+        )?;
+        Ok(self.with_answer(run, &answer, MAX_ANSWER_BYTES))
+    }
+
+    /// Records the arguments the task's tests pass to the changed methods, in the sandbox as
+    /// [`Maven::diff_test`] runs: the reference module and the repository read-only, the work
+    /// folder the only writable place, no network. The answer is the seeds file's bytes
+    /// (`string`/`number` lines), for the caller to parse as untrusted: the tests ran the
+    /// project's code.
+    pub fn diff_record(
+        &self,
+        tester: &DiffTester,
+        request: &RecordRequest,
+    ) -> Result<DiffTestRun, DiffTestError> {
+        std::fs::create_dir_all(&request.work).map_err(io(&request.work))?;
+        let seeds = request.work.join("seeds.txt");
+        let request_file = request.work.join("record.txt");
+        std::fs::write(&request_file, request.render(&seeds)).map_err(io(&request_file))?;
+        let run = self.run_tester(
+            tester,
+            &request_file,
+            &request.work,
+            &[&request.module],
+            request.budget,
+        )?;
+        Ok(self.with_answer(run, &seeds, MAX_SEEDS_BYTES))
+    }
+
+    /// Runs the helper on a request file, with `versions` mounted read-only and `work` writable;
+    /// `budget` plus two minutes of wall time (compiling and starting the JVM come on top).
+    fn run_tester(
+        &self,
+        tester: &DiffTester,
+        request_file: &Path,
+        work: &Path,
+        versions: &[&PathBuf],
+        budget: Duration,
+    ) -> Result<crate::process::ProcessResult, DiffTestError> {
         let mut classpath = vec![tester.classes.clone()];
         classpath.extend(tester.classpath.iter().cloned());
         let home = match self.settings().sandbox {
@@ -343,13 +449,12 @@ impl Maven {
             self.repository_mount(false),
             Mount::ReadOnly(tester.classes.clone()),
         ];
-        for version in [&request.vulnerable, &request.reference, &request.candidate] {
-            mounts.push(Mount::ReadOnly(version.clone()));
+        for version in versions {
+            mounts.push(Mount::ReadOnly((*version).clone()));
         }
-        mounts.push(Mount::ReadWrite(request.work.clone()));
-        // Compiling three versions and starting the JVM come on top of the input budget.
+        mounts.push(Mount::ReadWrite(work.to_owned()));
         let limits = Limits {
-            wall: request.budget + Duration::from_secs(120),
+            wall: budget + Duration::from_secs(120),
             memory_bytes: 1 << 30,
             ..self.settings().limits
         };
@@ -367,7 +472,7 @@ impl Maven {
                 "avrlab.difftest.Main".to_owned(),
                 request_file.display().to_string(),
             ],
-            cwd: request.work.clone(),
+            cwd: work.to_owned(),
             env: vec![
                 ("HOME".into(), home),
                 ("LANG".into(), "C.UTF-8".into()),
@@ -387,20 +492,30 @@ impl Maven {
             limits,
             stdin: Vec::new(),
         };
-        let result = run(&spec)?;
-        let answer = match read_untrusted_file(&answer, MAX_ANSWER_BYTES) {
+        Ok(run(&spec)?)
+    }
+
+    /// The run with the bytes of the file the helper left (at most `max` of them), or why none
+    /// could be read.
+    fn with_answer(
+        &self,
+        result: crate::process::ProcessResult,
+        answer: &Path,
+        max: u64,
+    ) -> DiffTestRun {
+        let answer = match read_untrusted_file(answer, max) {
             Ok(file) => Ok(file.bytes),
             Err(UntrustedFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                 Err("the differential tester left no answer".to_owned())
             }
             Err(e) => Err(format!("the answer file cannot be read: {e}")),
         };
-        Ok(DiffTestRun {
+        DiffTestRun {
             exit: result.exit,
             answer,
             log: combined_log(&result),
             wall: result.wall,
-        })
+        }
     }
 }
 

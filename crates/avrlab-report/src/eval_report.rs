@@ -721,6 +721,7 @@ mod tests {
             budget_seconds: 20.0,
             methods: Vec::new(),
             changed_lines: None,
+            recorded_seeds: None,
             witness: None,
         };
         store.record_differential("e", &divergent).unwrap();

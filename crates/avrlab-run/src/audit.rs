@@ -350,12 +350,15 @@ pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str
     }
     if let Some(d) = &item.differential {
         text.push_str(&format!(
-            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{}{})\n",
+            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{}{}{})\n",
             d.verdict,
             d.inputs,
             d.seconds,
             d.changed_lines
                 .map_or(String::new(), |changed| format!(", {changed}")),
+            d.recorded_seeds.map_or(String::new(), |n| format!(
+                ", {n} seeds recorded from the tests"
+            )),
             if d.reason.is_empty() {
                 String::new()
             } else {
@@ -610,6 +613,7 @@ mod tests {
             budget_seconds: 20.0,
             methods: Vec::new(),
             changed_lines: None,
+            recorded_seeds: None,
             witness: None,
         };
         use avrlab_core::Differential::{Divergent, DivergentOnVulnerableInputs, NoDivergence};

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use avrlab_bench::{Benchmark, copy_project};
 use avrlab_core::{Differential, Outcome};
-use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, remove_tree};
+use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, RecordRequest, remove_tree};
 use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
@@ -324,6 +324,7 @@ impl<'a> Comparer<'a> {
             budget_seconds: self.config.budget.as_secs_f64(),
             methods: Vec::new(),
             changed_lines: None,
+            recorded_seeds: None,
             witness: None,
         }
     }
@@ -393,6 +394,9 @@ struct TaskSide {
     classpath: Vec<PathBuf>,
     strings: Vec<String>,
     numbers: Vec<i64>,
+    /// The argument values the task's tests passed to the changed methods, recorded on the
+    /// reference fix; `None` when the recording could not be made or read.
+    recorded: Option<RecordedSeeds>,
 }
 
 impl TaskSide {
@@ -441,6 +445,31 @@ impl TaskSide {
         let reference_targets =
             changed_methods(&vulnerable.join(module), &reference_dir.join(module));
         let (strings, numbers) = test_literals(&vulnerable.join(module).join("src/test/java"));
+        let request = RecordRequest {
+            module: reference_dir.join(module),
+            classpath: warm
+                .classpath
+                .iter()
+                .map(|p| maven.sandbox_path(p))
+                .collect(),
+            targets: reference_targets.clone(),
+            pov_tests: task
+                .oracle
+                .pov_tests
+                .iter()
+                .map(|t| (t.class.clone(), t.method.clone().unwrap_or_default()))
+                .collect(),
+            regression: true,
+            budget: (config.budget / 4).min(RECORD_BUDGET),
+            call_timeout: config.call_timeout.max(Duration::from_secs(2)),
+            work: dir.join("record"),
+        };
+        let recorded = maven
+            .diff_record(&tester, &request)
+            .ok()
+            .and_then(|run| run.answer.ok())
+            .and_then(|bytes| read_recorded(&bytes).ok());
+        let _ = remove_tree(&request.work, validator.maven.sandbox);
         Ok(Self {
             prepared,
             maven,
@@ -451,8 +480,84 @@ impl TaskSide {
             classpath: warm.classpath,
             strings,
             numbers,
+            recorded,
         })
     }
+}
+
+/// The longest the task's tests run while their arguments are recorded (a quarter of the
+/// candidate's budget, at most this): the PoV tests first, then the others while it lasts.
+const RECORD_BUDGET: Duration = Duration::from_secs(5);
+
+/// The values a recording saw the tests pass, strings and integers, each once.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct RecordedSeeds {
+    strings: Vec<String>,
+    numbers: Vec<i64>,
+}
+
+/// Reads a recording's seeds file strictly (the tests ran the project's code, which could have
+/// written it): UTF-8, every line `string<TAB>value` (escaped as requests are: `\\`, `\t`,
+/// `\n`, `\r`, `\0`) or `number<TAB>integer`, at most [`MAX_STRINGS`] strings of at most
+/// [`MAX_STRING_CHARS`] characters and [`MAX_NUMBERS`] numbers. Anything else refuses the whole
+/// file.
+fn read_recorded(bytes: &[u8]) -> Result<RecordedSeeds, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "the seeds file is not UTF-8".to_owned())?;
+    let mut seeds = RecordedSeeds::default();
+    for (index, line) in text.lines().enumerate() {
+        let bad = || format!("line {} of the seeds file is malformed", index + 1);
+        let (kind, value) = line.split_once('\t').ok_or_else(bad)?;
+        match kind {
+            "string" => {
+                let value = unescape_field(value).ok_or_else(bad)?;
+                if value.chars().count() > MAX_STRING_CHARS || seeds.strings.len() == MAX_STRINGS {
+                    return Err(bad());
+                }
+                if !seeds.strings.contains(&value) {
+                    seeds.strings.push(value);
+                }
+            }
+            "number" => {
+                let value: i64 = value.parse().map_err(|_| bad())?;
+                if seeds.numbers.len() == MAX_NUMBERS {
+                    return Err(bad());
+                }
+                if !seeds.numbers.contains(&value) {
+                    seeds.numbers.push(value);
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(seeds)
+}
+
+/// A field escaped as the helper's requests are; `None` for an escape it does not write.
+fn unescape_field(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(match chars.next()? {
+                '\\' => '\\',
+                't' => '\t',
+                'n' => '\n',
+                'r' => '\r',
+                '0' => '\0',
+                _ => return None,
+            }),
+            '\t' | '\n' | '\r' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// The recorded values first, then the literals not among them.
+fn recorded_first<T: Clone + PartialEq>(recorded: &[T], literals: &[T]) -> Vec<T> {
+    let mut out = recorded.to_vec();
+    out.extend(literals.iter().filter(|v| !recorded.contains(v)).cloned());
+    out
 }
 
 /// Compares one candidate; `Err` is a reason for `NotApplicable`.
@@ -481,6 +586,7 @@ fn compare(
     if targets.is_empty() {
         return Err("neither the candidate nor the fix changes a method".into());
     }
+    let recorded = side.recorded.clone().unwrap_or_default();
     let request = DiffTestRequest {
         vulnerable: side.vulnerable.join(module),
         reference: side.reference.join(module),
@@ -491,12 +597,15 @@ fn compare(
             .map(|p| side.maven.sandbox_path(p))
             .collect(),
         targets,
-        strings: with_changed_literals(
-            &side.strings,
-            &side.vulnerable.join(module),
-            [&side.reference.join(module), &project.join(module)],
+        strings: recorded_first(
+            &recorded.strings,
+            &with_changed_literals(
+                &side.strings,
+                &side.vulnerable.join(module),
+                [&side.reference.join(module), &project.join(module)],
+            ),
         ),
-        numbers: side.numbers.clone(),
+        numbers: recorded_first(&recorded.numbers, &side.numbers),
         changed_lines: changed_lines(&side.vulnerable.join(module), &project.join(module)),
         seed: config.seed,
         inputs_per_method: config.inputs_per_method,
@@ -518,12 +627,17 @@ fn compare(
             return Err(format!("{why} (exit {exit:?}): {}", last_line(&run.log)));
         }
     };
-    read_answer(
+    let mut row = read_answer(
         bytes,
         candidate_id,
         config,
         request.changed_lines.len() as u64,
-    )
+    )?;
+    row.recorded_seeds = side
+        .recorded
+        .as_ref()
+        .map(|r| (r.strings.len() + r.numbers.len()) as u64);
+    Ok(row)
 }
 
 /// The helper's answer, as written (untrusted: the candidate's code ran in the same JVM).
@@ -638,6 +752,7 @@ fn read_answer(
         budget_seconds: config.budget.as_secs_f64(),
         methods: answer.methods,
         changed_lines,
+        recorded_seeds: None,
         witness: answer.witness.map(|w| WitnessRow {
             method: w.method,
             input: w.input,
@@ -1001,6 +1116,9 @@ pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
         if let Some(changed) = row.changed_lines {
             out.push_str(&format!("  {changed}"));
         }
+        if let Some(recorded) = row.recorded_seeds {
+            out.push_str(&format!("  {recorded} seeds recorded from the tests"));
+        }
         if !row.reason.is_empty() {
             out.push_str(&format!("  ({})", row.reason));
         }
@@ -1216,6 +1334,36 @@ mod tests {
             line.contains("changed lines reached in NoDivergence: 3 of 4"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn recorded_seeds_are_read_strictly_and_come_ahead_of_the_literals() {
+        let seeds =
+            read_recorded(b"string\ta\\tb\\\\\nnumber\t-77\nstring\tx\nnumber\t-77\n").unwrap();
+        assert_eq!(seeds.strings, ["a\tb\\", "x"]);
+        assert_eq!(seeds.numbers, [-77]);
+        assert_eq!(
+            recorded_first(&seeds.strings, &["x".to_owned(), "lit".to_owned()]),
+            ["a\tb\\", "x", "lit"]
+        );
+        // An unknown kind, an escape the helper does not write, a number that is not one, a
+        // string too long, bytes that are not UTF-8: the whole file is refused.
+        for bad in [
+            &b"word\tx\n"[..],
+            b"string\ta\\q\n",
+            b"string\ta\\\n",
+            b"number\t1.5\n",
+            b"number\n",
+            b"\xff\xfe\n",
+        ] {
+            assert!(read_recorded(bad).is_err(), "{bad:?}");
+        }
+        let long = format!("string\t{}\n", "a".repeat(MAX_STRING_CHARS + 1));
+        assert!(read_recorded(long.as_bytes()).is_err());
+        let many: String = (0..=MAX_NUMBERS)
+            .map(|n| format!("number\t{n}\n"))
+            .collect();
+        assert!(read_recorded(many.as_bytes()).is_err());
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub struct DifferentialRow {
     pub methods: Vec<String>,
     /// The coverage of the candidate's changed lines; `None` where nothing was measured.
     pub changed_lines: Option<ChangedLines>,
+    /// How many seeds of the generators were recorded from the task's tests at run time;
+    /// `None` where no recording was made.
+    pub recorded_seeds: Option<u64>,
     pub witness: Option<WitnessRow>,
 }
 
@@ -75,9 +78,9 @@ impl Store {
                      inputs, divergent_inputs, vulnerable_inputs, seconds, budget_seconds, methods,
                      witness_method, witness_input, witness_reference, witness_candidate,
                      witness_vulnerable, witness_input_seed, changed_lines, changed_lines_reached,
-                     tested_at)
+                     recorded_seeds, tested_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     ?18, ?19, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                     ?18, ?19, ?20, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
                 params![
                     run_id,
                     row.candidate_id,
@@ -98,6 +101,7 @@ impl Store {
                     w.map(|w| w.input_seed),
                     row.changed_lines.map(|c| c.total as i64),
                     row.changed_lines.map(|c| c.reached as i64),
+                    row.recorded_seeds.map(|n| n as i64),
                 ],
             )
             .map(drop)
@@ -110,7 +114,8 @@ impl Store {
             "SELECT d.candidate_id, d.verdict, d.reason, d.seed, d.inputs, d.divergent_inputs,
                  d.vulnerable_inputs, d.seconds, d.budget_seconds, d.methods, d.witness_method,
                  d.witness_input, d.witness_reference, d.witness_candidate, d.witness_vulnerable,
-                 d.witness_input_seed, d.changed_lines, d.changed_lines_reached
+                 d.witness_input_seed, d.changed_lines, d.changed_lines_reached,
+                 d.recorded_seeds
              FROM differential d JOIN candidates c ON c.run_id = d.run_id AND c.id = d.candidate_id
              WHERE d.run_id = ?1 ORDER BY c.seq",
             [run_id],
@@ -146,6 +151,7 @@ impl Store {
                     budget_seconds: r.get(8)?,
                     methods: methods.lines().map(str::to_owned).collect(),
                     changed_lines,
+                    recorded_seeds: r.get::<_, Option<i64>>(18)?.map(|n| n as u64),
                     witness,
                 })
             },

@@ -370,6 +370,7 @@ mod tests {
                 total: 4,
                 reached: 3,
             }),
+            recorded_seeds: Some(2),
             witness: None,
         };
         with_differential.record_differential("r1", &row).unwrap();

@@ -186,6 +186,28 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         summary.contains("; changed lines reached in NoDivergence: "),
         "{summary}"
     );
+    // The seeds recorded as the tests ran: every task's recording is read, and most tasks'
+    // tests pass their changed methods a string or an integer.
+    let recorded: Vec<(String, Option<i64>)> = db
+        .prepare("SELECT candidate_id, recorded_seeds FROM differential WHERE run_id = 'fixtures'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        recorded.iter().all(|(_, n)| n.is_some()),
+        "every task's recording is read: {recorded:?}"
+    );
+    let tasks_recording: std::collections::BTreeSet<&str> = recorded
+        .iter()
+        .filter(|(_, n)| n.unwrap_or(0) > 0)
+        .map(|(id, _)| id.split('/').next().unwrap())
+        .collect();
+    assert!(
+        tasks_recording.len() * 2 >= truth.len(),
+        "at least half of the tasks record seeds: {recorded:?}"
+    );
 
     // diff-test with a benchmark other than the run's: one line, exit 2, before anything runs
     // (a task it lacks was once stored NotApplicable instead).

@@ -39,7 +39,8 @@ import javax.tools.ToolProvider;
  * how many of its changed lines the inputs reached.
  *
  * Usage: {@code Main REQUEST}, a file of tab-separated lines written by avrlab; the result is
- * written as JSON to the file the request names. The host reads it as untrusted: candidate code
+ * written as JSON to the file the request names. A request with a {@code record} line instead
+ * records the arguments the task's tests pass to the changed methods ({@link Record}). The host reads it as untrusted: candidate code
  * runs in this JVM.
  */
 public final class Main {
@@ -60,6 +61,17 @@ public final class Main {
     public static void main(String[] args) throws IOException {
         Map<String, List<List<String>>> request = read(Path.of(args[0]));
         Path result = Path.of(one(request, "result"));
+        if (request.containsKey("record")) {
+            // The tests' output is captured while they run; this stream stays the log's.
+            java.io.PrintStream log = System.err;
+            try {
+                Record.run(request, result);
+            } catch (Throwable e) {
+                // No seeds file: the host goes on with the tests' literals alone.
+                log.println("recording the tests' arguments failed: " + e);
+            }
+            Runtime.getRuntime().halt(0);
+        }
         long started = System.nanoTime();
         String json;
         try {
@@ -421,7 +433,7 @@ public final class Main {
         return out;
     }
 
-    private static void compile(String name, Path sources, List<Path> classpath, Path out) throws Exception {
+    static void compile(String name, Path sources, List<Path> classpath, Path out) throws Exception {
         List<File> files;
         try (Stream<Path> walk = Files.walk(sources)) {
             files = walk.filter(p -> p.toString().endsWith(".java")).sorted().map(Path::toFile).toList();
@@ -462,7 +474,7 @@ public final class Main {
         return out;
     }
 
-    private static String one(Map<String, List<List<String>>> request, String key) {
+    static String one(Map<String, List<List<String>>> request, String key) {
         List<List<String>> lines = request.get(key);
         if (lines == null || lines.isEmpty() || lines.get(0).isEmpty()) {
             throw new IllegalArgumentException("the request has no " + key);
