@@ -1,5 +1,5 @@
 //! The differential tester's process side: building the Java helper of `java/difftest` (with the
-//! task's JDK, against jqwik fetched from Maven Central), and running it on three versions of a
+//! task's JDK, against jqwik and JaCoCo fetched from Maven Central), and running it on three versions of a
 //! project — the vulnerable state, the reference fix and a candidate — in the same sandbox as
 //! candidates' tests. The helper's answer is a JSON file that code under test could have written,
 //! so it is returned as bounded bytes for the caller to parse, never trusted as a regular file.
@@ -15,7 +15,7 @@ use crate::process::{ExitKind, ProcessError, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const SOURCES: [(&str, &str); 5] = [
+const SOURCES: [(&str, &str); 7] = [
     (
         "avrlab/difftest/Main.java",
         include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
@@ -36,15 +36,30 @@ const SOURCES: [(&str, &str); 5] = [
         "avrlab/difftest/Scratch.java",
         include_str!("../../../java/difftest/avrlab/difftest/Scratch.java"),
     ),
+    (
+        "avrlab/difftest/Coverage.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Coverage.java"),
+    ),
+    (
+        "avrlab/difftest/Record.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Record.java"),
+    ),
 ];
 
 /// The property-based engine whose generators make the inputs (Maven Central; JDK 8 or newer).
 pub const JQWIK: &str = "net.jqwik:jqwik-engine:1.9.3";
 
+/// The coverage library that measures which changed lines the inputs reached (Maven Central;
+/// 0.8.7 and later read JDK 17 class files; 0.8.16's dependencies are not all served).
+pub const JACOCO: &str = "org.jacoco:org.jacoco.core:0.8.15";
+
 /// The largest answer read from the helper; a bigger file is not an answer.
 const MAX_ANSWER_BYTES: u64 = 256 << 10;
 
-/// The helper, built: its classes and jqwik's class path, as the sandbox sees them.
+/// The largest seeds file read from a recording (200 strings of up to 400 characters, escaped).
+const MAX_SEEDS_BYTES: u64 = 1 << 20;
+
+/// The helper, built: its classes and its libraries' class path, as the sandbox sees them.
 #[derive(Debug, Clone)]
 pub struct DiffTester {
     classes: PathBuf,
@@ -60,8 +75,8 @@ pub enum DiffTestError {
     /// A process could not be run.
     #[error(transparent)]
     Process(#[from] ProcessError),
-    /// jqwik could not be fetched from Maven Central.
-    #[error("fetch {JQWIK} from Maven Central: {0}")]
+    /// jqwik or JaCoCo could not be fetched from Maven Central.
+    #[error("fetch {JQWIK} and {JACOCO} from Maven Central: {0}")]
     Fetch(String),
     /// The helper did not compile (a bug in avrlab, or a JDK without javac).
     #[error("compile the differential tester: {0}")]
@@ -96,6 +111,9 @@ pub struct DiffTestRequest {
     /// Literal values of the task's tests, which seed the generators.
     pub strings: Vec<String>,
     pub numbers: Vec<i64>,
+    /// The candidate's changed lines, `(source path under src/main/java, line number)`: the
+    /// helper says how many of them the inputs reached.
+    pub changed_lines: Vec<(String, u32)>,
     pub seed: u64,
     /// Inputs tried per method, at most.
     pub inputs_per_method: u32,
@@ -115,6 +133,60 @@ pub struct DiffTestRun {
     pub answer: Result<Vec<u8>, String>,
     pub log: String,
     pub wall: Duration,
+}
+
+/// One recording of the arguments the task's tests pass to the changed methods, on the reference
+/// fix's version: its module folder, the tests, and the bounds.
+#[derive(Debug, Clone)]
+pub struct RecordRequest {
+    /// The reference fix's tested module (main and test sources).
+    pub module: PathBuf,
+    /// The module's test class path, as the sandbox sees the repository.
+    pub classpath: Vec<PathBuf>,
+    /// `(binary class name, method name)` of the methods whose arguments are recorded.
+    pub targets: Vec<(String, String)>,
+    /// `(test class, test method)` of the PoV tests, run first; an empty method is the class.
+    pub pov_tests: Vec<(String, String)>,
+    /// Also run the module's other tests, while the budget lasts.
+    pub regression: bool,
+    /// Wall time for running the tests (compiling comes on top, bounded by the limits).
+    pub budget: Duration,
+    /// Wall time of one test before it is left behind.
+    pub call_timeout: Duration,
+    /// An empty folder the helper may write.
+    pub work: PathBuf,
+}
+
+impl RecordRequest {
+    fn render(&self, seeds: &Path) -> String {
+        let mut lines = vec![
+            "record\t1".to_owned(),
+            format!("budget_ms\t{}", self.budget.as_millis()),
+            format!("call_ms\t{}", self.call_timeout.as_millis()),
+            format!("work\t{}", escape(&self.work.to_string_lossy())),
+            format!("result\t{}", escape(&seeds.to_string_lossy())),
+            format!("module\t{}", escape(&self.module.to_string_lossy())),
+        ];
+        lines.extend(
+            self.classpath
+                .iter()
+                .map(|p| format!("classpath\t{}", escape(&p.to_string_lossy()))),
+        );
+        lines.extend(
+            self.targets
+                .iter()
+                .map(|(class, method)| format!("target\t{}\t{}", escape(class), escape(method))),
+        );
+        lines.extend(
+            self.pov_tests
+                .iter()
+                .map(|(class, method)| format!("pov_test\t{}\t{}", escape(class), escape(method))),
+        );
+        if self.regression {
+            lines.push("regression\t1".to_owned());
+        }
+        lines.join("\n") + "\n"
+    }
 }
 
 /// Escapes a request field: tabs and line breaks would end it.
@@ -170,6 +242,11 @@ impl DiffTestRequest {
                 .map(|s| format!("string\t{}", escape(s))),
         );
         lines.extend(self.numbers.iter().map(|n| format!("number\t{n}")));
+        lines.extend(
+            self.changed_lines
+                .iter()
+                .map(|(path, line)| format!("changed\t{}\t{line}", escape(path))),
+        );
         lines.join("\n") + "\n"
     }
 }
@@ -184,11 +261,12 @@ impl Maven {
     }
 
     /// Builds the differential tester once per source text and JDK (`<cache>/<fingerprint>`):
-    /// resolves jqwik with Maven (sandboxed, with network, like a warm-up), then compiles the
-    /// helper against it.
+    /// resolves jqwik and JaCoCo with Maven (sandboxed, with network, like a warm-up), then
+    /// compiles the helper against them.
     pub fn diff_tester(&self, cache: &Path) -> Result<DiffTester, DiffTestError> {
         let mut hasher = Sha256::new();
         hasher.update(JQWIK.as_bytes());
+        hasher.update(JACOCO.as_bytes());
         for (name, text) in SOURCES {
             hasher.update(name.as_bytes());
             hasher.update(text.as_bytes());
@@ -220,17 +298,25 @@ impl Maven {
         // (`.` dropped: `create_dir_all` refuses a path that ends in it.)
         let module: PathBuf = project.join(self.module()).components().collect();
         std::fs::create_dir_all(&module).map_err(io(&module))?;
-        let mut coordinates = JQWIK.split(':');
-        let (group, artifact, version) = (
-            coordinates.next().unwrap_or_default(),
-            coordinates.next().unwrap_or_default(),
-            coordinates.next().unwrap_or_default(),
-        );
+        let dependencies: String = [JQWIK, JACOCO]
+            .iter()
+            .map(|coordinates| {
+                let mut parts = coordinates.split(':');
+                let (group, artifact, version) = (
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                );
+                format!(
+                    "    <dependency>\n      <groupId>{group}</groupId>\n      <artifactId>{artifact}</artifactId>\n      \
+                     <version>{version}</version>\n    </dependency>\n"
+                )
+            })
+            .collect();
         let pom = format!(
             "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n  <modelVersion>4.0.0</modelVersion>\n  \
              <groupId>avrlab</groupId>\n  <artifactId>difftest-resolve</artifactId>\n  <version>1</version>\n  \
-             <dependencies>\n    <dependency>\n      <groupId>{group}</groupId>\n      <artifactId>{artifact}</artifactId>\n      \
-             <version>{version}</version>\n    </dependency>\n  </dependencies>\n</project>\n"
+             <dependencies>\n{dependencies}  </dependencies>\n</project>\n"
         );
         let pom_path = module.join("pom.xml");
         std::fs::write(&pom_path, pom).map_err(io(&pom_path))?;
@@ -308,6 +394,51 @@ impl Maven {
         let answer = request.work.join("answer.json");
         let request_file = request.work.join("request.txt");
         std::fs::write(&request_file, request.render(&answer)).map_err(io(&request_file))?;
+        let versions = [&request.vulnerable, &request.reference, &request.candidate];
+        let run = self.run_tester(
+            tester,
+            &request_file,
+            &request.work,
+            &versions,
+            request.budget,
+        )?;
+        Ok(self.with_answer(run, &answer, MAX_ANSWER_BYTES))
+    }
+
+    /// Records the arguments the task's tests pass to the changed methods, in the sandbox as
+    /// [`Maven::diff_test`] runs: the reference module and the repository read-only, the work
+    /// folder the only writable place, no network. The answer is the seeds file's bytes
+    /// (`string`/`number` lines), for the caller to parse as untrusted: the tests ran the
+    /// project's code.
+    pub fn diff_record(
+        &self,
+        tester: &DiffTester,
+        request: &RecordRequest,
+    ) -> Result<DiffTestRun, DiffTestError> {
+        std::fs::create_dir_all(&request.work).map_err(io(&request.work))?;
+        let seeds = request.work.join("seeds.txt");
+        let request_file = request.work.join("record.txt");
+        std::fs::write(&request_file, request.render(&seeds)).map_err(io(&request_file))?;
+        let run = self.run_tester(
+            tester,
+            &request_file,
+            &request.work,
+            &[&request.module],
+            request.budget,
+        )?;
+        Ok(self.with_answer(run, &seeds, MAX_SEEDS_BYTES))
+    }
+
+    /// Runs the helper on a request file, with `versions` mounted read-only and `work` writable;
+    /// `budget` plus two minutes of wall time (compiling and starting the JVM come on top).
+    fn run_tester(
+        &self,
+        tester: &DiffTester,
+        request_file: &Path,
+        work: &Path,
+        versions: &[&PathBuf],
+        budget: Duration,
+    ) -> Result<crate::process::ProcessResult, DiffTestError> {
         let mut classpath = vec![tester.classes.clone()];
         classpath.extend(tester.classpath.iter().cloned());
         let home = match self.settings().sandbox {
@@ -318,13 +449,12 @@ impl Maven {
             self.repository_mount(false),
             Mount::ReadOnly(tester.classes.clone()),
         ];
-        for version in [&request.vulnerable, &request.reference, &request.candidate] {
-            mounts.push(Mount::ReadOnly(version.clone()));
+        for version in versions {
+            mounts.push(Mount::ReadOnly((*version).clone()));
         }
-        mounts.push(Mount::ReadWrite(request.work.clone()));
-        // Compiling three versions and starting the JVM come on top of the input budget.
+        mounts.push(Mount::ReadWrite(work.to_owned()));
         let limits = Limits {
-            wall: request.budget + Duration::from_secs(120),
+            wall: budget + Duration::from_secs(120),
             memory_bytes: 1 << 30,
             ..self.settings().limits
         };
@@ -342,7 +472,7 @@ impl Maven {
                 "avrlab.difftest.Main".to_owned(),
                 request_file.display().to_string(),
             ],
-            cwd: request.work.clone(),
+            cwd: work.to_owned(),
             env: vec![
                 ("HOME".into(), home),
                 ("LANG".into(), "C.UTF-8".into()),
@@ -362,20 +492,30 @@ impl Maven {
             limits,
             stdin: Vec::new(),
         };
-        let result = run(&spec)?;
-        let answer = match read_untrusted_file(&answer, MAX_ANSWER_BYTES) {
+        Ok(run(&spec)?)
+    }
+
+    /// The run with the bytes of the file the helper left (at most `max` of them), or why none
+    /// could be read.
+    fn with_answer(
+        &self,
+        result: crate::process::ProcessResult,
+        answer: &Path,
+        max: u64,
+    ) -> DiffTestRun {
+        let answer = match read_untrusted_file(answer, max) {
             Ok(file) => Ok(file.bytes),
             Err(UntrustedFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                 Err("the differential tester left no answer".to_owned())
             }
             Err(e) => Err(format!("the answer file cannot be read: {e}")),
         };
-        Ok(DiffTestRun {
+        DiffTestRun {
             exit: result.exit,
             answer,
             log: combined_log(&result),
             wall: result.wall,
-        })
+        }
     }
 }
 
@@ -399,6 +539,7 @@ mod tests {
             targets: vec![("a.B".into(), "m".into())],
             strings: vec!["x\ty\r\nz\\".into()],
             numbers: vec![-3],
+            changed_lines: vec![("a/B.java".into(), 12)],
             seed: 7,
             inputs_per_method: 10,
             budget: Duration::from_secs(2),
@@ -410,5 +551,6 @@ mod tests {
         assert!(text.contains("target\ta.B\tm\n"));
         assert!(text.contains("number\t-3\n"));
         assert!(text.contains("budget_ms\t2000\n"));
+        assert!(text.contains("changed\ta/B.java\t12\n"));
     }
 }

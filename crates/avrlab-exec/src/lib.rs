@@ -31,7 +31,7 @@ pub use ant::Ant;
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
 pub use build_tool::BuildTool;
 pub use cgroup::cgroup_delegation;
-pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK};
+pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};
 pub use fastpath::{
     ARCHIVE_FILE, CompileReply, CompiledClasses, CompilerSession, FastBuild, FastPathError,
     FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest,

@@ -98,6 +98,10 @@ pub struct DifferentialCounts {
     /// proven `Exact`/`Equivalent`, or no reference fix).
     pub not_applicable: usize,
     pub not_compared: usize,
+    /// Of the `NoDivergence` candidates measured: their changed lines with code, and those the
+    /// inputs reached (how far "no divergence found" looked).
+    pub no_divergence_changed_lines: u64,
+    pub no_divergence_changed_lines_reached: u64,
 }
 
 impl DifferentialCounts {
@@ -112,7 +116,13 @@ impl DifferentialCounts {
             .filter(|r| plausible.contains(r.candidate_id.as_str()))
         {
             match row.verdict {
-                Differential::NoDivergence => counts.no_divergence += 1,
+                Differential::NoDivergence => {
+                    counts.no_divergence += 1;
+                    if let Some(changed) = row.changed_lines {
+                        counts.no_divergence_changed_lines += changed.total;
+                        counts.no_divergence_changed_lines_reached += changed.reached;
+                    }
+                }
                 Differential::Divergent => counts.divergent += 1,
                 Differential::DivergentOnVulnerableInputs => {
                     counts.divergent_on_vulnerable_inputs += 1;
@@ -129,10 +139,19 @@ impl DifferentialCounts {
     }
 
     /// `plausible · no divergence found · divergent · on vulnerable inputs`, as the tables show
-    /// it (`12 · 5 · 3 · 1`).
+    /// it (`12 · 5 · 3 · 1`); where the changed lines were measured, the no-divergence count says
+    /// how many of them its inputs reached (`12 · 5 (40/52 lines) · 3 · 1`).
     pub fn cell(&self) -> String {
+        let reached = if self.no_divergence_changed_lines == 0 {
+            String::new()
+        } else {
+            format!(
+                " ({}/{} lines)",
+                self.no_divergence_changed_lines_reached, self.no_divergence_changed_lines
+            )
+        };
         format!(
-            "{} · {} · {} · {}",
+            "{} · {}{reached} · {} · {}",
             self.plausible, self.no_divergence, self.divergent, self.divergent_on_vulnerable_inputs
         )
     }
@@ -701,6 +720,8 @@ mod tests {
             seconds: 1.0,
             budget_seconds: 20.0,
             methods: Vec::new(),
+            changed_lines: None,
+            recorded_seeds: None,
             witness: None,
         };
         store.record_differential("e", &divergent).unwrap();
@@ -719,6 +740,13 @@ mod tests {
             })
         );
         assert_eq!(m.differential.unwrap().cell(), "2 · 0 · 1 · 0");
+        let measured = DifferentialCounts {
+            no_divergence: 1,
+            no_divergence_changed_lines: 5,
+            no_divergence_changed_lines_reached: 4,
+            ..m.differential.unwrap()
+        };
+        assert_eq!(measured.cell(), "2 · 1 (4/5 lines) · 1 · 0");
         let noted = AuditRow {
             note: "differs only in the exception message".into(),
             ..label("bo", AuditLabel::Correct)

@@ -1112,6 +1112,8 @@ mod tests {
                 seconds: 1.0,
                 budget_seconds: 20.0,
                 methods: Vec::new(),
+                changed_lines: None,
+                recorded_seeds: None,
                 witness: None,
             };
             store.record_differential("c0", &row).unwrap();

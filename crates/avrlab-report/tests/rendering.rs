@@ -246,6 +246,7 @@ fn the_differential_column_appears_only_with_differential_results() {
         divergent_on_vulnerable_inputs: 1,
         not_applicable: 0,
         not_compared: 1,
+        ..DifferentialCounts::default()
     });
     let markdown = render(&with, ReportFormat::Markdown);
     let lines: Vec<&str> = markdown.lines().collect();

@@ -350,10 +350,15 @@ pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str
     }
     if let Some(d) = &item.differential {
         text.push_str(&format!(
-            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{})\n",
+            "--- differential test against the reference fix: {} ({} inputs, {:.1} s{}{}{})\n",
             d.verdict,
             d.inputs,
             d.seconds,
+            d.changed_lines
+                .map_or(String::new(), |changed| format!(", {changed}")),
+            d.recorded_seeds.map_or(String::new(), |n| format!(
+                ", {n} seeds recorded from the tests"
+            )),
             if d.reason.is_empty() {
                 String::new()
             } else {
@@ -593,6 +598,45 @@ mod tests {
     /// An auditor against differential testing: Divergent stands for incorrect, NoDivergence
     /// for correct; the tester's other verdicts and the auditor's `unsure` are left out.
     #[test]
+    fn the_evidence_of_a_candidate_found_no_different_says_how_far_the_inputs_looked() {
+        let item = AuditItem {
+            candidate_id: "c1".into(),
+            task: "t".into(),
+            label: "l".into(),
+            kind: "diff".into(),
+            content: "+ fix".into(),
+            passed: vec!["T#pov".into()],
+            flags: Vec::new(),
+            differential: Some(DifferentialRow {
+                candidate_id: "c1".into(),
+                verdict: avrlab_core::Differential::NoDivergence,
+                reason: String::new(),
+                seed: 1,
+                inputs: 1000,
+                divergent_inputs: 0,
+                vulnerable_inputs: 0,
+                seconds: 3.1,
+                budget_seconds: 10.0,
+                methods: Vec::new(),
+                changed_lines: Some(avrlab_store::ChangedLines {
+                    total: 4,
+                    reached: 3,
+                }),
+                recorded_seeds: Some(6),
+                witness: None,
+            }),
+        };
+        let text = render_item(0, 1, &item, "+ reference\n");
+        assert!(
+            text.contains(
+                "--- differential test against the reference fix: NoDivergence (1000 inputs, 3.1 s, \
+                 changed lines reached: 3 of 4, 6 seeds recorded from the tests)\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn agreement_with_the_differential_verdict_reads_divergent_as_incorrect() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = store_with_plausibles(dir.path());
@@ -607,6 +651,8 @@ mod tests {
             seconds: 1.0,
             budget_seconds: 20.0,
             methods: Vec::new(),
+            changed_lines: None,
+            recorded_seeds: None,
             witness: None,
         };
         use avrlab_core::Differential::{Divergent, DivergentOnVulnerableInputs, NoDivergence};

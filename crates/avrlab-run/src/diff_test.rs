@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use avrlab_bench::{Benchmark, copy_project};
 use avrlab_core::{Differential, Outcome};
-use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, remove_tree};
-use avrlab_store::{CandidateRow, DifferentialRow, Store, StoreError, WitnessRow};
+use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, RecordRequest, remove_tree};
+use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
 };
@@ -323,6 +323,8 @@ impl<'a> Comparer<'a> {
             seconds: 0.0,
             budget_seconds: self.config.budget.as_secs_f64(),
             methods: Vec::new(),
+            changed_lines: None,
+            recorded_seeds: None,
             witness: None,
         }
     }
@@ -392,6 +394,9 @@ struct TaskSide {
     classpath: Vec<PathBuf>,
     strings: Vec<String>,
     numbers: Vec<i64>,
+    /// The argument values the task's tests passed to the changed methods, recorded on the
+    /// reference fix; `None` when the recording could not be made or read.
+    recorded: Option<RecordedSeeds>,
 }
 
 impl TaskSide {
@@ -440,6 +445,31 @@ impl TaskSide {
         let reference_targets =
             changed_methods(&vulnerable.join(module), &reference_dir.join(module));
         let (strings, numbers) = test_literals(&vulnerable.join(module).join("src/test/java"));
+        let request = RecordRequest {
+            module: reference_dir.join(module),
+            classpath: warm
+                .classpath
+                .iter()
+                .map(|p| maven.sandbox_path(p))
+                .collect(),
+            targets: reference_targets.clone(),
+            pov_tests: task
+                .oracle
+                .pov_tests
+                .iter()
+                .map(|t| (t.class.clone(), t.method.clone().unwrap_or_default()))
+                .collect(),
+            regression: true,
+            budget: (config.budget / 4).min(RECORD_BUDGET),
+            call_timeout: config.call_timeout.max(Duration::from_secs(2)),
+            work: dir.join("record"),
+        };
+        let recorded = maven
+            .diff_record(&tester, &request)
+            .ok()
+            .and_then(|run| run.answer.ok())
+            .and_then(|bytes| read_recorded(&bytes).ok());
+        let _ = remove_tree(&request.work, validator.maven.sandbox);
         Ok(Self {
             prepared,
             maven,
@@ -450,8 +480,84 @@ impl TaskSide {
             classpath: warm.classpath,
             strings,
             numbers,
+            recorded,
         })
     }
+}
+
+/// The longest the task's tests run while their arguments are recorded (a quarter of the
+/// candidate's budget, at most this): the PoV tests first, then the others while it lasts.
+const RECORD_BUDGET: Duration = Duration::from_secs(5);
+
+/// The values a recording saw the tests pass, strings and integers, each once.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct RecordedSeeds {
+    strings: Vec<String>,
+    numbers: Vec<i64>,
+}
+
+/// Reads a recording's seeds file strictly (the tests ran the project's code, which could have
+/// written it): UTF-8, every line `string<TAB>value` (escaped as requests are: `\\`, `\t`,
+/// `\n`, `\r`, `\0`) or `number<TAB>integer`, at most [`MAX_STRINGS`] strings of at most
+/// [`MAX_STRING_CHARS`] characters and [`MAX_NUMBERS`] numbers. Anything else refuses the whole
+/// file.
+fn read_recorded(bytes: &[u8]) -> Result<RecordedSeeds, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "the seeds file is not UTF-8".to_owned())?;
+    let mut seeds = RecordedSeeds::default();
+    for (index, line) in text.lines().enumerate() {
+        let bad = || format!("line {} of the seeds file is malformed", index + 1);
+        let (kind, value) = line.split_once('\t').ok_or_else(bad)?;
+        match kind {
+            "string" => {
+                let value = unescape_field(value).ok_or_else(bad)?;
+                if value.chars().count() > MAX_STRING_CHARS || seeds.strings.len() == MAX_STRINGS {
+                    return Err(bad());
+                }
+                if !seeds.strings.contains(&value) {
+                    seeds.strings.push(value);
+                }
+            }
+            "number" => {
+                let value: i64 = value.parse().map_err(|_| bad())?;
+                if seeds.numbers.len() == MAX_NUMBERS {
+                    return Err(bad());
+                }
+                if !seeds.numbers.contains(&value) {
+                    seeds.numbers.push(value);
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(seeds)
+}
+
+/// A field escaped as the helper's requests are; `None` for an escape it does not write.
+fn unescape_field(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(match chars.next()? {
+                '\\' => '\\',
+                't' => '\t',
+                'n' => '\n',
+                'r' => '\r',
+                '0' => '\0',
+                _ => return None,
+            }),
+            '\t' | '\n' | '\r' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// The recorded values first, then the literals not among them.
+fn recorded_first<T: Clone + PartialEq>(recorded: &[T], literals: &[T]) -> Vec<T> {
+    let mut out = recorded.to_vec();
+    out.extend(literals.iter().filter(|v| !recorded.contains(v)).cloned());
+    out
 }
 
 /// Compares one candidate; `Err` is a reason for `NotApplicable`.
@@ -480,6 +586,7 @@ fn compare(
     if targets.is_empty() {
         return Err("neither the candidate nor the fix changes a method".into());
     }
+    let recorded = side.recorded.clone().unwrap_or_default();
     let request = DiffTestRequest {
         vulnerable: side.vulnerable.join(module),
         reference: side.reference.join(module),
@@ -490,12 +597,16 @@ fn compare(
             .map(|p| side.maven.sandbox_path(p))
             .collect(),
         targets,
-        strings: with_changed_literals(
-            &side.strings,
-            &side.vulnerable.join(module),
-            [&side.reference.join(module), &project.join(module)],
+        strings: recorded_first(
+            &recorded.strings,
+            &with_changed_literals(
+                &side.strings,
+                &side.vulnerable.join(module),
+                [&side.reference.join(module), &project.join(module)],
+            ),
         ),
-        numbers: side.numbers.clone(),
+        numbers: recorded_first(&recorded.numbers, &side.numbers),
+        changed_lines: changed_lines(&side.vulnerable.join(module), &project.join(module)),
         seed: config.seed,
         inputs_per_method: config.inputs_per_method,
         budget: config.budget,
@@ -516,7 +627,17 @@ fn compare(
             return Err(format!("{why} (exit {exit:?}): {}", last_line(&run.log)));
         }
     };
-    read_answer(bytes, candidate_id, config)
+    let mut row = read_answer(
+        bytes,
+        candidate_id,
+        config,
+        request.changed_lines.len() as u64,
+    )?;
+    row.recorded_seeds = side
+        .recorded
+        .as_ref()
+        .map(|r| (r.strings.len() + r.numbers.len()) as u64);
+    Ok(row)
 }
 
 /// The helper's answer, as written (untrusted: the candidate's code ran in the same JVM).
@@ -538,6 +659,11 @@ struct Answer {
     seconds: f64,
     #[serde(default)]
     budget_exhausted: bool,
+    /// Present together, where the candidate's changed lines were measured.
+    #[serde(default)]
+    changed_lines: Option<u64>,
+    #[serde(default)]
+    changed_lines_reached: Option<u64>,
     #[serde(default)]
     witness: Option<AnswerWitness>,
 }
@@ -553,10 +679,12 @@ struct AnswerWitness {
 }
 
 /// Reads the helper's answer into a stored row; a malformed one is `Err` (not applicable).
+/// `changed` is how many changed lines were asked about: the answer cannot count more.
 fn read_answer(
     bytes: &[u8],
     candidate_id: &str,
     config: &DiffTestConfig,
+    changed: u64,
 ) -> Result<DifferentialRow, String> {
     let answer: Answer = serde_json::from_slice(bytes)
         .map_err(|e| format!("the differential tester's answer is malformed: {e}"))?;
@@ -584,6 +712,21 @@ fn read_answer(
     if diverged != answer.witness.is_some() {
         return Err("the differential tester's answer has a divergence without a witness".into());
     }
+    let changed_lines = match (answer.changed_lines, answer.changed_lines_reached) {
+        // A candidate that only deletes lines has none to reach (and the helper measures none).
+        (None, None) if changed == 0 => Some(ChangedLines {
+            total: 0,
+            reached: 0,
+        }),
+        (Some(total), Some(reached)) if reached <= total && total <= changed => {
+            Some(ChangedLines { total, reached })
+        }
+        _ => {
+            return Err(
+                "the differential tester's answer counts the changed lines inconsistently".into(),
+            );
+        }
+    };
     let mut reason = answer.reason;
     if answer.budget_exhausted {
         let note = format!(
@@ -608,6 +751,8 @@ fn read_answer(
         seconds: answer.seconds,
         budget_seconds: config.budget.as_secs_f64(),
         methods: answer.methods,
+        changed_lines,
+        recorded_seeds: None,
         witness: answer.witness.map(|w| WitnessRow {
             method: w.method,
             input: w.input,
@@ -743,6 +888,60 @@ fn package_of(text: &str) -> Option<String> {
                 .split_whitespace()
                 .collect::<String>()
         })
+}
+
+/// The most changed lines whose coverage is asked for (a candidate that rewrites a whole file is
+/// measured on its first lines).
+const MAX_CHANGED_LINES: usize = 5000;
+
+/// The lines a version adds or changes in a module's main sources against another version
+/// (deleted lines have nothing to reach), as `(source path under src/main/java, line number)`,
+/// numbered in the later version.
+pub fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    let sources = after.join("src/main/java");
+    for entry in walkdir::WalkDir::new(&sources)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java"))
+    {
+        let (Ok(rel), Ok(new_text)) = (
+            entry.path().strip_prefix(&sources),
+            std::fs::read_to_string(entry.path()),
+        ) else {
+            continue;
+        };
+        let old_text =
+            std::fs::read_to_string(before.join("src/main/java").join(rel)).unwrap_or_default();
+        if old_text == new_text {
+            continue;
+        }
+        // The path as Java names it (`a/b/C.java`), whatever the host's separator.
+        let path = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let diff = similar::TextDiff::from_lines(&old_text, &new_text);
+        for op in diff.ops() {
+            if let similar::DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | similar::DiffOp::Replace {
+                new_index, new_len, ..
+            } = *op
+            {
+                for index in new_index..new_index + new_len {
+                    if out.len() == MAX_CHANGED_LINES {
+                        return out;
+                    }
+                    out.push((path.clone(), index as u32 + 1));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The most literals of each kind handed to the generators, and the longest string kept.
@@ -914,6 +1113,12 @@ pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
             "{:<24} {:<28} {:<28} {:>5} inputs {:>6.1} s",
             line.task, line.label, row.verdict, row.inputs, row.seconds
         ));
+        if let Some(changed) = row.changed_lines {
+            out.push_str(&format!("  {changed}"));
+        }
+        if let Some(recorded) = row.recorded_seeds {
+            out.push_str(&format!("  {recorded} seeds recorded from the tests"));
+        }
         if !row.reason.is_empty() {
             out.push_str(&format!("  ({})", row.reason));
         }
@@ -955,10 +1160,18 @@ pub fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String {
         seconds / tested.len() as f64
     };
     let budget = rows.first().map_or(0.0, |r| r.budget_seconds);
+    // What the inputs of the candidates that did not diverge reached of their changed lines.
+    let (reached, total) = rows
+        .iter()
+        .filter(|r| r.verdict == Differential::NoDivergence)
+        .filter_map(|r| r.changed_lines)
+        .fold((0, 0), |(reached, total), c| {
+            (reached + c.reached, total + c.total)
+        });
     format!(
         "diff-test {run_id}: {} plausible candidates: {} Divergent, {} DivergentOnVulnerableInputs, \
          {} NoDivergence, {} NotApplicable; {mean:.1} s per compared candidate in the tester \
-         (budget {budget:.0} s)\n",
+         (budget {budget:.0} s); changed lines reached in NoDivergence: {reached} of {total}\n",
         rows.len(),
         count(Differential::Divergent),
         count(Differential::DivergentOnVulnerableInputs),
@@ -1063,16 +1276,113 @@ mod tests {
     fn an_answer_that_claims_a_divergence_without_a_witness_is_refused() {
         let config = DiffTestConfig::default();
         let forged = br#"{"format_version":1,"verdict":"divergent","inputs":3}"#;
-        assert!(read_answer(forged, "c", &config).is_err());
+        assert!(read_answer(forged, "c", &config, 0).is_err());
         let plain = br#"{"format_version":1,"verdict":"no_divergence","inputs":3,"seconds":1.5,
             "methods":["C.f(int)"],"budget_exhausted":true}"#;
-        let row = read_answer(plain, "c", &config).unwrap();
+        let row = read_answer(plain, "c", &config, 0).unwrap();
         assert_eq!(row.verdict, Differential::NoDivergence);
         assert!(
             row.reason.contains("ran out after 3 inputs"),
             "{}",
             row.reason
         );
-        assert!(read_answer(b"not json", "c", &config).is_err());
+        assert!(read_answer(b"not json", "c", &config, 0).is_err());
+    }
+
+    #[test]
+    fn the_changed_lines_reached_are_read_only_when_consistent_with_the_request() {
+        let config = DiffTestConfig::default();
+        let answer = |total: u64, reached: u64| {
+            format!(
+                r#"{{"format_version":1,"verdict":"no_divergence","inputs":3,
+                "changed_lines":{total},"changed_lines_reached":{reached}}}"#
+            )
+        };
+        let row = read_answer(answer(4, 3).as_bytes(), "c", &config, 6).unwrap();
+        assert_eq!(
+            row.changed_lines,
+            Some(ChangedLines {
+                total: 4,
+                reached: 3
+            })
+        );
+        // More reached than there are, more lines than were asked about, one count alone.
+        assert!(read_answer(answer(4, 5).as_bytes(), "c", &config, 6).is_err());
+        assert!(read_answer(answer(7, 1).as_bytes(), "c", &config, 6).is_err());
+        let alone = br#"{"format_version":1,"verdict":"no_divergence","changed_lines":2}"#;
+        assert!(read_answer(alone, "c", &config, 6).is_err());
+        // Lines were asked about and the answer does not count them; none were, and it does not.
+        let silent = br#"{"format_version":1,"verdict":"no_divergence","inputs":3}"#;
+        assert!(read_answer(silent, "c", &config, 6).is_err());
+        assert_eq!(
+            read_answer(silent, "c", &config, 0).unwrap().changed_lines,
+            Some(ChangedLines {
+                total: 0,
+                reached: 0
+            })
+        );
+        let line = render_lines(
+            "r",
+            &[DiffTestLine {
+                task: "t".into(),
+                label: "l".into(),
+                row,
+            }],
+        );
+        assert!(line.contains("changed lines reached: 3 of 4"), "{line}");
+        assert!(
+            line.contains("changed lines reached in NoDivergence: 3 of 4"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn recorded_seeds_are_read_strictly_and_come_ahead_of_the_literals() {
+        let seeds =
+            read_recorded(b"string\ta\\tb\\\\\nnumber\t-77\nstring\tx\nnumber\t-77\n").unwrap();
+        assert_eq!(seeds.strings, ["a\tb\\", "x"]);
+        assert_eq!(seeds.numbers, [-77]);
+        assert_eq!(
+            recorded_first(&seeds.strings, &["x".to_owned(), "lit".to_owned()]),
+            ["a\tb\\", "x", "lit"]
+        );
+        // An unknown kind, an escape the helper does not write, a number that is not one, a
+        // string too long, bytes that are not UTF-8: the whole file is refused.
+        for bad in [
+            &b"word\tx\n"[..],
+            b"string\ta\\q\n",
+            b"string\ta\\\n",
+            b"number\t1.5\n",
+            b"number\n",
+            b"\xff\xfe\n",
+        ] {
+            assert!(read_recorded(bad).is_err(), "{bad:?}");
+        }
+        let long = format!("string\t{}\n", "a".repeat(MAX_STRING_CHARS + 1));
+        assert!(read_recorded(long.as_bytes()).is_err());
+        let many: String = (0..=MAX_NUMBERS)
+            .map(|n| format!("number\t{n}\n"))
+            .collect();
+        assert!(read_recorded(many.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn changed_lines_are_the_added_and_replaced_lines_numbered_in_the_later_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "src/main/java/a/C.java";
+        let before =
+            "package a;\nclass C {\n  int f() {\n    return 1;\n  }\n  int g() { return 0; }\n}\n";
+        let after =
+            "package a;\nclass C {\n  int f() {\n    if (x) throw e;\n    return 2;\n  }\n}\n";
+        for (side, text) in [("old", before), ("new", after)] {
+            let path = dir.path().join(side).join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        assert_eq!(
+            changed_lines(&dir.path().join("old"), &dir.path().join("new")),
+            vec![("a/C.java".to_owned(), 4), ("a/C.java".to_owned(), 5)]
+        );
+        assert!(changed_lines(&dir.path().join("old"), &dir.path().join("old")).is_empty());
     }
 }

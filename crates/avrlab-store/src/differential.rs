@@ -21,6 +21,24 @@ pub struct WitnessRow {
     pub input_seed: i64,
 }
 
+/// How many of a candidate's changed lines the differential tester's inputs reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangedLines {
+    /// The changed lines that have code (a brace or a comment cannot be reached).
+    pub total: u64,
+    pub reached: u64,
+}
+
+impl std::fmt::Display for ChangedLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "changed lines reached: {} of {}",
+            self.reached, self.total
+        )
+    }
+}
+
 /// A candidate's differential result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DifferentialRow {
@@ -38,6 +56,11 @@ pub struct DifferentialRow {
     pub budget_seconds: f64,
     /// The methods called, one per line.
     pub methods: Vec<String>,
+    /// The coverage of the candidate's changed lines; `None` where nothing was measured.
+    pub changed_lines: Option<ChangedLines>,
+    /// How many seeds of the generators were recorded from the task's tests at run time;
+    /// `None` where no recording was made.
+    pub recorded_seeds: Option<u64>,
     pub witness: Option<WitnessRow>,
 }
 
@@ -54,9 +77,10 @@ impl Store {
                 "INSERT OR REPLACE INTO differential (run_id, candidate_id, verdict, reason, seed,
                      inputs, divergent_inputs, vulnerable_inputs, seconds, budget_seconds, methods,
                      witness_method, witness_input, witness_reference, witness_candidate,
-                     witness_vulnerable, witness_input_seed, tested_at)
+                     witness_vulnerable, witness_input_seed, changed_lines, changed_lines_reached,
+                     recorded_seeds, tested_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                     ?18, ?19, ?20, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
                 params![
                     run_id,
                     row.candidate_id,
@@ -75,6 +99,9 @@ impl Store {
                     w.map(|w| &w.candidate),
                     w.map(|w| &w.vulnerable),
                     w.map(|w| w.input_seed),
+                    row.changed_lines.map(|c| c.total as i64),
+                    row.changed_lines.map(|c| c.reached as i64),
+                    row.recorded_seeds.map(|n| n as i64),
                 ],
             )
             .map(drop)
@@ -87,7 +114,8 @@ impl Store {
             "SELECT d.candidate_id, d.verdict, d.reason, d.seed, d.inputs, d.divergent_inputs,
                  d.vulnerable_inputs, d.seconds, d.budget_seconds, d.methods, d.witness_method,
                  d.witness_input, d.witness_reference, d.witness_candidate, d.witness_vulnerable,
-                 d.witness_input_seed
+                 d.witness_input_seed, d.changed_lines, d.changed_lines_reached,
+                 d.recorded_seeds
              FROM differential d JOIN candidates c ON c.run_id = d.run_id AND c.id = d.candidate_id
              WHERE d.run_id = ?1 ORDER BY c.seq",
             [run_id],
@@ -105,6 +133,12 @@ impl Store {
                     None => None,
                 };
                 let methods: String = r.get(9)?;
+                let total: Option<i64> = r.get(16)?;
+                let reached: Option<i64> = r.get(17)?;
+                let changed_lines = total.zip(reached).map(|(total, reached)| ChangedLines {
+                    total: total as u64,
+                    reached: reached as u64,
+                });
                 Ok(DifferentialRow {
                     candidate_id: r.get(0)?,
                     verdict: word(r, 1, Differential::parse)?,
@@ -116,6 +150,8 @@ impl Store {
                     seconds: r.get(7)?,
                     budget_seconds: r.get(8)?,
                     methods: methods.lines().map(str::to_owned).collect(),
+                    changed_lines,
+                    recorded_seeds: r.get::<_, Option<i64>>(18)?.map(|n| n as u64),
                     witness,
                 })
             },

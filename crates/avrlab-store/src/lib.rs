@@ -12,7 +12,7 @@ pub use avrlab_core::{
     AuditLabel, Correctness, Differential, Extraction, ReviewDecision, RunMode, TestGroupResult,
     UnknownWord,
 };
-pub use differential::{DifferentialRow, WitnessRow};
+pub use differential::{ChangedLines, DifferentialRow, WitnessRow};
 pub use merge::{MergeError, Merged};
 pub use store::{
     AuditRow, CandidateRow, EngineRow, FeatureScoreRow, GenerationRow, NewCandidate, NewRun,

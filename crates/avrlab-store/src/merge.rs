@@ -366,6 +366,11 @@ mod tests {
             seconds: 0.5,
             budget_seconds: 20.0,
             methods: vec!["a.B#m(java.lang.String)".into()],
+            changed_lines: Some(crate::ChangedLines {
+                total: 4,
+                reached: 3,
+            }),
+            recorded_seeds: Some(2),
             witness: None,
         };
         with_differential.record_differential("r1", &row).unwrap();

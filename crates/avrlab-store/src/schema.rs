@@ -17,11 +17,13 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V5_FEATURE_SCORES),
         M::up(V6_ENGINE_FLAGS),
         M::up(V7_DIFFERENTIAL),
+        M::up(V8_DIFFERENTIAL_COVERAGE),
+        M::up(V9_DIFFERENTIAL_RECORDED_SEEDS),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 7;
+pub(crate) const SCHEMA_VERSION: i64 = 9;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -219,4 +221,19 @@ CREATE TABLE differential (
     PRIMARY KEY (run_id, candidate_id),
     FOREIGN KEY (run_id, candidate_id) REFERENCES candidates(run_id, id)
 );
+"#;
+
+/// Version 8: how many of the candidate's changed lines (those with code) the differential
+/// tester's inputs reached, measured with JaCoCo; NULL where nothing was measured (not applicable,
+/// or compared before version 8).
+const V8_DIFFERENTIAL_COVERAGE: &str = r#"
+ALTER TABLE differential ADD COLUMN changed_lines INTEGER;
+ALTER TABLE differential ADD COLUMN changed_lines_reached INTEGER;
+"#;
+
+/// Version 9: how many of the values that seeded the differential tester's generators were
+/// recorded as the task's tests passed them to the changed methods (the rest are literals of
+/// the sources); NULL where nothing was recorded or before version 9.
+const V9_DIFFERENTIAL_RECORDED_SEEDS: &str = r#"
+ALTER TABLE differential ADD COLUMN recorded_seeds INTEGER;
 "#;

@@ -85,8 +85,12 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         reason = "the measured cost is read from the test's log"
     )]
     let () = eprintln!(
-        "validate --differential took {:.0} s",
-        started.elapsed().as_secs_f64()
+        "validate --differential took {:.0} s; {}",
+        started.elapsed().as_secs_f64(),
+        stderr
+            .lines()
+            .find(|l| l.starts_with("diff-test fixtures: "))
+            .unwrap_or("no summary")
     );
     let db = rusqlite::Connection::open(&store).unwrap();
     let not_plausible: Vec<String> = db
@@ -147,6 +151,62 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         count("reference", "DivergentOnVulnerableInputs"),
         0,
         "{tally:?}\n{stderr}"
+    );
+
+    // The coverage of the changed lines: measured for every compared candidate, never more
+    // reached than there are, and the reference fixes' inputs reach their own changed lines.
+    let coverage: Vec<(String, String, Option<i64>, Option<i64>)> = db
+        .prepare("SELECT candidate_id, verdict, changed_lines, changed_lines_reached FROM differential WHERE run_id = 'fixtures'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (id, verdict, total, reached) in &coverage {
+        if verdict == "NotApplicable" {
+            continue;
+        }
+        let (Some(total), Some(reached)) = (total, reached) else {
+            panic!("{id} ({verdict}) has its changed lines measured: {coverage:?}");
+        };
+        assert!(reached <= total, "{id}: {coverage:?}");
+    }
+    let references_reaching = coverage
+        .iter()
+        .filter(|(id, verdict, _, reached)| {
+            kinds[id] == "reference" && verdict == "NoDivergence" && reached.unwrap_or(0) > 0
+        })
+        .count();
+    let references = kinds.values().filter(|k| *k == "reference").count();
+    assert!(
+        references_reaching * 4 >= references * 3,
+        "at least 3 of 4 reference fixes reach their changed lines: {coverage:?}"
+    );
+    assert!(
+        summary.contains("; changed lines reached in NoDivergence: "),
+        "{summary}"
+    );
+    // The seeds recorded as the tests ran: every task's recording is read, and most tasks'
+    // tests pass their changed methods a string or an integer.
+    let recorded: Vec<(String, Option<i64>)> = db
+        .prepare("SELECT candidate_id, recorded_seeds FROM differential WHERE run_id = 'fixtures'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        recorded.iter().all(|(_, n)| n.is_some()),
+        "every task's recording is read: {recorded:?}"
+    );
+    let tasks_recording: std::collections::BTreeSet<&str> = recorded
+        .iter()
+        .filter(|(_, n)| n.unwrap_or(0) > 0)
+        .map(|(id, _)| id.split('/').next().unwrap())
+        .collect();
+    assert!(
+        tasks_recording.len() * 2 >= truth.len(),
+        "at least half of the tasks record seeds: {recorded:?}"
     );
 
     // diff-test with a benchmark other than the run's: one line, exit 2, before anything runs

@@ -19,6 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import javax.tools.JavaCompiler;
@@ -33,9 +35,12 @@ import javax.tools.ToolProvider;
  * decides what the difference means: an input on which the fix itself changed behaviour is one the
  * fix is meant to block, and a candidate that blocks it differently is weaker evidence than one
  * that differs where the fix changed nothing, or that still behaves as the vulnerable version.
+ * The candidate's classes are instrumented with JaCoCo ({@link Coverage}), so the answer also says
+ * how many of its changed lines the inputs reached.
  *
  * Usage: {@code Main REQUEST}, a file of tab-separated lines written by avrlab; the result is
- * written as JSON to the file the request names. The host reads it as untrusted: candidate code
+ * written as JSON to the file the request names. A request with a {@code record} line instead
+ * records the arguments the task's tests pass to the changed methods ({@link Record}). The host reads it as untrusted: candidate code
  * runs in this JVM.
  */
 public final class Main {
@@ -56,6 +61,17 @@ public final class Main {
     public static void main(String[] args) throws IOException {
         Map<String, List<List<String>>> request = read(Path.of(args[0]));
         Path result = Path.of(one(request, "result"));
+        if (request.containsKey("record")) {
+            // The tests' output is captured while they run; this stream stays the log's.
+            java.io.PrintStream log = System.err;
+            try {
+                Record.run(request, result);
+            } catch (Throwable e) {
+                // No seeds file: the host goes on with the tests' literals alone.
+                log.println("recording the tests' arguments failed: " + e);
+            }
+            Runtime.getRuntime().halt(0);
+        }
         long started = System.nanoTime();
         String json;
         try {
@@ -90,6 +106,12 @@ public final class Main {
         for (List<String> line : request.getOrDefault("number", List.of())) {
             numbers.add(Long.parseLong(line.get(0)));
         }
+        // The candidate's changed lines, by source path: their coverage is measured.
+        Map<String, Set<Integer>> changedLines = new LinkedHashMap<>();
+        for (List<String> line : request.getOrDefault("changed", List.of())) {
+            changedLines.computeIfAbsent(line.get(0), k -> new TreeSet<>()).add(Integer.parseInt(line.get(1)));
+        }
+        Coverage coverage = null;
         Map<String, Version> versions = new LinkedHashMap<>();
         List<String> projectClasses = new ArrayList<>();
         for (List<String> line : request.get("version")) {
@@ -97,8 +119,13 @@ public final class Main {
             Path module = Path.of(line.get(1));
             Path classes = work.resolve("classes-" + name);
             compile(name, module.resolve("src/main/java"), classpath, classes);
+            Path loaded = classes;
+            if (name.equals("candidate") && !changedLines.isEmpty()) {
+                loaded = work.resolve("classes-" + name + "-instrumented");
+                coverage = Coverage.instrument(classes, loaded, changedLines);
+            }
             List<URL> urls = new ArrayList<>();
-            urls.add(classes.toUri().toURL());
+            urls.add(loaded.toUri().toURL());
             Path resources = module.resolve("src/main/resources");
             if (Files.isDirectory(resources)) {
                 urls.add(resources.toUri().toURL());
@@ -216,7 +243,12 @@ public final class Main {
         out.append("],\"inputs\":").append(tried).append(",\"divergent_inputs\":").append(divergent)
                 .append(",\"vulnerable_only_inputs\":").append(vulnerableOnly).append(",\"unstable_inputs\":")
                 .append(unstable).append(",\"budget_exhausted\":").append(exhausted).append(",\"seconds\":")
-                .append(seconds(started)).append(",\"witness\":").append(strong != null ? strong : weak != null ? weak : "null")
+                .append(seconds(started));
+        if (coverage != null) {
+            long[] reached = coverage.reached();
+            out.append(",\"changed_lines\":").append(reached[0]).append(",\"changed_lines_reached\":").append(reached[1]);
+        }
+        out.append(",\"witness\":").append(strong != null ? strong : weak != null ? weak : "null")
                 .append('}');
         return out.toString();
     }
@@ -401,7 +433,7 @@ public final class Main {
         return out;
     }
 
-    private static void compile(String name, Path sources, List<Path> classpath, Path out) throws Exception {
+    static void compile(String name, Path sources, List<Path> classpath, Path out) throws Exception {
         List<File> files;
         try (Stream<Path> walk = Files.walk(sources)) {
             files = walk.filter(p -> p.toString().endsWith(".java")).sorted().map(Path::toFile).toList();
@@ -442,7 +474,7 @@ public final class Main {
         return out;
     }
 
-    private static String one(Map<String, List<List<String>>> request, String key) {
+    static String one(Map<String, List<List<String>>> request, String key) {
         List<List<String>> lines = request.get(key);
         if (lines == null || lines.isEmpty() || lines.get(0).isEmpty()) {
             throw new IllegalArgumentException("the request has no " + key);
