@@ -18,7 +18,7 @@ use avrlab_core::{Differential, Outcome};
 use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, RecordRequest, remove_tree};
 use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
-    Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
+    CacheSeal, Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
 };
 use serde::Deserialize;
 
@@ -410,6 +410,12 @@ impl TaskSide {
         let Some(reference) = &task.reference else {
             return Err("the task has no reference fix".into());
         };
+        if task.build.system != avrlab_bench::BuildSystem::Maven {
+            return Err(format!(
+                "a {} build: the tester takes its class path from a Maven build",
+                task.build.system.as_str()
+            ));
+        }
         let maven = Maven::for_build(validator.maven.clone(), &task.build)
             .map_err(|e| format!("no build tool for the task: {}", chain(&e)))?;
         let _ = remove_tree(dir, validator.maven.sandbox);
@@ -432,15 +438,15 @@ impl TaskSide {
                 let copy = dir.join("warm-up");
                 copy_project(prepared.pristine(), &copy)
                     .map_err(|e| format!("cannot copy the task state: {}", chain(&e)))?;
-                maven
-                    .warm_up(&copy)
+                as_warm_up(&validator.maven.repository, || maven.warm_up(&copy))?
                     .map_err(|e| format!("cannot resolve the class path: {}", chain(&e)))?
             }
             Err(e) => return Err(format!("cannot resolve the class path: {}", chain(&e))),
         };
-        let tester = maven
-            .diff_tester(&config.tester_cache)
-            .map_err(|e| format!("cannot build the differential tester: {}", chain(&e)))?;
+        let tester = as_warm_up(&validator.maven.repository, || {
+            maven.diff_tester(&config.tester_cache)
+        })?
+        .map_err(|e| format!("cannot build the differential tester: {}", chain(&e)))?;
         let module = &task.build.module;
         let reference_targets =
             changed_methods(&vulnerable.join(module), &reference_dir.join(module));
@@ -558,6 +564,15 @@ fn recorded_first<T: Clone + PartialEq>(recorded: &[T], literals: &[T]) -> Vec<T
     let mut out = recorded.to_vec();
     out.extend(literals.iter().filter(|v| !recorded.contains(v)).cloned());
     out
+}
+
+/// Runs `step`, which writes the shared dependency cache (a class path or the tester's libraries
+/// resolved with network), as a warm-up: while no candidate of any avrlab process sharing the
+/// cache runs, and re-sealed after (see `CacheSeal`).
+fn as_warm_up<T>(repository: &Path, step: impl FnOnce() -> T) -> Result<T, String> {
+    CacheSeal::check_trusted(repository)
+        .and_then(|()| CacheSeal.warm_up(repository)?.run(repository, step))
+        .map_err(|e| chain(&e))
 }
 
 /// Compares one candidate; `Err` is a reason for `NotApplicable`.
