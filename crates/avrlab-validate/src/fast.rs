@@ -221,12 +221,12 @@ impl FastOracle {
     }
 
     fn maven_for(&self, task: &Task) -> Result<Maven, ValidateError> {
-        Maven::for_build(self.config.maven.clone(), &task.build).map_err(|source| {
-            ValidateError::Build {
+        Maven::for_build(self.config.maven.clone(), &self.maven.build_spec(task)).map_err(
+            |source| ValidateError::Build {
                 task: task.id.clone(),
                 source,
-            }
-        })
+            },
+        )
     }
 
     /// Maven's verdict on a candidate the fast path hands over, settled by [`settle_fallback`].

@@ -1,10 +1,12 @@
 //! The Maven oracle: each candidate is applied to a fresh workspace, compiled with `mvn
 //! test-compile`, and its PoV then regression tests are run with Surefire, all sandboxed.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
+use avrlab_bench::{OlderApi, RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
     BuildError, BuildTool, ExitKind, MavenSettings, SandboxKind, TestRun, TestSelection, WarmUp,
     build_tool, remove_tree,
@@ -44,6 +46,9 @@ pub struct MavenOracle {
     pub(crate) config: ValidatorConfig,
     /// The dependency cache's fingerprint after the last warm-up, checked after each candidate.
     seal: CacheSeal,
+    /// Per task id, the older-API plan made again after a failed warm-up brought the parent poms
+    /// it reads (see `refresh_repairs`); it stands in for the one the task was prepared with.
+    replanned: Arc<Mutex<HashMap<String, Option<OlderApi>>>>,
 }
 
 pub(crate) fn excerpt(log: &str) -> String {
@@ -72,6 +77,7 @@ impl MavenOracle {
         Self {
             config,
             seal: CacheSeal,
+            replanned: Arc::default(),
         }
     }
 
@@ -124,7 +130,9 @@ impl MavenOracle {
             .baseline_cache
             .clone()
             .unwrap_or_else(|| self.config.work_root.join("baseline"));
-        baseline::baseline_path(&root, task, pristine, jdk).map_err(|source| {
+        let mut task = task.clone();
+        task.build = self.build_spec(&task);
+        baseline::baseline_path(&root, &task, pristine, jdk).map_err(|source| {
             ValidateError::Workspace {
                 path: pristine.to_owned(),
                 source,
@@ -134,10 +142,27 @@ impl MavenOracle {
 
     /// The build tool the task names (Maven, Gradle, Ant), set up for it.
     pub(crate) fn tool(&self, task: &Task) -> Result<Box<dyn BuildTool>, ValidateError> {
-        build_tool(self.config.maven.clone(), &task.build).map_err(|source| ValidateError::Build {
-            task: task.id.clone(),
-            source,
+        build_tool(self.config.maven.clone(), &self.build_spec(task)).map_err(|source| {
+            ValidateError::Build {
+                task: task.id.clone(),
+                source,
+            }
         })
+    }
+
+    /// The task's build as it stands: with the older-API plan made again after a failed
+    /// warm-up, where there is one.
+    pub(crate) fn build_spec(&self, task: &Task) -> avrlab_bench::BuildSpec {
+        let mut build = task.build.clone();
+        if let Some(older) = self
+            .replanned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&task.id)
+        {
+            build.older_api = older.clone();
+        }
+        build
     }
 }
 
@@ -434,15 +459,29 @@ impl MavenOracle {
             &self.repairs_root(),
         )?;
         let poms = repairs::read_poms(&dir).map_err(Self::workspace_err(&dir))?;
+        // What the state calls for may have changed with its parents (a language level fixed
+        // in a parent pom: `--release`).
+        let older = avrlab_exec::plan_older_api(&dir, &task.build, &self.config.maven);
         let _ = remove_tree(&dir, SandboxKind::None);
+        let older = older.map_err(|source| ValidateError::Build {
+            task: task.id.clone(),
+            source,
+        })?;
+        let replanned = older != self.build_spec(task).older_api;
         let current = repairs::read_poms(prepared.pristine()).map_err(Self::workspace_err(&dir))?;
-        if poms == current {
+        if poms == current && !replanned {
             return Ok(false);
         }
         repairs::write_poms(prepared.pristine(), &poms)
             .map_err(Self::workspace_err(prepared.pristine()))?;
         prepared.set_build_notes(notes);
         *prepared.repairs() = repairs;
+        if replanned {
+            self.replanned
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone(), older);
+        }
         Ok(true)
     }
 
