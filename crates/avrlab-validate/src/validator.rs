@@ -582,6 +582,8 @@ impl MavenOracle {
                     .map_err(Self::workspace_err(prepared.pristine()))?;
                 prepared.repairs().declined.push(name.clone());
                 if let Some(mut declined) = without {
+                    // The decisions taken on this state before this one, then this one.
+                    declined.repairs = with.repairs.clone();
                     declined.repairs.push(decision.describe());
                     let at = self.baseline_path(task, prepared.pristine(), jdk)?;
                     baseline::store(&at, &declined).map_err(Self::workspace_err(&at))?;
