@@ -263,6 +263,49 @@ pub struct Store {
     pub(crate) path: PathBuf,
 }
 
+/// How long an open or a write waits for another avrlab that holds the store's lock.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Puts the store in WAL mode. The switch needs the file to itself for a moment, and SQLite does
+/// not wait for that (another avrlab opening the same new store has it open): it is tried again
+/// for as long as the busy timeout. Once in WAL mode, the file stays so and the switch is a no-op.
+fn write_ahead_log(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Brings the schema of the store at `path`, found at `version`, up to date. Two processes that
+/// open the same new store at once both read the old version; the one that upgrades second fails
+/// (the tables exist) with its transaction rolled back, so it tries again from the version the
+/// other one wrote, as long as each failure finds the version moved on.
+fn upgrade(conn: &mut Connection, path: &Path, mut version: i64) -> Result<(), StoreError> {
+    loop {
+        let Err(source) = migrations().to_latest(conn) else {
+            return Ok(());
+        };
+        let now: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap_or(version);
+        if now <= version {
+            return Err(StoreError::Migration {
+                path: path.to_owned(),
+                source,
+            });
+        }
+        version = now;
+    }
+}
+
 impl Store {
     /// Opens the store at `path`, creating it (and its folder) when missing.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
@@ -277,8 +320,25 @@ impl Store {
             source,
         };
         let mut conn = Connection::open(path).map_err(sqlite)?;
-        let version: i64 = match conn.query_row("PRAGMA user_version", [], |r| r.get(0)) {
-            Ok(v) => v,
+        // Set first: another avrlab may hold the store's lock (a shard writing while `slurm
+        // status` reads), and the pragmas below wait for it too.
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+        // One statement, so one snapshot: another avrlab may be creating the same store.
+        let found = conn.query_row(
+            "SELECT (SELECT user_version FROM pragma_user_version), \
+                    (SELECT application_id FROM pragma_application_id), \
+                    (SELECT count(*) FROM sqlite_master)",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i32>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            },
+        );
+        let (version, application, tables) = match found {
+            Ok(found) => found,
             Err(rusqlite::Error::SqliteFailure(e, _))
                 if e.code == rusqlite::ErrorCode::NotADatabase =>
             {
@@ -286,12 +346,6 @@ impl Store {
             }
             Err(e) => return Err(sqlite(e)),
         };
-        let application: i32 = conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(sqlite)?;
-        let tables: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(sqlite)?;
         // Another program's database is never written to: one marked as such, or one with
         // tables that no avrlab made.
         if application != APPLICATION_ID && (application != 0 || (version == 0 && tables > 0)) {
@@ -305,20 +359,16 @@ impl Store {
         }
         // WAL keeps readers (reports) and the writer apart, and survives kill -9 without losing
         // a committed verdict.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(sqlite)?;
+        write_ahead_log(&conn).map_err(sqlite)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sqlite)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(sqlite)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(sqlite)?;
-        migrations()
-            .to_latest(&mut conn)
-            .map_err(|source| StoreError::Migration {
-                path: path.to_owned(),
-                source,
-            })?;
+        // The upgrade takes the write lock as it begins, so a second opener waits for the first
+        // one's upgrade to end rather than writing over a snapshot it has outdated.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
+        upgrade(&mut conn, path, version)?;
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Deferred);
         conn.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(sqlite)?;
         Ok(Self {
@@ -1025,6 +1075,41 @@ pub(crate) mod tests {
                     "a thread started by the tests is still running (t)".into(),
                 ],
             }),
+        }
+    }
+
+    /// Several avrlab processes may open the same new store at once (`slurm status` reads a
+    /// shard's store while the shard creates it): each must get it, whichever upgrades it first.
+    #[test]
+    fn a_new_store_opened_by_four_at_once_is_upgraded_once_and_opens_for_each() {
+        let dir = tempfile::tempdir().unwrap();
+        for attempt in 0..40 {
+            let path = dir.path().join(format!("results-{attempt}.sqlite"));
+            let start = std::sync::Barrier::new(4);
+            std::thread::scope(|scope| {
+                let opened: Vec<_> = (0..4)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            start.wait();
+                            Store::open(&path).map(|_| ()).map_err(|e| {
+                                let source = std::error::Error::source(&e)
+                                    .map(|s| s.to_string())
+                                    .unwrap_or_default();
+                                format!("{e}: {source}")
+                            })
+                        })
+                    })
+                    .collect();
+                for handle in opened {
+                    handle.join().unwrap().unwrap();
+                }
+            });
+            let store = Store::open(&path).unwrap();
+            let version: i64 = store
+                .conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(version, SCHEMA_VERSION);
         }
     }
 
