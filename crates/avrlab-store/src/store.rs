@@ -364,11 +364,7 @@ impl Store {
             .map_err(sqlite)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(sqlite)?;
-        // The upgrade takes the write lock as it begins, so a second opener waits for the first
-        // one's upgrade to end rather than writing over a snapshot it has outdated.
-        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         upgrade(&mut conn, path, version)?;
-        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Deferred);
         conn.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(sqlite)?;
         Ok(Self {
