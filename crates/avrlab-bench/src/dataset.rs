@@ -101,12 +101,53 @@ pub struct DatasetRow {
     pub pov_tests: Option<Vec<TestName>>,
     /// Where the dataset places the vulnerable method, when it says.
     pub location: Option<DatasetLocation>,
+    /// Where the dataset keeps its own copy of the task, with tests the fix commit may lack:
+    /// Vul4J's branch `VUL4J-n` of the repository, VJBench's `github_url_cve`. Named in a
+    /// refusal when a PoV test is not at the fix commit.
+    pub dataset_copy: Option<String>,
+}
+
+/// Why a row did not become a task, in the four classes every import summary counts. Only the
+/// first is avrlab's to fix; the others are statements about the dataset or this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RefusalKind {
+    /// avrlab cannot drive the row yet (a build system or layout it does not read).
+    CannotDrive,
+    /// The dataset is inconsistent or incomplete: its files disagree, the row names a commit the
+    /// repository lacks, it lists no PoV test (SpotBugs-only rows).
+    DatasetInconsistent,
+    /// The PoV test is not at the fix commit: the dataset added it elsewhere (Vul4J on its own
+    /// `VUL4J-n` branches, VJBench in its `VJBench/<id>` repositories).
+    PovNotAtFix,
+    /// The repository has no mirror here (and importing never clones).
+    NoMirror,
+}
+
+impl RefusalKind {
+    /// Every class, in the order summaries list them.
+    pub const ALL: [Self; 4] = [
+        Self::CannotDrive,
+        Self::DatasetInconsistent,
+        Self::PovNotAtFix,
+        Self::NoMirror,
+    ];
+
+    /// The class as summaries and tables name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::CannotDrive => "avrlab cannot drive yet",
+            Self::DatasetInconsistent => "dataset inconsistent or incomplete",
+            Self::PovNotAtFix => "PoV test not at the fix commit",
+            Self::NoMirror => "no mirror here",
+        }
+    }
 }
 
 /// A row that cannot become a task, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowRefusal {
     pub dataset_id: String,
+    pub kind: RefusalKind,
     pub reason: String,
 }
 
@@ -260,8 +301,9 @@ pub fn read_vul4j(path: &Path) -> Result<DatasetRows, DatasetError> {
         })?;
         match vul4j_row(&record) {
             Ok(row) => out.rows.push(row),
-            Err(reason) => out.refused.push(RowRefusal {
+            Err((kind, reason)) => out.refused.push(RowRefusal {
                 dataset_id: record.vul_id.clone(),
+                kind,
                 reason,
             }),
         }
@@ -269,12 +311,19 @@ pub fn read_vul4j(path: &Path) -> Result<DatasetRows, DatasetError> {
     Ok(out)
 }
 
-fn vul4j_row(record: &Vul4jRecord) -> Result<DatasetRow, String> {
+fn vul4j_row(record: &Vul4jRecord) -> Result<DatasetRow, (RefusalKind, String)> {
+    let inconsistent = |reason: String| (RefusalKind::DatasetInconsistent, reason);
     if record.failing_tests.trim().is_empty() {
-        return Err("no PoV test in the dataset (a SpotBugs-only row)".into());
+        return Err(inconsistent(
+            "no PoV test in the dataset (a SpotBugs-only row)".into(),
+        ));
     }
-    let (repo_url, commit) = parse_fix_url(&record.human_patch)
-        .ok_or_else(|| format!("human_patch `{}` is not a commit URL", record.human_patch))?;
+    let (repo_url, commit) = parse_fix_url(&record.human_patch).ok_or_else(|| {
+        inconsistent(format!(
+            "human_patch `{}` is not a commit URL",
+            record.human_patch
+        ))
+    })?;
     let build = match record.build_system.trim() {
         "Maven" => RowBuild::Maven {
             module: match record.failing_module.trim() {
@@ -283,7 +332,12 @@ fn vul4j_row(record: &Vul4jRecord) -> Result<DatasetRow, String> {
             },
         },
         "Gradle" => RowBuild::Gradle,
-        other => return Err(format!("build system `{other}` is not known")),
+        other => {
+            return Err((
+                RefusalKind::CannotDrive,
+                format!("build system `{other}` is not known"),
+            ));
+        }
     };
     let jdk = match record.compliance_level.trim().parse::<u32>() {
         // Vul4J's convention: compliance levels up to 7 build with JDK 7.
@@ -296,12 +350,11 @@ fn vul4j_row(record: &Vul4jRecord) -> Result<DatasetRow, String> {
         .split(',')
         .map(str::trim)
         .filter(|t| !t.is_empty())
-        .map(|t| TestName::parse_method(t).map_err(|e| format!("failing_tests: {e}")))
+        .map(|t| TestName::parse_method(t).map_err(|e| inconsistent(format!("failing_tests: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(DatasetRow {
         dataset_id: record.vul_id.clone(),
         task_id: task_id("vul4j", &record.vul_id),
-        repo_url,
         commit,
         cve: non_empty(&record.cve_id),
         cwe: parse_cwe(&record.cwe_id),
@@ -315,6 +368,8 @@ fn vul4j_row(record: &Vul4jRecord) -> Result<DatasetRow, String> {
             .collect(),
         pov_tests: Some(pov_tests),
         location: None,
+        dataset_copy: Some(format!("branch {} of {repo_url}", record.vul_id)),
+        repo_url,
     })
 }
 
@@ -352,10 +407,16 @@ struct VjbenchJsonRecord {
     #[serde(default)]
     test_num: serde_json::Value,
     fix_commit: String,
+    /// VJBench's own repository of the row (`https://github.com/VJBench/<id>`), which holds
+    /// tests the upstream fix commit may lack.
+    #[serde(default)]
+    github_url_cve: String,
 }
 
 /// Reads VJBench: `VJBench_dataset.csv` and, next to it, `VJBench_data.json`, whose `fix_commit`
-/// wins over the CSV's `human_patch` (the CSV names merge commits for Jinjava-1 and Retrofit-1).
+/// wins over the CSV's `human_patch` within one repository (the CSV names merge commits for
+/// Jinjava-1 and Retrofit-1). Where the two name different repositories (Xwiki-commons-1's JSON
+/// record carries Spark's commit), the row is refused with both values: no guess is safe.
 pub fn read_vjbench(path: &Path) -> Result<DatasetRows, DatasetError> {
     let json_path = path.with_file_name("VJBench_data.json");
     let json_text = std::fs::read_to_string(&json_path).map_err(|source| DatasetError::Read {
@@ -376,8 +437,9 @@ pub fn read_vjbench(path: &Path) -> Result<DatasetRows, DatasetError> {
         })?;
         match vjbench_row(&record, details.get(record.id.trim())) {
             Ok(row) => out.rows.push(row),
-            Err(reason) => out.refused.push(RowRefusal {
+            Err((kind, reason)) => out.refused.push(RowRefusal {
                 dataset_id: record.id.trim().to_owned(),
+                kind,
                 reason,
             }),
         }
@@ -439,17 +501,41 @@ fn vjbench_build(commands: &[&str]) -> Result<RowBuild, String> {
     Ok(RowBuild::Maven { module })
 }
 
+/// The repository's name without its owner, which may have been renamed (Apollo-1: ctripcorp
+/// in the CSV, apolloconfig in the fix URL).
+fn repo_name(url: &str) -> String {
+    url.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(url)
+        .to_ascii_lowercase()
+}
+
 fn vjbench_row(
     record: &VjbenchCsvRecord,
     details: Option<&VjbenchJsonRecord>,
-) -> Result<DatasetRow, String> {
+) -> Result<DatasetRow, (RefusalKind, String)> {
     let id = record.id.trim();
-    let details = details.ok_or("no record in VJBench_data.json")?;
-    let (repo_url, commit) = parse_fix_url(&details.fix_commit)
-        .or_else(|| parse_fix_url(&record.human_patch))
-        .ok_or_else(|| format!("fix_commit `{}` is not a commit URL", details.fix_commit))?;
+    let inconsistent = |reason: String| (RefusalKind::DatasetInconsistent, reason);
+    let details = details.ok_or_else(|| inconsistent("no record in VJBench_data.json".into()))?;
+    let from_json = parse_fix_url(&details.fix_commit);
+    let from_csv = parse_fix_url(&record.human_patch);
+    if let (Some((json_repo, json_commit)), Some((csv_repo, csv_commit))) = (&from_json, &from_csv)
+        && repo_name(json_repo) != repo_name(csv_repo)
+    {
+        return Err(inconsistent(format!(
+            "the dataset's files disagree: VJBench_dataset.csv names {csv_repo} commit {csv_commit}, VJBench_data.json names {json_repo} commit {json_commit}"
+        )));
+    }
+    let (repo_url, commit) = from_json.or(from_csv).ok_or_else(|| {
+        inconsistent(format!(
+            "fix_commit `{}` is not a commit URL",
+            details.fix_commit
+        ))
+    })?;
     let shifted = details.test_num.as_str().unwrap_or("");
-    let build = vjbench_build(&[&details.compile_cmd, &details.test_cmd, shifted])?;
+    let build = vjbench_build(&[&details.compile_cmd, &details.test_cmd, shifted])
+        .map_err(|reason| (RefusalKind::CannotDrive, reason))?;
     Ok(DatasetRow {
         dataset_id: id.to_owned(),
         task_id: task_id("vjbench", id),
@@ -475,6 +561,7 @@ fn vjbench_row(
             }),
             _ => None,
         },
+        dataset_copy: non_empty(&details.github_url_cve),
     })
 }
 
@@ -615,6 +702,29 @@ mod tests {
         // The JSON's fix commit, not the CSV's merge commit.
         assert_eq!(jinjava.commit, "4f28830ef9883e2c4e2a92a0d37b93c8620de2f7");
         assert!(jinjava.cwe.is_empty());
+        // The JSON record carries Spark's commit while the CSV names xwiki-commons: refused with
+        // both values, never imported from the other project.
+        let xwiki = vjbench
+            .refused
+            .iter()
+            .find(|r| r.dataset_id == "Xwiki-commons-1")
+            .expect("Xwiki-commons-1 is refused");
+        assert_eq!(xwiki.kind, RefusalKind::DatasetInconsistent);
+        assert!(
+            xwiki.reason.contains("xwiki/xwiki-commons commit 947e8921")
+                && xwiki.reason.contains("perwendel/spark commit efcb46c7"),
+            "{}",
+            xwiki.reason
+        );
+        let ratpack = vjbench
+            .rows
+            .iter()
+            .find(|r| r.dataset_id == "Ratpack-1")
+            .unwrap();
+        assert_eq!(
+            ratpack.dataset_copy.as_deref(),
+            Some("https://github.com/VJBench/Ratpack-1")
+        );
         let cometd = vjbench
             .rows
             .iter()

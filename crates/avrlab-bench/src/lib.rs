@@ -10,6 +10,7 @@ mod checkout;
 mod class_policy;
 mod dataset;
 mod feature;
+mod layout;
 mod location;
 mod patch;
 mod policy;
@@ -22,13 +23,14 @@ pub use class_policy::{
     ClassPolicy, DeclaredTypes, declared_types, decode_unicode_escapes, shared_class_file,
 };
 pub use dataset::{
-    DatasetError, DatasetKind, DatasetLocation, DatasetRow, DatasetRows, RowBuild, RowRefusal,
-    read_dataset,
+    DatasetError, DatasetKind, DatasetLocation, DatasetRow, DatasetRows, RefusalKind, RowBuild,
+    RowRefusal, read_dataset,
 };
 pub use feature::{
     ExpectedFailures, FeatureFile, FeatureSpec, PatchText, RecordBuild, RecordError,
     StatementSource, SusVibesRecord, parse_cwe, read_susvibes, write_susvibes,
 };
+pub use layout::{DeclaredRoots, JavaSource, SourceRole, package_of};
 pub use location::{
     DERIVED_FROM_FIX, LocalizationChoice, LocationLookup, MethodSpan, VUL_LOCATION_FILE,
     VulLocation, VulnerableFile, choose_localization, dataset_location, localize_from_dataset,

@@ -78,7 +78,7 @@ impl EditPolicy {
         if escapes || path.is_empty() {
             return Err(PolicyViolation::OutsideProject(path.to_owned()));
         }
-        if is_protected(path) {
+        if is_protected(path, self.source_root_of(path)) {
             return Err(PolicyViolation::Protected(path.to_owned()));
         }
         if !self.editable.is_match(path) {
@@ -88,6 +88,20 @@ impl EditPolicy {
             ));
         }
         Ok(())
+    }
+
+    /// The editable source root that holds `path` (the literal folder before an editable glob's
+    /// first wildcard: `core/src/java/` of `core/src/java/**/*.java`), if one does. Folders
+    /// below it are packages, whatever their names.
+    fn source_root_of<'a>(&self, path: &'a str) -> Option<&'a str> {
+        self.patterns
+            .iter()
+            .filter_map(|pattern| {
+                let literal = &pattern[..pattern.find(['*', '?', '[', '{']).unwrap_or(0)];
+                let root = &literal[..literal.rfind('/').map_or(0, |at| at + 1)];
+                (!root.is_empty() && path.starts_with(root)).then(|| &path[..root.len()])
+            })
+            .max_by_key(|root| root.len())
     }
 
     /// Checks every file a patch touches.
@@ -100,9 +114,16 @@ impl EditPolicy {
 }
 
 /// Test sources, build descriptions and tool configuration decide how a candidate is judged.
-fn is_protected(path: &str) -> bool {
+/// Protection goes by a path's role, not by its words: below an editable source root (`root`),
+/// folders are Java packages (Jenkins' `…/steps/build/`), so only the folders above it can be
+/// test, build-output or tool folders.
+fn is_protected(path: &str, root: Option<&str>) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let parts: Vec<&str> = path.split('/').collect();
+    let folders = match root {
+        Some(root) => root,
+        None => path,
+    };
+    let parts: Vec<&str> = folders.split('/').collect();
     parts.windows(2).any(|w| w == ["src", "test"])
         || parts
             .iter()
@@ -144,6 +165,32 @@ mod tests {
             };
             assert!(matches, "{path}: {err}");
         }
+    }
+
+    /// A package named like a build folder (`build`, `target`) inside the main sources is a
+    /// package; the same names above the source root stay protected.
+    #[test]
+    fn folders_below_a_source_root_are_packages() {
+        let policy = EditPolicy::new(None).unwrap();
+        let step = "src/main/java/org/jenkinsci/plugins/workflow/support/steps/build/BuildTriggerStepExecution.java";
+        assert!(policy.check_path(step).is_ok());
+        assert!(policy.check_path("src/main/java/a/target/B.java").is_ok());
+        assert!(policy.check_path("src/main/java/module-info.java").is_err());
+        let layout = EditPolicy::new(Some(&["core/src/java/**/*.java".to_owned()])).unwrap();
+        assert!(
+            layout
+                .check_path("core/src/java/org/x/build/B.java")
+                .is_ok()
+        );
+        assert!(matches!(
+            layout.check_path("build/src/java/B.java"),
+            Err(PolicyViolation::Protected(_))
+        ));
+        let anywhere = EditPolicy::new(Some(&["**/*.java".to_owned()])).unwrap();
+        assert!(matches!(
+            anywhere.check_path("target/generated/B.java"),
+            Err(PolicyViolation::Protected(_))
+        ));
     }
 
     #[test]

@@ -92,6 +92,43 @@ fn git_output(cwd: &Path, args: &[&str]) -> Result<String, GitError> {
     }
 }
 
+/// Runs a read-only git command on a local repository and returns its whole standard output.
+/// The capped runner above keeps only the start and end of a long output, which would cut a large
+/// source file, a long diff or a tree listing in the middle; reading a local repository needs no
+/// wall-clock limit either (no network).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "this is avrlab-exec: trusted git reading a local repository, unsandboxed as git_output is"
+)]
+fn git_read(cwd: &Path, args: &[&str]) -> Result<String, GitError> {
+    let program = crate::sandbox::find_on_path("git").ok_or(GitError::Missing)?;
+    let output = std::process::Command::new(&program)
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", std::env::temp_dir())
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|source| {
+            GitError::Process(ProcessError::Spawn {
+                program: program.display().to_string(),
+                source,
+            })
+        })?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(GitError::Failed {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        })
+    }
+}
+
 fn git(cwd: &Path, args: &[&str]) -> Result<(), GitError> {
     git_output(cwd, args).map(|_| ())
 }
@@ -183,7 +220,7 @@ impl Repository {
     /// The full hash of `commit` (a full hash or an abbreviated prefix).
     pub fn resolve(&self, commit: &str) -> Result<String, GitError> {
         let spec = format!("{commit}^{{commit}}");
-        match git_output(&self.root, &["rev-parse", "--verify", "--quiet", &spec]) {
+        match git_read(&self.root, &["rev-parse", "--verify", "--quiet", &spec]) {
             Ok(out) => Ok(out.trim().to_owned()),
             Err(GitError::Failed { stderr, .. }) if stderr.contains("ambiguous") => {
                 Err(GitError::AmbiguousCommit {
@@ -202,13 +239,13 @@ impl Repository {
 
     /// The parents of a (resolved) commit.
     pub fn parents(&self, commit: &str) -> Result<Vec<String>, GitError> {
-        let out = git_output(&self.root, &["rev-list", "--parents", "-n", "1", commit])?;
+        let out = git_read(&self.root, &["rev-list", "--parents", "-n", "1", commit])?;
         Ok(out.split_whitespace().skip(1).map(str::to_owned).collect())
     }
 
     /// The files that differ between two commits.
     pub fn changed_files(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
-        let out = git_output(&self.root, &["diff", "--name-only", "-z", from, to])?;
+        let out = git_read(&self.root, &["diff", "--name-only", "-z", from, to])?;
         Ok(out
             .split('\0')
             .filter(|s| !s.is_empty())
@@ -228,12 +265,22 @@ impl Repository {
             "--",
         ];
         args.extend(paths.iter().map(String::as_str));
-        git_output(&self.root, &args)
+        git_read(&self.root, &args)
     }
 
     /// The text of `path` at `commit`.
     pub fn show(&self, commit: &str, path: &str) -> Result<String, GitError> {
-        git_output(&self.root, &["show", &format!("{commit}:{path}")])
+        git_read(&self.root, &["show", &format!("{commit}:{path}")])
+    }
+
+    /// Every file of the tree of `commit`, relative to the repository root.
+    pub fn files(&self, commit: &str) -> Result<Vec<String>, GitError> {
+        let out = git_read(&self.root, &["ls-tree", "-r", "-z", "--name-only", commit])?;
+        Ok(out
+            .split('\0')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect())
     }
 }
 
@@ -425,6 +472,34 @@ mod tests {
             mirror_path("https://github.com/other/thing/", dir.path()),
             dir.path().join("other+thing.git")
         );
+    }
+
+    /// A file, a diff and a tree listing far longer than the runner's output cap are read
+    /// whole (a 300 KiB source file was cut in the middle before).
+    #[test]
+    fn large_files_and_listings_are_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let g = |args: &[&str]| git_output(&work, args).unwrap();
+        g(&["init", "--quiet"]);
+        g(&["config", "user.email", "t@example.com"]);
+        g(&["config", "user.name", "t"]);
+        let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(work.join("Big.java"), &big).unwrap();
+        for i in 0..3000 {
+            std::fs::write(work.join(format!("file-with-a-long-name-{i:05}.txt")), "x").unwrap();
+        }
+        g(&["add", "."]);
+        g(&["commit", "--quiet", "-m", "c"]);
+        let repo = Repository {
+            root: work.clone(),
+            url: "local".into(),
+            source: work.display().to_string(),
+        };
+        let head = repo.resolve("HEAD").unwrap();
+        assert_eq!(repo.show(&head, "Big.java").unwrap(), big);
+        assert_eq!(repo.files(&head).unwrap().len(), 3001);
     }
 
     /// One folder of a bare repository is copied out, and nothing else of it.

@@ -6,27 +6,16 @@
 //! `state.revert = ["reference.diff"]`) and `reference.diff` (main sources only). A row whose
 //! repository has no mirror here is refused with the way to supply one; nothing about it is written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
-    BuildSpec, BuildSystem, BuildTargets, DatasetKind, DatasetRow, HunkLine, Localization,
-    ManifestProject, MethodSpan, Patch, Provenance, RegressionTests, RowBuild, RowRefusal, Task,
-    TaskKind, TaskManifest, TestName, VulLocation, VulnerableFile, choose_localization,
-    dataset_location,
+    BuildSpec, BuildSystem, BuildTargets, DatasetKind, DatasetRow, DeclaredRoots, HunkLine,
+    JavaSource, Localization, ManifestProject, MethodSpan, Patch, Provenance, RefusalKind,
+    RegressionTests, RowBuild, RowRefusal, SourceRole, Task, TaskKind, TaskManifest, TestName,
+    VulLocation, VulnerableFile, choose_localization, dataset_location,
 };
 use avrlab_exec::{GitError, Repository, mirror_path};
-
-/// Why a row was refused: it cannot be driven here, or the row itself is wrong.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RefusalKind {
-    /// A row avrlab cannot drive (a row without PoV tests, an unknown build system).
-    Unsupported,
-    /// The repository has no mirror here (and importing never clones).
-    NoMirror,
-    /// The row is wrong: a commit the repository lacks, a PoV test that does not exist.
-    BadRow,
-}
 
 /// One refused row.
 #[derive(Debug, Clone)]
@@ -44,29 +33,37 @@ pub struct ImportSummary {
 }
 
 impl ImportSummary {
-    /// One line per refused row, then the totals (the output of `avrlab bench import`).
+    /// One line per refused row, with its class, then the totals (the output of `avrlab bench
+    /// import`).
     pub fn render(&self, kind: DatasetKind, out: &Path) -> String {
         let mut text = String::new();
         for r in &self.refused {
-            text.push_str(&format!("refused {}: {}\n", r.dataset_id, r.reason));
+            text.push_str(&format!(
+                "refused {} ({}): {}\n",
+                r.dataset_id,
+                r.kind.describe(),
+                r.reason
+            ));
         }
+        let classes: Vec<String> = RefusalKind::ALL
+            .iter()
+            .map(|k| format!("{} {}", self.count(*k), k.describe()))
+            .collect();
         text.push_str(&format!(
-            "{}: {} rows turned into tasks in {}, {} refused ({} not drivable by avrlab, {} without a mirror here, {} bad rows)\n",
+            "{}: {} rows turned into tasks in {}, {} refused ({})\n",
             kind.as_str(),
             self.imported.len(),
             out.display(),
             self.refused.len(),
-            self.count(RefusalKind::Unsupported),
-            self.count(RefusalKind::NoMirror),
-            self.count(RefusalKind::BadRow)
+            classes.join(", ")
         ));
         text
     }
 
-    /// Rows avrlab cannot drive or has no mirror for leave the other rows usable; a malformed
-    /// row, or nothing imported at all, is bad input.
+    /// Refused rows leave the other rows usable, whatever their class; nothing imported at all
+    /// is bad input.
     pub fn is_bad_input(&self) -> bool {
-        self.count(RefusalKind::BadRow) > 0 || self.imported.is_empty()
+        self.imported.is_empty()
     }
 
     fn count(&self, kind: RefusalKind) -> usize {
@@ -97,11 +94,7 @@ pub fn import_rows(
     for refusal in dataset_refusals {
         summary.refused.push(Refused {
             dataset_id: refusal.dataset_id.clone(),
-            kind: if refusal.reason.contains("SpotBugs") {
-                RefusalKind::Unsupported
-            } else {
-                RefusalKind::BadRow
-            },
+            kind: refusal.kind,
             reason: refusal.reason.clone(),
         });
     }
@@ -122,23 +115,16 @@ pub fn import_rows(
 type RowResult<T> = Result<T, (RefusalKind, String)>;
 
 fn bad(reason: impl Into<String>) -> (RefusalKind, String) {
-    (RefusalKind::BadRow, reason.into())
+    (RefusalKind::DatasetInconsistent, reason.into())
 }
 
+/// A commit the mirror lacks is this machine's gap (mirrors here are shallow copies of a few
+/// commits), not the dataset's; any other git failure reading the mirror is the row's.
 fn git_bad(error: GitError) -> (RefusalKind, String) {
-    bad(error.to_string())
-}
-
-/// A main-source file: Java under a `src/main/java` folder (of the root or of a module).
-fn is_main_source(path: &str) -> bool {
-    path.ends_with(".java")
-        && (path.starts_with("src/main/java/") || path.contains("/src/main/java/"))
-}
-
-/// A test source file: Java under a `src/test/java` folder.
-fn is_test_source(path: &str) -> bool {
-    path.ends_with(".java")
-        && (path.starts_with("src/test/java/") || path.contains("/src/test/java/"))
+    match error {
+        GitError::UnknownCommit { .. } => (RefusalKind::NoMirror, error.to_string()),
+        other => bad(other.to_string()),
+    }
 }
 
 /// The build system, module and targets of a dataset row's task.
@@ -165,7 +151,6 @@ fn build_of(build: &RowBuild) -> (BuildSystem, String, Option<BuildTargets>) {
 }
 
 fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
-    let (_, module, _) = build_of(&row.build);
     let scratch = config.scratch.join(&row.task_id);
     let _ = std::fs::remove_dir_all(&scratch);
     let repo = match Repository::open_mirror(&row.repo_url, &config.mirrors, &scratch) {
@@ -184,17 +169,12 @@ fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
         }
         Err(e) => return Err(git_bad(e)),
     };
-    let result = build_task(config, row, &repo, &module);
+    let result = build_task(config, row, &repo);
     let _ = std::fs::remove_dir_all(&scratch);
     result
 }
 
-fn build_task(
-    config: &ImportConfig,
-    row: &DatasetRow,
-    repo: &Repository,
-    module: &str,
-) -> RowResult<()> {
+fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> RowResult<()> {
     let mut notes = Vec::new();
     let commit = repo.resolve(&row.commit).map_err(git_bad)?;
     if commit != row.commit {
@@ -214,19 +194,40 @@ fn build_task(
         ));
     }
     let changed = repo.changed_files(&parent, &commit).map_err(git_bad)?;
-    let main: Vec<String> = changed
-        .iter()
-        .filter(|p| is_main_source(p))
-        .cloned()
-        .collect();
-    if main.is_empty() {
-        return Err(bad(format!(
-            "the fix {commit} changes no main source file (src/main/java)"
-        )));
+    let layout = Layout::read(repo, &commit)?;
+    let mut main: Vec<(String, JavaSource)> = Vec::new();
+    let mut test_files: Vec<(String, JavaSource)> = Vec::new();
+    for path in changed.iter().filter(|p| p.ends_with(".java")) {
+        // A file the fix deletes is placed from the parent's copy.
+        let Ok(text) = repo
+            .show(&commit, path)
+            .or_else(|_| repo.show(&parent, path))
+        else {
+            continue;
+        };
+        match layout.roots.place(path, &text) {
+            Some(source) if source.role == SourceRole::Main => main.push((path.clone(), source)),
+            Some(source) => test_files.push((path.clone(), source)),
+            None => {}
+        }
     }
-    let module = infer_module(module, &main, &mut notes);
-    let module = module.as_str();
-    let diff_text = repo.diff(&parent, &commit, &main).map_err(git_bad)?;
+    if main.is_empty() {
+        let shown: Vec<&str> = changed.iter().take(5).map(String::as_str).collect();
+        return Err((
+            RefusalKind::CannotDrive,
+            format!(
+                "the fix {commit} changes no main Java source (it changes {}{}): a repair task needs one",
+                shown.join(", "),
+                if changed.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    let main_paths: Vec<String> = main.iter().map(|(p, _)| p.clone()).collect();
+    let diff_text = repo.diff(&parent, &commit, &main_paths).map_err(git_bad)?;
     let reference =
         Patch::parse(&diff_text).map_err(|e| bad(format!("the fix's diff cannot be read: {e}")))?;
 
@@ -237,10 +238,14 @@ fn build_task(
                 "the dataset lists no PoV test: the test methods the fix adds or changes are the PoV tests"
                     .into(),
             );
-            derived_pov_tests(repo, &commit, &parent, &changed)?
+            derived_pov_tests(repo, &commit, &parent, &test_files)
+                .map_err(|e| at_dataset_copy(e, row, "the fix adds or changes no test method"))?
         }
     };
-    check_pov_tests_exist(repo, &commit, module, &pov_tests)?;
+    let located = locate_pov_tests(repo, &commit, &layout, &pov_tests, &mut notes)
+        .map_err(|e| at_dataset_copy(e, row, "the fix commit lacks it"))?;
+    let (module, pov_tests) = choose_module(row, &layout, &main, located, &mut notes);
+    let module = module.as_str();
 
     let derived = localize(repo, &parent, &reference)?;
     let lookup = dataset_location(config.kind, row, &config.locations);
@@ -280,9 +285,9 @@ fn build_task(
     };
     let mut main_roots: Vec<String> = main
         .iter()
-        .filter_map(|p| {
-            let at = p.find("src/main/java/")?;
-            Some(format!("{}src/main/java/**/*.java", &p[..at]))
+        .map(|(_, source)| match source.root.as_str() {
+            "." => "**/*.java".to_owned(),
+            root => format!("{root}/**/*.java"),
         })
         .collect();
     main_roots.sort();
@@ -328,31 +333,6 @@ fn build_task(
     write_task_folder(&config.out, &row.task_id, &manifest.to_toml(), &diff_text)
 }
 
-/// The module of a row whose dataset names none (`.`) but whose fix changes the main sources of
-/// exactly one module of a multi-module build (`datetime/src/main/java/…` → `datetime`): the PoV
-/// tests live beside them. A dataset's own module is kept as given.
-fn infer_module(module: &str, main_sources: &[String], notes: &mut Vec<String>) -> String {
-    if module != "." {
-        return module.to_owned();
-    }
-    let in_modules = main_sources.iter().all(|p| p.contains("/src/main/java/"));
-    let mut modules: Vec<&str> = main_sources
-        .iter()
-        .filter_map(|p| p.find("/src/main/java/").map(|at| &p[..at]))
-        .collect();
-    modules.sort_unstable();
-    modules.dedup();
-    match modules.as_slice() {
-        [only] if in_modules => {
-            notes.push(format!(
-                "the dataset names no module; the fix changes the main sources of module {only}, so the task builds and tests that module"
-            ));
-            (*only).to_owned()
-        }
-        _ => module.to_owned(),
-    }
-}
-
 /// Writes the folder under a temporary name, checks that it loads, then moves it into place, so
 /// a refused row leaves nothing behind.
 fn write_task_folder(out: &Path, id: &str, toml: &str, diff: &str) -> RowResult<()> {
@@ -369,13 +349,6 @@ fn write_task_folder(out: &Path, id: &str, toml: &str, diff: &str) -> RowResult<
     let dest = out.join(id);
     let _ = std::fs::remove_dir_all(&dest);
     std::fs::rename(&tmp, &dest).map_err(io)
-}
-
-/// The class name of a test source: the path after `src/test/java/`, dots for slashes.
-fn class_of(path: &str) -> Option<String> {
-    let at = path.find("src/test/java/")?;
-    let rel = path[at + "src/test/java/".len()..].strip_suffix(".java")?;
-    Some(rel.replace('/', "."))
 }
 
 /// The line ranges of a file diff on one side: runs of removed (old side) or added (new side)
@@ -512,18 +485,15 @@ fn changed_test_methods(text: &str, hunks: &[avrlab_bench::Hunk]) -> Vec<String>
 }
 
 /// PoV tests for a dataset that lists none: the test methods (annotated `@Test`, or JUnit 3
-/// `test…` methods) that the fix adds or changes.
+/// `test…` methods) that the fix adds or changes in its test sources.
 fn derived_pov_tests(
     repo: &Repository,
     commit: &str,
     parent: &str,
-    changed: &[String],
+    test_files: &[(String, JavaSource)],
 ) -> RowResult<Vec<TestName>> {
     let mut tests = Vec::new();
-    for path in changed.iter().filter(|p| is_test_source(p)) {
-        let Some(class) = class_of(path) else {
-            continue;
-        };
+    for (path, source) in test_files {
         let diff = repo
             .diff(parent, commit, std::slice::from_ref(path))
             .map_err(git_bad)?;
@@ -535,7 +505,7 @@ fn derived_pov_tests(
         };
         for file in &patch.files {
             for method in changed_test_methods(&text, &file.hunks) {
-                if let Ok(name) = TestName::parse_method(&format!("{class}#{method}"))
+                if let Ok(name) = TestName::parse_method(&format!("{}#{method}", source.class))
                     && !tests.contains(&name)
                 {
                     tests.push(name);
@@ -544,69 +514,221 @@ fn derived_pov_tests(
         }
     }
     if tests.is_empty() {
-        return Err(bad(
-            "the dataset lists no PoV test and the fix adds or changes no test method",
+        return Err((
+            RefusalKind::PovNotAtFix,
+            "the dataset lists no PoV test".into(),
         ));
     }
     Ok(tests)
 }
 
-/// Every PoV test's class must exist in the fixed tree's test sources and name the method.
-fn check_pov_tests_exist(
+/// A refusal for a PoV test the fix commit lacks, naming where the dataset keeps its own copy
+/// of the task (and so, probably, the test): Vul4J's `VUL4J-n` branch, VJBench's repository.
+fn at_dataset_copy(
+    (kind, reason): (RefusalKind, String),
+    row: &DatasetRow,
+    detail: &str,
+) -> (RefusalKind, String) {
+    if kind != RefusalKind::PovNotAtFix {
+        return (kind, reason);
+    }
+    let copy = match &row.dataset_copy {
+        Some(copy) => format!(
+            "; the dataset keeps its own copy of the task in {copy}, which has no mirror here"
+        ),
+        None => String::new(),
+    };
+    (kind, format!("{reason} and {detail}{copy}"))
+}
+
+/// The project's tree at the fix, read once: its files, the source roots its build files
+/// declare, and the folders that hold a Maven module.
+struct Layout {
+    files: Vec<String>,
+    roots: DeclaredRoots,
+    modules: BTreeSet<String>,
+}
+
+impl Layout {
+    fn read(repo: &Repository, commit: &str) -> RowResult<Self> {
+        let files = repo.files(commit).map_err(git_bad)?;
+        let build_files: Vec<(String, String)> = files
+            .iter()
+            .filter(|p| matches!(p.rsplit('/').next(), Some("pom.xml" | "build.xml")))
+            .filter_map(|p| repo.show(commit, p).ok().map(|text| (p.clone(), text)))
+            .collect();
+        let roots = DeclaredRoots::read(build_files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+        let modules = files
+            .iter()
+            .filter_map(|p| match p.rsplit_once('/') {
+                Some((dir, "pom.xml")) => Some(dir.to_owned()),
+                None if p == "pom.xml" => Some(".".to_owned()),
+                _ => None,
+            })
+            .collect();
+        Ok(Self {
+            files,
+            roots,
+            modules,
+        })
+    }
+
+    /// The Maven module holding `path`: its nearest folder with a `pom.xml` (`.` for the root,
+    /// and for projects without poms).
+    fn module_of(&self, path: &str) -> String {
+        let mut dir = path;
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            if self.modules.contains(parent) {
+                return parent.to_owned();
+            }
+            dir = parent;
+        }
+        ".".to_owned()
+    }
+}
+
+/// A PoV test found in the fixed tree: the file that declares its class.
+struct LocatedTest {
+    test: TestName,
+    path: String,
+}
+
+/// Finds every PoV test's class among the fixed tree's test sources, wherever its module (the
+/// fix and its tests may sit in different modules), and checks that it names the method.
+fn locate_pov_tests(
     repo: &Repository,
     commit: &str,
-    module: &str,
+    layout: &Layout,
     tests: &[TestName],
-) -> RowResult<()> {
+    notes: &mut Vec<String>,
+) -> RowResult<Vec<LocatedTest>> {
+    let mut located = Vec::new();
     for test in tests {
         let outer = test.class.split('$').next().unwrap_or(&test.class);
-        let rel = format!("src/test/java/{}.java", outer.replace('.', "/"));
-        let path = if module == "." {
-            rel
-        } else {
-            format!("{module}/{rel}")
+        let file = format!("{}.java", outer.replace('.', "/"));
+        // The class as its source declares it; a dataset may write a package in another case
+        // (Vul4J's `org.OWASP.esapi…` for ESAPI's `org.owasp.esapi…`), which no JVM would find.
+        let mut found: Option<(String, String, String)> = None;
+        for exact in [true, false] {
+            for path in layout.files.iter().filter(|p| {
+                let tail = &p[p.len().saturating_sub(file.len())..];
+                let same = if exact {
+                    tail == file
+                } else {
+                    tail.eq_ignore_ascii_case(&file)
+                };
+                same && (p.len() == file.len() || p.as_bytes()[p.len() - file.len() - 1] == b'/')
+            }) {
+                let Ok(text) = repo.show(commit, path) else {
+                    continue;
+                };
+                if let Some(source) = layout.roots.place(path, &text)
+                    && source.role == SourceRole::Test
+                    && source.class.eq_ignore_ascii_case(outer)
+                {
+                    found = Some((path.clone(), text, source.class));
+                    break;
+                }
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        let Some((path, text, declared)) = found else {
+            return Err((
+                RefusalKind::PovNotAtFix,
+                format!(
+                    "PoV test {test} does not exist at {commit}: no test source declares {outer}"
+                ),
+            ));
         };
-        let text = repo.show(commit, &path).map_err(|_| {
-            bad(format!(
-                "PoV test {test} does not exist: no {path} at {commit}"
-            ))
-        })?;
+        let mut test = test.clone();
+        if declared != outer {
+            let note = format!(
+                "the dataset writes the PoV test class {outer}; its source at the fix declares {declared}, the name the task uses"
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            test.class = format!("{declared}{}", &test.class[outer.len()..]);
+        }
         let method = test.method.as_deref().unwrap_or("");
         let base = method.split(['[', '(']).next().unwrap_or(method);
         if !text.contains(&format!("{base}(")) {
-            return Err(bad(format!(
-                "PoV test {test} does not exist: {path} at {commit} has no method {base}"
-            )));
+            return Err((
+                RefusalKind::PovNotAtFix,
+                format!("PoV test {test} does not exist at {commit}: {path} has no method {base}"),
+            ));
         }
+        located.push(LocatedTest { test, path });
     }
-    Ok(())
+    Ok(located)
+}
+
+/// The module a task builds and tests. A Maven row's own module is kept. Otherwise, the module
+/// of the PoV tests, which may differ from the fix's (Elide: the fix in `elide-core`, an
+/// integration test in `elide-integration-tests`; Maven's reactor builds the fix's module from
+/// the workspace); when the PoV tests span several modules, the one holding most of them, and
+/// the others are left out, in the notes. Gradle and Ant rows build from the root.
+fn choose_module(
+    row: &DatasetRow,
+    layout: &Layout,
+    main: &[(String, JavaSource)],
+    located: Vec<LocatedTest>,
+    notes: &mut Vec<String>,
+) -> (String, Vec<TestName>) {
+    let all: Vec<TestName> = located.iter().map(|l| l.test.clone()).collect();
+    let (_, given, _) = build_of(&row.build);
+    if !matches!(row.build, RowBuild::Maven { .. }) {
+        return (given, all);
+    }
+    let mut by_module: BTreeMap<String, Vec<TestName>> = BTreeMap::new();
+    for l in &located {
+        by_module
+            .entry(layout.module_of(&l.path))
+            .or_default()
+            .push(l.test.clone());
+    }
+    if given != "." {
+        if by_module.contains_key(&given) || by_module.is_empty() {
+            return (given, all);
+        }
+        notes.push(format!(
+            "the dataset names module {given}, which holds none of its PoV tests at the fix commit"
+        ));
+    }
+    let Some((module, tests)) = by_module
+        .iter()
+        .max_by_key(|(module, tests)| (tests.len(), std::cmp::Reverse((*module).clone())))
+        .map(|(m, t)| (m.clone(), t.clone()))
+    else {
+        return (given, all);
+    };
+    if by_module.len() > 1 {
+        let dropped: Vec<String> = by_module
+            .iter()
+            .filter(|(m, _)| **m != module)
+            .flat_map(|(m, t)| t.iter().map(move |t| format!("{t} ({m})")))
+            .collect();
+        notes.push(format!(
+            "the PoV tests span several modules; the task tests module {module}, which holds most of them, and leaves out {}",
+            dropped.join(", ")
+        ));
+    }
+    if module != "." && module != given {
+        let fix_modules: BTreeSet<String> = main.iter().map(|(p, _)| layout.module_of(p)).collect();
+        let fix_modules: Vec<&str> = fix_modules.iter().map(String::as_str).collect();
+        notes.push(format!(
+            "the PoV tests are in module {module} (the fix changes {}), so the task builds and tests that module",
+            fix_modules.join(", ")
+        ));
+    }
+    (module, tests)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_row_without_module_takes_the_one_module_its_fix_changes() {
-        let mut notes = Vec::new();
-        let one = ["datetime/src/main/java/a/B.java".to_owned()];
-        assert_eq!(infer_module(".", &one, &mut notes), "datetime");
-        assert_eq!(notes.len(), 1, "the inference is recorded");
-        let two = [
-            "datetime/src/main/java/a/B.java".to_owned(),
-            "joda/src/main/java/a/C.java".to_owned(),
-        ];
-        assert_eq!(infer_module(".", &two, &mut notes), ".");
-        let mixed = [
-            "src/main/java/a/B.java".to_owned(),
-            "m/src/main/java/a/C.java".to_owned(),
-        ];
-        assert_eq!(infer_module(".", &mixed, &mut notes), ".");
-        let root = ["src/main/java/a/B.java".to_owned()];
-        assert_eq!(infer_module(".", &root, &mut notes), ".");
-        assert_eq!(infer_module("core", &one, &mut notes), "core");
-        assert_eq!(notes.len(), 1);
-    }
 
     #[test]
     fn changed_ranges_mark_replacements_and_insertions() {
@@ -632,19 +754,6 @@ mod tests {
         assert_eq!(
             changed_test_methods(new, &patch.files[0].hunks),
             ["testOld", "added1", "testAdded2"]
-        );
-    }
-
-    #[test]
-    fn sorts_main_and_test_sources() {
-        assert!(is_main_source("src/main/java/a/B.java"));
-        assert!(is_main_source("core/src/main/java/a/B.java"));
-        assert!(!is_main_source("src/test/java/a/BTest.java"));
-        assert!(!is_main_source("src/main/resources/x.properties"));
-        assert!(is_test_source("m/src/test/java/a/BTest.java"));
-        assert_eq!(
-            class_of("m/src/test/java/a/BTest.java").as_deref(),
-            Some("a.BTest")
         );
     }
 }

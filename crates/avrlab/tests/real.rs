@@ -407,3 +407,80 @@ fn bad_dataset_rows_are_refused_with_one_line_and_nothing_is_stored() {
         assert!(stored.is_empty(), "nothing is stored: {stored:?}");
     }
 }
+
+/// Rows the importer once refused or imported wrongly for reasons of its own: layouts read from
+/// the build files (JDOM's Ant build compiles `core/src/java`), PoV tests in another module than
+/// the fix (Elide), a package named `build` (Jenkins' pipeline-build-step), a dataset's class
+/// name in the wrong case (ESAPI), a dataset whose two files disagree (Xwiki-commons-1 carries
+/// Spark's commit in its JSON record), and PoV tests the fix commit lacks, each refusal in its
+/// class and counted in the summary.
+#[test]
+fn rows_are_read_by_their_projects_layout_and_refused_by_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = import(
+        dir.path(),
+        "vjbench",
+        "Jdom-1,Elide-1,Xwiki-commons-1,Ratpack-1",
+        &[],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "vjbench: 2 rows turned into tasks in"
+        ) && stdout.contains(
+            "2 refused (0 avrlab cannot drive yet, 1 dataset inconsistent or incomplete, 1 PoV test not at the fix commit, 0 no mirror here)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused Xwiki-commons-1 (dataset inconsistent or incomplete): the dataset's files disagree: VJBench_dataset.csv names https://github.com/xwiki/xwiki-commons commit 947e8921"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused Ratpack-1 (PoV test not at the fix commit)")
+            && stdout.contains("https://github.com/VJBench/Ratpack-1"),
+        "{stdout}"
+    );
+    let jdom =
+        std::fs::read_to_string(dir.path().join("vjbench/vjbench-jdom-1/task.toml")).unwrap();
+    assert!(
+        jdom.contains("editable = [\"core/src/java/**/*.java\"]"),
+        "{jdom}"
+    );
+    assert!(
+        jdom.contains(
+            "pov_tests = [\"org.jdom2.test.cases.input.TestSAXBuilder#testSetExternalFeature\"]"
+        ),
+        "{jdom}"
+    );
+    let elide =
+        std::fs::read_to_string(dir.path().join("vjbench/vjbench-elide-1/task.toml")).unwrap();
+    assert!(elide.contains("module = \"elide-core\""), "{elide}");
+    assert!(
+        elide.contains("leaves out com.yahoo.elide.tests.FilterIT"),
+        "{elide}"
+    );
+
+    let output = import(dir.path(), "vul4j", "VUL4J-57,VUL4J-44,VUL4J-46", &[]);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("vul4j: 2 rows turned into tasks"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused VUL4J-46 (PoV test not at the fix commit)")
+            && stdout
+                .contains("branch VUL4J-46 of https://github.com/FasterXML/jackson-dataformat-xml"),
+        "{stdout}"
+    );
+    let esapi = std::fs::read_to_string(dir.path().join("vul4j/vul4j-44/task.toml")).unwrap();
+    assert!(
+        esapi.contains(
+            "\"org.owasp.esapi.codecs.CodecImmunityTest#testImmuneEncode[PercentCodec %De]\""
+        ),
+        "{esapi}"
+    );
+    assert!(dir.path().join("vul4j/vul4j-57/reference.diff").is_file());
+}
