@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::policy::PolicyViolation;
+use crate::policy::{EditPolicy, PolicyViolation};
 
 /// What the task state declares: the rules' reference point, scanned once per task.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,8 +57,9 @@ impl DeclaredTypes {
 
 impl ClassPolicy {
     /// Scans the `.java` files of a task state (symbolic links are not followed; `target` and
-    /// `.git` folders are skipped).
-    pub fn scan(project: &Path) -> std::io::Result<Self> {
+    /// `.git` folders are skipped). Main sources are those under a `src/main/java` folder and
+    /// those the task's edit policy opens (a project's own layout, such as JDOM's `core/src/java`).
+    pub fn scan(project: &Path, edit: &EditPolicy) -> std::io::Result<Self> {
         let mut policy = Self::default();
         let walker = walkdir::WalkDir::new(project)
             .follow_links(false)
@@ -72,15 +73,20 @@ impl ClassPolicy {
             }
             let relative = entry.path().strip_prefix(project).unwrap_or(entry.path());
             let text = String::from_utf8_lossy(&std::fs::read(entry.path())?).into_owned();
-            policy.add(&relative.to_string_lossy(), &text);
+            let relative = relative.to_string_lossy();
+            let main = is_main_source(&relative) || edit.check_path(&relative).is_ok();
+            policy.add_as(&text, main);
         }
         Ok(policy)
     }
 
-    /// Adds one file of the task state.
+    /// Adds one file of the task state, a main source when it lies under `src/main/java`.
     pub fn add(&mut self, path: &str, text: &str) {
+        self.add_as(text, is_main_source(path));
+    }
+
+    fn add_as(&mut self, text: &str, main: bool) {
         let declared = declared_types(text);
-        let main = is_main_source(path);
         if main {
             self.own_packages.insert(declared.package.clone());
         }
@@ -529,8 +535,42 @@ mod tests {
         let target = dir.path().join("target/classes");
         std::fs::create_dir_all(&target).unwrap();
         std::fs::write(target.join("B.java"), "package elsewhere; class B {}").unwrap();
-        let policy = ClassPolicy::scan(dir.path()).unwrap();
+        let policy = ClassPolicy::scan(dir.path(), &EditPolicy::new(None).unwrap()).unwrap();
         assert!(policy.own_packages.contains("com.example"));
         assert!(!policy.own_packages.contains("elsewhere"));
+    }
+
+    /// A project's own layout (JDOM's `core/src/java`): its editable sources are main sources,
+    /// so a fix there is in the project's own packages; its tests stay other types.
+    #[test]
+    fn the_edit_policy_names_main_sources_of_other_layouts() {
+        let dir = tempfile::tempdir().unwrap();
+        let core = dir.path().join("core/src/java/org/jdom2/input");
+        std::fs::create_dir_all(&core).unwrap();
+        std::fs::write(
+            core.join("SAXBuilder.java"),
+            "package org.jdom2.input; public class SAXBuilder {}",
+        )
+        .unwrap();
+        let test = dir.path().join("test/src/java/org/jdom2/input");
+        std::fs::create_dir_all(&test).unwrap();
+        std::fs::write(
+            test.join("Helper.java"),
+            "package org.jdom2.input; class Helper {}",
+        )
+        .unwrap();
+        let edit = EditPolicy::new(Some(&["core/src/java/**/*.java".to_owned()])).unwrap();
+        let policy = ClassPolicy::scan(dir.path(), &edit).unwrap();
+        let fixed = "package org.jdom2.input; public class SAXBuilder { int fixed; }";
+        assert!(
+            policy
+                .check_source("core/src/java/org/jdom2/input/SAXBuilder.java", fixed)
+                .is_ok()
+        );
+        let shadow = "package org.jdom2.input; class Helper {}";
+        assert!(matches!(
+            policy.check_source("core/src/java/org/jdom2/input/Helper.java", shadow),
+            Err(PolicyViolation::ShadowsClass { .. })
+        ));
     }
 }

@@ -217,6 +217,28 @@ impl Repository {
         }))
     }
 
+    /// Opens the git repository in the folder `dir` (bare, or a work tree with its `.git`) for
+    /// reading, in the new folder `scratch`; `url` names it in messages and tasks.
+    pub fn open_local(url: &str, dir: &Path, scratch: &Path) -> Result<Self, GitError> {
+        let git_dir = if dir.join(".git").is_dir() {
+            dir.join(".git")
+        } else {
+            dir.to_owned()
+        };
+        if !git_dir.join("objects").is_dir() {
+            return Err(GitError::Failed {
+                args: format!("open {}", dir.display()),
+                stderr: "not a git repository (no objects folder)".into(),
+            });
+        }
+        borrow_mirror(&git_dir, scratch)?;
+        Ok(Self {
+            root: scratch.to_owned(),
+            url: url.to_owned(),
+            source: dir.display().to_string(),
+        })
+    }
+
     /// The full hash of `commit` (a full hash or an abbreviated prefix).
     pub fn resolve(&self, commit: &str) -> Result<String, GitError> {
         let spec = format!("{commit}^{{commit}}");
@@ -362,6 +384,11 @@ pub fn checkout_git_project(
         }
         None => {
             let parent = dest.parent().unwrap_or(Path::new("/"));
+            // git runs in the parent, which a fresh work folder may not have yet.
+            std::fs::create_dir_all(parent).map_err(|source| GitError::Io {
+                path: parent.to_owned(),
+                source,
+            })?;
             let dest_str = dest.to_string_lossy();
             if git(
                 parent,

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
     BuildSpec, BuildSystem, BuildTargets, DatasetKind, DatasetRow, DeclaredRoots, HunkLine,
-    JavaSource, Localization, ManifestProject, MethodSpan, Patch, Provenance, RefusalKind,
-    RegressionTests, RowBuild, RowRefusal, SourceRole, Task, TaskKind, TaskManifest, TestName,
-    VulLocation, VulnerableFile, choose_localization, dataset_location,
+    JavaSource, Localization, LocationLookup, ManifestProject, MethodSpan, Patch, Provenance,
+    RefusalKind, RegressionTests, RowBuild, RowRefusal, SourceRole, Task, TaskKind, TaskManifest,
+    TestName, VulLocation, VulnerableFile, choose_localization, dataset_location,
 };
 use avrlab_exec::{GitError, Repository, mirror_path};
 
@@ -74,7 +74,8 @@ impl ImportSummary {
 /// How to import.
 #[derive(Debug, Clone)]
 pub struct ImportConfig {
-    pub kind: DatasetKind,
+    /// The dataset the rows come from; `None` for a fix commit the user names (`bench new`).
+    pub kind: Option<DatasetKind>,
     pub mirrors: PathBuf,
     pub out: PathBuf,
     /// Scratch space for git views of the mirrors.
@@ -150,6 +151,110 @@ fn build_of(build: &RowBuild) -> (BuildSystem, String, Option<BuildTargets>) {
     }
 }
 
+/// The provenance of a task made from a fix commit the user names, with no dataset behind it.
+pub const FIX_COMMIT_ORIGIN: &str = "fix commit (avrlab bench new)";
+
+/// A fix commit the user names (`avrlab bench new`), made into a task folder in `config.out` by
+/// the importers' own path: `row` carries what the user gave (PoV tests, CVE, CWEs; no build, which
+/// is read from the project), and `local` the repository folder when it is not a mirror.
+pub fn import_fix_commit(
+    config: &ImportConfig,
+    row: &DatasetRow,
+    local: Option<&Path>,
+) -> Result<(), Refused> {
+    let refused = |(kind, reason): (RefusalKind, String)| Refused {
+        dataset_id: row.dataset_id.clone(),
+        kind,
+        reason,
+    };
+    let Some(dir) = local else {
+        std::fs::create_dir_all(&config.out)
+            .map_err(|e| refused(bad(format!("cannot create {}: {e}", config.out.display()))))?;
+        let mut row = row.clone();
+        let scratch = config.scratch.join(&row.task_id);
+        let repo = match Repository::open_mirror(&row.repo_url, &config.mirrors, &scratch) {
+            Ok(Some(repo)) => repo,
+            Ok(None) => return import_row(config, &row).map_err(refused),
+            Err(e) => return Err(refused(git_bad(e))),
+        };
+        row.build = detect_build(&repo, &row.commit).map_err(refused)?;
+        let _ = std::fs::remove_dir_all(&scratch);
+        return import_row(config, &row).map_err(refused);
+    };
+    std::fs::create_dir_all(&config.out)
+        .map_err(|e| refused(bad(format!("cannot create {}: {e}", config.out.display()))))?;
+    let scratch = config.scratch.join(&row.task_id);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let repo =
+        Repository::open_local(&row.repo_url, dir, &scratch).map_err(|e| refused(git_bad(e)))?;
+    let mut row = row.clone();
+    let result = detect_build(&repo, &row.commit).and_then(|build| {
+        row.build = build;
+        build_task(config, &row, &repo)
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+    result.map_err(refused)
+}
+
+/// The build system of a project at `commit`, from the build file at its root: a `pom.xml`
+/// (Maven, from the root), a `build.gradle[.kts]` (Gradle) or a `build.xml` (Ant, whose test
+/// target is the one named for tests: `test`, `junit`, `tests`).
+fn detect_build(repo: &Repository, commit: &str) -> RowResult<RowBuild> {
+    let commit = repo.resolve(commit).map_err(git_bad)?;
+    let files = repo.files(&commit).map_err(git_bad)?;
+    let at_root = |name: &str| files.iter().any(|f| f == name);
+    if at_root("pom.xml") {
+        return Ok(RowBuild::Maven { module: ".".into() });
+    }
+    if at_root("build.gradle") || at_root("build.gradle.kts") {
+        return Ok(RowBuild::Gradle);
+    }
+    if at_root("build.xml") {
+        let text = repo.show(&commit, "build.xml").map_err(git_bad)?;
+        let targets = ant_targets(&text);
+        let pick = |names: &[&str]| {
+            names
+                .iter()
+                .find(|n| targets.iter().any(|t| t == *n))
+                .map(|n| (*n).to_owned())
+        };
+        let test = pick(&["test", "junit", "tests", "unit-test"]).ok_or_else(|| {
+            (
+                RefusalKind::CannotDrive,
+                format!(
+                    "build.xml at {commit} has no test target avrlab recognizes (test, junit, tests, unit-test); it has {}",
+                    targets.join(", ")
+                ),
+            )
+        })?;
+        let compile = pick(&["compile", "build", "jar"]).unwrap_or_else(|| test.clone());
+        return Ok(RowBuild::Ant { compile, test });
+    }
+    Err((
+        RefusalKind::CannotDrive,
+        format!(
+            "{commit} has no pom.xml, build.gradle or build.xml at its root: no build avrlab can drive"
+        ),
+    ))
+}
+
+/// The names of an Ant build file's targets.
+fn ant_targets(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("<target") {
+        rest = &rest[at + "<target".len()..];
+        let head = rest.split('>').next().unwrap_or("");
+        if let Some(name) = head.split("name=").nth(1).and_then(|v| {
+            let quote = v.chars().next()?;
+            v[1..].split(quote).next()
+        }) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
 fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
     let scratch = config.scratch.join(&row.task_id);
     let _ = std::fs::remove_dir_all(&scratch);
@@ -163,7 +268,7 @@ fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
                     row.repo_url,
                     row.commit,
                     mirror_path(&row.repo_url, &config.mirrors).display(),
-                    config.kind.as_str()
+                    config.kind.map_or("<folder>", DatasetKind::as_str)
                 ),
             ));
         }
@@ -248,7 +353,10 @@ fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> Row
     let module = module.as_str();
 
     let derived = localize(repo, &parent, &reference)?;
-    let lookup = dataset_location(config.kind, row, &config.locations);
+    let lookup = match config.kind {
+        Some(kind) => dataset_location(kind, row, &config.locations),
+        None => LocationLookup::default(),
+    };
     notes.extend(lookup.notes);
     let choice = match &lookup.location {
         Some(location) => {
@@ -323,7 +431,10 @@ fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> Row
         reference: Some(PathBuf::from("reference.diff")),
         editable: (main_roots != ["src/main/java/**/*.java"]).then_some(main_roots),
         provenance: Some(Provenance {
-            dataset: config.kind.as_str().to_owned(),
+            dataset: config
+                .kind
+                .map_or(FIX_COMMIT_ORIGIN, DatasetKind::as_str)
+                .to_owned(),
             dataset_id: row.dataset_id.clone(),
             localization: Some(choice.source),
             notes,

@@ -389,7 +389,7 @@ mod tests {
         let task = benchmark.task("demo-xxe-config").unwrap().clone();
         let dir = tempfile::tempdir().unwrap();
         crate::materialize_task(&task, dir.path(), None).unwrap();
-        let classes = ClassPolicy::scan(dir.path()).unwrap();
+        let classes = ClassPolicy::scan(dir.path(), &task.policy).unwrap();
         (dir, task, classes)
     }
 

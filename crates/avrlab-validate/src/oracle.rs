@@ -48,9 +48,11 @@ pub(crate) struct RepairState {
 impl PreparedTask {
     /// A task whose state has been materialized in `pristine`; reads the classes it declares.
     pub fn new(task: Task, pristine: PathBuf) -> Result<Self, ValidateError> {
-        let classes = ClassPolicy::scan(&pristine).map_err(|source| ValidateError::Workspace {
-            path: pristine.clone(),
-            source,
+        let classes = ClassPolicy::scan(&pristine, &task.policy).map_err(|source| {
+            ValidateError::Workspace {
+                path: pristine.clone(),
+                source,
+            }
         })?;
         Ok(Self {
             task,

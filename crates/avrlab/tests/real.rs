@@ -484,3 +484,116 @@ fn rows_are_read_by_their_projects_layout_and_refused_by_class() {
     );
     assert!(dir.path().join("vul4j/vul4j-57/reference.diff").is_file());
 }
+
+/// Runs git in `dir` for a test's own repository.
+fn git(dir: &Path, args: &[&str]) -> String {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test makes its own repository"
+    )]
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// `bench new` makes a task of a fix commit in any repository folder by the importers' path
+/// (build read from the project, PoV tests named), and writes it only after its reference check
+/// passed. Bad input — an unknown commit, a commit that changes no main source — is one line,
+/// exit 2, and nothing written.
+#[test]
+fn a_task_from_any_fix_commit_is_written_only_after_its_check_passes() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("zip-slip");
+    let demo = repo_root().join("benchmarks/demo/demo-zip-slip");
+    crate::common::copy_tree(&demo.join("project"), &repo);
+    git(&repo, &["init", "--quiet"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "vulnerable"]);
+    git(
+        &repo,
+        &["apply", demo.join("reference.diff").to_str().unwrap()],
+    );
+    git(&repo, &["commit", "--quiet", "-am", "fix zip slip"]);
+    let fix = git(&repo, &["rev-parse", "HEAD"]);
+    std::fs::write(repo.join("README.md"), "notes\n").unwrap();
+    git(&repo, &["add", "README.md"]);
+    git(&repo, &["commit", "--quiet", "-m", "docs"]);
+    let docs = git(&repo, &["rev-parse", "HEAD"]);
+    let out = dir.path().join("tasks");
+    let new = |fix: &str| {
+        avrlab(
+            dir.path(),
+            &[
+                "bench",
+                "new",
+                "--repo",
+                repo.to_str().unwrap(),
+                "--fix",
+                fix,
+                "--pov",
+                "com.example.archive.ArchiveExtractorTest#doesNotWriteOutsideTheDestination",
+                "--cwe",
+                "CWE-22",
+                "--jdk",
+                "17",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    for (bad, expected) in [
+        (
+            "0123456789abcdef0123456789abcdef01234567",
+            "has no commit 0123456789abcdef0123456789abcdef01234567",
+        ),
+        (
+            docs.as_str(),
+            "changes no main Java source (it changes README.md)",
+        ),
+    ] {
+        let output = new(bad);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(!out.exists(), "nothing is written");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "only the repository is there: {left:?}");
+    }
+
+    let output = new(&fix);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let id = format!("zip-slip-{}", &fix[..8]);
+    assert!(stdout.contains(&format!("new task {id} in")), "{stdout}");
+    let task_dir = out.join(&id);
+    let manifest = std::fs::read_to_string(task_dir.join("task.toml")).unwrap();
+    assert!(manifest.contains("system = \"maven\""), "{manifest}");
+    assert!(manifest.contains("cwe = [22]"), "{manifest}");
+    // The reference fix is the commit's main-source diff, as the importers compute it.
+    let reference = std::fs::read_to_string(task_dir.join("reference.diff")).unwrap();
+    let expected = git(
+        &repo,
+        &[
+            "diff",
+            "--no-color",
+            "--no-renames",
+            "--no-ext-diff",
+            &format!("{fix}^"),
+            &fix,
+            "--",
+            "src/main/java",
+        ],
+    );
+    assert_eq!(reference.trim_end(), expected);
+}

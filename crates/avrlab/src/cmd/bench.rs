@@ -51,6 +51,9 @@ pub enum BenchCommand {
         #[arg(long)]
         locations: Option<PathBuf>,
     },
+    /// Make a task from any fix commit of a git repository, by the importers' own path; it is
+    /// written only once its reference check passes.
+    New(NewArgs),
     /// The reference check with one row per task: builds? vulnerable fails its PoV tests?
     /// reference fix Plausible? baseline exclusions, JDK, minutes. Exit 3 when a task fails it.
     Check(CheckArgs),
@@ -88,6 +91,42 @@ pub struct CheckArgs {
     pub work_dir: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
+}
+
+/// Arguments of `avrlab bench new`.
+#[derive(Debug, clap::Args)]
+pub struct NewArgs {
+    /// The repository: a folder (bare or with a work tree; a mirror named `owner+repo.git`
+    /// stands for `https://github.com/owner/repo`), or a URL whose mirror is in `--mirrors`.
+    #[arg(long)]
+    pub repo: String,
+    /// The fixing commit (a full hash or a prefix).
+    #[arg(long)]
+    pub fix: String,
+    /// PoV tests, `pkg.Class#method` [default: the test methods the fix adds or changes].
+    #[arg(long, value_delimiter = ',')]
+    pub pov: Vec<String>,
+    /// CWE numbers (`79` or `CWE-79`).
+    #[arg(long, value_delimiter = ',')]
+    pub cwe: Vec<String>,
+    /// The CVE id.
+    #[arg(long)]
+    pub cve: Option<String>,
+    /// The JDK the project targets [default: 8].
+    #[arg(long)]
+    pub jdk: Option<u32>,
+    /// The task id [default: `<repo>-<first 8 hex digits of the commit>`].
+    #[arg(long)]
+    pub id: Option<String>,
+    /// The benchmark folder to write the task into.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A folder of bare git mirrors (owner+repo.git) for a URL; default `$AVRLAB_MIRRORS`.
+    #[arg(long)]
+    pub mirrors: Option<PathBuf>,
+    /// Seconds one build or test step of the reference check may run.
+    #[arg(long, default_value_t = 900)]
+    pub timeout: u64,
 }
 
 /// `--mirrors`, else `$AVRLAB_MIRRORS`.
@@ -176,7 +215,7 @@ fn import(
     })?;
     let scratch = std::env::temp_dir().join(format!("avrlab-import-{}", std::process::id()));
     let config = ImportConfig {
-        kind,
+        kind: Some(kind),
         mirrors,
         out: out.clone(),
         scratch: scratch.clone(),
@@ -193,6 +232,200 @@ fn import(
     })
 }
 
+/// `avrlab bench new`: the task is made in a staging folder beside `--out`, checked there (its
+/// vulnerable state must fail its PoV tests and its reference fix be Plausible), and moved into
+/// `--out` only then; on any refusal nothing stays behind.
+#[expect(clippy::print_stdout, reason = "the command's result")]
+fn new_task(args: NewArgs) -> Result<ExitCode, Failure> {
+    use avrlab_bench::{DatasetRow, RowBuild, TestName};
+    use avrlab_run::import::import_fix_commit;
+
+    let bad = |text: String| Failure::input(anyhow::anyhow!(text));
+    let mut pov_tests = Vec::new();
+    for name in &args.pov {
+        pov_tests.push(
+            TestName::parse_method(name)
+                .map_err(|e| bad(format!("--pov {name}: {e}; write pkg.Class#method")))?,
+        );
+    }
+    let mut cwe = Vec::new();
+    for text in &args.cwe {
+        let digits = text.trim().trim_start_matches("CWE-");
+        cwe.push(digits.parse::<u32>().map_err(|_| {
+            bad(format!(
+                "--cwe {text}: not a CWE number; write 79 or CWE-79"
+            ))
+        })?);
+    }
+    let local = Path::new(&args.repo);
+    let (url, local, mirrors) = if local.is_dir() {
+        let dir = local
+            .canonicalize()
+            .map_err(|e| bad(format!("--repo {}: {e}", args.repo)))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // A mirror folder of avrlab's layout names its upstream; the task then checks out of
+        // the mirrors folder like an imported one.
+        match name.strip_suffix(".git").and_then(|n| n.split_once('+')) {
+            Some((owner, repo)) => (
+                format!("https://github.com/{owner}/{repo}"),
+                None,
+                dir.parent().map(Path::to_owned),
+            ),
+            None => (format!("file://{}", dir.display()), Some(dir), None),
+        }
+    } else if args.repo.contains("://") || args.repo.starts_with("git@") {
+        let mirrors = mirrors_dir(args.mirrors.clone()).ok_or_else(|| {
+            bad(format!(
+                "--repo {}: a URL needs its mirror: give --mirrors DIR or set $AVRLAB_MIRRORS (layout owner+repo.git), or give the repository's folder",
+                args.repo
+            ))
+        })?;
+        (
+            args.repo.trim_end_matches('/').to_owned(),
+            None,
+            Some(mirrors),
+        )
+    } else {
+        return Err(bad(format!(
+            "--repo {}: no such folder, and not a URL; give a git repository's folder or its URL",
+            args.repo
+        )));
+    };
+    let repo_name = url
+        .trim_end_matches(".git")
+        .rsplit('/')
+        .next()
+        .unwrap_or("task")
+        .to_ascii_lowercase();
+    let fix = args.fix.trim().to_ascii_lowercase();
+    if fix.len() < 7 || !fix.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(bad(format!(
+            "--fix {}: not a commit hash; give at least 7 hex digits",
+            args.fix
+        )));
+    }
+    let id = args
+        .id
+        .clone()
+        .unwrap_or_else(|| format!("{repo_name}-{}", &fix[..8.min(fix.len())]));
+    let dest = args.out.join(&id);
+    if dest.exists() {
+        return Err(bad(format!(
+            "{} already exists: give another --id or remove it",
+            dest.display()
+        )));
+    }
+    // The staging folder sits beside `--out` (on its file system, so the task moves in by a
+    // rename) and goes away whatever happens; `--out` itself is made only for a passed task.
+    let out_name = args
+        .out
+        .file_name()
+        .map_or_else(|| "out".to_owned(), |n| n.to_string_lossy().into_owned());
+    let staging = args
+        .out
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(format!(".{out_name}.{id}.new"));
+    let _ = std::fs::remove_dir_all(&staging);
+    let row = DatasetRow {
+        dataset_id: id.clone(),
+        task_id: id.clone(),
+        repo_url: url,
+        commit: fix,
+        cve: args.cve.clone(),
+        cwe,
+        cwe_name: None,
+        // Read from the project's root build file by the importer.
+        build: RowBuild::Maven { module: ".".into() },
+        jdk: args.jdk,
+        maven_args: Vec::new(),
+        pov_tests: (!pov_tests.is_empty()).then_some(pov_tests),
+        location: None,
+        dataset_copy: None,
+    };
+    let config = ImportConfig {
+        kind: None,
+        mirrors: mirrors
+            .clone()
+            .unwrap_or_else(|| staging.join("no-mirrors")),
+        out: staging.join("tasks"),
+        scratch: staging.join("scratch"),
+        locations: Vec::new(),
+    };
+    let cleanup = || {
+        let _ = std::fs::remove_dir_all(&staging);
+    };
+    if let Err(refused) = import_fix_commit(&config, &row, local.as_deref()) {
+        cleanup();
+        return Err(bad(format!(
+            "cannot make a task of {} at {} ({}): {}",
+            args.repo,
+            args.fix,
+            refused.kind.describe(),
+            refused.reason
+        )));
+    }
+    let options = ValidationOptions {
+        benchmark: config.out.display().to_string(),
+        tasks: Vec::new(),
+        workers: Some(1),
+        timeout: args.timeout,
+        sandbox: SandboxArg::Bwrap,
+        maven_repo: None,
+        work_dir: Some(staging.join("work")),
+        mirrors,
+        keep_workspaces: false,
+        engine: vec![EngineArg::Maven],
+        confirm_sample: 0.0,
+        confirm: super::options::ConfirmArg::Sampled,
+        keep_going: true,
+    };
+    let checked = super::validate::check(super::validate::Args {
+        options,
+        reference: true,
+        patches: None,
+        store: StoreArg {
+            path: staging.join("results.sqlite"),
+        },
+        target: super::options::RunArgs::default(),
+        differential: Default::default(),
+        allow_apply_failures: true,
+        json: false,
+        report_json: None,
+    });
+    match checked {
+        Ok(code) if code == ExitCode::SUCCESS => {}
+        Ok(_) => {
+            cleanup();
+            return Err(bad(format!(
+                "{id}: the reference check failed (the table above says why: the vulnerable state must fail its PoV tests and the fix be Plausible); nothing written"
+            )));
+        }
+        Err(failure) => {
+            cleanup();
+            return Err(failure);
+        }
+    }
+    std::fs::create_dir_all(&args.out)
+        .and_then(|()| std::fs::rename(config.out.join(&id), &dest))
+        .map_err(|e| {
+            cleanup();
+            Failure::infrastructure(anyhow::anyhow!(
+                "cannot move the task into {}: {e}",
+                dest.display()
+            ))
+        })?;
+    cleanup();
+    println!(
+        "new task {id} in {} (reference check passed)",
+        dest.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 #[expect(clippy::print_stdout, reason = "listing tasks is the command's output")]
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if let BenchCommand::Import {
@@ -205,6 +438,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     } = args.command
     {
         return import(&dataset, file, out, mirrors, &ids, locations);
+    }
+    if let BenchCommand::New(new) = args.command {
+        return new_task(new);
     }
     if let BenchCommand::Check(check) = args.command {
         let options = ValidationOptions {
@@ -230,14 +466,18 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             store: check.store,
             target: super::options::RunArgs::default(),
             differential: Default::default(),
-            allow_apply_failures: false,
+            // A check of many tasks never stops on one: a reference fix that does not apply to
+            // its own task state is that task's row (ApplyFailed), not the end of the run.
+            allow_apply_failures: true,
             json: false,
             report_json: None,
         });
     }
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;
     match args.command {
-        BenchCommand::Import { .. } | BenchCommand::Check(_) => unreachable!("handled above"),
+        BenchCommand::Import { .. } | BenchCommand::Check(_) | BenchCommand::New(_) => {
+            unreachable!("handled above")
+        }
         BenchCommand::List => print!("{}", task_list(&benchmark)),
         BenchCommand::Show { task } => {
             let task = benchmark.task(&task).map_err(Failure::input)?;
