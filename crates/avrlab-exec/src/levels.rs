@@ -185,16 +185,8 @@ pub fn override_inherited_junit3(
         "<dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
          <version>{JUNIT3_SUBSTITUTE}</version><scope>test</scope></dependency>"
     );
-    let adapted = match top_level_dependencies(&text) {
-        Some(at) => format!("{}{dependency}{}", &text[..at], &text[at..]),
-        None => match text.rfind("</project>") {
-            Some(at) => format!(
-                "{}  <dependencies>{dependency}</dependencies>\n{}",
-                &text[..at],
-                &text[at..]
-            ),
-            None => return Ok(Vec::new()),
-        },
+    let Some(adapted) = insert_in_pom(&text, &["project", "dependencies"], &dependency) else {
+        return Ok(Vec::new());
     };
     std::fs::write(&root, adapted)?;
     Ok(vec![format!(
@@ -248,21 +240,11 @@ fn pin_byte_buddy_in(text: &str) -> Option<String> {
             )
         })
         .collect();
-    let profiles = text.find("<profiles>").unwrap_or(text.len());
-    if let Some(at) = text
-        .find("<dependencyManagement>")
-        .filter(|at| *at < profiles)
-    {
-        let list = at + text[at..].find("<dependencies>")? + "<dependencies>".len();
-        return Some(format!("{}{entries}{}", &text[..list], &text[list..]));
-    }
-    let block = format!(
-        "<dependencyManagement><dependencies>{entries}</dependencies></dependencyManagement>\n  "
-    );
-    let at = top_level_dependencies(text)
-        .map(|after| after - "<dependencies>".len())
-        .or_else(|| text.rfind("</project>"))?;
-    Some(format!("{}{block}{}", &text[..at], &text[at..]))
+    insert_in_pom(
+        text,
+        &["project", "dependencyManagement", "dependencies"],
+        &entries,
+    )
 }
 
 /// The maven-bundle-plugin that stands in for an older one under a substitute JDK: the bnd in
@@ -388,27 +370,16 @@ fn manage_bundle_plugin_in(text: &str) -> Option<String> {
 /// `<pluginManagement>` (made where there is none, in a `<build>` made where there is none);
 /// `None` when the root pom manages the plug-in already or has no place for it.
 fn manage_plugin_in(text: &str, artifact: &str, entry: &str) -> Option<String> {
-    let profiles = text.find("<profiles>").unwrap_or(text.len());
-    let top = |tag: &str| text.find(tag).filter(|at| *at < profiles);
-    if let Some(at) = top("<pluginManagement>") {
-        let managed = &text[at..at + text[at..].find("</pluginManagement>")?];
-        if managed.contains(&format!("<artifactId>{artifact}</artifactId>")) {
-            return None;
-        }
-        let list = at + text[at..].find("<plugins>")? + "<plugins>".len();
-        return Some(format!("{}{entry}{}", &text[..list], &text[list..]));
+    if let Some((open, close)) = element_span(text, &["project", "build", "pluginManagement"])
+        && text[open..close].contains(&format!("<artifactId>{artifact}</artifactId>"))
+    {
+        return None;
     }
-    let block = format!("<pluginManagement><plugins>{entry}</plugins></pluginManagement>");
-    if let Some(at) = top("<build>") {
-        let inside = at + "<build>".len();
-        return Some(format!("{}{block}{}", &text[..inside], &text[inside..]));
-    }
-    let at = text.rfind("</project>")?;
-    Some(format!(
-        "{}  <build>{block}</build>\n{}",
-        &text[..at],
-        &text[at..]
-    ))
+    insert_in_pom(
+        text,
+        &["project", "build", "pluginManagement", "plugins"],
+        entry,
+    )
 }
 
 /// The Nashorn that JavaScript in Ant scripts runs on from JDK 15, which removed the JDK's own.
@@ -460,23 +431,6 @@ pub fn add_nashorn_to_antrun(project: &Path, repository: &Path) -> std::io::Resu
     )])
 }
 
-/// Where the project's own `<dependencies>` list starts its entries (just after the opening tag):
-/// the first `<dependencies>` outside `<dependencyManagement>`, `<build>` and `<profiles>`.
-fn top_level_dependencies(pom: &str) -> Option<usize> {
-    let blocks: Vec<(usize, usize)> = ["dependencyManagement", "build", "profiles"]
-        .iter()
-        .filter_map(|name| {
-            let start = pom.find(&format!("<{name}>"))?;
-            let end = start + pom[start..].find(&format!("</{name}>"))?;
-            Some((start, end))
-        })
-        .collect();
-    pom.match_indices("<dependencies>")
-        .map(|(at, tag)| (at, at + tag.len()))
-        .find(|(at, _)| !blocks.iter().any(|(s, e)| s < at && at < e))
-        .map(|(_, after)| after)
-}
-
 /// Rewrites every `pom.xml` of `project` (build output and version-control folders aside) with
 /// `adapt`; returns one note per changed file, relative to `project`.
 fn adapt_poms(
@@ -522,6 +476,53 @@ pub fn raise_language_levels(
     })
 }
 
+/// Where the first element at `path` (local names from the root, `["project", "build"]`) sits in
+/// a pom: the end of its start tag and the start of its end tag. Read as XML, so that an element
+/// of the same name elsewhere (a plug-in's `<dependencies>`, a profile's `<build>`) is never taken
+/// for it; `None` where there is no such element or the text is not well-formed up to it.
+fn element_span(text: &str, path: &[&str]) -> Option<(usize, usize)> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut at: Vec<String> = Vec::new();
+    let mut open: Option<usize> = None;
+    loop {
+        let before = usize::try_from(reader.buffer_position()).ok()?;
+        match reader.read_event().ok()? {
+            Event::Start(start) => {
+                at.push(start.local_name().as_ref().to_owned());
+                if open.is_none() && at == path {
+                    open = Some(usize::try_from(reader.buffer_position()).ok()?);
+                }
+            }
+            Event::End(_) => {
+                if let Some(open) = open
+                    && at == path
+                {
+                    return Some((open, before));
+                }
+                at.pop();
+            }
+            Event::Eof => return None,
+            _ => {}
+        }
+    }
+}
+
+/// The pom with `content` put first inside the element at `path`, which is made (with the
+/// elements above it that are missing) where there is none; the root `project` takes new
+/// elements before its end tag. `None` when the text has no `project` element.
+fn insert_in_pom(text: &str, path: &[&str], content: &str) -> Option<String> {
+    if let Some((open, close)) = element_span(text, path) {
+        let at = if path.len() == 1 { close } else { open };
+        return Some(format!("{}{content}{}", &text[..at], &text[at..]));
+    }
+    let (name, parent) = path.split_last()?;
+    if parent.is_empty() {
+        return None;
+    }
+    insert_in_pom(text, parent, &format!("<{name}>{content}</{name}>\n  "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,17 +540,53 @@ mod tests {
             out.contains("<artifactId>byte-buddy-agent</artifactId><version>1.14.12</version>")
         );
         assert!(out.ends_with("<dependency>x</dependency></dependencies></dependencyManagement><dependencies></dependencies></project>"));
-        // No management yet: a block of its own before the project's dependencies, not inside
-        // the build's plug-in dependencies.
+        // No management yet: a block of its own in the project, not inside the build's
+        // plug-in dependencies.
         let plain = "<project><build><plugins><plugin><dependencies></dependencies></plugin>\
                      </plugins></build><dependencies><dependency>y</dependency></dependencies></project>";
         let out = pin_byte_buddy_in(plain).unwrap();
-        let block = out.find("<dependencyManagement>").unwrap();
-        assert!(block > out.find("</build>").unwrap(), "{out}");
+        let (open, close) =
+            element_span(&out, &["project", "dependencyManagement", "dependencies"]).unwrap();
+        assert!(out[open..close].contains("byte-buddy-agent"), "{out}");
         assert!(
-            out[block..].contains("</dependencyManagement>\n  <dependencies><dependency>y"),
+            out.contains("<dependencies><dependency>y</dependency></dependencies>"),
             "{out}"
         );
+    }
+
+    /// Real poms put `<dependencyManagement>` after `<profiles>` (Openfire) and `<dependencies>`
+    /// in places other than `<build>` (CXF's `<reporting>` plug-ins): the pin goes into the
+    /// project's own management, once, and the pom stays one Maven can read.
+    #[test]
+    fn pins_go_into_the_projects_own_elements_wherever_the_pom_puts_them() {
+        let openfire = "<project><profiles><profile><dependencyManagement><dependencies>\
+            </dependencies></dependencyManagement></profile></profiles>\
+            <dependencyManagement><dependencies><dependency>a</dependency></dependencies>\
+            </dependencyManagement></project>";
+        let out = pin_byte_buddy_in(openfire).unwrap();
+        assert_eq!(out.matches("<dependencyManagement>").count(), 2, "{out}");
+        let (open, close) =
+            element_span(&out, &["project", "dependencyManagement", "dependencies"]).unwrap();
+        assert!(
+            out[open..close].contains("byte-buddy") && out[open..close].contains("a</dependency>"),
+            "{out}"
+        );
+        let cxf = "<project><reporting><plugins><plugin><dependencies><dependency>r</dependency>\
+            </dependencies></plugin></plugins></reporting><dependencies><dependency>d</dependency>\
+            </dependencies></project>";
+        let out = pin_byte_buddy_in(cxf).unwrap();
+        let (open, close) = element_span(&out, &["project", "reporting"]).unwrap();
+        assert!(!out[open..close].contains("byte-buddy"), "{out}");
+        assert!(element_span(&out, &["project", "dependencyManagement", "dependencies"]).is_some());
+        // A plug-in managed in a profile's build is not the project's: managed again at the top.
+        let profiled = "<project><profiles><profile><build><pluginManagement><plugins><plugin>\
+            <artifactId>maven-bundle-plugin</artifactId></plugin></plugins></pluginManagement>\
+            </build></profile></profiles></project>";
+        let out = manage_bundle_plugin_in(profiled).unwrap();
+        let (open, close) =
+            element_span(&out, &["project", "build", "pluginManagement", "plugins"]).unwrap();
+        assert!(out[open..close].contains("5.1.9"), "{out}");
+        assert_eq!(manage_bundle_plugin_in(&out), None, "managed once");
     }
 
     #[test]
@@ -675,11 +712,11 @@ mod tests {
             "{notes:?}"
         );
         let adapted = std::fs::read_to_string(project.join("pom.xml")).unwrap();
-        assert!(
-            adapted.ends_with(
-                "</build>\n  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
-                 <version>4.13.2</version><scope>test</scope></dependency></dependencies>\n</project>"
-            ),
+        let (open, close) = element_span(&adapted, &["project", "dependencies"]).unwrap();
+        assert_eq!(
+            &adapted[open..close],
+            "<dependency><groupId>junit</groupId><artifactId>junit</artifactId>\
+             <version>4.13.2</version><scope>test</scope></dependency>",
             "{adapted}"
         );
         // Now the project names JUnit itself: nothing more to do.

@@ -151,6 +151,27 @@ fn build_of(build: &RowBuild) -> (BuildSystem, String, Option<BuildTargets>) {
     }
 }
 
+/// Maven flags that skip the plug-ins which check a build without compiling or testing it: a
+/// Java-version enforcer rule, a style or licence check, a coverage agent or a signature fails a
+/// build on a JDK or machine the project never knew, and says nothing about a candidate.
+const VERIFICATION_SKIPS: [&str; 15] = [
+    "-Denforcer.skip=true",
+    "-Dcheckstyle.skip=true",
+    "-Dpmd.skip=true",
+    "-Dcpd.skip=true",
+    "-Dfindbugs.skip=true",
+    "-Dspotbugs.skip=true",
+    "-Drat.skip=true",
+    "-Dlicense.skip=true",
+    "-Danimal.sniffer.skip=true",
+    "-Djacoco.skip=true",
+    "-Dgpg.skip=true",
+    "-Dmaven.javadoc.skip=true",
+    "-Drevapi.skip=true",
+    "-Djapicmp.skip=true",
+    "-Dspotless.check.skip=true",
+];
+
 /// The provenance of a task made from a fix commit the user names, with no dataset behind it.
 pub const FIX_COMMIT_ORIGIN: &str = "fix commit (avrlab bench new)";
 
@@ -401,6 +422,15 @@ fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> Row
     main_roots.sort();
     main_roots.dedup();
 
+    let maven_args = if row.maven_args.is_empty() && matches!(row.build, RowBuild::Maven { .. }) {
+        notes.push(
+            "the dataset gives no Maven flags: the task skips the verification plug-ins that neither compile nor test (enforcer, checkstyle, PMD, SpotBugs, licence, signing, coverage), as Vul4J's rows do"
+                .into(),
+        );
+        VERIFICATION_SKIPS.iter().map(|f| (*f).to_owned()).collect()
+    } else {
+        row.maven_args.clone()
+    };
     let description = match (&row.cve, &row.cwe_name) {
         (Some(cve), Some(name)) => format!("{cve} in {}: {name}.", row.repo_url),
         (Some(cve), None) => format!("{cve} in {}.", row.repo_url),
@@ -420,7 +450,7 @@ fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> Row
             system: build_of(&row.build).0,
             jdk,
             module: PathBuf::from(module),
-            extra_args: row.maven_args.clone(),
+            extra_args: maven_args,
             targets: build_of(&row.build).2,
             older_api: None,
         },
