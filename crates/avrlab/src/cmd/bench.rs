@@ -91,6 +91,9 @@ pub struct CheckArgs {
     pub work_dir: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
+    /// `--run NAME --resume-if-started`: a long check stopped anywhere goes on where it stopped.
+    #[command(flatten)]
+    pub target: super::options::RunArgs,
 }
 
 /// Arguments of `avrlab bench new`.
@@ -464,7 +467,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             reference: true,
             patches: None,
             store: check.store,
-            target: super::options::RunArgs::default(),
+            target: check.target,
             differential: Default::default(),
             // A check of many tasks never stops on one: a reference fix that does not apply to
             // its own task state is that task's row (ApplyFailed), not the end of the run.
