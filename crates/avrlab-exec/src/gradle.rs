@@ -24,8 +24,8 @@ use crate::build_tool::{
 use crate::jdk::Jdk;
 use crate::maven::{
     BuildError, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, MavenSettings, TEST_TMPDIR,
-    TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, last_error_line,
-    test_jvm_tool_options, with_causes,
+    TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, test_jvm_tool_options,
+    with_causes,
 };
 use crate::process::{ExitKind, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind};
@@ -373,7 +373,7 @@ impl BuildTool for Gradle {
         if !result.exit.success() {
             return Err(BuildError::WarmUp {
                 project: project_copy.to_owned(),
-                tail: last_error_line(&result),
+                tail: crate::build_log::gradle_failure(&combined_log(&result)),
             });
         }
         let repository = self.maven.settings().repository.clone();
@@ -420,6 +420,7 @@ impl BuildTool for Gradle {
         Ok(CompileResult {
             exit: result.exit,
             diagnostics: javac_diagnostics(&log, workspace),
+            failure: (!result.exit.success()).then(|| crate::build_log::gradle_failure(&log)),
             log,
             wall: result.wall,
             enforcement: result.enforcement,

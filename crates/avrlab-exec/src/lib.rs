@@ -6,6 +6,7 @@
 mod access;
 mod ant;
 mod browser;
+mod build_log;
 mod build_tool;
 mod cgroup;
 mod difftest;

@@ -168,6 +168,9 @@ pub struct CompileResult {
     pub exit: ExitKind,
     /// `file:[line,col] message` lines from the compiler.
     pub diagnostics: Vec<String>,
+    /// What the build tool said went wrong, shortened to a line, when the build failed: the
+    /// reason a failure without compiler messages is given (a missing parent pom, a plug-in).
+    pub failure: Option<String>,
     pub log: String,
     pub wall: Duration,
     pub enforcement: String,
@@ -965,6 +968,7 @@ impl Maven {
         Ok(CompileResult {
             exit: result.exit,
             diagnostics: compiler_diagnostics(&log, workspace),
+            failure: (!result.exit.success()).then(|| crate::build_log::maven_failure(&log)),
             log,
             wall: result.wall,
             enforcement: result.enforcement,
@@ -1230,47 +1234,7 @@ pub(crate) fn combined_log(result: &ProcessResult) -> String {
 }
 
 pub(crate) fn last_error_line(result: &ProcessResult) -> String {
-    error_summary(&combined_log(result))
-}
-
-/// What went wrong in a failed Maven log, on one line: the first real error (a compiler message, a
-/// missing artifact) and Maven's "Failed to execute goal" line, without its help boilerplate.
-fn error_summary(log: &str) -> String {
-    const BOILERPLATE: [&str; 6] = [
-        "COMPILATION ERROR",
-        "->",
-        "To see the full stack trace",
-        "Re-run Maven",
-        "For more information",
-        "[Help",
-    ];
-    let details: Vec<&str> = log
-        .lines()
-        .filter_map(|l| l.strip_prefix("[ERROR]"))
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !BOILERPLATE.iter().any(|b| l.starts_with(b)))
-        .collect();
-    let goal = details
-        .iter()
-        .position(|l| l.starts_with("Failed to execute goal"));
-    let summary = match goal {
-        // The cause is printed before the goal line (a compiler message) or after it (the
-        // compiler plug-in's own list): whichever comes first.
-        Some(0) => match details.get(1) {
-            Some(cause) => format!("{} ({})", cause, details[0]),
-            None => details[0].to_owned(),
-        },
-        Some(at) => format!("{} ({})", details[0], details[at]),
-        None => details.first().map_or_else(
-            || log.lines().last().unwrap_or("no output").to_owned(),
-            |first| (*first).to_owned(),
-        ),
-    };
-    let mut end = summary.len().min(600);
-    while !summary.is_char_boundary(end) {
-        end -= 1;
-    }
-    summary[..end].to_owned()
+    crate::build_log::maven_failure(&combined_log(result))
 }
 
 #[cfg(test)]
@@ -1463,38 +1427,5 @@ mod tests {
         let spec = lib.module_spec(root, vec!["-o".into()], policy, Limits::default(), None);
         assert_eq!(spec.cwd, root.join("lib"));
         assert!(!spec.args.iter().any(|a| a == "-pl"));
-    }
-
-    #[test]
-    fn error_summary_names_the_cause_and_the_goal() {
-        let compile = "[INFO] Compiling 40 source files\n\
-            [ERROR] COMPILATION ERROR : \n\
-            [ERROR] Source option 5 is no longer supported. Use 7 or later.\n\
-            [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on project p: Compilation failure\n\
-            [ERROR] -> [Help 1]\n\
-            [ERROR] \n\
-            [ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n";
-        assert_eq!(
-            error_summary(compile),
-            "Source option 5 is no longer supported. Use 7 or later. (Failed to execute goal \
-             org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on \
-             project p: Compilation failure)"
-        );
-        let listed = "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:2.0.2:compile on project jsoup: Compilation failure: Compilation failure:\n\
-            [ERROR] /w/src/main/java/org/jsoup/A.java:[3,8] cannot find symbol\n\
-            [ERROR] -> [Help 1]\n";
-        assert_eq!(
-            error_summary(listed),
-            "/w/src/main/java/org/jsoup/A.java:[3,8] cannot find symbol (Failed to execute goal \
-             org.apache.maven.plugins:maven-compiler-plugin:2.0.2:compile on project jsoup: \
-             Compilation failure: Compilation failure:)"
-        );
-        let download = "[ERROR] Failed to execute goal on project p: Could not resolve dependencies\n\
-            [ERROR] -> [Help 1]\n";
-        assert_eq!(
-            error_summary(download),
-            "Failed to execute goal on project p: Could not resolve dependencies"
-        );
-        assert_eq!(error_summary("killed\n"), "killed");
     }
 }

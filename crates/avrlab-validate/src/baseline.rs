@@ -329,9 +329,15 @@ pub(crate) struct BaselineRun<'a> {
 }
 
 /// The baseline of a reference fix that does not compile: nothing can be judged.
-fn not_compiled() -> Baseline {
+/// The baseline of a reference fix that does not compile, with the build's reason when it gave
+/// one.
+fn not_compiled(cause: Option<&str>) -> Baseline {
+    let note = match cause {
+        Some(cause) => format!("the reference fix does not compile ({cause}); no test is excluded"),
+        None => "the reference fix does not compile; no test is excluded".to_owned(),
+    };
     Baseline {
-        note: Some("the reference fix does not compile; no test is excluded".into()),
+        note: Some(note),
         ..Baseline::default()
     }
 }
@@ -506,7 +512,8 @@ pub(crate) fn run_baseline(
     }
     let compiled = maven.compile(&ws).map_err(maven_err)?;
     if !compiled.exit.success() {
-        return Ok(not_compiled());
+        let cause = compiled.diagnostics.first().or(compiled.failure.as_ref());
+        return Ok(not_compiled(cause.map(String::as_str)));
     }
     let selection = match &task.oracle.regression_tests {
         RegressionTests::AllOthers => TestSelection::AllExcept(Vec::new()),
@@ -769,9 +776,11 @@ mod tests {
 
     #[test]
     fn nothing_is_excluded_when_the_fix_does_not_build_or_a_run_is_killed() {
-        let baseline = not_compiled();
+        let baseline = not_compiled(None);
         assert!(baseline.excluded.is_empty());
         assert!(baseline.describe().contains("does not compile"));
+        let missing = "Non-resolvable parent POM for a:b:1.0: Could not find artifact a:p:pom:1.0";
+        assert!(not_compiled(Some(missing)).describe().contains(missing));
         let cases = [case("a.T", "x", TestStatus::Failed, "")];
         let killed = judge_baseline(
             &[
