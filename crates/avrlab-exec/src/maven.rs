@@ -105,6 +105,21 @@ pub enum BuildError {
     },
 }
 
+impl BuildError {
+    /// The task's own build is at fault (it does not build here, it needs a JDK or a build tool
+    /// this machine lacks), rather than avrlab or the machine: other tasks can go on.
+    pub fn is_task_failure(&self) -> bool {
+        match self {
+            Self::ToolMissing(_) | Self::Jdk(_) | Self::WarmUp { .. } => true,
+            Self::Missing
+            | Self::Process(_)
+            | Self::Access(_)
+            | Self::TestJvm(_)
+            | Self::Io { .. } => false,
+        }
+    }
+}
+
 /// Which tests a run executes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TestSelection {
