@@ -7,8 +7,66 @@
 //! tool picks the lines that name the cause. The verdicts never rest on this text: the exit
 //! status decides, and this only explains it.
 
+use crate::process::ExitKind;
+
 /// Longest summary kept: one or a few lines of a table or an error message.
 const MAX_SUMMARY: usize = 600;
+
+/// A build or test step killed as hung ([`ExitKind::Idle`]), with the test class its output
+/// last said was starting: where to look first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hang {
+    /// The idle limit it sat through.
+    pub seconds: u64,
+    /// The last test class the output named as starting, if any.
+    pub last_test: Option<String>,
+}
+
+impl Hang {
+    /// The hang of a step that ended with `exit` and printed `log`, if it was killed as idle.
+    pub fn of(exit: ExitKind, log: &str) -> Option<Self> {
+        match exit {
+            ExitKind::Idle { seconds } => Some(Self {
+                seconds,
+                last_test: last_test_started(log),
+            }),
+            ExitKind::Code(_)
+            | ExitKind::Signal(_)
+            | ExitKind::TimedOut
+            | ExitKind::OutputLimit
+            | ExitKind::DiskLimit => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Hang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "hung: no CPU and no output for {} s", self.seconds)?;
+        match &self.last_test {
+            Some(test) => write!(f, " (last test started: {test})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The last test class a build's output names as starting: Surefire's `Running a.b.CTest`
+/// (after Maven's `[INFO]`) and Ant's `[junit] Running a.b.CTest`.
+fn last_test_started(log: &str) -> Option<String> {
+    log.lines().rev().find_map(|line| {
+        let line = line.trim();
+        let line = ["[INFO]", "[junit]"]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+            .unwrap_or(line)
+            .trim_start();
+        let class = line.strip_prefix("Running ")?.trim();
+        let java_name = !class.is_empty()
+            && class
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '$'));
+        java_name.then(|| class.to_owned())
+    })
+}
 
 /// Maven's lines that say nothing about this failure.
 const MAVEN_NOISE: [&str; 9] = [
@@ -369,6 +427,32 @@ mod tests {
         for (log, expected) in cases {
             assert_eq!(ant_failure(log), expected, "for:\n{log}");
         }
+    }
+
+    #[test]
+    fn a_hang_names_the_last_test_class_that_started() {
+        let maven = "[INFO] Running org.x.AFirstTest\n\
+            [INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.2 s - in org.x.AFirstTest\n\
+            [INFO] Running org.x.client.BayeuxClientTest\n\
+            2026-12-05 10:01:02 INFO waiting for a handshake\n";
+        let idle = ExitKind::Idle { seconds: 300 };
+        let hang = Hang::of(idle, maven).expect("killed as idle");
+        assert_eq!(
+            hang.to_string(),
+            "hung: no CPU and no output for 300 s (last test started: \
+             org.x.client.BayeuxClientTest)"
+        );
+        let ant = "    [junit] Running a.BTest\n    [junit] Testsuite: a.BTest\n";
+        assert_eq!(
+            Hang::of(idle, ant).and_then(|h| h.last_test).as_deref(),
+            Some("a.BTest")
+        );
+        let before_tests = Hang::of(idle, "[INFO] Running Maven with 2 threads please\n");
+        assert_eq!(
+            before_tests.map(|h| h.to_string()).as_deref(),
+            Some("hung: no CPU and no output for 300 s")
+        );
+        assert_eq!(Hang::of(ExitKind::TimedOut, maven), None);
     }
 
     #[test]

@@ -371,10 +371,12 @@ impl BuildTool for Gradle {
         );
         let result = run(&spec)?;
         if !result.exit.success() {
-            return Err(BuildError::WarmUp {
-                project: project_copy.to_owned(),
-                tail: crate::build_log::gradle_failure(&combined_log(&result)),
-            });
+            return Err(crate::maven::warm_up_failure(
+                project_copy,
+                &result,
+                limits,
+                crate::build_log::gradle_failure,
+            ));
         }
         let repository = self.maven.settings().repository.clone();
         export_downloads(&home, &repository).map_err(Self::io(&repository))?;

@@ -30,6 +30,7 @@ mod tools;
 
 pub use ant::Ant;
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
+pub use build_log::Hang;
 pub use build_tool::BuildTool;
 pub use cgroup::cgroup_delegation;
 pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::fork_relay::{ForkRelay, JvmTemplate, LAUNCHER_VIEW, RELAY_VIEW};
 use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 use crate::older_api::JAVAC_VIEW;
-use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run};
+use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run, run_with_activity};
 use crate::reactor::{Reactor, reactor_for, walk_poms};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
 use crate::surefire::{TestCaseResult, read_reports};
@@ -93,6 +93,13 @@ pub enum BuildError {
         "the warm-up build of {project} (test-compile and the tests, with network, to fill the dependency cache) failed: {tail}"
     )]
     WarmUp { project: PathBuf, tail: String },
+    /// The warm-up build sat idle until it was killed: a test waiting on something that never
+    /// comes, most likely.
+    #[error("the warm-up build of {project} {hang}")]
+    WarmUpHung {
+        project: PathBuf,
+        hang: crate::build_log::Hang,
+    },
     /// The test JVM that Surefire asked for could not be started in its own sandbox.
     #[error("cannot start the test JVM in its own sandbox: {0}")]
     TestJvm(String),
@@ -110,7 +117,9 @@ impl BuildError {
     /// this machine lacks), rather than avrlab or the machine: other tasks can go on.
     pub fn is_task_failure(&self) -> bool {
         match self {
-            Self::ToolMissing(_) | Self::Jdk(_) | Self::WarmUp { .. } => true,
+            Self::ToolMissing(_) | Self::Jdk(_) | Self::WarmUp { .. } | Self::WarmUpHung { .. } => {
+                true
+            }
             Self::Missing
             | Self::Process(_)
             | Self::Access(_)
@@ -724,6 +733,7 @@ impl Maven {
             spec,
             forced_env,
             project: workspace.to_owned(),
+            activity: Default::default(),
         }
     }
 
@@ -902,10 +912,12 @@ impl Maven {
         let reactor = self.reactor(project_copy);
         let result = run(&self.module_spec(project_copy, args, policy, limits, reactor.as_ref()))?;
         if !result.exit.success() {
-            return Err(BuildError::WarmUp {
-                project: project_copy.to_owned(),
-                tail: last_error_line(&result),
-            });
+            return Err(warm_up_failure(
+                project_copy,
+                &result,
+                limits,
+                crate::build_log::maven_failure,
+            ));
         }
         let text = std::fs::read_to_string(&classpath_file).map_err(|e| io(&classpath_file, e))?;
         let mut text = text.trim().to_owned();
@@ -1151,7 +1163,7 @@ impl Maven {
                 }
             }
         }
-        let result = run(&spec)?;
+        let result = run_with_activity(&spec, relay.as_ref().map(ForkRelay::activity))?;
         let mut enforcement = result.enforcement.clone();
         if let Some(relay) = relay {
             let relayed = relay.finish();
@@ -1246,6 +1258,39 @@ pub(crate) fn combined_log(result: &ProcessResult) -> String {
         log.push_str(&stderr);
     }
     log
+}
+
+/// Why a warm-up build failed: hung (a typed error of its own), killed at its time limit, or the
+/// cause its output names (`summary` reads the tool's output).
+pub(crate) fn warm_up_failure(
+    project: &Path,
+    result: &ProcessResult,
+    limits: Limits,
+    summary: impl Fn(&str) -> String,
+) -> BuildError {
+    let log = combined_log(result);
+    if let Some(hang) = crate::build_log::Hang::of(result.exit, &log) {
+        return BuildError::WarmUpHung {
+            project: project.to_owned(),
+            hang,
+        };
+    }
+    let tail = match result.exit {
+        ExitKind::TimedOut => format!(
+            "killed at its {} s time limit; its output last said: {}",
+            limits.wall.as_secs(),
+            summary(&log)
+        ),
+        ExitKind::Code(_)
+        | ExitKind::Signal(_)
+        | ExitKind::OutputLimit
+        | ExitKind::DiskLimit
+        | ExitKind::Idle { .. } => summary(&log),
+    };
+    BuildError::WarmUp {
+        project: project.to_owned(),
+        tail,
+    }
 }
 
 pub(crate) fn last_error_line(result: &ProcessResult) -> String {

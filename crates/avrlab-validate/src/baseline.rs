@@ -393,9 +393,9 @@ pub(crate) fn judge_baseline(
     {
         return Baseline {
             note: Some(format!(
-                "baseline run {} of {BASELINE_RUNS} ended by {:?}; no test is excluded",
+                "baseline run {} of {BASELINE_RUNS} ended by {}; no test is excluded",
                 n + 1,
-                run.exit
+                crate::validator::exit_text(run.exit)
             )),
             ..Baseline::default()
         };

@@ -69,6 +69,9 @@ pub(crate) fn exit_text(exit: ExitKind) -> String {
         ExitKind::TimedOut => "timed out (process tree killed)".into(),
         ExitKind::OutputLimit => "output limit (process tree killed)".into(),
         ExitKind::DiskLimit => "disk limit (process tree killed)".into(),
+        ExitKind::Idle { seconds } => {
+            format!("hung: no CPU and no output for {seconds} s (process tree killed)")
+        }
     }
 }
 
