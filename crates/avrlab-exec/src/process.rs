@@ -582,9 +582,14 @@ const IDLE_SAMPLE: Duration = Duration::from_secs(1);
 /// `Thread.sleep` on JDK 17), a build or test that works spends far more.
 const IDLE_CPU_PERCENT: u64 = 1;
 
+/// Past this many bytes read or written over the idle limit, a tree is working even on next to
+/// no CPU: a slow download (Maven runs with `-ntp`, so it prints no progress) moves far more,
+/// while Surefire's ping between Maven and its test JVM, every 30 s, moves a few bytes.
+const IDLE_IO_BYTES: u64 = 1 << 20;
+
 /// Tells a hung command from a slow one: hung when its process tree (with the work done on its
-/// behalf elsewhere) has used next to no CPU time, started or ended no process, and printed
-/// nothing, for its whole idle limit. Also reports the tree's CPU time to another command's watch
+/// behalf elsewhere) has used next to no CPU time, moved next to no bytes, started or ended no
+/// process, and printed nothing, for its whole idle limit. Also reports the tree's CPU time to another command's watch
 /// (`report_to`) when the command works on that one's behalf.
 struct IdleWatch<'a> {
     limit: Option<Duration>,
@@ -634,6 +639,7 @@ impl IdleWatch<'_> {
             Some((_, before, printed_before)) => {
                 printed != *printed_before
                     || usage.processes != before.processes
+                    || usage.io_bytes.abs_diff(before.io_bytes) > IDLE_IO_BYTES
                     // Fewer ticks: a process ended without being waited for; that is a change.
                     || usage.ticks < before.ticks
                     || usage.ticks - before.ticks > busy_ticks
@@ -650,13 +656,15 @@ impl IdleWatch<'_> {
     }
 }
 
-/// The CPU time of a process tree and how many processes it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The CPU time of a process tree, how many processes it has and how much they read and wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct TreeUsage {
     /// User and system time of the tree's processes and of their children they have waited for,
     /// in clock ticks.
     ticks: u64,
     processes: usize,
+    /// Bytes read and written through system calls (files, pipes, sockets).
+    io_bytes: u64,
 }
 
 fn clock_ticks_per_second() -> u64 {
@@ -706,24 +714,40 @@ fn tree_usage(root: i32) -> TreeUsage {
         }
     }
     let Some(ticks) = root_ticks else {
-        return TreeUsage {
-            ticks: 0,
-            processes: 0,
-        };
+        return TreeUsage::default();
     };
     let mut usage = TreeUsage {
         ticks,
         processes: 1,
+        io_bytes: io_bytes(root),
     };
     let mut pending = vec![root];
     while let Some(parent) = pending.pop() {
         for &(pid, ticks) in children.get(&parent).into_iter().flatten() {
             usage.ticks += ticks;
             usage.processes += 1;
+            usage.io_bytes += io_bytes(pid);
             pending.push(pid);
         }
     }
     usage
+}
+
+/// The bytes a process has read and written through system calls, files and sockets alike
+/// (`rchar` and `wchar` of `/proc/<pid>/io`, its waited-for children's included); 0 where the
+/// file cannot be read.
+fn io_bytes(pid: i32) -> u64 {
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/io")) else {
+        return 0;
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            matches!(name, "rchar" | "wchar")
+                .then(|| value.trim().parse::<u64>().ok())
+                .flatten()
+        })
+        .sum()
 }
 
 pub(crate) fn kill_tree(child: &mut Child, cgroup: Option<&Cgroup>) {
@@ -766,6 +790,8 @@ mod tests {
     fn the_tree_of_this_process_holds_at_least_itself() {
         let usage = tree_usage(std::process::id() as i32);
         assert!(usage.processes >= 1, "{usage:?}");
+        // This test binary has at least read its own arguments and libraries.
+        assert!(usage.io_bytes > 0, "{usage:?}");
         assert_eq!(tree_usage(-1).processes, 0);
     }
 }
