@@ -159,6 +159,7 @@ pub(crate) fn maven_failure(log: &str) -> String {
 /// The message of a Maven `[ERROR]` or `[FATAL]` line, without the level (printed twice on
 /// some lines: `[ERROR] [ERROR] Some problems …`) and without the trailing help link.
 fn maven_message(line: &str) -> Option<String> {
+    let line = without_ansi(line);
     let mut rest = line.trim_start();
     let mut leveled = false;
     while let Some(message) = ["[ERROR]", "[FATAL]"]
@@ -176,6 +177,30 @@ fn maven_message(line: &str) -> Option<String> {
         None => rest,
     };
     Some(message.trim().to_owned())
+}
+
+/// `line` without terminal escape sequences (`ESC [ … letter`): Maven's console library writes
+/// colour resets even in batch mode, before the level of some lines.
+fn without_ansi(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return line.into();
+    }
+    let mut text = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        text.push(c);
+    }
+    text.into()
 }
 
 /// The first rule the Maven Enforcer plug-in names as failed: it prints them as warnings, and its
@@ -280,7 +305,7 @@ mod tests {
     /// Each case: a build's output in the shape the tool prints it, and the summary expected.
     #[test]
     fn maven_failures_name_their_cause() {
-        let cases: [(&str, &str); 7] = [
+        let cases: [(&str, &str); 8] = [
             // A parent pom that only the project's own build would install.
             (
                 "[INFO] Scanning for projects...\n\
@@ -351,6 +376,13 @@ mod tests {
             ),
             // No Maven error at all (the process was killed): its last words.
             ("[INFO] Building p 1.0\nkilled\n\n", "killed"),
+            // Colour resets that Maven 3.6 writes in batch mode before a level.
+            (
+                "\x1b[0m\x1b[0m[ERROR] Failed to execute goal on project p: Could not resolve dependencies for project a:p:jar:1.0: Could not find artifact a:q:jar:1.2-SNAPSHOT -> [Help 1]\n\
+                 \x1b[0m\x1b[0m",
+                "Failed to execute goal on project p: Could not resolve dependencies for project \
+                 a:p:jar:1.0: Could not find artifact a:q:jar:1.2-SNAPSHOT",
+            ),
         ];
         for (log, expected) in cases {
             assert_eq!(maven_failure(log), expected, "for:\n{log}");
