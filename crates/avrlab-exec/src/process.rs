@@ -589,8 +589,8 @@ const IDLE_IO_BYTES: u64 = 1 << 20;
 
 /// Tells a hung command from a slow one: hung when its process tree (with the work done on its
 /// behalf elsewhere) has used next to no CPU time, moved next to no bytes, started or ended no
-/// process, and printed nothing, for its whole idle limit. Also reports the tree's CPU time to another command's watch
-/// (`report_to`) when the command works on that one's behalf.
+/// process, and printed nothing, for its whole idle limit. Also reports the tree's CPU time to
+/// another command's watch (`report_to`) when the command works on that one's behalf.
 struct IdleWatch<'a> {
     limit: Option<Duration>,
     elsewhere: Option<&'a Activity>,
