@@ -244,6 +244,7 @@ impl BuildTool for Ant {
         Ok(CompileResult {
             exit: result.exit,
             diagnostics: javac_diagnostics(&log, workspace),
+            failure: (!result.exit.success()).then(|| crate::build_log::ant_failure(&log)),
             log,
             wall: result.wall,
             enforcement: result.enforcement,

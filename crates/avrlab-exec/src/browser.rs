@@ -124,6 +124,7 @@ pub fn render_headless(
             file_size_bytes: 256 << 20,
             disk_bytes: 1 << 30,
             disk_files: 10_000,
+            idle: None,
         },
         stdin: Vec::new(),
     };

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use avrlab_core::read_untrusted_file;
 
-use crate::process::{ExitKind, RunSpec, run_attached};
+use crate::process::{Activity, ExitKind, RunSpec, run_attached};
 use crate::sandbox::Mount;
 
 /// Where Maven's sandbox sees the relay folder (writable: the launcher makes its requests there).
@@ -76,6 +76,8 @@ pub(crate) struct JvmTemplate {
     /// Variables every test JVM gets whatever Surefire passes (the containment flags).
     pub(crate) forced_env: Vec<(String, String)>,
     pub(crate) project: PathBuf,
+    /// Where the test JVMs' CPU time is added up for Maven's idle watch: Maven waits on them.
+    pub(crate) activity: Activity,
 }
 
 /// What the relay did during one test run, for the phase log.
@@ -141,6 +143,7 @@ pub(crate) struct ForkRelay {
     root: tempfile::TempDir,
     stop: Arc<AtomicBool>,
     server: Option<JoinHandle<RelayReport>>,
+    activity: Activity,
 }
 
 impl ForkRelay {
@@ -172,6 +175,7 @@ impl ForkRelay {
         let release = std::fs::read(jdk_home.join("release")).unwrap_or_default();
         std::fs::write(launcher.join("release"), release)?;
         let stop = Arc::new(AtomicBool::new(false));
+        let activity = template.activity.clone();
         let server = {
             let stop = stop.clone();
             std::thread::spawn(move || serve(&requests, &template, &stop, MAX_RUNNING_JVMS))
@@ -180,6 +184,7 @@ impl ForkRelay {
             root,
             stop,
             server: Some(server),
+            activity,
         })
     }
 
@@ -192,6 +197,12 @@ impl ForkRelay {
     /// JVM reads.
     pub(crate) fn scratch(&self) -> PathBuf {
         self.root.path().join("scratch")
+    }
+
+    /// The CPU time of the test JVMs started so far, for the idle watch of the Maven run that
+    /// waits on them.
+    pub(crate) fn activity(&self) -> &Activity {
+        &self.activity
     }
 
     /// The launcher's folder on the host.
@@ -317,7 +328,7 @@ fn start_jvm(
                 lock(report).refused.push(why.clone());
                 (125, Some(why))
             }
-            Ok(streams) => match run_attached(&spec, streams, stop) {
+            Ok(streams) => match run_attached(&spec, streams, stop, &template.activity) {
                 Ok(end) => {
                     let mut report = lock(report);
                     report.jvms += 1;
@@ -366,6 +377,8 @@ fn describe_exit(exit: ExitKind) -> String {
         ExitKind::TimedOut => "killed at the end of the test run or its time limit".to_owned(),
         ExitKind::OutputLimit => "output limit".to_owned(),
         ExitKind::DiskLimit => "disk limit".to_owned(),
+        // Never: a relayed JVM is not watched for idleness (Maven's run is).
+        ExitKind::Idle { seconds } => format!("idle for {seconds} s"),
     }
 }
 
@@ -494,6 +507,7 @@ mod tests {
                 "-XX:+DisableAttachMechanism".into(),
             )],
             project: project.to_owned(),
+            activity: Activity::default(),
         }
     }
 

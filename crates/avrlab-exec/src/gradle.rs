@@ -24,8 +24,8 @@ use crate::build_tool::{
 use crate::jdk::Jdk;
 use crate::maven::{
     BuildError, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, MavenSettings, TEST_TMPDIR,
-    TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, last_error_line,
-    test_jvm_tool_options, with_causes,
+    TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, test_jvm_tool_options,
+    with_causes,
 };
 use crate::process::{ExitKind, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind};
@@ -371,10 +371,12 @@ impl BuildTool for Gradle {
         );
         let result = run(&spec)?;
         if !result.exit.success() {
-            return Err(BuildError::WarmUp {
-                project: project_copy.to_owned(),
-                tail: last_error_line(&result),
-            });
+            return Err(crate::maven::warm_up_failure(
+                project_copy,
+                &result,
+                limits,
+                crate::build_log::gradle_failure,
+            ));
         }
         let repository = self.maven.settings().repository.clone();
         export_downloads(&home, &repository).map_err(Self::io(&repository))?;
@@ -420,6 +422,7 @@ impl BuildTool for Gradle {
         Ok(CompileResult {
             exit: result.exit,
             diagnostics: javac_diagnostics(&log, workspace),
+            failure: (!result.exit.success()).then(|| crate::build_log::gradle_failure(&log)),
             log,
             wall: result.wall,
             enforcement: result.enforcement,

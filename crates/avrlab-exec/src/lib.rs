@@ -6,6 +6,7 @@
 mod access;
 mod ant;
 mod browser;
+mod build_log;
 mod build_tool;
 mod cgroup;
 mod difftest;
@@ -29,6 +30,7 @@ mod tools;
 
 pub use ant::Ant;
 pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
+pub use build_log::Hang;
 pub use build_tool::BuildTool;
 pub use cgroup::cgroup_delegation;
 pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};

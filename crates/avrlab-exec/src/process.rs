@@ -46,6 +46,10 @@ pub enum ExitKind {
     OutputLimit,
     /// It filled the disk past its disk limit and was killed with its whole tree.
     DiskLimit,
+    /// Its whole tree used next to no CPU time and it printed nothing for its idle limit (this
+    /// many seconds), so it was taken for hung (a test waiting on a socket that never answers)
+    /// and killed with its whole tree, long before its wall-clock limit.
+    Idle { seconds: u64 },
 }
 
 impl ExitKind {
@@ -264,8 +268,12 @@ pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
     };
     let disk = DiskWatch::start(&writable);
     let enforcement = format!(
-        "{confinement}; limits: wall {} s, cpu {} s per process, output {} MiB, file size {} MiB, disk {} MiB and {} files ({}); {}",
+        "{confinement}; limits: wall {} s{}, cpu {} s per process, output {} MiB, file size {} MiB, disk {} MiB and {} files ({}); {}",
         spec.limits.wall.as_secs(),
+        spec.limits.idle.map_or_else(String::new, |idle| format!(
+            ", idle {} s (no CPU time and no output)",
+            idle.as_secs()
+        )),
         spec.limits.cpu.as_secs(),
         spec.limits.output_bytes >> 20,
         spec.limits.file_size_bytes >> 20,
@@ -349,6 +357,16 @@ pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
 
 /// Runs a command to its end, its limits, or its timeout.
 pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
+    run_with_activity(spec, None)
+}
+
+/// [`run`] for a command that waits on work done elsewhere on its behalf (`elsewhere`: the test
+/// JVMs the fork relay starts beside Maven), which counts as its own when telling whether it is
+/// idle.
+pub(crate) fn run_with_activity(
+    spec: &RunSpec,
+    elsewhere: Option<&Activity>,
+) -> Result<ProcessResult, ProcessError> {
     let Prepared {
         mut command,
         program,
@@ -386,12 +404,20 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
         program: program.to_string_lossy().into_owned(),
         source,
     };
+    let mut idle = IdleWatch {
+        limit: spec.limits.idle,
+        elsewhere,
+        report_to: None,
+        printed: Some(&printed),
+        state: WatchState::default(),
+    };
     let exit = supervise(
         &mut child,
         cgroup.as_deref(),
         &spec.limits,
         &disk,
         started,
+        &mut idle,
         || {
             (printed.load(Ordering::Relaxed) > spec.limits.output_bytes)
                 .then_some(ExitKind::OutputLimit)
@@ -414,14 +440,15 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
     })
 }
 
-/// Waits for `child` to end, killing its tree when it runs past its wall-clock limit or fills the
-/// disk past its limit, or when `stop` names a reason to end it.
+/// Waits for `child` to end, killing its tree when it runs past its wall-clock limit, fills the
+/// disk past its limit or sits idle past its idle limit, or when `stop` names a reason to end it.
 fn supervise(
     child: &mut Child,
     cgroup: Option<&Cgroup>,
     limits: &Limits,
     disk: &DiskWatch,
     started: Instant,
+    idle: &mut IdleWatch<'_>,
     stop: impl Fn() -> Option<ExitKind>,
 ) -> std::io::Result<ExitKind> {
     let mut polls: u64 = 0;
@@ -452,6 +479,10 @@ fn supervise(
             kill_tree(child, cgroup);
             return Ok(ExitKind::DiskLimit);
         }
+        if let Some(end) = idle.check(child.id() as i32) {
+            kill_tree(child, cgroup);
+            return Ok(end);
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -466,10 +497,15 @@ pub(crate) struct AttachedEnd {
 /// Runs a command whose standard streams are the given descriptors (another process reads and
 /// writes them; nothing is captured here), under the spec's limits except the output cap, until it
 /// ends or `cancelled` turns true (then it is killed with its tree and counts as timed out).
+///
+/// The CPU time its tree uses is added to `activity`, so that the command waiting on it (Maven,
+/// for a relayed test JVM) is not taken for idle while it works; it is never killed as idle
+/// itself, since it prints to that command rather than to us.
 pub(crate) fn run_attached(
     spec: &RunSpec,
     streams: [std::os::fd::OwnedFd; 3],
     cancelled: &AtomicBool,
+    activity: &Activity,
 ) -> Result<AttachedEnd, ProcessError> {
     let Prepared {
         mut command,
@@ -494,12 +530,20 @@ pub(crate) fn run_attached(
         program: program.to_string_lossy().into_owned(),
         source,
     })?;
+    let mut idle = IdleWatch {
+        limit: None,
+        elsewhere: None,
+        report_to: Some(activity),
+        printed: None,
+        state: WatchState::default(),
+    };
     let exit = supervise(
         &mut child,
         cgroup.as_deref(),
         &spec.limits,
         &disk,
         started,
+        &mut idle,
         || {
             cancelled
                 .load(Ordering::SeqCst)
@@ -512,6 +556,198 @@ pub(crate) fn run_attached(
     })?;
     kill_tree(&mut child, cgroup.as_deref());
     Ok(AttachedEnd { exit, enforcement })
+}
+
+/// CPU time spent on a command's behalf outside its own process tree (by the test JVMs that the
+/// fork relay starts beside Maven), in clock ticks: a command waiting on such a JVM is not idle
+/// while the JVM works.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Activity(Arc<AtomicU64>);
+
+impl Activity {
+    fn ticks(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn add(&self, ticks: u64) {
+        self.0.fetch_add(ticks, Ordering::Relaxed);
+    }
+}
+
+/// How often the idle watch reads `/proc`: it reads every process's `stat`, so not on every poll.
+const IDLE_SAMPLE: Duration = Duration::from_secs(1);
+
+/// Below this share of one core over the idle limit, a tree counts as using no CPU: a JVM that
+/// waits on a socket still spends about 0.2% of a core on its own housekeeping (measured with
+/// `Thread.sleep` on JDK 17), a build or test that works spends far more.
+const IDLE_CPU_PERCENT: u64 = 1;
+
+/// Past this many bytes read or written over the idle limit, a tree is working even on next to
+/// no CPU: a slow download (Maven runs with `-ntp`, so it prints no progress) moves far more,
+/// while Surefire's ping between Maven and its test JVM, every 30 s, moves a few bytes.
+const IDLE_IO_BYTES: u64 = 1 << 20;
+
+/// Tells a hung command from a slow one: hung when its process tree (with the work done on its
+/// behalf elsewhere) has used next to no CPU time, moved next to no bytes, started or ended no
+/// process, and printed nothing, for its whole idle limit. Also reports the tree's CPU time to
+/// another command's watch (`report_to`) when the command works on that one's behalf.
+struct IdleWatch<'a> {
+    limit: Option<Duration>,
+    elsewhere: Option<&'a Activity>,
+    report_to: Option<&'a Activity>,
+    /// Bytes the command printed so far, when its output is captured here.
+    printed: Option<&'a AtomicU64>,
+    state: WatchState,
+}
+
+#[derive(Default)]
+struct WatchState {
+    sampled: Option<Instant>,
+    /// When the command was last seen working, and its counters then.
+    mark: Option<(Instant, TreeUsage, u64)>,
+    /// Ticks already added to `report_to`.
+    reported: u64,
+}
+
+impl IdleWatch<'_> {
+    /// Samples the tree under `root` (at most once per [`IDLE_SAMPLE`]); `Some` once it has been
+    /// idle for its whole limit.
+    fn check(&mut self, root: i32) -> Option<ExitKind> {
+        if self.limit.is_none() && self.report_to.is_none() {
+            return None;
+        }
+        let now = Instant::now();
+        if self
+            .state
+            .sampled
+            .is_some_and(|at| now.duration_since(at) < IDLE_SAMPLE)
+        {
+            return None;
+        }
+        self.state.sampled = Some(now);
+        let mut usage = tree_usage(root);
+        if let Some(report_to) = self.report_to {
+            report_to.add(usage.ticks.saturating_sub(self.state.reported));
+            self.state.reported = self.state.reported.max(usage.ticks);
+        }
+        let limit = self.limit?;
+        usage.ticks += self.elsewhere.map_or(0, Activity::ticks);
+        let printed = self.printed.map_or(0, |p| p.load(Ordering::Relaxed));
+        let busy_ticks = limit.as_secs() * clock_ticks_per_second() * IDLE_CPU_PERCENT / 100;
+        let working = match &self.state.mark {
+            None => true,
+            Some((_, before, printed_before)) => {
+                printed != *printed_before
+                    || usage.processes != before.processes
+                    || usage.io_bytes.abs_diff(before.io_bytes) > IDLE_IO_BYTES
+                    // Fewer ticks: a process ended without being waited for; that is a change.
+                    || usage.ticks < before.ticks
+                    || usage.ticks - before.ticks > busy_ticks
+            }
+        };
+        if working {
+            self.state.mark = Some((now, usage, printed));
+            return None;
+        }
+        let (since, ..) = self.state.mark.as_ref()?;
+        (now.duration_since(*since) >= limit).then_some(ExitKind::Idle {
+            seconds: limit.as_secs(),
+        })
+    }
+}
+
+/// The CPU time of a process tree, how many processes it has and how much they read and wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct TreeUsage {
+    /// User and system time of the tree's processes and of their children they have waited for,
+    /// in clock ticks.
+    ticks: u64,
+    processes: usize,
+    /// Bytes read and written through system calls (files, pipes, sockets).
+    io_bytes: u64,
+}
+
+fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).unwrap_or(100).max(1)
+}
+
+/// One process as `/proc/<pid>/stat` describes it: its parent and its CPU time in ticks.
+fn proc_stat(text: &str) -> Option<(i32, i32, u64)> {
+    // The command name (field 2) is in parentheses and may itself hold spaces and parentheses:
+    // the fields after it start after the last ')'.
+    let (head, rest) = text.rsplit_once(')')?;
+    let pid = head.split_whitespace().next()?.parse().ok()?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3 (state); field 4 is the parent, 14–17 utime, stime, cutime, cstime.
+    let ppid = fields.get(1)?.parse().ok()?;
+    let ticks = fields
+        .get(11..15)?
+        .iter()
+        .map(|f| f.parse::<u64>().ok())
+        .sum::<Option<u64>>()?;
+    Some((pid, ppid, ticks))
+}
+
+/// The CPU time of `root` and every process below it, found by their parents in `/proc` (a
+/// sandboxed tree's orphans are adopted by its own pid 1, so they stay below `root`).
+fn tree_usage(root: i32) -> TreeUsage {
+    let mut children: std::collections::HashMap<i32, Vec<(i32, u64)>> = Default::default();
+    let mut root_ticks = None;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        if let Some((pid, ppid, ticks)) = proc_stat(&text) {
+            if pid == root {
+                root_ticks = Some(ticks);
+            }
+            children.entry(ppid).or_default().push((pid, ticks));
+        }
+    }
+    let Some(ticks) = root_ticks else {
+        return TreeUsage::default();
+    };
+    let mut usage = TreeUsage {
+        ticks,
+        processes: 1,
+        io_bytes: io_bytes(root),
+    };
+    let mut pending = vec![root];
+    while let Some(parent) = pending.pop() {
+        for &(pid, ticks) in children.get(&parent).into_iter().flatten() {
+            usage.ticks += ticks;
+            usage.processes += 1;
+            usage.io_bytes += io_bytes(pid);
+            pending.push(pid);
+        }
+    }
+    usage
+}
+
+/// The bytes a process has read and written through system calls, files and sockets alike
+/// (`rchar` and `wchar` of `/proc/<pid>/io`, its waited-for children's included); 0 where the
+/// file cannot be read.
+fn io_bytes(pid: i32) -> u64 {
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/io")) else {
+        return 0;
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            matches!(name, "rchar" | "wchar")
+                .then(|| value.trim().parse::<u64>().ok())
+                .flatten()
+        })
+        .sum()
 }
 
 pub(crate) fn kill_tree(child: &mut Child, cgroup: Option<&Cgroup>) {
@@ -535,5 +771,27 @@ fn join_reader(handle: JoinHandle<CapturedOutput>) -> CapturedOutput {
         handle.join().unwrap_or_default()
     } else {
         CapturedOutput::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_line_is_read_past_a_command_name_with_spaces_and_parentheses() {
+        let line = "4242 (java (main) x) S 4241 4242 4242 0 -1 4194560 100 0 0 0 \
+                    120 30 7 3 20 0 25 0 1000 0 0";
+        assert_eq!(proc_stat(line), Some((4242, 4241, 120 + 30 + 7 + 3)));
+        assert_eq!(proc_stat("4242 (cut"), None);
+    }
+
+    #[test]
+    fn the_tree_of_this_process_holds_at_least_itself() {
+        let usage = tree_usage(std::process::id() as i32);
+        assert!(usage.processes >= 1, "{usage:?}");
+        // This test binary has at least read its own arguments and libraries.
+        assert!(usage.io_bytes > 0, "{usage:?}");
+        assert_eq!(tree_usage(-1).processes, 0);
     }
 }

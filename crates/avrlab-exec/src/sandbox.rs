@@ -76,6 +76,9 @@ pub struct Limits {
     pub disk_bytes: u64,
     /// The same for files (inodes), where the file system counts them.
     pub disk_files: u64,
+    /// How long the whole tree may use no CPU time and print nothing before it is taken for
+    /// hung and killed ([`crate::ExitKind::Idle`]); `None`: only the wall clock bounds it.
+    pub idle: Option<Duration>,
 }
 
 impl SandboxPolicy {
@@ -106,6 +109,7 @@ impl Default for Limits {
             file_size_bytes: 1 << 30,
             disk_bytes: 4 << 30,
             disk_files: 200_000,
+            idle: None,
         }
     }
 }

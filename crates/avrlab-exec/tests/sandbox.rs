@@ -177,3 +177,40 @@ fn a_command_that_fills_the_disk_is_killed_at_its_disk_limit() {
     assert_eq!(result.exit, ExitKind::DiskLimit, "{}", result.stderr.text());
     assert!(result.tree_gone);
 }
+
+/// A tree that only waits (here `sleep`, for a test blocked on a socket) is killed once its idle
+/// limit has passed with no CPU time and no output, and says so, long before its wall clock.
+#[test]
+fn a_tree_that_only_waits_is_killed_as_idle() {
+    for sandbox in [SandboxKind::Bubblewrap, SandboxKind::None] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = format!("avrlab-idle-marker-{}", std::process::id());
+        let script = format!("echo started; sleep 1000 # {marker}");
+        let mut spec = shell(&script, dir.path(), sandbox, Duration::from_secs(600));
+        spec.limits.idle = Some(Duration::from_secs(1));
+        let result = run(&spec).unwrap();
+        assert_eq!(result.exit, ExitKind::Idle { seconds: 1 }, "{sandbox:?}");
+        assert_eq!(result.stdout.text(), "started\n");
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !process_with_marker_exists(&marker),
+            "{sandbox:?} left a process behind"
+        );
+    }
+}
+
+/// Output is activity: a command that keeps printing is not idle, however little CPU it uses.
+#[test]
+fn a_tree_that_keeps_printing_is_not_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "for i in 1 2 3 4 5 6 7; do echo $i; sleep 0.2; done";
+    let mut spec = shell(
+        script,
+        dir.path(),
+        SandboxKind::None,
+        Duration::from_secs(600),
+    );
+    spec.limits.idle = Some(Duration::from_secs(1));
+    let result = run(&spec).unwrap();
+    assert_eq!(result.exit, ExitKind::Code(0));
+}

@@ -122,7 +122,9 @@ impl CommandRunner for ExecRunner {
         let exit = match result.exit {
             ExitKind::Code(code) => CommandExit::Code(code),
             ExitKind::Signal(signal) => CommandExit::Signal(signal),
-            ExitKind::TimedOut => CommandExit::TimedOut,
+            // No idle limit is set for these commands (a model may think quietly), so a command
+            // killed as idle could only have been killed for its time.
+            ExitKind::TimedOut | ExitKind::Idle { .. } => CommandExit::TimedOut,
             ExitKind::OutputLimit => CommandExit::OutputLimit,
             ExitKind::DiskLimit => CommandExit::DiskLimit,
         };

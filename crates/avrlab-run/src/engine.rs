@@ -299,8 +299,9 @@ pub fn warm_up_only(
 /// Warms up each materialized task (the networked step: dependencies, classpaths), up to
 /// `workers` tasks at a time (the oracle serializes what writes the shared cache). A task that
 /// cannot be warmed up (a project that does not build here, a download that failed) does not stop
-/// the others: it is returned with the reason. When no task could be warmed up, the first error is
-/// returned instead, as the whole run cannot go on.
+/// the others: it is returned with the reason, even when every task failed so (a reference check
+/// shows each as a row). When no task could be warmed up and some failure was the harness's (no
+/// sandbox, a changed cache), the first such error is returned instead: no run can go on.
 pub fn warm_up_tasks(
     oracle: &dyn Oracle,
     prepared: &HashMap<String, PreparedTask>,
@@ -343,12 +344,14 @@ pub fn warm_up_tasks(
     let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
     failures.sort_by_key(|(index, ..)| *index);
     let mut unprepared = Unprepared::new();
-    let mut first_error = None;
+    let mut harness_error = None;
     for (_, id, reason, error) in failures {
         unprepared.insert(id, reason);
-        first_error.get_or_insert(error);
+        if !error.is_task_failure() {
+            harness_error.get_or_insert(error);
+        }
     }
-    match first_error {
+    match harness_error {
         Some(error) if unprepared.len() == prepared.len() => Err(error.into()),
         _ => Ok(unprepared),
     }
@@ -1181,12 +1184,12 @@ mod tests {
     }
 
     #[test]
-    fn no_task_warmed_up_is_an_error_and_stores_nothing() {
+    fn no_task_warmed_up_for_the_harness_is_an_error_and_stores_nothing() {
         let benchmark = demo();
         let mut planned = reference_candidates(&benchmark);
         planned.truncate(2);
         let oracle =
-            FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_unbuildable(&planned[0].task);
+            FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_broken_harness(&planned[0].task);
         let (_dir, mut store) = store();
         let error = execute(
             &mut store,
@@ -1198,6 +1201,53 @@ mod tests {
         .expect_err("nothing can run");
         assert!(matches!(error, EngineError::Validate(_)), "{error}");
         assert!(store.run("r1").unwrap().is_none(), "nothing was stored");
+    }
+
+    /// A reference check of tasks that all fail to build here still ends with a row for each:
+    /// a project's own failure is never the run's.
+    #[test]
+    fn every_task_failing_its_own_warm_up_leaves_each_reported_and_the_run_resumable() {
+        let benchmark = demo();
+        let mut planned = reference_candidates(&benchmark);
+        planned.truncate(4);
+        let (first, second) = (planned[0].task.clone(), planned[2].task.clone());
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible))
+            .with_unbuildable(&first)
+            .with_unbuildable(&second);
+        let (_dir, mut store) = store();
+        let report = execute(
+            &mut store,
+            request(&benchmark, planned),
+            &config(2),
+            &oracle,
+            &Quiet,
+        )
+        .expect("the run ends with every task reported");
+        assert_eq!(report.validated, 0);
+        assert_eq!(
+            report.unprepared.keys().collect::<Vec<_>>(),
+            vec![&first, &second]
+        );
+        assert!(
+            report
+                .unprepared
+                .values()
+                .all(|why| why.contains("does not build")),
+            "{:?}",
+            report.unprepared
+        );
+        let run = store.run("r1").unwrap().unwrap();
+        assert!(run.finished_at.is_none(), "left for --resume");
+        let rows = crate::reference_check::render_check_table(
+            &benchmark
+                .tasks
+                .iter()
+                .filter(|t| report.unprepared.contains_key(&t.id))
+                .map(|t| crate::reference_check::unprepared_row(t, &report.unprepared[&t.id]))
+                .collect::<Vec<_>>(),
+        );
+        assert!(rows.contains(&first) && rows.contains(&second), "{rows}");
+        assert!(rows.contains("warm-up failed"), "{rows}");
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct FakeOracle {
     rule: Box<Rule>,
     /// Tasks whose warm-up fails, as a project that does not build here would.
     unbuildable: Vec<String>,
+    /// Tasks whose warm-up fails as when the harness itself is broken (no sandbox).
+    harness_broken: Vec<String>,
     pub calls: Mutex<Vec<Call>>,
 }
 
@@ -36,6 +38,7 @@ impl FakeOracle {
             root: tempfile::tempdir().expect("a temporary folder"),
             rule: Box::new(rule),
             unbuildable: Vec::new(),
+            harness_broken: Vec::new(),
             calls: Mutex::new(Vec::new()),
         }
     }
@@ -43,6 +46,12 @@ impl FakeOracle {
     /// The warm-up of `task` fails.
     pub fn with_unbuildable(mut self, task: &str) -> Self {
         self.unbuildable.push(task.to_owned());
+        self
+    }
+
+    /// The warm-up of `task` fails because the sandbox cannot start: the harness's failure.
+    pub fn with_broken_harness(mut self, task: &str) -> Self {
+        self.harness_broken.push(task.to_owned());
         self
     }
 
@@ -148,10 +157,21 @@ impl Oracle for FakeOracle {
             .lock()
             .expect("not poisoned")
             .push(Call::WarmUp(prepared.task.id.clone()));
-        if self.unbuildable.contains(&prepared.task.id) {
-            return Err(ValidateError::Workspace {
-                path: prepared.pristine().to_owned(),
-                source: std::io::Error::other("the fake project does not build"),
+        let id = &prepared.task.id;
+        if self.unbuildable.contains(id) {
+            return Err(ValidateError::Build {
+                task: id.clone(),
+                source: avrlab_exec::BuildError::WarmUp {
+                    project: prepared.pristine().to_owned(),
+                    tail: "the fake project does not build".into(),
+                },
+            });
+        }
+        if self.harness_broken.contains(id) {
+            let unusable = avrlab_exec::SandboxError::Unusable("the fake sandbox is broken".into());
+            return Err(ValidateError::Build {
+                task: id.clone(),
+                source: avrlab_exec::BuildError::Process(unusable.into()),
             });
         }
         Ok(())

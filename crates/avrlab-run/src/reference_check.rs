@@ -34,8 +34,17 @@ pub fn check_table(
             rows.push(unprepared_row(task, reason));
             continue;
         }
-        let (baseline, jdk) = maven.baseline(task)?;
-        rows.push(check_row(task, summary, baseline.as_ref(), jdk));
+        match maven.baseline(task) {
+            Ok((baseline, jdk)) => rows.push(check_row(task, summary, baseline.as_ref(), jdk)),
+            // The validation is over: a task whose baseline cannot even be looked up here (its
+            // build tool or JDK is missing) says so in its row, and the other rows still print.
+            Err(error) => {
+                let jdk = format!("{} (task)", task.build.jdk);
+                let mut row = check_row(task, summary, None, jdk);
+                row.excluded = format!("no baseline: {}", crate::progress::error_chain(&error));
+                rows.push(row);
+            }
+        }
     }
     Ok(render_check_table(&rows))
 }

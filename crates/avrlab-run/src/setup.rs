@@ -27,6 +27,26 @@ pub struct EngineSetup {
     pub timeout: u64,
 }
 
+/// Seconds a build or test step may go with no CPU time and no output before it is taken for hung
+/// and killed, unless `$AVRLAB_IDLE_TIMEOUT` says otherwise (0: never). Far above the quiet
+/// stretches of an honest build (a slow test computes, a download prints its progress), far below
+/// the warm-up's 30 minutes, which a test waiting on a socket used to hold a worker for.
+pub const DEFAULT_IDLE_TIMEOUT: u64 = 300;
+
+/// The idle limit of build and test steps: `$AVRLAB_IDLE_TIMEOUT` seconds (0 turns it off), else
+/// [`DEFAULT_IDLE_TIMEOUT`].
+fn idle_limit(setting: Option<&std::ffi::OsStr>) -> Result<Option<Duration>, SetupError> {
+    let seconds = match setting {
+        None => DEFAULT_IDLE_TIMEOUT,
+        Some(text) => text.to_str().and_then(|t| t.trim().parse().ok()).ok_or_else(|| {
+            SetupError::Input(format!(
+                "$AVRLAB_IDLE_TIMEOUT must be a number of seconds (0: no idle limit), not {text:?}"
+            ))
+        })?,
+    };
+    Ok((seconds > 0).then(|| Duration::from_secs(seconds)))
+}
+
 /// Why a command cannot start.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -70,6 +90,7 @@ impl EngineSetup {
         };
         let limits = Limits {
             wall: Duration::from_secs(self.timeout),
+            idle: idle_limit(std::env::var_os("AVRLAB_IDLE_TIMEOUT").as_deref())?,
             ..Limits::default()
         };
         let config = EngineConfig {
@@ -129,6 +150,21 @@ mod tests {
             workers: Some(0),
             timeout: 60,
         }
+    }
+
+    #[test]
+    fn the_idle_limit_is_five_minutes_unless_set() {
+        let five_minutes = Some(Duration::from_secs(DEFAULT_IDLE_TIMEOUT));
+        assert_eq!(idle_limit(None).unwrap(), five_minutes);
+        assert_eq!(
+            idle_limit(Some("90".as_ref())).unwrap(),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(idle_limit(Some("0".as_ref())).unwrap(), None);
+        assert!(matches!(
+            idle_limit(Some("soon".as_ref())),
+            Err(SetupError::Input(_))
+        ));
     }
 
     #[test]

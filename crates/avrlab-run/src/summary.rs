@@ -77,7 +77,8 @@ pub fn summarize(
     for v in &verdicts {
         *outcomes.entry(v.outcome.as_str()).or_default() += 1;
     }
-    let reference_check = (mode == RunMode::Reference).then(|| reference_check(&verdicts));
+    let reference_check =
+        (mode == RunMode::Reference).then(|| reference_check(&verdicts, &report.unprepared));
     let outcome_of: std::collections::HashMap<String, Outcome> = verdicts
         .iter()
         .map(|v| (v.candidate.clone(), v.outcome))
@@ -105,7 +106,12 @@ pub fn summarize(
     })
 }
 
-fn reference_check(verdicts: &[VerdictLine]) -> ReferenceCheck {
+/// The reference check over the run's verdicts and the tasks that could not be warmed up (which
+/// have none: they count as checked and failed, never as absent from a check that passed).
+fn reference_check(
+    verdicts: &[VerdictLine],
+    unprepared: &crate::engine::Unprepared,
+) -> ReferenceCheck {
     let mut tasks: BTreeMap<&str, (Option<Outcome>, Option<Outcome>)> = BTreeMap::new();
     for v in verdicts {
         let entry = tasks.entry(&v.task).or_default();
@@ -118,7 +124,14 @@ fn reference_check(verdicts: &[VerdictLine]) -> ReferenceCheck {
     let pov = Outcome::PovFailing;
     let plausible = Outcome::Plausible;
     let mut problems = Vec::new();
+    for task in unprepared.keys() {
+        tasks.entry(task).or_default();
+    }
     for (task, (vulnerable, reference)) in &tasks {
+        if unprepared.contains_key(*task) && vulnerable.is_none() && reference.is_none() {
+            problems.push(format!("{task}: not validated: its warm-up failed"));
+            continue;
+        }
         if *vulnerable != Some(pov) {
             problems.push(format!(
                 "{task}: vulnerable state is {}, not {pov}",
@@ -209,4 +222,43 @@ pub fn render_text(summary: &Summary) -> String {
     }
     let _ = writeln!(out, "stored in {}", summary.store);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(task: &str, label: &str, outcome: Outcome) -> VerdictLine {
+        VerdictLine {
+            candidate: format!("{task}/{label}"),
+            task: task.into(),
+            label: label.into(),
+            outcome,
+            reason: String::new(),
+            seconds: 0.0,
+        }
+    }
+
+    /// A check whose every task failed its warm-up has no verdict at all: it fails, and says
+    /// which tasks it could not validate, rather than passing over nothing.
+    #[test]
+    fn a_task_not_warmed_up_fails_the_reference_check() {
+        let mut unprepared = crate::engine::Unprepared::new();
+        unprepared.insert("b".into(), "the project does not build".into());
+        let check = reference_check(&[], &unprepared);
+        assert_eq!((check.tasks, check.passed), (1, false));
+        assert_eq!(check.problems, ["b: not validated: its warm-up failed"]);
+
+        let verdicts = [
+            verdict("a", "vulnerable", Outcome::PovFailing),
+            verdict("a", "reference", Outcome::Plausible),
+        ];
+        let check = reference_check(&verdicts, &unprepared);
+        assert_eq!(
+            (check.tasks, check.reference_plausible, check.passed),
+            (2, 1, false)
+        );
+        let all_warm = reference_check(&verdicts, &crate::engine::Unprepared::new());
+        assert!(all_warm.passed);
+    }
 }

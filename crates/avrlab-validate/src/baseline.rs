@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{RegressionTests, Task, TestName};
-use avrlab_exec::{BuildTool, ExitKind, TestCaseResult, TestSelection, TestStatus};
+use avrlab_exec::{BuildTool, ExitKind, Hang, TestCaseResult, TestRun, TestSelection, TestStatus};
 
 /// The first line of a baseline file, so that an older format is recomputed, never misread.
 /// Format 2 added the second run (flaky tests), per-test exclusion and the failure lines.
@@ -326,12 +326,67 @@ pub(crate) fn store(path: &Path, baseline: &Baseline) -> std::io::Result<()> {
 pub(crate) struct BaselineRun<'a> {
     pub exit: ExitKind,
     pub cases: &'a [TestCaseResult],
+    /// The test classes that hung this run's earlier attempts, left out of its last attempt and
+    /// of every later run.
+    pub hung: &'a [HungClass],
 }
 
-/// The baseline of a reference fix that does not compile: nothing can be judged.
-fn not_compiled() -> Baseline {
+/// A test class that hung a baseline run: the run sat idle until it was killed, and this was the
+/// last class its output named as starting. Such a class is excluded whole, like a class whose
+/// set-up failed, and the run is taken again without it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HungClass {
+    pub class: TestName,
+    /// `hung: no CPU and no output for N s`.
+    pub cause: String,
+}
+
+/// At most this many hung classes are left out before a baseline gives up (each costs the idle
+/// limit and a run of the suite).
+const MAX_HUNG_CLASSES: usize = 3;
+
+/// What a class's status is called in the baseline run it hung.
+const HUNG: &str = "hung";
+
+/// The class that hung `run`, when it can be left out of a retry: the run was killed as idle,
+/// its output names the last class it started, the selection is "every test but…", and the
+/// class holds no PoV test (those are never excluded).
+fn hung_class(run: &TestRun, selection: &TestSelection, pov: &[TestName]) -> Option<HungClass> {
+    let hang = Hang::of(run.exit, &run.log)?;
+    let class = TestName::parse(hang.last_test.as_deref()?).ok()?;
+    let excludable = matches!(selection, TestSelection::AllExcept(_))
+        && class.method.is_none()
+        && !pov.iter().any(|p| p.class == class.class);
+    excludable.then(|| HungClass {
+        class,
+        cause: Hang {
+            last_test: None,
+            ..hang
+        }
+        .to_string(),
+    })
+}
+
+/// A class's status in a run, from its cases: the first that did not pass, else passed, else
+/// skipped, else absent.
+fn class_status<'c>(cases: &'c [TestCaseResult], class: &str) -> &'c str {
+    let of_class = || cases.iter().filter(|c| c.class == class);
+    of_class()
+        .find(|c| !is_passing(c.status.as_str()))
+        .or_else(|| of_class().find(|c| c.status == TestStatus::Passed))
+        .or_else(|| of_class().next())
+        .map_or(ABSENT, |c| c.status.as_str())
+}
+
+/// The baseline of a reference fix that does not compile, with the build's reason when it gave
+/// one.
+fn not_compiled(cause: Option<&str>) -> Baseline {
+    let note = match cause {
+        Some(cause) => format!("the reference fix does not compile ({cause}); no test is excluded"),
+        None => "the reference fix does not compile; no test is excluded".to_owned(),
+    };
     Baseline {
-        note: Some("the reference fix does not compile; no test is excluded".into()),
+        note: Some(note),
         ..Baseline::default()
     }
 }
@@ -387,9 +442,9 @@ pub(crate) fn judge_baseline(
     {
         return Baseline {
             note: Some(format!(
-                "baseline run {} of {BASELINE_RUNS} ended by {:?}; no test is excluded",
+                "baseline run {} of {BASELINE_RUNS} ended by {}; no test is excluded",
                 n + 1,
-                run.exit
+                crate::validator::exit_text(run.exit)
             )),
             ..Baseline::default()
         };
@@ -402,6 +457,12 @@ pub(crate) fn judge_baseline(
     }
     let mut seen: Vec<Seen<'_>> = Vec::new();
     let mut tests: Vec<(&str, &str)> = Vec::new();
+    // Each hung class with the run it hung: it is excluded whole, below.
+    let hung: Vec<(usize, &HungClass)> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(n, run)| run.hung.iter().map(move |h| (n, h)))
+        .collect();
     for (n, run) in runs.iter().enumerate() {
         for case in run.cases {
             if pov.iter().any(|p| p.covers(&case.class, &case.method)) {
@@ -409,6 +470,9 @@ pub(crate) fn judge_baseline(
             }
             if !tests.contains(&(case.class.as_str(), case.method.as_str())) {
                 tests.push((&case.class, &case.method));
+            }
+            if hung.iter().any(|(_, h)| h.class.class == case.class) {
+                continue;
             }
             let Some(name) = reported_name(case) else {
                 continue;
@@ -451,6 +515,18 @@ pub(crate) fn judge_baseline(
                 .map(|c| c.map_or(ABSENT, |c| c.status.as_str()).to_owned())
                 .collect(),
             test: s.name,
+        });
+    }
+    for (hung_in, h) in hung {
+        let statuses = (0..BASELINE_RUNS).map(|n| match n.cmp(&hung_in) {
+            std::cmp::Ordering::Less => class_status(runs[n].cases, &h.class.class),
+            std::cmp::Ordering::Equal => HUNG,
+            std::cmp::Ordering::Greater => ABSENT,
+        });
+        excluded.push(Exclusion {
+            test: h.class.clone(),
+            statuses: statuses.map(str::to_owned).collect(),
+            cause: h.cause.clone(),
         });
     }
     let mut baseline = Baseline {
@@ -506,7 +582,8 @@ pub(crate) fn run_baseline(
     }
     let compiled = maven.compile(&ws).map_err(maven_err)?;
     if !compiled.exit.success() {
-        return Ok(not_compiled());
+        let cause = compiled.diagnostics.first().or(compiled.failure.as_ref());
+        return Ok(not_compiled(cause.map(String::as_str)));
     }
     let selection = match &task.oracle.regression_tests {
         RegressionTests::AllOthers => TestSelection::AllExcept(Vec::new()),
@@ -515,10 +592,33 @@ pub(crate) fn run_baseline(
     // The runs share the workspace, as candidates' runs never do: the workspace is read-only to
     // the tests, so whatever one run leaves behind is outside it (what makes a test flaky).
     let mut runs = Vec::with_capacity(BASELINE_RUNS);
+    // The classes that hung a run, per run: each is left out of that run's retry and of every
+    // later run.
+    let mut hung: Vec<Vec<HungClass>> = vec![Vec::new(); BASELINE_RUNS];
     for n in 1..=BASELINE_RUNS {
-        let run = maven
-            .test(&ws, &selection, &root.join(format!("reports-{n}")))
-            .map_err(maven_err)?;
+        let mut attempt = 1;
+        let run = loop {
+            let left_out: Vec<TestName> = hung.iter().flatten().map(|h| h.class.clone()).collect();
+            let selection = match &selection {
+                TestSelection::AllExcept(excluded) => {
+                    TestSelection::AllExcept([excluded.clone(), left_out].concat())
+                }
+                only @ TestSelection::Only(_) => only.clone(),
+            };
+            let reports = match attempt {
+                1 => root.join(format!("reports-{n}")),
+                _ => root.join(format!("reports-{n}-{attempt}")),
+            };
+            let run = maven.test(&ws, &selection, &reports).map_err(maven_err)?;
+            let total: usize = hung.iter().map(Vec::len).sum();
+            match hung_class(&run, &selection, &task.oracle.pov_tests) {
+                Some(class) if total < MAX_HUNG_CLASSES => {
+                    hung[n - 1].push(class);
+                    attempt += 1;
+                }
+                _ => break run,
+            }
+        };
         if let Some(problem) = &run.unusable_reports {
             return Ok(Baseline {
                 note: Some(format!(
@@ -529,9 +629,10 @@ pub(crate) fn run_baseline(
         }
         runs.push(run);
     }
-    let [first, second] = [&runs[0], &runs[1]].map(|run| BaselineRun {
-        exit: run.exit,
-        cases: &run.cases,
+    let [first, second] = [0, 1].map(|n| BaselineRun {
+        exit: runs[n].exit,
+        cases: &runs[n].cases,
+        hung: &hung[n],
     });
     Ok(judge_baseline(&[first, second], &task.oracle.pov_tests))
 }
@@ -558,6 +659,7 @@ mod tests {
         let run = |cases| BaselineRun {
             exit: ExitKind::Code(1),
             cases,
+            hung: &[],
         };
         judge_baseline(&[run(first), run(second)], pov)
     }
@@ -767,21 +869,105 @@ mod tests {
         );
     }
 
+    fn hung(class: &str) -> HungClass {
+        HungClass {
+            class: TestName::parse(class).unwrap(),
+            cause: "hung: no CPU and no output for 300 s".into(),
+        }
+    }
+
+    /// A class that hung a run is excluded whole, with its status in each run, and its methods'
+    /// own results from an earlier run are not excluded a second time.
+    #[test]
+    fn a_class_that_hung_a_run_is_excluded_whole() {
+        let (passing, hanging) = ([ok("a.T", "x")], [hung("a.H")]);
+        let run = |cases, hung| BaselineRun {
+            exit: ExitKind::Code(0),
+            cases,
+            hung,
+        };
+        let first_run = judge_baseline(&[run(&passing, &hanging), run(&passing, &[])], &[]);
+        assert_eq!(
+            first_run.excluded,
+            vec![Exclusion {
+                test: TestName::parse("a.H").unwrap(),
+                statuses: vec!["hung".into(), "absent".into()],
+                cause: "hung: no CPU and no output for 300 s".into(),
+            }]
+        );
+        assert_eq!((first_run.ran, first_run.counted), (1, 1));
+        assert_eq!(first_run.tests(), [TestName::parse("a.H").unwrap()]);
+
+        let ran_then_hung = [
+            ok("a.T", "x"),
+            ok("a.H", "m"),
+            case(
+                "a.H",
+                "n",
+                TestStatus::Failed,
+                "java.lang.AssertionError: no",
+            ),
+        ];
+        let second_run = judge_baseline(&[run(&ran_then_hung, &[]), run(&passing, &hanging)], &[]);
+        let statuses: Vec<_> = second_run.excluded.iter().map(|e| &e.statuses).collect();
+        assert_eq!(statuses, [&vec!["failed".to_owned(), "hung".to_owned()]]);
+        assert_eq!((second_run.ran, second_run.counted), (3, 1));
+    }
+
+    #[test]
+    fn only_a_named_class_without_pov_tests_is_left_out_of_a_retry() {
+        let run = |exit, log: &str| TestRun {
+            exit,
+            cases: Vec::new(),
+            log: log.into(),
+            wall: std::time::Duration::ZERO,
+            enforcement: String::new(),
+            tree_gone: true,
+            unusable_reports: None,
+        };
+        let idle = ExitKind::Idle { seconds: 300 };
+        let all = TestSelection::AllExcept(Vec::new());
+        let pov = [TestName::parse("a.P#pov").unwrap()];
+        assert_eq!(
+            hung_class(&run(idle, "[INFO] Running a.H\n"), &all, &pov),
+            Some(hung("a.H"))
+        );
+        assert_eq!(
+            hung_class(&run(idle, "[INFO] Running a.P\n"), &all, &pov),
+            None
+        );
+        assert_eq!(
+            hung_class(&run(idle, "[INFO] Scanning\n"), &all, &pov),
+            None
+        );
+        let listed = TestSelection::Only(vec![TestName::parse("a.H").unwrap()]);
+        assert_eq!(
+            hung_class(&run(idle, "[INFO] Running a.H\n"), &listed, &pov),
+            None
+        );
+        let finished = run(ExitKind::Code(1), "[INFO] Running a.H\n");
+        assert_eq!(hung_class(&finished, &all, &pov), None);
+    }
+
     #[test]
     fn nothing_is_excluded_when_the_fix_does_not_build_or_a_run_is_killed() {
-        let baseline = not_compiled();
+        let baseline = not_compiled(None);
         assert!(baseline.excluded.is_empty());
         assert!(baseline.describe().contains("does not compile"));
+        let missing = "Non-resolvable parent POM for a:b:1.0: Could not find artifact a:p:pom:1.0";
+        assert!(not_compiled(Some(missing)).describe().contains(missing));
         let cases = [case("a.T", "x", TestStatus::Failed, "")];
         let killed = judge_baseline(
             &[
                 BaselineRun {
                     exit: ExitKind::Code(1),
                     cases: &cases,
+                    hung: &[],
                 },
                 BaselineRun {
                     exit: ExitKind::TimedOut,
                     cases: &[],
+                    hung: &[],
                 },
             ],
             &[],

@@ -50,3 +50,20 @@ pub enum ValidateError {
     #[error("cannot clean up")]
     Cleanup(#[from] RemovalError),
 }
+
+impl ValidateError {
+    /// The task is at fault, not avrlab or the machine: its project does not build here, its
+    /// state cannot be made, it needs a JDK or build tool that is missing. Such a task is
+    /// reported and the others go on; a failure of the harness itself (no sandbox, a changed
+    /// cache, a workspace that cannot be written) concerns every task.
+    pub fn is_task_failure(&self) -> bool {
+        match self {
+            Self::Materialize(error) => error.is_input(),
+            Self::Checkout { .. } => true,
+            Self::Build { source, .. } => source.is_task_failure(),
+            Self::Cache(_) | Self::FastPath { .. } | Self::Workspace { .. } | Self::Cleanup(_) => {
+                false
+            }
+        }
+    }
+}

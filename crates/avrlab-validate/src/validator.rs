@@ -69,6 +69,9 @@ pub(crate) fn exit_text(exit: ExitKind) -> String {
         ExitKind::TimedOut => "timed out (process tree killed)".into(),
         ExitKind::OutputLimit => "output limit (process tree killed)".into(),
         ExitKind::DiskLimit => "disk limit (process tree killed)".into(),
+        ExitKind::Idle { seconds } => {
+            format!("hung: no CPU and no output for {seconds} s (process tree killed)")
+        }
     }
 }
 
@@ -657,8 +660,14 @@ impl MavenOracle {
                 );
             }
             ExitKind::Code(_) => {
-                let first = compiled.diagnostics.first().cloned();
-                let reason = first.unwrap_or_else(|| "the build failed before the tests".into());
+                // A compiler message names the candidate's mistake; without one, what the build
+                // tool said (a pom or plug-in problem) is the next best reason.
+                let reason = compiled
+                    .diagnostics
+                    .first()
+                    .or(compiled.failure.as_ref())
+                    .cloned()
+                    .unwrap_or_else(|| "the build failed before the tests".into());
                 return finish(verdict, Outcome::Uncompilable, reason);
             }
             other => {

@@ -73,6 +73,13 @@ pub(crate) fn judge_run(
                 format!("the test run was killed by signal {s}"),
             );
         }
+        // A test that waits for ever (a deadlock, a socket that never answers) would have run
+        // into the time limit; the idle watch only ends it sooner.
+        ExitKind::Idle { .. } => {
+            let hang = avrlab_exec::Hang::of(run.exit, &run.log)
+                .map_or_else(|| "hung".to_owned(), |h| h.to_string());
+            return decided(Outcome::Timeout, format!("the test run {hang}"));
+        }
         ExitKind::Code(_) => {}
     }
     if let Some(problem) = &run.unusable_reports {
@@ -257,6 +264,27 @@ mod tests {
             };
             assert_eq!(got, expected, "case {index}");
         }
+    }
+
+    /// A test run killed as hung is a timeout, and its reason names the test class that hung.
+    #[test]
+    fn a_hung_test_run_is_a_timeout_naming_its_last_test() {
+        let mut test_run = run(ExitKind::Idle { seconds: 300 }, vec![]);
+        test_run.log = "[INFO] Running a.T\n".into();
+        let judged = judge_run(
+            &test_run,
+            &names(&["a.T#pov"]),
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::Indeterminate,
+        );
+        assert_eq!(
+            judged,
+            PhaseJudgement::Decided(
+                Outcome::Timeout,
+                "the test run hung: no CPU and no output for 300 s (last test started: a.T)".into()
+            )
+        );
     }
 
     #[test]

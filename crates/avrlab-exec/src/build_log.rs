@@ -1,0 +1,497 @@
+//! What a failed build says went wrong, read from its console output: one short line per failure
+//! for the warm-up's error, a compile phase's reason and `bench check`'s table.
+//!
+//! Maven, Gradle and Ant report a failed build only as console text (Surefire's XML covers tests,
+//! not the build), so this is where their output is read. Each tool prints its cause in its own
+//! shape, and buries it among generic lines ("-> [Help 1]", "re-run with -e"); one function per
+//! tool picks the lines that name the cause. The verdicts never rest on this text: the exit
+//! status decides, and this only explains it.
+
+use crate::process::ExitKind;
+
+/// Longest summary kept: one or a few lines of a table or an error message.
+const MAX_SUMMARY: usize = 600;
+
+/// A build or test step killed as hung ([`ExitKind::Idle`]), with the test class its output
+/// last said was starting: where to look first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hang {
+    /// The idle limit it sat through.
+    pub seconds: u64,
+    /// The last test class the output named as starting, if any.
+    pub last_test: Option<String>,
+}
+
+impl Hang {
+    /// The hang of a step that ended with `exit` and printed `log`, if it was killed as idle.
+    pub fn of(exit: ExitKind, log: &str) -> Option<Self> {
+        match exit {
+            ExitKind::Idle { seconds } => Some(Self {
+                seconds,
+                last_test: last_test_started(log),
+            }),
+            ExitKind::Code(_)
+            | ExitKind::Signal(_)
+            | ExitKind::TimedOut
+            | ExitKind::OutputLimit
+            | ExitKind::DiskLimit => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Hang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "hung: no CPU and no output for {} s", self.seconds)?;
+        match &self.last_test {
+            Some(test) => write!(f, " (last test started: {test})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The last test class a build's output names as starting: Surefire's `Running a.b.CTest`
+/// (after Maven's `[INFO]`) and Ant's `[junit] Running a.b.CTest`.
+fn last_test_started(log: &str) -> Option<String> {
+    log.lines().rev().find_map(|line| {
+        let line = line.trim();
+        let line = ["[INFO]", "[junit]"]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+            .unwrap_or(line)
+            .trim_start();
+        let class = line.strip_prefix("Running ")?.trim();
+        let java_name = !class.is_empty()
+            && class
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '$'));
+        java_name.then(|| class.to_owned())
+    })
+}
+
+/// Maven's lines that say nothing about this failure.
+const MAVEN_NOISE: [&str; 9] = [
+    "To see the full stack trace",
+    "Re-run Maven using",
+    "For more information about the errors",
+    "[Help",
+    "-> [Help",
+    "COMPILATION ERROR",
+    "After correcting the problems",
+    "mvn <args>",
+    "mvn <goals>",
+];
+
+/// Maven's lines that introduce the cause rather than naming it: the lines after them do.
+fn is_maven_header(line: &str) -> bool {
+    line.starts_with("Some problems were encountered while processing the POMs")
+        || line.starts_with("The build could not read")
+        // "The project a:b:1.0 (/w/pom.xml) has 2 errors"
+        || (line.starts_with("The project ")
+            && line.contains(" has ")
+            && (line.ends_with(" error") || line.ends_with(" errors")))
+}
+
+/// Phrases of Maven's own messages that name why a project could not be built: a missing parent
+/// or dependency, a download that failed, a plug-in that could not be loaded.
+const MAVEN_CAUSES: [&str; 8] = [
+    "Non-resolvable parent POM",
+    "Non-resolvable import POM",
+    "Could not resolve dependencies",
+    "Could not find artifact",
+    "Could not transfer artifact",
+    "Failed to read artifact descriptor",
+    "could not be resolved",
+    "Unresolveable build extension",
+];
+
+/// The cause of a failed Maven build, on one line: the first compiler error with its file and
+/// line, else the problem Maven found in a pom or a dependency (what follows "Some problems were
+/// encountered while processing the POMs:", a parent or artifact it could not find), else the
+/// first real error; followed by the "Failed to execute goal" line in parentheses when that is
+/// not already the cause. Maven's help boilerplate is left out.
+pub(crate) fn maven_failure(log: &str) -> String {
+    let details: Vec<String> = log
+        .lines()
+        .filter_map(maven_message)
+        .filter(|l| !l.is_empty() && !MAVEN_NOISE.iter().any(|n| l.starts_with(n)))
+        .collect();
+    let is_header = |l: &str| is_maven_header(l);
+    let goal = details
+        .iter()
+        .position(|l| l.starts_with("Failed to execute goal"));
+    let compiler = details.iter().position(|l| is_compiler_error(l));
+    let after_header = details
+        .iter()
+        .position(|l| is_header(l))
+        .and_then(|at| (at + 1..details.len()).find(|&i| !is_header(&details[i])));
+    let named = details
+        .iter()
+        .position(|l| !is_header(l) && MAVEN_CAUSES.iter().any(|c| l.contains(c)));
+    let enforcer = goal
+        .filter(|&at| details[at].contains("Enforcer rules have failed"))
+        .and_then(|_| enforcer_rule(log));
+    let cause = compiler.or(after_header).or(named);
+    let summary = match (cause, goal) {
+        (Some(cause), Some(goal)) if cause != goal => {
+            format!("{} ({})", details[cause], details[goal])
+        }
+        (Some(cause), _) => details[cause].clone(),
+        (None, Some(goal)) => match enforcer {
+            Some(rule) => format!("{rule} ({})", details[goal]),
+            // The cause is printed before the goal line (a compiler message) or after it (the
+            // compiler plug-in's own list): whichever comes first.
+            None if goal == 0 => match details.get(1).filter(|l| !is_header(l)) {
+                Some(next) => format!("{next} ({})", details[0]),
+                None => details[0].clone(),
+            },
+            None => format!("{} ({})", details[0], details[goal]),
+        },
+        (None, None) => details
+            .iter()
+            .find(|l| !is_header(l))
+            .or(details.first())
+            .cloned()
+            .unwrap_or_else(|| last_line(log)),
+    };
+    capped(&summary)
+}
+
+/// The message of a Maven `[ERROR]` or `[FATAL]` line, without the level (printed twice on
+/// some lines: `[ERROR] [ERROR] Some problems …`) and without the trailing help link.
+fn maven_message(line: &str) -> Option<String> {
+    let line = without_ansi(line);
+    let mut rest = line.trim_start();
+    let mut leveled = false;
+    while let Some(message) = ["[ERROR]", "[FATAL]"]
+        .iter()
+        .find_map(|level| rest.strip_prefix(level))
+    {
+        rest = message.trim_start();
+        leveled = true;
+    }
+    if !leveled {
+        return None;
+    }
+    let message = match rest.rfind(" -> [Help") {
+        Some(at) => &rest[..at],
+        None => rest,
+    };
+    Some(message.trim().to_owned())
+}
+
+/// `line` without terminal escape sequences (`ESC [ … letter`): Maven's console library writes
+/// colour resets even in batch mode, before the level of some lines.
+fn without_ansi(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return line.into();
+    }
+    let mut text = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        text.push(c);
+    }
+    text.into()
+}
+
+/// The first rule the Maven Enforcer plug-in names as failed: it prints them as warnings, and its
+/// goal line says only "Some Enforcer rules have failed".
+fn enforcer_rule(log: &str) -> Option<String> {
+    log.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("[WARNING]"))
+        .map(str::trim)
+        .find(|l| l.starts_with("Rule ") && l.contains("failed"))
+        .map(str::to_owned)
+}
+
+/// A javac error as Maven (`A.java:[12,5] message`), Gradle and Ant (`A.java:12: error: …`)
+/// print it.
+fn is_compiler_error(line: &str) -> bool {
+    line.contains(".java:[") || (line.contains(".java:") && line.contains(": error:"))
+}
+
+/// The cause of a failed Gradle build: the first compiler error, else the text under Gradle's
+/// first "* What went wrong:" (up to three lines, its `>` causes included), with the build file
+/// and line of "* Where:" when Gradle names one.
+pub(crate) fn gradle_failure(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().map(str::trim).collect();
+    if let Some(error) = lines.iter().find(|l| is_compiler_error(l)) {
+        return capped(error);
+    }
+    let section = |title: &str| -> Vec<&str> {
+        let Some(at) = lines.iter().position(|l| *l == title) else {
+            return Vec::new();
+        };
+        lines[at + 1..]
+            .iter()
+            .take_while(|l| !l.is_empty() && !l.starts_with("* "))
+            .copied()
+            .collect()
+    };
+    let wrong: Vec<&str> = section("* What went wrong:")
+        .into_iter()
+        // Where Gradle looked for a missing artifact is a list of URLs: long, and the same for
+        // every artifact.
+        .take_while(|l| !l.starts_with("Searched in the following locations"))
+        .take(3)
+        .collect();
+    if wrong.is_empty() {
+        return capped(&last_line(log));
+    }
+    let mut summary = wrong.join(" ");
+    if let Some(place) = section("* Where:").first() {
+        summary.push_str(&format!(" ({place})"));
+    }
+    capped(&summary)
+}
+
+/// The cause of a failed Ant build: `BUILD FAILED` and the line after it (the build file, its
+/// line and the task's message), preceded by the first compiler error when there is one.
+pub(crate) fn ant_failure(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().map(str::trim).collect();
+    let failed = lines.iter().position(|l| *l == "BUILD FAILED").map(|at| {
+        match lines.get(at + 1).filter(|l| !l.is_empty()) {
+            Some(next) => format!("BUILD FAILED: {next}"),
+            None => "BUILD FAILED".to_owned(),
+        }
+    });
+    let compiler = lines
+        .iter()
+        .map(|l| l.trim_start_matches("[javac]").trim())
+        .find(|l| is_compiler_error(l));
+    let summary = match (compiler, failed) {
+        (Some(error), Some(failed)) => format!("{error} ({failed})"),
+        (Some(error), None) => error.to_owned(),
+        (None, Some(failed)) => failed,
+        (None, None) => last_line(log),
+    };
+    capped(&summary)
+}
+
+/// The last non-empty line of a log, for output none of the shapes above fits.
+fn last_line(log: &str) -> String {
+    log.lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("no output")
+        .to_owned()
+}
+
+/// `text` cut at [`MAX_SUMMARY`] bytes, on a character boundary, marked where it was cut.
+fn capped(text: &str) -> String {
+    if text.len() <= MAX_SUMMARY {
+        return text.to_owned();
+    }
+    let mut end = MAX_SUMMARY;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} …", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each case: a build's output in the shape the tool prints it, and the summary expected.
+    #[test]
+    fn maven_failures_name_their_cause() {
+        let cases: [(&str, &str); 8] = [
+            // A parent pom that only the project's own build would install.
+            (
+                "[INFO] Scanning for projects...\n\
+                 [ERROR] [ERROR] Some problems were encountered while processing the POMs:\n\
+                 [FATAL] Non-resolvable parent POM for org.x:x-server:4.0.0-SNAPSHOT: Could not find artifact org.x:x-parent:pom:4.0.0-SNAPSHOT and 'parent.relativePath' points at wrong local POM @ line 4, column 13\n \
+                 @ \n\
+                 [ERROR] The build could not read 1 project -> [Help 1]\n\
+                 [ERROR]   \n\
+                 [ERROR]   The project org.x:x-server:4.0.0-SNAPSHOT (/w/pom.xml) has 1 error\n\
+                 [ERROR]     Non-resolvable parent POM for org.x:x-server:4.0.0-SNAPSHOT: Could not find artifact org.x:x-parent:pom:4.0.0-SNAPSHOT @ line 4, column 13 -> [Help 2]\n\
+                 [ERROR] \n\
+                 [ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n\
+                 [ERROR] Re-run Maven using the -X switch to enable full debug logging.\n\
+                 [ERROR] \n\
+                 [ERROR] For more information about the errors and possible solutions, please read the following articles:\n\
+                 [ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/ProjectBuildingException\n",
+                "Non-resolvable parent POM for org.x:x-server:4.0.0-SNAPSHOT: Could not find \
+                 artifact org.x:x-parent:pom:4.0.0-SNAPSHOT and 'parent.relativePath' points at \
+                 wrong local POM @ line 4, column 13",
+            ),
+            // A compiler message printed before the goal line.
+            (
+                "[INFO] Compiling 40 source files\n\
+                 [ERROR] COMPILATION ERROR : \n\
+                 [ERROR] Source option 5 is no longer supported. Use 7 or later.\n\
+                 [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on project p: Compilation failure\n\
+                 [ERROR] -> [Help 1]\n\
+                 [ERROR] \n\
+                 [ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n",
+                "Source option 5 is no longer supported. Use 7 or later. (Failed to execute goal \
+                 org.apache.maven.plugins:maven-compiler-plugin:3.0:compile (default-compile) on \
+                 project p: Compilation failure)",
+            ),
+            // The compiler plug-in's list after the goal line: the first error with its place.
+            (
+                "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:2.0.2:compile on project jsoup: Compilation failure: Compilation failure:\n\
+                 [ERROR] /w/src/main/java/org/jsoup/A.java:[3,8] cannot find symbol\n\
+                 [ERROR] /w/src/main/java/org/jsoup/B.java:[9,1] ';' expected\n\
+                 [ERROR] -> [Help 1]\n",
+                "/w/src/main/java/org/jsoup/A.java:[3,8] cannot find symbol (Failed to execute \
+                 goal org.apache.maven.plugins:maven-compiler-plugin:2.0.2:compile on project \
+                 jsoup: Compilation failure: Compilation failure:)",
+            ),
+            // A dependency that is nowhere: the goal line itself says so.
+            (
+                "[ERROR] Failed to execute goal on project p: Could not resolve dependencies for project a:p:jar:1.0: Could not find artifact a:q:jar:1.2-SNAPSHOT -> [Help 1]\n\
+                 [ERROR] \n\
+                 [ERROR] Re-run Maven using the -X switch to enable full debug logging.\n",
+                "Failed to execute goal on project p: Could not resolve dependencies for project \
+                 a:p:jar:1.0: Could not find artifact a:q:jar:1.2-SNAPSHOT",
+            ),
+            // The Enforcer names the failed rule only in a warning.
+            (
+                "[WARNING] Rule 0: org.apache.maven.plugins.enforcer.RequireJavaVersion failed with message:\n\
+                 [ERROR] Failed to execute goal org.apache.maven.plugins:maven-enforcer-plugin:1.4:enforce (enforce) on project p: Some Enforcer rules have failed. Look above for specific messages explaining why the rule failed. -> [Help 1]\n",
+                "Rule 0: org.apache.maven.plugins.enforcer.RequireJavaVersion failed with \
+                 message: (Failed to execute goal \
+                 org.apache.maven.plugins:maven-enforcer-plugin:1.4:enforce (enforce) on project \
+                 p: Some Enforcer rules have failed. Look above for specific messages explaining \
+                 why the rule failed.)",
+            ),
+            // A plug-in that cannot be loaded, named before the goal line's generic text.
+            (
+                "[ERROR] Plugin org.x:x-maven-plugin:1.0 or one of its dependencies could not be resolved: Could not find artifact org.x:x-maven-plugin:jar:1.0\n\
+                 [ERROR] -> [Help 1]\n",
+                "Plugin org.x:x-maven-plugin:1.0 or one of its dependencies could not be \
+                 resolved: Could not find artifact org.x:x-maven-plugin:jar:1.0",
+            ),
+            // No Maven error at all (the process was killed): its last words.
+            ("[INFO] Building p 1.0\nkilled\n\n", "killed"),
+            // Colour resets that Maven 3.6 writes in batch mode before a level.
+            (
+                "\x1b[0m\x1b[0m[ERROR] Failed to execute goal on project p: Could not resolve dependencies for project a:p:jar:1.0: Could not find artifact a:q:jar:1.2-SNAPSHOT -> [Help 1]\n\
+                 \x1b[0m\x1b[0m",
+                "Failed to execute goal on project p: Could not resolve dependencies for project \
+                 a:p:jar:1.0: Could not find artifact a:q:jar:1.2-SNAPSHOT",
+            ),
+        ];
+        for (log, expected) in cases {
+            assert_eq!(maven_failure(log), expected, "for:\n{log}");
+        }
+        assert_eq!(maven_failure(""), "no output");
+    }
+
+    #[test]
+    fn gradle_failures_name_what_went_wrong() {
+        let cases: [(&str, &str); 3] = [
+            (
+                "> Task :compileJava FAILED\n\n\
+                 FAILURE: Build failed with an exception.\n\n\
+                 * What went wrong:\n\
+                 Could not resolve all files for configuration ':compileClasspath'.\n\
+                 > Could not find org.x:y:1.2-SNAPSHOT.\n  \
+                 Searched in the following locations:\n    \
+                 - https://repo.maven.apache.org/maven2/org/x/y/1.2-SNAPSHOT/y-1.2-SNAPSHOT.pom\n  \
+                 Required by:\n      project :\n\n\
+                 * Try:\n\
+                 Run with --stacktrace option to get the stack trace.\n\n\
+                 BUILD FAILED in 3s\n",
+                "Could not resolve all files for configuration ':compileClasspath'. > Could not \
+                 find org.x:y:1.2-SNAPSHOT.",
+            ),
+            (
+                "FAILURE: Build failed with an exception.\n\n\
+                 * Where:\n\
+                 Build file '/w/build.gradle' line: 12\n\n\
+                 * What went wrong:\n\
+                 A problem occurred evaluating root project 'w'.\n\
+                 > Could not find method compile() for arguments [x:y:1.0] on object of type DefaultDependencyHandler.\n\n\
+                 * Try:\n",
+                "A problem occurred evaluating root project 'w'. > Could not find method \
+                 compile() for arguments [x:y:1.0] on object of type DefaultDependencyHandler. \
+                 (Build file '/w/build.gradle' line: 12)",
+            ),
+            (
+                "> Task :compileJava\n\
+                 /w/src/main/java/a/A.java:12: error: cannot find symbol\n\
+                 FAILURE: Build failed with an exception.\n\n\
+                 * What went wrong:\n\
+                 Execution failed for task ':compileJava'.\n\
+                 > Compilation failed; see the compiler error output for details.\n",
+                "/w/src/main/java/a/A.java:12: error: cannot find symbol",
+            ),
+        ];
+        for (log, expected) in cases {
+            assert_eq!(gradle_failure(log), expected, "for:\n{log}");
+        }
+        assert_eq!(gradle_failure("Killed\n"), "Killed");
+    }
+
+    #[test]
+    fn ant_failures_name_the_failed_task() {
+        let cases: [(&str, &str); 3] = [
+            (
+                "compile:\n    [javac] Compiling 3 source files to /w/build\n\n\
+                 BUILD FAILED\n\
+                 /w/build.xml:45: /w/lib does not exist.\n\n\
+                 Total time: 1 second\n",
+                "BUILD FAILED: /w/build.xml:45: /w/lib does not exist.",
+            ),
+            (
+                "    [javac] /w/src/a/A.java:3: error: cannot find symbol\n\
+                 \x20   [javac] 1 error\n\n\
+                 BUILD FAILED\n\
+                 /w/build.xml:20: Compile failed; see the compiler error output for details.\n",
+                "/w/src/a/A.java:3: error: cannot find symbol (BUILD FAILED: /w/build.xml:20: \
+                 Compile failed; see the compiler error output for details.)",
+            ),
+            ("Buildfile: /w/build.xml\n", "Buildfile: /w/build.xml"),
+        ];
+        for (log, expected) in cases {
+            assert_eq!(ant_failure(log), expected, "for:\n{log}");
+        }
+    }
+
+    #[test]
+    fn a_hang_names_the_last_test_class_that_started() {
+        let maven = "[INFO] Running org.x.AFirstTest\n\
+            [INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.2 s - in org.x.AFirstTest\n\
+            [INFO] Running org.x.client.BayeuxClientTest\n\
+            2026-12-05 10:01:02 INFO waiting for a handshake\n";
+        let idle = ExitKind::Idle { seconds: 300 };
+        let hang = Hang::of(idle, maven).expect("killed as idle");
+        assert_eq!(
+            hang.to_string(),
+            "hung: no CPU and no output for 300 s (last test started: \
+             org.x.client.BayeuxClientTest)"
+        );
+        let ant = "    [junit] Running a.BTest\n    [junit] Testsuite: a.BTest\n";
+        assert_eq!(
+            Hang::of(idle, ant).and_then(|h| h.last_test).as_deref(),
+            Some("a.BTest")
+        );
+        let before_tests = Hang::of(idle, "[INFO] Running Maven with 2 threads please\n");
+        assert_eq!(
+            before_tests.map(|h| h.to_string()).as_deref(),
+            Some("hung: no CPU and no output for 300 s")
+        );
+        assert_eq!(Hang::of(ExitKind::TimedOut, maven), None);
+    }
+
+    #[test]
+    fn a_long_summary_is_cut_on_a_character_boundary() {
+        let long = format!("[ERROR] {}", "é".repeat(1000));
+        let summary = maven_failure(&long);
+        assert!(summary.len() <= MAX_SUMMARY + " …".len());
+        assert!(summary.ends_with(" …"));
+    }
+}
