@@ -290,14 +290,31 @@ impl Oracle for MavenOracle {
     /// Warms the shared dependency cache by building a copy of the pristine state once per
     /// build-file fingerprint.
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
-        match self.warm_up_dependencies(prepared) {
+        let warmed = match self.warm_up_dependencies(prepared) {
             // Repairs that depend on parent poms could not be made before the parents were in
             // the repository; a failed warm-up has brought them.
             Err(ValidateError::Build {
                 source: BuildError::WarmUp { .. },
                 ..
-            }) if self.refresh_repairs(prepared)? => self.warm_up_dependencies(prepared)?,
-            other => other?,
+            }) if self.refresh_repairs(prepared)? => self.warm_up_dependencies(prepared),
+            other => other,
+        };
+        if let Err(
+            failed @ ValidateError::Build {
+                source: BuildError::WarmUp { .. },
+                ..
+            },
+        ) = warmed
+        {
+            // The task state's tests may call what only the fix adds (jackson-modules-java8's
+            // PoV test calls a method the fix introduces): its test sources do not compile, but
+            // the dependencies are the same with the fix applied. The failure stands if the
+            // fixed state does not build either.
+            if !self.warm_up_on_reference(prepared)? {
+                return Err(failed);
+            }
+        } else {
+            warmed?;
         }
         self.decide_repairs(prepared)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
@@ -321,6 +338,37 @@ impl Oracle for MavenOracle {
 }
 
 impl MavenOracle {
+    /// Warms the dependencies on a copy of the task state with its reference fix applied, for a
+    /// state whose own warm-up failed; `false` when there is no reference fix or that copy
+    /// fails too. Said in the build notes, as every adaptation is.
+    fn warm_up_on_reference(&self, prepared: &PreparedTask) -> Result<bool, ValidateError> {
+        let task = &prepared.task;
+        let Some(reference) = &task.reference else {
+            return Ok(false);
+        };
+        let copy = self.config.work_root.join("warm-up-fixed").join(&task.id);
+        let _ = remove_tree(&copy, SandboxKind::None);
+        copy_project(prepared.pristine(), &copy).map_err(|source| ValidateError::Checkout {
+            task: task.id.clone(),
+            source,
+        })?;
+        if reference.apply_to_dir(&copy).is_err() {
+            let _ = remove_tree(&copy, SandboxKind::None);
+            return Ok(false);
+        }
+        let warmed = self.warm_dependencies_of(task, &copy);
+        let _ = remove_tree(&copy, SandboxKind::None);
+        let Ok(warmed) = warmed else {
+            return Ok(false);
+        };
+        prepared.add_library(&warmed.classpath)?;
+        prepared.replace_build_note(
+            "",
+            "warm-up: the task state does not build as it stands (its tests use what the fix adds), so its dependencies were resolved on the reference fix's state".into(),
+        );
+        Ok(true)
+    }
+
     /// Resolves the task's dependencies into the shared cache (once per build-file fingerprint)
     /// by building a copy of the pristine state, sandboxed with network, then re-seals the
     /// cache. No baseline run: callers that judge whole suites themselves (feature tasks) need
