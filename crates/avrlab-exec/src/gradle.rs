@@ -177,8 +177,9 @@ impl Gradle {
         let repository = self.maven.repository_view();
         let mut text = format!(
             "// Written by avrlab: dependencies come from avrlab's repository, offline.\n\
-             allprojects {{\n    buildscript.repositories {{ maven {{ url '{0}' }} }}\n    repositories {{ maven {{ url '{0}' }} }}\n",
-            url(&repository)
+             allprojects {{\n    buildscript.repositories {{ maven {{ url '{0}' }} }}\n    repositories {{ maven {{ url '{0}' }} }}\n{1}",
+            url(&repository),
+            LEVEL_FLOOR
         );
         if let Some((selection, reports)) = test {
             text.push_str("    tasks.withType(Test) {\n");
@@ -200,6 +201,11 @@ impl Gradle {
         text
     }
 }
+
+/// Init-script lines that raise a Java level below 8 (`sourceCompatibility = 1.5`, Bouncy
+/// Castle) to 8: the JDK here compiles nothing older, as the Maven driver's level repairs do for
+/// poms. Every compile runs with them, so the warm-up and candidates agree.
+const LEVEL_FLOOR: &str = "    afterEvaluate {\n        tasks.withType(JavaCompile) { t ->\n            if (JavaVersion.toVersion(t.sourceCompatibility) < JavaVersion.VERSION_1_8) { t.sourceCompatibility = '1.8' }\n            if (JavaVersion.toVersion(t.targetCompatibility) < JavaVersion.VERSION_1_8) { t.targetCompatibility = '1.8' }\n        }\n    }\n";
 
 /// A path as a `file:` URL for an init script.
 fn url(path: &Path) -> String {
@@ -340,8 +346,11 @@ impl BuildTool for Gradle {
         let classpath_file = home.join("avrlab-test-classpath.txt");
         let init_text = format!(
             "// Written by avrlab for the warm-up: tests may fail, and the tested project's test\n\
-             // classpath is written out.\n\
-             allprojects {{ p ->\n    tasks.withType(Test) {{ ignoreFailures = true }}\n    afterEvaluate {{\n        if (p.projectDir == gradle.startParameter.currentDir && p.configurations.findByName('testRuntimeClasspath') != null) {{\n            p.tasks.create('avrlabClasspath') {{\n                doLast {{ new File('{}').text = p.configurations.testRuntimeClasspath.files.join('\\n') }}\n            }}\n        }}\n    }}\n}}\n",
+             // classpath is written out. Maven Central comes first among the build script's\n\
+             // repositories (it is added before the build script adds its own): plug-ins a build\n\
+             // names from a portal this machine may not reach\n\
+             // (plugins.gradle.org) are often on Central too.\n\
+             allprojects {{ p ->\n    buildscript.repositories {{ maven {{ url 'https://repo1.maven.org/maven2/' }} }}\n    tasks.withType(Test) {{ ignoreFailures = true }}\n{LEVEL_FLOOR}    afterEvaluate {{\n        if (p.projectDir == gradle.startParameter.currentDir && p.configurations.findByName('testRuntimeClasspath') != null) {{\n            p.tasks.create('avrlabClasspath') {{\n                doLast {{ new File('{}').text = p.configurations.testRuntimeClasspath.files.join('\\n') }}\n            }}\n        }}\n    }}\n}}\n",
             groovy(&classpath_file.display().to_string())
         );
         let init = home.join("avrlab-warm-up.gradle");

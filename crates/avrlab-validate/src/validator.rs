@@ -707,6 +707,21 @@ impl MavenOracle {
                     "compilation outlived its time limit".into(),
                 );
             }
+            ExitKind::Code(_)
+                if crate::verdict_rules::only_tests_fail_to_compile(
+                    &compiled.diagnostics,
+                    &task.policy,
+                ) =>
+            {
+                return finish(
+                    verdict,
+                    Outcome::PovFailing,
+                    format!(
+                        "the candidate's sources compile, but the task's tests do not compile against them, so its PoV tests cannot pass: {}",
+                        compiled.diagnostics[0]
+                    ),
+                );
+            }
             ExitKind::Code(_) => {
                 // A compiler message names the candidate's mistake; without one, what the build
                 // tool said (a pom or plug-in problem) is the next best reason.

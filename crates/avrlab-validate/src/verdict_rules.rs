@@ -27,6 +27,24 @@ fn describe(case: &TestCaseResult) -> String {
     )
 }
 
+/// Whether a failed compile failed only in files a candidate may not change (the task's tests),
+/// judged from the compiler's `file:[line,col] message` lines (workspace-relative). Then the
+/// candidate's own sources compiled, and the task's tests do not compile against them: a PoV
+/// test that calls what only the fix adds (jackson-modules-java8) cannot pass on the
+/// vulnerable state or on a candidate that does not add it, which is the PoV failing, not the
+/// candidate failing to compile. Without a compiler line nothing is known, and `false`.
+pub(crate) fn only_tests_fail_to_compile(
+    diagnostics: &[String],
+    policy: &avrlab_bench::EditPolicy,
+) -> bool {
+    !diagnostics.is_empty()
+        && diagnostics.iter().all(|line| {
+            line.split_once(":[").is_some_and(|(file, _)| {
+                file.ends_with(".java") && policy.check_path(file).is_err()
+            })
+        })
+}
+
 /// What a skipped test means in a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SkippedTests {
@@ -162,6 +180,26 @@ pub(crate) fn judge_run(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn compile_errors_only_in_test_sources_are_told_apart() {
+        let policy =
+            avrlab_bench::EditPolicy::new(Some(&["datetime/src/main/java/**/*.java".to_owned()]))
+                .unwrap();
+        let test =
+            "datetime/src/test/java/a/InstantTest.java:[40,31] cannot find symbol".to_owned();
+        let main = "datetime/src/main/java/a/DecimalUtils.java:[12,5] ';' expected".to_owned();
+        assert!(only_tests_fail_to_compile(
+            std::slice::from_ref(&test),
+            &policy
+        ));
+        assert!(!only_tests_fail_to_compile(&[test, main], &policy));
+        assert!(!only_tests_fail_to_compile(&[], &policy));
+        assert!(!only_tests_fail_to_compile(
+            &["BUILD FAILURE".to_owned()],
+            &policy
+        ));
+    }
+
     use std::time::Duration;
 
     use super::*;
