@@ -325,10 +325,15 @@ pub fn warm_up_tasks(
                         "warming up {id} for the {} engine (dependencies)",
                         oracle.name()
                     ));
-                    if let Err(error) = oracle.warm_up(&prepared[*id]) {
+                    let started = Instant::now();
+                    let warmed = oracle.warm_up(&prepared[*id]);
+                    // The warm-up (dependencies and the baseline's two runs of the suite) is a
+                    // real task's largest single cost; its time is said either way.
+                    let seconds = started.elapsed().as_secs();
+                    if let Err(error) = warmed {
                         let reason = error_chain(&error);
                         progress.message(&format!(
-                            "warming up {id} failed; its candidates stay undecided: {reason}"
+                            "warming up {id} failed after {seconds} s; its candidates stay undecided: {reason}"
                         ));
                         failures.lock().unwrap_or_else(|p| p.into_inner()).push((
                             index,
@@ -336,6 +341,8 @@ pub fn warm_up_tasks(
                             reason,
                             error,
                         ));
+                    } else {
+                        progress.message(&format!("warmed up {id} in {seconds} s"));
                     }
                 }
             });
