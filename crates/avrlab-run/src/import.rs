@@ -597,6 +597,7 @@ fn vulnerable_file(
 fn changed_test_methods(text: &str, hunks: &[avrlab_bench::Hunk]) -> Vec<String> {
     let source = avrlab_java::parse(text);
     let all_methods = avrlab_java::methods(&source);
+    let marks_tests = text.contains("@Test") || text.contains("@ParameterizedTest");
     let mut names: Vec<String> = Vec::new();
     for (a, b) in changed_ranges(hunks, false) {
         let range = avrlab_java::LineRange::new(a as usize, b as usize);
@@ -614,9 +615,14 @@ fn changed_test_methods(text: &str, hunks: &[avrlab_bench::Hunk]) -> Vec<String>
         for method in touched {
             let head = &text
                 [method.bytes.start..method.body.as_ref().map_or(method.bytes.end, |b| b.start)];
+            // JUnit 4 and 5 mark tests; the naming rule (a public `test…()` without
+            // parameters) is JUnit 3's, and holds only in a file that marks none: a helper
+            // named `testInMemoryObject(byte[], File)` beside `@Test` methods is no test.
             let is_test = head.contains("@Test")
                 || head.contains("@ParameterizedTest")
-                || method.name.starts_with("test");
+                || (!marks_tests
+                    && method.name.starts_with("test")
+                    && head.contains(&format!("{}()", method.name)));
             if is_test && !names.contains(&method.name) {
                 names.push(method.name);
             }
@@ -892,9 +898,28 @@ mod tests {
             @@ -9,2 +8,14 @@\n   }\n+\n+  @Test\n+  public void added1() {\n+    x();\n+  }\n+\n\
             +  public void testAdded2() {\n+    y();\n+  }\n+\n+  private void helper() {\n+  }\n }\n";
         let patch = Patch::parse(diff).unwrap();
+        // The file marks its tests, so only marked methods are tests.
+        assert_eq!(changed_test_methods(new, &patch.files[0].hunks), ["added1"]);
+        // Without any annotation in the file, JUnit 3's names count, parameters excluded.
+        let junit3 = "class T extends TestCase {\n  public void testA() {\n    b();\n  }\n  public void testHelper(int n) {\n    c();\n  }\n}\n";
+        let diff3 = "--- a/T.java\n+++ b/T.java\n@@ -1,8 +1,8 @@\n class T extends TestCase {\n   public void testA() {\n-    a();\n+    b();\n   }\n   public void testHelper(int n) {\n-    x();\n+    c();\n   }\n }\n";
+        let patch = Patch::parse(diff3).unwrap();
+        assert_eq!(
+            changed_test_methods(junit3, &patch.files[0].hunks),
+            ["testA"]
+        );
+    }
+
+    /// commons-fileupload's fix turns a test into a helper `testInMemoryObject(byte[], File)`
+    /// in a JUnit 4 class: a helper, never a PoV test.
+    #[test]
+    fn a_helper_named_like_a_junit3_test_in_a_junit4_class_is_no_test() {
+        let new = "class T {\n  public void testInMemoryObject(byte[] b, File f) {\n    x();\n  }\n\n  @Test\n  public void testBelowThreshold() {\n    testInMemoryObject(null, null);\n  }\n}\n";
+        let diff = "--- a/T.java\n+++ b/T.java\n@@ -1,10 +1,10 @@\n class T {\n-  public void old() {\n+  public void testInMemoryObject(byte[] b, File f) {\n     x();\n   }\n \n   @Test\n   public void testBelowThreshold() {\n-    old();\n+    testInMemoryObject(null, null);\n   }\n }\n";
+        let patch = Patch::parse(diff).unwrap();
         assert_eq!(
             changed_test_methods(new, &patch.files[0].hunks),
-            ["testOld", "added1", "testAdded2"]
+            ["testBelowThreshold"]
         );
     }
 }
