@@ -444,7 +444,7 @@ pub(crate) fn judge_baseline(
             note: Some(format!(
                 "baseline run {} of {BASELINE_RUNS} ended by {}; no test is excluded",
                 n + 1,
-                crate::validator::exit_text(run.exit)
+                crate::outcome::exit_text(run.exit)
             )),
             ..Baseline::default()
         };

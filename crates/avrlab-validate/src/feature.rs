@@ -13,8 +13,9 @@ use avrlab_exec::{ExitKind, TestCaseResult, TestSelection, TestStatus};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
 use crate::oracle::PreparedTask;
+use crate::outcome::exit_text;
 use crate::outcome::{Outcome, Phase, PhaseRecord};
-use crate::validator::{MavenOracle, excerpt, exit_text};
+use crate::validator::{MavenOracle, excerpt};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// One trusted change of a state: a task diff, applied forward or undone.

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 pub use avrlab_core::{CheckKind, Engine, Outcome, Phase};
-use avrlab_exec::TestStatus;
+use avrlab_exec::{ExitKind, TestStatus};
 
 /// One test's result within a phase.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +88,20 @@ impl Verdict {
                 engine: Some(engine),
                 ..EngineRecord::default()
             },
+        }
+    }
+}
+
+/// How a process of a phase ended, as the phase records and reasons say it.
+pub(crate) fn exit_text(exit: ExitKind) -> String {
+    match exit {
+        ExitKind::Code(c) => format!("exit {c}"),
+        ExitKind::Signal(s) => format!("signal {s}"),
+        ExitKind::TimedOut => "timed out (process tree killed)".into(),
+        ExitKind::OutputLimit => "output limit (process tree killed)".into(),
+        ExitKind::DiskLimit => "disk limit (process tree killed)".into(),
+        ExitKind::Idle { seconds } => {
+            format!("hung: no CPU and no output for {seconds} s (process tree killed)")
         }
     }
 }

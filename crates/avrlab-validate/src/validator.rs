@@ -18,7 +18,7 @@ use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
 use crate::materialize::materialize_task;
 use crate::oracle::{Oracle, PreparedTask, RepairState};
-use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, exit_text};
 use crate::repairs::{self, RepairDecision};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
@@ -60,19 +60,6 @@ pub(crate) fn excerpt(log: &str) -> String {
         start += 1;
     }
     format!("[… {start} bytes omitted …]\n{}", &log[start..])
-}
-
-pub(crate) fn exit_text(exit: ExitKind) -> String {
-    match exit {
-        ExitKind::Code(c) => format!("exit {c}"),
-        ExitKind::Signal(s) => format!("signal {s}"),
-        ExitKind::TimedOut => "timed out (process tree killed)".into(),
-        ExitKind::OutputLimit => "output limit (process tree killed)".into(),
-        ExitKind::DiskLimit => "disk limit (process tree killed)".into(),
-        ExitKind::Idle { seconds } => {
-            format!("hung: no CPU and no output for {seconds} s (process tree killed)")
-        }
-    }
 }
 
 impl MavenOracle {
