@@ -297,8 +297,20 @@ impl Oracle for MavenOracle {
             // PoV test calls a method the fix introduces): its test sources do not compile, but
             // the dependencies are the same with the fix applied. The failure stands if the
             // fixed state does not build either.
-            if !self.warm_up_on_reference(prepared)? {
-                return Err(failed);
+            if let Some(also) = self.warm_up_on_reference(prepared)? {
+                return Err(match failed {
+                    ValidateError::Build {
+                        task,
+                        source: BuildError::WarmUp { project, tail },
+                    } => ValidateError::Build {
+                        task,
+                        source: BuildError::WarmUp {
+                            project,
+                            tail: format!("{tail} (and with the reference fix applied: {also})"),
+                        },
+                    },
+                    other => other,
+                });
             }
         } else {
             warmed?;
@@ -326,12 +338,15 @@ impl Oracle for MavenOracle {
 
 impl MavenOracle {
     /// Warms the dependencies on a copy of the task state with its reference fix applied, for a
-    /// state whose own warm-up failed; `false` when there is no reference fix or that copy
+    /// state whose own warm-up failed; `Some(why)` when there is no reference fix or that copy
     /// fails too. Said in the build notes, as every adaptation is.
-    fn warm_up_on_reference(&self, prepared: &PreparedTask) -> Result<bool, ValidateError> {
+    fn warm_up_on_reference(
+        &self,
+        prepared: &PreparedTask,
+    ) -> Result<Option<String>, ValidateError> {
         let task = &prepared.task;
         let Some(reference) = &task.reference else {
-            return Ok(false);
+            return Ok(Some("the task has no reference fix".into()));
         };
         let copy = self.config.work_root.join("warm-up-fixed").join(&task.id);
         let _ = remove_tree(&copy, SandboxKind::None);
@@ -341,19 +356,24 @@ impl MavenOracle {
         })?;
         if reference.apply_to_dir(&copy).is_err() {
             let _ = remove_tree(&copy, SandboxKind::None);
-            return Ok(false);
+            return Ok(Some("the reference fix does not apply".into()));
         }
         let warmed = self.warm_dependencies_of(task, &copy);
         let _ = remove_tree(&copy, SandboxKind::None);
-        let Ok(warmed) = warmed else {
-            return Ok(false);
+        let warmed = match warmed {
+            Ok(warmed) => warmed,
+            Err(ValidateError::Build {
+                source: BuildError::WarmUp { tail, .. },
+                ..
+            }) => return Ok(Some(tail)),
+            Err(other) => return Ok(Some(other.to_string())),
         };
         prepared.add_library(&warmed.classpath)?;
         prepared.replace_build_note(
             "",
             "warm-up: the task state does not build as it stands (its tests use what the fix adds), so its dependencies were resolved on the reference fix's state".into(),
         );
-        Ok(true)
+        Ok(None)
     }
 
     /// Resolves the task's dependencies into the shared cache (once per build-file fingerprint)
