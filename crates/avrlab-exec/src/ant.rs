@@ -145,13 +145,24 @@ impl Ant {
             args.push("-lib".to_owned());
             args.push(seen.display().to_string());
         }
+        let raised = std::fs::read_to_string(workspace.join(&self.module).join("build.xml"))
+            .map(|text| raised_levels(&text))
+            .unwrap_or_default();
+        for (name, _) in &raised {
+            args.push(format!("-D{name}={LEVEL_FLOOR}"));
+        }
         args.push(target.to_owned());
-        let note = format!(
+        let mut note = format!(
             "[avrlab] Ant {} runs `{target}` with JUnit {} and Hamcrest {} on its library path (-lib), where Ant's junit task looks for them\n",
             launcher.display(),
             JUNIT.2,
             HAMCREST.2
         );
+        for (name, old) in &raised {
+            note.push_str(&format!(
+                "[avrlab] Ant property {name} = {old} raised to {LEVEL_FLOOR} on the command line (the JDK here compiles nothing older)\n"
+            ));
+        }
         let mut mounts = vec![Mount::ReadWrite(workspace.to_owned())];
         mounts.extend(extra);
         Ok((
@@ -329,9 +340,82 @@ impl BuildTool for Ant {
     }
 }
 
+/// The Java level an Ant build's `javac` is raised to when it names an older one.
+const LEVEL_FLOOR: &str = "1.8";
+
+/// The properties an Ant build file's `<javac source|target="${name}">` read whose value in the
+/// file (`<property name value>`) is a Java level below 8 (JDOM: `compile.source = 1.5`), with
+/// that value. A property set on the command line wins over the file's, so raising it needs no
+/// edit of the build file.
+fn raised_levels(build_xml: &str) -> Vec<(String, String)> {
+    use quick_xml::events::Event;
+    let mut properties: Vec<(String, String)> = Vec::new();
+    let mut read: Vec<String> = Vec::new();
+    let mut reader = quick_xml::Reader::from_str(build_xml);
+    loop {
+        let element = match reader.read_event() {
+            Ok(Event::Start(e) | Event::Empty(e)) => e,
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(_) => continue,
+        };
+        let attribute = |name: &str| {
+            element
+                .attributes()
+                .flatten()
+                .find(|a| a.key.local_name().as_ref() == name)
+                .and_then(|a| a.normalized_value(quick_xml::XmlVersion::Implicit1_0).ok())
+                .map(|v| v.into_owned())
+        };
+        match element.local_name().as_ref() {
+            "property" => {
+                if let (Some(name), Some(value)) = (attribute("name"), attribute("value"))
+                    && !properties.iter().any(|(n, _)| *n == name)
+                {
+                    properties.push((name, value));
+                }
+            }
+            "javac" => {
+                for which in ["source", "target"] {
+                    if let Some(name) = attribute(which)
+                        .and_then(|v| v.strip_prefix("${")?.strip_suffix('}').map(str::to_owned))
+                        && !read.contains(&name)
+                    {
+                        read.push(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    properties
+        .into_iter()
+        .filter(|(name, value)| {
+            read.contains(name) && crate::levels::major(value).is_some_and(|m| m < 8)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// JDOM's build file: `javac` reads `${compile.source}` and `${compile.target}`, both 1.5.
+    #[test]
+    fn levels_below_8_that_javac_reads_from_properties_are_raised() {
+        let build = r#"<project><property name="compile.target" value="1.5"/>
+            <property name="compile.source" value="1.5"/><property name="other" value="1.4"/>
+            <property name="new.enough" value="11"/>
+            <target name="c"><javac srcdir="s" source="${compile.source}" target="${compile.target}"/>
+            <javac srcdir="t" source="${new.enough}"/></target></project>"#;
+        assert_eq!(
+            raised_levels(build),
+            [
+                ("compile.target".to_owned(), "1.5".to_owned()),
+                ("compile.source".to_owned(), "1.5".to_owned())
+            ]
+        );
+        assert!(raised_levels("<project><javac srcdir=\"s\"/></project>").is_empty());
+    }
 
     #[test]
     fn reports_are_found_where_the_build_put_them_and_links_are_not_followed() {

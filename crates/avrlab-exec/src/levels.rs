@@ -27,7 +27,7 @@ const LEVEL_ELEMENTS: [&str; 11] = [
 
 /// The major version a level names: `1.5` → 5, `11` → 11; `None` for anything else (a property
 /// reference, an empty element).
-fn major(level: &str) -> Option<u32> {
+pub(crate) fn major(level: &str) -> Option<u32> {
     let level = level.trim();
     let digits = level.strip_prefix("1.").unwrap_or(level);
     digits.parse().ok()
