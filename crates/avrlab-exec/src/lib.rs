@@ -46,9 +46,9 @@ pub use git::{
 pub use gradle::Gradle;
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks, installed_runtimes};
 pub use maven::{
-    BuildError, CompileResult, Maven, MavenSettings, OPTIONAL_REPAIRS, TEST_TMPDIR, TestRun,
-    TestSelection, WarmUp, adapt_build_files, apply_optional_repairs, compiler_diagnostics,
-    plan_older_api,
+    BuildError, COMMAND_LINE_ADAPTATIONS, CompileResult, Maven, MavenSettings, OPTIONAL_REPAIRS,
+    TEST_TMPDIR, TestRun, TestSelection, WarmUp, adapt_build_files, apply_optional_repairs,
+    compiler_diagnostics, plan_older_api,
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};

@@ -42,6 +42,12 @@ pub(crate) const JVM_CONTAINMENT_FLAGS: &str = "-XX:+DisableAttachMechanism -XX:
 /// project's own `-Djava.io.tmpdir` in its `argLine` still wins.
 pub const TEST_TMPDIR: &str = "/avrlab/tmp";
 
+/// The adaptations the build tools make on their command lines or in init scripts, which leave
+/// the task state's files as they were (Ant's Java levels raised with `-D`, Gradle's in its init
+/// script, Gradle's build-script plug-ins looked for on Maven Central first). Part of a
+/// baseline's key: a baseline taken without them is not the current build's.
+pub const COMMAND_LINE_ADAPTATIONS: &str = "ant-levels-1 gradle-levels-1 gradle-central-1";
+
 /// What every sandboxed test phase's enforcement record says about the tests' temporary folder.
 pub(crate) const TEST_TMPDIR_NOTE: &str = "tests' java.io.tmpdir: /avrlab/tmp, fresh and outside /tmp (a project's own -Djava.io.tmpdir wins)";
 

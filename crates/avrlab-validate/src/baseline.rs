@@ -288,6 +288,12 @@ pub(crate) fn baseline_path(
     parts.push(jdk.to_string());
     // Baselines taken while the tests' temporary folder was `/tmp` are not this environment's.
     parts.push(format!("test tmpdir: {}", avrlab_exec::TEST_TMPDIR));
+    // Adaptations made on the build tool's command line leave the state's files as they were;
+    // a baseline taken without them (a JDOM build that did not compile) is not this build's.
+    parts.push(format!(
+        "command-line adaptations: {}",
+        avrlab_exec::COMMAND_LINE_ADAPTATIONS
+    ));
     // Only where it applies.
     if let Some(older) = &task.build.older_api {
         parts.push(format!("release: {}", older.release));
