@@ -130,6 +130,15 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
             other => Failure::input(other),
         })?;
     let summary = summarize(&store, &report, &benchmark.name, mode).map_err(store_failure)?;
+    // `validate` (not the check) where no task could be warmed up has nothing to show: the cause
+    // is the one line it prints, as before any table (a missing Gradle, a project that does not
+    // build). The check shows such tasks as rows instead.
+    if !table
+        && summary.verdicts.is_empty()
+        && let Some(failure) = super::unprepared_failure(&report)
+    {
+        return Err(failure);
+    }
     #[expect(clippy::print_stdout, reason = "the command's result")]
     if args.json {
         println!(
