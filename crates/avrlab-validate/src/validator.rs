@@ -317,7 +317,32 @@ impl Oracle for MavenOracle {
         }
         self.decide_repairs(prepared)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
-        let baseline = self.state_baseline(&prepared.task, prepared.pristine())?;
+        let mut baseline = self.state_baseline(&prepared.task, prepared.pristine())?;
+        // Decisions are kept per task state, baselines per state and build options: a baseline
+        // taken after a decision made under other options (new Maven flags) carries that
+        // decision too, so the check shows it whichever run made it.
+        if baseline.repairs.is_empty() {
+            let key = prepared.repairs().key.clone();
+            let known: Vec<String> = avrlab_exec::OPTIONAL_REPAIRS
+                .iter()
+                .filter_map(|name| {
+                    repairs::load_decision(&repairs::decision_path(
+                        &self.repairs_root(),
+                        &prepared.task.id,
+                        &key,
+                        name,
+                    ))
+                })
+                .map(|d| d.describe())
+                .collect();
+            if !known.is_empty() {
+                baseline.repairs = known;
+                let tool = self.tool(&prepared.task)?;
+                let at =
+                    self.baseline_path(&prepared.task, prepared.pristine(), tool.jdk().major)?;
+                baseline::store(&at, &baseline).map_err(Self::workspace_err(&at))?;
+            }
+        }
         prepared.set_baseline(baseline);
         Ok(())
     }
