@@ -183,38 +183,18 @@ pub fn import_fix_commit(
     row: &DatasetRow,
     local: Option<&Path>,
 ) -> Result<(), Refused> {
-    let refused = |(kind, reason): (RefusalKind, String)| Refused {
-        dataset_id: row.dataset_id.clone(),
-        kind,
-        reason,
-    };
-    let Some(dir) = local else {
-        std::fs::create_dir_all(&config.out)
-            .map_err(|e| refused(bad(format!("cannot create {}: {e}", config.out.display()))))?;
-        let mut row = row.clone();
-        let scratch = config.scratch.join(&row.task_id);
-        let repo = match Repository::open_mirror(&row.repo_url, &config.mirrors, &scratch) {
-            Ok(Some(repo)) => repo,
-            Ok(None) => return import_row(config, &row).map_err(refused),
-            Err(e) => return Err(refused(git_bad(e))),
-        };
-        row.build = detect_build(&repo, &row.commit).map_err(refused)?;
-        let _ = std::fs::remove_dir_all(&scratch);
-        return import_row(config, &row).map_err(refused);
-    };
-    std::fs::create_dir_all(&config.out)
-        .map_err(|e| refused(bad(format!("cannot create {}: {e}", config.out.display()))))?;
     let scratch = config.scratch.join(&row.task_id);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let repo =
-        Repository::open_local(&row.repo_url, dir, &scratch).map_err(|e| refused(git_bad(e)))?;
     let mut row = row.clone();
-    let result = detect_build(&repo, &row.commit).and_then(|build| {
-        row.build = build;
+    let result = open_repository(config, &row, local, &scratch).and_then(|repo| {
+        row.build = detect_build(&repo, &row.commit)?;
         build_task(config, &row, &repo)
     });
     let _ = std::fs::remove_dir_all(&scratch);
-    result.map_err(refused)
+    result.map_err(|(kind, reason)| Refused {
+        dataset_id: row.dataset_id.clone(),
+        kind,
+        reason,
+    })
 }
 
 /// The build system of a project at `commit`, from the build file at its root: a `pom.xml`
@@ -278,26 +258,38 @@ fn ant_targets(text: &str) -> Vec<String> {
 
 fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
     let scratch = config.scratch.join(&row.task_id);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let repo = match Repository::open_mirror(&row.repo_url, &config.mirrors, &scratch) {
-        Ok(Some(repo)) => repo,
-        Ok(None) => {
-            return Err((
-                RefusalKind::NoMirror,
-                format!(
-                    "no mirror of {} (commit {}) here: expected {}; run `avrlab mirror fetch --benchmark {}` where GitHub is reachable, or put a bare clone there",
-                    row.repo_url,
-                    row.commit,
-                    mirror_path(&row.repo_url, &config.mirrors).display(),
-                    config.kind.map_or("<folder>", DatasetKind::as_str)
-                ),
-            ));
-        }
-        Err(e) => return Err(git_bad(e)),
-    };
-    let result = build_task(config, row, &repo);
+    let result = open_repository(config, row, None, &scratch)
+        .and_then(|repo| build_task(config, row, &repo));
     let _ = std::fs::remove_dir_all(&scratch);
     result
+}
+
+/// The row's repository, read in the new folder `scratch`: the folder `local` when given, else
+/// its mirror in `config.mirrors` (a row without one is refused with where to put it).
+fn open_repository(
+    config: &ImportConfig,
+    row: &DatasetRow,
+    local: Option<&Path>,
+    scratch: &Path,
+) -> RowResult<Repository> {
+    let _ = std::fs::remove_dir_all(scratch);
+    if let Some(dir) = local {
+        return Repository::open_local(&row.repo_url, dir, scratch).map_err(git_bad);
+    }
+    match Repository::open_mirror(&row.repo_url, &config.mirrors, scratch) {
+        Ok(Some(repo)) => Ok(repo),
+        Ok(None) => Err((
+            RefusalKind::NoMirror,
+            format!(
+                "no mirror of {} (commit {}) here: expected {}; run `avrlab mirror fetch --benchmark {}` where GitHub is reachable, or put a bare clone there",
+                row.repo_url,
+                row.commit,
+                mirror_path(&row.repo_url, &config.mirrors).display(),
+                config.kind.map_or("<folder>", DatasetKind::as_str)
+            ),
+        )),
+        Err(e) => Err(git_bad(e)),
+    }
 }
 
 fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> RowResult<()> {
