@@ -239,21 +239,27 @@ fn detect_build(repo: &Repository, commit: &str) -> RowResult<RowBuild> {
     ))
 }
 
-/// The names of an Ant build file's targets.
+/// The names of an Ant build file's targets, read as XML.
 fn ant_targets(text: &str) -> Vec<String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(text);
     let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("<target") {
-        rest = &rest[at + "<target".len()..];
-        let head = rest.split('>').next().unwrap_or("");
-        if let Some(name) = head.split("name=").nth(1).and_then(|v| {
-            let quote = v.chars().next()?;
-            v[1..].split(quote).next()
-        }) {
-            names.push(name.to_owned());
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e) | Event::Empty(e)) if e.local_name().as_ref() == "target" => {
+                if let Some(name) = e
+                    .attributes()
+                    .flatten()
+                    .find(|a| a.key.local_name().as_ref() == "name")
+                    .and_then(|a| a.normalized_value(quick_xml::XmlVersion::Implicit1_0).ok())
+                {
+                    names.push(name.into_owned());
+                }
+            }
+            Ok(Event::Eof) | Err(_) => return names,
+            Ok(_) => {}
         }
     }
-    names
 }
 
 fn import_row(config: &ImportConfig, row: &DatasetRow) -> RowResult<()> {
@@ -900,6 +906,14 @@ mod tests {
             changed_test_methods(junit3, &patch.files[0].hunks),
             ["testA"]
         );
+    }
+
+    #[test]
+    fn ant_targets_are_read_as_xml() {
+        let build = r#"<project default="jar"><!-- <target name="commented"/> -->
+            <target name="compile" description="a > b"/><target depends="compile" name='junit'>
+            <echo/></target></project>"#;
+        assert_eq!(ant_targets(build), ["compile", "junit"]);
     }
 
     /// commons-fileupload's fix turns a test into a helper `testInMemoryObject(byte[], File)`
