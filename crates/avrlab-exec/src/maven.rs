@@ -1317,11 +1317,31 @@ pub(crate) fn warm_up_failure(
             limits.wall.as_secs(),
             summary(&log)
         ),
-        ExitKind::Code(_)
-        | ExitKind::Signal(_)
-        | ExitKind::OutputLimit
-        | ExitKind::DiskLimit
-        | ExitKind::Idle { .. } => summary(&log),
+        // Killed from outside its own logic: what killed it first, then where its output
+        // stopped (the cause its output names is usually absent).
+        ExitKind::Signal(signal) => format!(
+            "killed by signal {signal}{}; its output last said: {}",
+            if signal == libc::SIGKILL {
+                format!(
+                    " (the sandbox's memory limit of {} MiB kills so)",
+                    limits.memory_bytes >> 20
+                )
+            } else {
+                String::new()
+            },
+            summary(&log)
+        ),
+        ExitKind::OutputLimit => format!(
+            "killed at its output limit of {} MiB; its output last said: {}",
+            limits.output_bytes >> 20,
+            summary(&log)
+        ),
+        ExitKind::DiskLimit => format!(
+            "killed at its disk limit of {} MiB; its output last said: {}",
+            limits.disk_bytes >> 20,
+            summary(&log)
+        ),
+        ExitKind::Code(_) | ExitKind::Idle { .. } => summary(&log),
     };
     BuildError::WarmUp {
         project: project.to_owned(),
@@ -1352,6 +1372,43 @@ mod tests {
                 "c/D.class"
             ]
         );
+    }
+
+    /// A warm-up killed from outside (the memory limit's SIGKILL, the output limit) says so
+    /// before the last thing its output said, which is then rarely the cause.
+    #[test]
+    fn a_killed_warm_up_says_what_killed_it() {
+        let result = |exit| ProcessResult {
+            exit,
+            stdout: crate::process::CapturedOutput {
+                head: b"[INFO] Running a.BTest\n".to_vec(),
+                tail: Vec::new(),
+                total_bytes: 23,
+            },
+            stderr: crate::process::CapturedOutput::default(),
+            wall: Duration::from_secs(1),
+            enforcement: String::new(),
+            tree_gone: true,
+        };
+        let limits = Limits::default();
+        let text = |exit| match warm_up_failure(Path::new("/p"), &result(exit), limits, |l| {
+            crate::build_log::maven_failure(l)
+        }) {
+            BuildError::WarmUp { tail, .. } => tail,
+            other => panic!("{other}"),
+        };
+        let killed = text(ExitKind::Signal(libc::SIGKILL));
+        assert!(
+            killed.starts_with("killed by signal 9 (the sandbox's memory limit of 3072 MiB"),
+            "{killed}"
+        );
+        assert!(killed.ends_with("Running a.BTest"), "{killed}");
+        let output = text(ExitKind::OutputLimit);
+        assert!(
+            output.starts_with("killed at its output limit of 64 MiB"),
+            "{output}"
+        );
+        assert_eq!(text(ExitKind::Code(1)), "[INFO] Running a.BTest");
     }
 
     #[test]
