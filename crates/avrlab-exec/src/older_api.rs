@@ -36,6 +36,12 @@ pub(crate) const JAVAC_VIEW: &str = "/avrlab/javac-release";
 /// plug-in's forked mode writes one, an option and its value on lines of their own). The last
 /// option turns off the warnings about options (JDK 21 and later call release 8 obsolete), which
 /// `-Werror` would make errors.
+///
+/// The plug-in writes each argument of the file between double quotes without escaping it, so an
+/// argument holding quotes or line breaks (Struts passes its tag library's description,
+/// `-Adescription="To make …"`, over several lines) reaches javac broken ("invalid flag: data;"),
+/// which the in-process compiler the build would use never sees. The `awk` stage joins such an
+/// argument's lines again and escapes it as javac's argument files read it.
 const JAVAC_SCRIPT: &str = r#"#!/bin/sh
 # javac at --release RELEASE for avrlab (crates/avrlab-exec/src/older_api.rs).
 dir=$(mktemp -d) || exit 1
@@ -50,8 +56,31 @@ for a in "$@"; do
     --source=*|--target=*|--release=*|--boot-class-path=*) continue ;;
     @*)
       n=$((n + 1))
+      awk '
+        function esc(s,   out, i, c) {
+          out = ""
+          for (i = 1; i <= length(s); i++) {
+            c = substr(s, i, 1)
+            if (c == "\\" || c == "\"") out = out "\\" c
+            else if (c == "\n") out = out "\\n"
+            else out = out c
+          }
+          return out
+        }
+        function flush() {
+          if (held == "") return
+          inner = substr(held, 2, length(held) - 2)
+          if (lines > 1 || index(inner, "\"") > 0) print "\"" esc(inner) "\""
+          else print held
+          held = ""
+        }
+        /^"/ { flush(); held = $0; lines = 1; next }
+        held != "" { held = held "\n" $0; lines++; next }
+        { print }
+        END { flush() }
+      ' "${a#@}" |
       sed -e '/^"\{0,1\}\(-source\|-target\|--source\|--target\|--release\|-bootclasspath\|--boot-class-path\|-extdirs\|-endorseddirs\)"\{0,1\}$/{N;d;}' \
-          -e '/^"\{0,1\}--\(source\|target\|release\|boot-class-path\)=/d' "${a#@}" > "$dir/args$n" || exit 1
+          -e '/^"\{0,1\}--\(source\|target\|release\|boot-class-path\)=/d' > "$dir/args$n" || exit 1
       a="@$dir/args$n" ;;
   esac
   set -- "$@" "$a"
@@ -531,7 +560,9 @@ mod tests {
         std::fs::write(
             &args,
             format!(
-                "\"-d\"\n\"{}\"\n\"-source\"\n\"1.5\"\n\"-target\"\n\"1.5\"\n\"-Werror\"\n\"{}\"\n\"{}\"\n",
+                // An option value over several lines, with quotes, as Struts' pom gives one.
+                "\"-d\"\n\"{}\"\n\"-source\"\n\"1.5\"\n\"-target\"\n\"1.5\"\n\"-Werror\"\n\
+                 \"-Adescription=\"To make it easier; and\n      the rest.\"\"\n\"{}\"\n\"{}\"\n",
                 out.display(),
                 src.join("p/Module.java").display(),
                 src.join("q/Use.java").display()
