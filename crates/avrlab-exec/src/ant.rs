@@ -120,6 +120,7 @@ impl Ant {
                 project,
                 tail: "JUnit for Ant is not in the repository yet: the task was not warmed up"
                     .into(),
+                log: None,
             });
         };
         Ok(warm.classpath)

@@ -96,9 +96,15 @@ pub enum BuildError {
     Access(#[from] crate::access::AccessError),
     /// Resolving the project's dependencies failed.
     #[error(
-        "the warm-up build of {project} (test-compile and the tests, with network, to fill the dependency cache) failed: {tail}"
+        "the warm-up build of {project} (test-compile and the tests, with network, to fill the dependency cache) failed: {tail}{}",
+        log.as_ref().map_or_else(String::new, |log| format!(" (whole output: {})", log.display()))
     )]
-    WarmUp { project: PathBuf, tail: String },
+    WarmUp {
+        project: PathBuf,
+        tail: String,
+        /// Where its whole output was kept, beside the project copy (which is removed).
+        log: Option<PathBuf>,
+    },
     /// The warm-up build sat idle until it was killed: a test waiting on something that never
     /// comes, most likely.
     #[error("the warm-up build of {project} {hang}")]
@@ -919,6 +925,18 @@ impl Maven {
             ..self.settings.limits
         };
         let reactor = self.reactor(project_copy);
+        if let Some(reactor) = &reactor {
+            // Through the reactor, Surefire runs in every module built: the siblings' tests
+            // would run too (CometD's cluster tests exhaust the sandbox's threads, TomEE's need
+            // a network). The tested module's own test classes are named in an includes file,
+            // which a module without `<includes>` of its own takes instead of the defaults.
+            let includes = module_test_includes(&project_copy.join(&reactor.module));
+            if !includes.is_empty() {
+                let file = project_copy.join(".avrlab-warm-up-included-tests.txt");
+                std::fs::write(&file, includes.join("\n")).map_err(|e| io(&file, e))?;
+                args.push(format!("-Dsurefire.includesFile={}", file.display()));
+            }
+        }
         // A test class that hangs (a socket that never answers) would fail the warm-up, whose
         // tests only need to run for Surefire's own dependencies to be resolved: it is left out
         // and the build taken again, a few times at most. The baseline finds and records it.
@@ -1241,6 +1259,49 @@ fn with_reactor_note(log: String, reactor: Option<&Reactor>) -> String {
     }
 }
 
+/// The test classes of the module at `module_dir` that Surefire's default includes select
+/// (`Test*`, `*Test`, `*Tests`, `*TestCase`), as include patterns relative to its test source
+/// root (`a/b/CTest.java`); nested modules and build output are not read. Only sources under a
+/// `src/test/java` folder are named: empty for another layout, and the defaults then stand.
+fn module_test_includes(module_dir: &Path) -> Vec<String> {
+    let mut includes = Vec::new();
+    let walk = walkdir::WalkDir::new(module_dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && (e.file_name() == "target" || e.path().join("pom.xml").is_file()))
+        });
+    for entry in walk.filter_map(Result::ok) {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(module_dir) else {
+            continue;
+        };
+        let text = relative.to_string_lossy();
+        let Some((_, within)) = text.split_once("src/test/java/") else {
+            continue;
+        };
+        let Some(stem) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.strip_suffix(".java"))
+        else {
+            continue;
+        };
+        let selected = stem.starts_with("Test")
+            || ["Test", "Tests", "TestCase"]
+                .iter()
+                .any(|suffix| stem.ends_with(suffix));
+        if selected {
+            includes.push(within.to_owned());
+        }
+    }
+    includes
+}
+
 /// The mounts that hide the test classes of the project's other modules from a test run through
 /// the reactor: an empty folder over each one's `target/test-classes`, or over its whole `target/`
 /// when that is not a plain folder (a build made it something else; the sibling then has no
@@ -1346,7 +1407,18 @@ pub(crate) fn warm_up_failure(
     BuildError::WarmUp {
         project: project.to_owned(),
         tail,
+        log: keep_log(project, &log),
     }
+}
+
+/// Keeps the whole output of a failed warm-up beside its project copy (`<copy>.log`), which the
+/// caller removes: the one line of its cause rarely says everything. `None` when it cannot be
+/// written (the failure itself is still reported).
+fn keep_log(project: &Path, log: &str) -> Option<PathBuf> {
+    let mut path = project.as_os_str().to_owned();
+    path.push(".log");
+    let path = PathBuf::from(path);
+    std::fs::write(&path, log).ok().map(|()| path)
 }
 
 pub(crate) fn last_error_line(result: &ProcessResult) -> String {
@@ -1391,7 +1463,9 @@ mod tests {
             tree_gone: true,
         };
         let limits = Limits::default();
-        let text = |exit| match warm_up_failure(Path::new("/p"), &result(exit), limits, |l| {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("task");
+        let text = |exit| match warm_up_failure(&project, &result(exit), limits, |l| {
             crate::build_log::maven_failure(l)
         }) {
             BuildError::WarmUp { tail, .. } => tail,
@@ -1409,6 +1483,36 @@ mod tests {
             "{output}"
         );
         assert_eq!(text(ExitKind::Code(1)), "[INFO] Running a.BTest");
+        let kept = std::fs::read_to_string(dir.path().join("task.log")).unwrap();
+        assert_eq!(kept, "[INFO] Running a.BTest\n");
+    }
+
+    /// A warm-up through the reactor names the tested module's test classes only: not a
+    /// nested module's, not build output, not helpers the default includes leave out.
+    #[test]
+    fn the_warm_up_includes_only_the_tested_modules_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        let module = dir.path().join("oort");
+        for file in [
+            "pom.xml",
+            "src/test/java/a/OortTest.java",
+            "src/test/java/a/b/TestSeti.java",
+            "src/test/java/a/OortTests.java",
+            "src/test/java/a/Helper.java",
+            "src/main/java/a/MainTest.java",
+            "target/test-classes/a/OortTest.java",
+            "nested/pom.xml",
+            "nested/src/test/java/n/NestedTest.java",
+        ] {
+            let path = module.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        assert_eq!(
+            module_test_includes(&module),
+            ["a/OortTest.java", "a/OortTests.java", "a/b/TestSeti.java"]
+        );
+        assert!(module_test_includes(&dir.path().join("absent")).is_empty());
     }
 
     #[test]

@@ -164,6 +164,7 @@ impl Oracle for FakeOracle {
                 source: avrlab_exec::BuildError::WarmUp {
                     project: prepared.pristine().to_owned(),
                     tail: "the fake project does not build".into(),
+                    log: None,
                 },
             });
         }

@@ -91,6 +91,7 @@ impl EngineSetup {
         let limits = Limits {
             wall: Duration::from_secs(self.timeout),
             idle: idle_limit(std::env::var_os("AVRLAB_IDLE_TIMEOUT").as_deref())?,
+            processes: BUILD_PROCESSES,
             ..Limits::default()
         };
         let config = EngineConfig {
@@ -116,6 +117,13 @@ impl EngineSetup {
         Ok((config, work))
     }
 }
+
+/// Processes and threads a build and its tests may have at once. Surefire's fork under a plain
+/// Maven gets the machine's limit, and a project's own tests start servers with pools of hundreds
+/// of threads (CometD's cluster tests need more than 1024): a lower bound would fail tests that
+/// pass under Maven. It still stops a fork bomb, and the cgroup's memory limit holds whatever
+/// the count.
+const BUILD_PROCESSES: u32 = 4096;
 
 /// What the machine does not enforce, one line each (nothing when all is enforced).
 pub fn unenforced_limits() -> Vec<String> {

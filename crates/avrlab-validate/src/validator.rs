@@ -301,12 +301,13 @@ impl Oracle for MavenOracle {
                 return Err(match failed {
                     ValidateError::Build {
                         task,
-                        source: BuildError::WarmUp { project, tail },
+                        source: BuildError::WarmUp { project, tail, log },
                     } => ValidateError::Build {
                         task,
                         source: BuildError::WarmUp {
                             project,
                             tail: format!("{tail} (and with the reference fix applied: {also})"),
+                            log,
                         },
                     },
                     other => other,
