@@ -144,7 +144,15 @@ pub(crate) fn maven_failure(log: &str) -> String {
                 Some(next) => format!("{next} ({})", details[0]),
                 None => details[0].clone(),
             },
-            None => format!("{} ({})", details[0], details[goal]),
+            // Test results printed before the goal of another plug-in failed (a warm-up goes on
+            // past failing tests) are not its cause: the goal line alone is.
+            None => match details[..goal]
+                .iter()
+                .find(|l| !is_test_result(l) || is_test_goal(&details[goal]))
+            {
+                Some(first) => format!("{first} ({})", details[goal]),
+                None => details[goal].clone(),
+            },
         },
         (None, None) => details
             .iter()
@@ -154,6 +162,24 @@ pub(crate) fn maven_failure(log: &str) -> String {
             .unwrap_or_else(|| last_line(log)),
     };
     capped(&summary)
+}
+
+/// A line of Surefire's report of failed tests (`Tests run: 9, Failures: 1 …`, `Failures:`).
+fn is_test_result(line: &str) -> bool {
+    [
+        "Tests run:",
+        "Failures:",
+        "Errors:",
+        "Tests in error:",
+        "Failed tests:",
+    ]
+    .iter()
+    .any(|p| line.starts_with(p))
+}
+
+/// Whether Maven's "Failed to execute goal" line is about a test plug-in's goal.
+fn is_test_goal(line: &str) -> bool {
+    line.contains("maven-surefire-plugin") || line.contains("maven-failsafe-plugin")
 }
 
 /// The message of a Maven `[ERROR]` or `[FATAL]` line, without the level (printed twice on
@@ -305,7 +331,7 @@ mod tests {
     /// Each case: a build's output in the shape the tool prints it, and the summary expected.
     #[test]
     fn maven_failures_name_their_cause() {
-        let cases: [(&str, &str); 8] = [
+        let cases: [(&str, &str); 9] = [
             // A parent pom that only the project's own build would install.
             (
                 "[INFO] Scanning for projects...\n\
@@ -373,6 +399,13 @@ mod tests {
                  [ERROR] -> [Help 1]\n",
                 "Plugin org.x:x-maven-plugin:1.0 or one of its dependencies could not be \
                  resolved: Could not find artifact org.x:x-maven-plugin:jar:1.0",
+            ),
+            // Failing tests reported before another plug-in's goal failed: the goal is the cause.
+            (
+                "[ERROR] Tests run: 709, Failures: 5, Errors: 0, Skipped: 0, Time elapsed: 15.32 s <<< FAILURE! -- in TestSuite\n\
+                 [ERROR] Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project p: Error starting apt compiler -> [Help 1]\n",
+                "Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project \
+                 p: Error starting apt compiler",
             ),
             // No Maven error at all (the process was killed): its last words.
             ("[INFO] Building p 1.0\nkilled\n\n", "killed"),
