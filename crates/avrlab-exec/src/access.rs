@@ -62,6 +62,43 @@ pub(crate) fn legacy_access_path(jdk: &Jdk, repository: &Path) -> PathBuf {
     dir.join(format!("{}.args", hex::encode(&hasher.finalize()[..12])))
 }
 
+/// The Java EE APIs that JDK 8 carried and JDK 11 removed (JEP 320), which old builds and their
+/// tests use without declaring them: JAF (`javax.activation`, with its implementation; XJC
+/// plug-ins such as cxf-xjc-plugin and maven-jaxb2-plugin fail without it) and the JAXB API
+/// (TomEE's tests). Maven Central coordinates.
+pub const REMOVED_PLATFORM_APIS: [(&str, &str, &str); 2] = [
+    ("com.sun.activation", "javax.activation", "1.2.0"),
+    ("javax.xml.bind", "jaxb-api", "2.3.1"),
+];
+
+/// Where the jars of [`REMOVED_PLATFORM_APIS`] are kept for a substitution whose argument file
+/// is `access_file`: beside it (a folder every sandbox of the task sees at its host path), so that
+/// every JVM of the task can append them to its boot class path, where JDK 8 had them.
+pub(crate) fn removed_api_jars(access_file: &Path) -> Vec<PathBuf> {
+    let dir = access_file
+        .parent()
+        .unwrap_or(access_file)
+        .join("removed-apis");
+    REMOVED_PLATFORM_APIS
+        .iter()
+        .map(|(_, artifact, version)| dir.join(format!("{artifact}-{version}.jar")))
+        .collect()
+}
+
+/// The path of a [`REMOVED_PLATFORM_APIS`] jar in a Maven repository.
+pub(crate) fn repository_jar(
+    repository: &Path,
+    (group, artifact, version): (&str, &str, &str),
+) -> PathBuf {
+    let mut path = repository.to_owned();
+    for part in group.split('.') {
+        path.push(part);
+    }
+    path.join(artifact)
+        .join(version)
+        .join(format!("{artifact}-{version}.jar"))
+}
+
 /// Makes the argument file at `file` (see [`legacy_access_path`]) unless it is there: lists the
 /// packages with `jdk` itself, in `sandbox` under `limits` (its wall time capped at two minutes).
 pub(crate) fn make_legacy_access_file(

@@ -250,6 +250,9 @@ pub struct Maven {
     /// Under a substitution for JDK 8 or older: the argument file that opens the JDK's packages
     /// to the class path, for every JVM of the task (see `access`).
     legacy_access: Option<PathBuf>,
+    /// Under a substitution of JDK 11 or newer for JDK 8 or older: the jars of the Java EE APIs
+    /// JDK 8 had (see `access::REMOVED_PLATFORM_APIS`), on every JVM's boot class path.
+    removed_apis: Vec<PathBuf>,
     /// Where the task compiles against its own Java version's API (see `older_api`): the folder
     /// of the `javac` scripts, mounted read-only at [`JAVAC_VIEW`].
     javac_scripts: Option<PathBuf>,
@@ -447,6 +450,10 @@ impl Maven {
             )),
             _ => None,
         };
+        let removed_apis = match &legacy_access {
+            Some(file) if jdk.major >= 11 => crate::access::removed_api_jars(file),
+            _ => Vec::new(),
+        };
         let substitution = substitute.map(|Substitute { level, .. }| {
             // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
             // binds its `<source>`/`<target>` to (command-line properties override both).
@@ -458,10 +465,10 @@ impl Maven {
             ] {
                 extra_args.push(format!("-D{property}={level}"));
             }
-            let access = if legacy_access.is_some() {
-                "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them (JDK_JAVA_OPTIONS)"
-            } else {
-                ""
+            let access = match (&legacy_access, removed_apis.is_empty()) {
+                (Some(_), true) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them (JDK_JAVA_OPTIONS)",
+                (Some(_), false) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them, and JDK 8's JAF and JAXB API (removed in JDK 11) on its boot class path (JDK_JAVA_OPTIONS)",
+                (None, _) => "",
             };
             format!(
                 "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it){access}",
@@ -534,6 +541,7 @@ impl Maven {
             jdk,
             substitution,
             legacy_access,
+            removed_apis,
             javac_scripts,
             release,
             test_runtime,
@@ -549,12 +557,68 @@ impl Maven {
         self.legacy_access
             .iter()
             .map(|file| {
-                (
-                    "JDK_JAVA_OPTIONS".to_owned(),
-                    format!("@{}", file.display()),
-                )
+                let mut options = format!("@{}", file.display());
+                if let Ok(jars) = std::env::join_paths(&self.removed_apis)
+                    && !self.removed_apis.is_empty()
+                {
+                    options.push_str(&format!(" -Xbootclasspath/a:{}", jars.to_string_lossy()));
+                }
+                ("JDK_JAVA_OPTIONS".to_owned(), options)
             })
             .collect()
+    }
+
+    /// Fetches the jars of [`crate::access::REMOVED_PLATFORM_APIS`] this task's JVMs take, when
+    /// they are not there yet: a networked Maven run in `dir` (made empty: no project is read)
+    /// puts them into the repository (writable now, during a warm-up), and they are copied beside
+    /// the argument file.
+    fn fetch_removed_apis(&self, dir: &Path) -> Result<(), BuildError> {
+        if self.removed_apis.iter().all(|jar| jar.is_file()) {
+            return Ok(());
+        }
+        let io = |path: &Path, source| BuildError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let policy = SandboxPolicy {
+            mounts: vec![
+                self.repository_mount(true),
+                Mount::ReadWrite(dir.to_owned()),
+            ],
+            network: true,
+        };
+        for (coordinates, jar) in crate::access::REMOVED_PLATFORM_APIS
+            .iter()
+            .zip(&self.removed_apis)
+        {
+            let (group, artifact, version) = *coordinates;
+            let args = vec![
+                "dependency:get".to_owned(),
+                format!("-Dartifact={group}:{artifact}:{version}"),
+                "-Dtransitive=false".to_owned(),
+            ];
+            let mut spec = self.spec(dir, args, policy.clone(), self.settings.limits);
+            spec.cwd = dir.to_owned();
+            let result = run(&spec)?;
+            let fetched = crate::access::repository_jar(&self.settings.repository, *coordinates);
+            if !result.exit.success() || !fetched.is_file() {
+                return Err(BuildError::WarmUp {
+                    project: dir.to_owned(),
+                    tail: format!(
+                        "cannot fetch {group}:{artifact}:{version} (JDK 8's API that the substitute JDK lacks): {}",
+                        last_error_line(&result)
+                    ),
+                    log: None,
+                });
+            }
+            let parent = jar.parent().unwrap_or(jar);
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+            let partial = jar.with_extension(format!("partial-{}", std::process::id()));
+            std::fs::copy(&fetched, &partial).map_err(|e| io(&partial, e))?;
+            std::fs::rename(&partial, jar).map_err(|e| io(jar, e))?;
+        }
+        Ok(())
     }
 
     /// The JDK this task builds with.
@@ -867,7 +931,8 @@ impl Maven {
             .repository
             .join(".avrlab-warm")
             .join(self.build_fingerprint(project));
-        if !marker.is_file() {
+        // The JVMs of the task need JDK 8's removed APIs, which a warm-up fetches.
+        if !marker.is_file() || !self.removed_apis.iter().all(|jar| jar.is_file()) {
             return Ok(None);
         }
         let text = std::fs::read_to_string(&marker).map_err(|source| BuildError::Io {
@@ -896,6 +961,7 @@ impl Maven {
             return Ok(known);
         }
         std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
+        self.fetch_removed_apis(&project_copy.join(".avrlab-removed-apis"))?;
         let classpath_file = project_copy
             .join(&self.module)
             .join("target")
