@@ -22,10 +22,25 @@ use sha2::{Digest, Sha256};
 use crate::jdk::{Jdk, installed_runtimes};
 
 /// JDK APIs that the JDK removed, as the sources name them: (what the sources contain, the API,
-/// the first JDK without it).
-const REMOVED_APIS: [(&str, &str, u32); 2] = [
-    ("java.security.acl", "java.security.acl", 14),
-    ("Pack200", "java.util.jar.Pack200", 14),
+/// the first JDK without it, what a pom names when the project brings the API itself). JAXB and
+/// JAF left with JDK 11 (JEP 320); their classes are on every JVM's boot class path again under
+/// such a substitution (see `access::REMOVED_PLATFORM_APIS`), and `--release 8` compiles against
+/// them.
+const REMOVED_APIS: [(&str, &str, u32, &[&str]); 4] = [
+    ("java.security.acl", "java.security.acl", 14, &[]),
+    ("Pack200", "java.util.jar.Pack200", 14, &[]),
+    (
+        "javax.xml.bind.",
+        "javax.xml.bind (JAXB)",
+        11,
+        &["jaxb-api", "jakarta.xml.bind"],
+    ),
+    (
+        "javax.activation.",
+        "javax.activation (JAF)",
+        11,
+        &["<artifactId>activation</artifactId>", "javax.activation"],
+    ),
 ];
 
 /// Where the sandbox sees the folder of `javac` scripts.
@@ -126,10 +141,14 @@ pub(crate) fn plan_older_api(
     let scan = scan_project(project)?;
     let mut reasons = Vec::new();
     let mut removal: Option<u32> = None;
-    for (needle, api, removed_in) in REMOVED_APIS {
+    for (needle, api, removed_in, provided_by) in REMOVED_APIS {
         if build_jdk.major >= removed_in
             && task_jdk < removed_in
             && scan.sources.iter().any(|text| text.contains(needle))
+            && !scan
+                .poms
+                .iter()
+                .any(|pom| provided_by.iter().any(|name| pom.contains(name)))
         {
             reasons.push(format!(
                 "the sources use {api}, which JDK {removed_in} removed"
@@ -281,6 +300,8 @@ struct ProjectScan {
     declares_module_type: bool,
     /// A pom names `-Werror` (or `<Werror/>` among compiler arguments).
     werror: bool,
+    /// The text of every `pom.xml`.
+    poms: Vec<String>,
 }
 
 fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
@@ -288,6 +309,7 @@ fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
         sources: Vec::new(),
         declares_module_type: false,
         werror: false,
+        poms: Vec::new(),
     };
     let walker = walkdir::WalkDir::new(project)
         .follow_links(false)
@@ -303,6 +325,7 @@ fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
         if name == "pom.xml" {
             let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
             scan.werror |= text.contains("-Werror") || text.contains("<Werror");
+            scan.poms.push(text);
         } else if name.ends_with(".java") {
             let Ok(text) = std::fs::read_to_string(entry.path()) else {
                 continue;
@@ -418,6 +441,38 @@ mod tests {
         // The task's own JDK changes nothing.
         assert_eq!(
             plan_older_api(&project, &inputs(17, &build, &[])).unwrap(),
+            None
+        );
+    }
+
+    /// JAXB that JDK 11 removed calls for JDK 8's API, unless a pom brings the API itself.
+    #[test]
+    fn jaxb_used_and_not_declared_compiles_at_the_tasks_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = jdk(17, dir.path());
+        let project = dir.path().join("xmlsec");
+        write(
+            &project,
+            "src/main/java/a/Constants.java",
+            "package a;\nimport javax.xml.bind.JAXBElement;\npublic class Constants {}\n",
+        );
+        write(&project, "pom.xml", "<project/>");
+        let plan = plan_older_api(&project, &inputs(8, &build, &[]))
+            .unwrap()
+            .expect("JAXB calls for JDK 8's API");
+        assert_eq!(
+            plan.reasons,
+            ["the sources use javax.xml.bind (JAXB), which JDK 11 removed"]
+        );
+        assert_eq!(plan.test_runtime, None);
+        write(
+            &project,
+            "pom.xml",
+            "<project><dependencies><dependency><groupId>javax.xml.bind</groupId>\
+             <artifactId>jaxb-api</artifactId></dependency></dependencies></project>",
+        );
+        assert_eq!(
+            plan_older_api(&project, &inputs(8, &build, &[])).unwrap(),
             None
         );
     }
