@@ -580,7 +580,10 @@ fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, Stri
                         file.old_path
                     ));
                 }
-                files.push(file.new_path.clone());
+                // A file with several sections (one per hunk) is compiled once.
+                if !files.contains(&file.new_path) {
+                    files.push(file.new_path.clone());
+                }
             }
             Ok(files)
         }
