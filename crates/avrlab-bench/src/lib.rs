@@ -36,7 +36,7 @@ pub use location::{
     VulLocation, VulnerableFile, choose_localization, dataset_location, localize_from_dataset,
     read_vul_locations, show_ranges,
 };
-pub use patch::{FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
+pub use patch::{FileChange, FileDiff, Hunk, HunkLine, Patch, PatchError, apply_to_text};
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
     BuildSpec, BuildSystem, BuildTargets, FORMAT_VERSION, Localization, ManifestProject, OlderApi,

@@ -1,7 +1,9 @@
 //! Unified diffs: reading them (git style or plain `diff -u`), and applying them to file text.
 //!
 //! Hunks are placed at their stated line when the context matches there, else at the nearest line
-//! where it does (as `patch` does with an offset); they never apply with mismatched context.
+//! where it does (as `patch` does with an offset); they never apply with mismatched context. A
+//! diff may name one file in several sections (many generators write a header per hunk): the
+//! sections apply in order, each to what the ones before it left, as `git apply` does.
 
 use std::fmt;
 use std::path::Path;
@@ -39,7 +41,17 @@ pub struct FileDiff {
 /// A multi-file unified diff.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Patch {
+    /// Its sections in order; several may name the same file.
     pub files: Vec<FileDiff>,
+}
+
+/// One file as a patch leaves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// Project-relative path.
+    pub path: String,
+    /// Its new text, or `None` when the patch deletes it (or moves it away).
+    pub text: Option<String>,
 }
 
 /// Why a diff could not be read or applied.
@@ -128,11 +140,13 @@ impl Patch {
         Ok(Self { files })
     }
 
-    /// The same changes, undone.
+    /// The same changes, undone: each section reversed, the last first (a later section of a file
+    /// applied to what the earlier ones left, so it is undone before them).
     pub fn reversed(&self) -> Self {
         let files = self
             .files
             .iter()
+            .rev()
             .map(|f| FileDiff {
                 old_path: f.new_path.clone(),
                 new_path: f.old_path.clone(),
@@ -160,42 +174,123 @@ impl Patch {
         Self { files }
     }
 
-    /// Applies the patch to a project folder, writing only the files it changes. All files are
-    /// patched in memory first, so a patch that fails leaves the folder untouched.
-    pub fn apply_to_dir(&self, root: &Path) -> Result<(), PatchError> {
-        let mut results = Vec::new();
-        for file in &self.files {
-            let old = root.join(&file.old_path);
-            let before = if file.created {
-                if old.exists() {
-                    return Err(PatchError::File {
-                        path: file.old_path.clone(),
-                        message: "the diff creates it but it already exists".into(),
-                    });
-                }
-                String::new()
-            } else {
-                std::fs::read_to_string(&old).map_err(|e| PatchError::File {
-                    path: file.old_path.clone(),
-                    message: format!("cannot read it ({e})"),
-                })?
-            };
-            let after = apply_to_text(file, &before)?;
-            results.push((file, after));
+    /// The files the patch changes, computed in memory. Sections apply in order, each to the
+    /// text the sections before it left (as `git apply` does): a file may be changed by several
+    /// sections, created by one and changed by the next, or deleted by one and created again by
+    /// the next. A section that deletes or moves away a file that an earlier section wrote is
+    /// refused: `git apply` removes files before it writes any, so it keeps such a file, which
+    /// is not what the diff says. `read` gives a path's text before the patch, `None` when there
+    /// is no such file; it is asked once per path. Each path is listed once, in the order the
+    /// patch first names it.
+    pub fn changes<E: From<PatchError>>(
+        &self,
+        mut read: impl FnMut(&str) -> Result<Option<String>, E>,
+    ) -> Result<Vec<FileChange>, E> {
+        // Each path's text before the patch (whether it existed) and as the sections so far
+        // leave it.
+        struct Tracked {
+            path: String,
+            existed: bool,
+            text: Option<String>,
+            /// A section wrote it.
+            written: bool,
         }
-        for (file, after) in results {
-            if file.deleted {
-                std::fs::remove_file(root.join(&file.old_path))?;
+        let mut files: Vec<Tracked> = Vec::new();
+        let mut index = |files: &mut Vec<Tracked>, path: &str| -> Result<usize, E> {
+            if let Some(at) = files.iter().position(|f| f.path == path) {
+                return Ok(at);
+            }
+            let text = read(path)?;
+            files.push(Tracked {
+                path: path.to_owned(),
+                existed: text.is_some(),
+                text,
+                written: false,
+            });
+            Ok(files.len() - 1)
+        };
+        let refused = |path: &str, message: &str| PatchError::File {
+            path: path.to_owned(),
+            message: message.to_owned(),
+        };
+        for section in &self.files {
+            let from = index(&mut files, &section.old_path)?;
+            let before = match (&files[from].text, section.created) {
+                (None, true) => String::new(),
+                (Some(_), true) => {
+                    let why = "the diff creates it but it already exists";
+                    return Err(refused(&section.old_path, why).into());
+                }
+                (Some(text), false) => text.clone(),
+                (None, false) if files[from].existed => {
+                    let why = "an earlier section of the diff deletes or moves it";
+                    return Err(refused(&section.old_path, why).into());
+                }
+                (None, false) => return Err(refused(&section.old_path, "it does not exist").into()),
+            };
+            let after = apply_to_text(section, &before)?;
+            let removes = section.deleted || section.old_path != section.new_path;
+            if removes && files[from].written {
+                let why = "an earlier section of the diff writes it and a later one deletes or \
+                           moves it (git apply would keep the written file): write the diff \
+                           without the earlier section";
+                return Err(refused(&section.old_path, why).into());
+            }
+            if section.deleted {
+                // `git apply` refuses a deletion that leaves lines ("removal patch leaves file
+                // contents"): the diff did not know the file it deletes.
+                if !after.is_empty() {
+                    let why = "the diff deletes it but its hunks leave lines in it";
+                    return Err(refused(&section.old_path, why).into());
+                }
+                files[from].text = None;
                 continue;
             }
-            if file.old_path != file.new_path && !file.created {
-                std::fs::remove_file(root.join(&file.old_path))?;
+            if section.old_path != section.new_path {
+                files[from].text = None;
             }
-            let target = root.join(&file.new_path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
+            let to = index(&mut files, &section.new_path)?;
+            if to != from && files[to].text.is_some() {
+                // As `git apply`: a move never overwrites a file.
+                let why = "the diff moves a file onto it but it already exists";
+                return Err(refused(&section.new_path, why).into());
             }
-            std::fs::write(target, after)?;
+            files[to].text = Some(after);
+            files[to].written = true;
+        }
+        Ok(files
+            .into_iter()
+            .filter(|f| f.existed || f.written)
+            .map(|f| FileChange {
+                path: f.path,
+                text: f.text,
+            })
+            .collect())
+    }
+
+    /// Applies the patch to a project folder, writing only the files it changes. All files are
+    /// patched in memory first ([`Patch::changes`]), so a patch that fails leaves the folder
+    /// untouched.
+    pub fn apply_to_dir(&self, root: &Path) -> Result<(), PatchError> {
+        let changes = self.changes(|path| match std::fs::read_to_string(root.join(path)) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(PatchError::File {
+                path: path.to_owned(),
+                message: format!("cannot read it ({e})"),
+            }),
+        })?;
+        for change in changes {
+            let target = root.join(&change.path);
+            match change.text {
+                None => std::fs::remove_file(target)?,
+                Some(text) => {
+                    if let Some(parent) = target.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::write(target, text)?;
+                }
+            }
         }
         Ok(())
     }
@@ -282,7 +377,8 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), PatchError> {
     ))
 }
 
-/// Applies one file's hunks to its text. Line endings of the result follow the input's last line.
+/// Applies one section's hunks to its file's text. Line endings of the result follow the input's
+/// last line. A file with several sections takes [`Patch::changes`], which applies them in turn.
 pub fn apply_to_text(file: &FileDiff, text: &str) -> Result<String, PatchError> {
     let trailing_newline = text.is_empty() || text.ends_with('\n');
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
@@ -441,6 +537,26 @@ mod tests {
         ));
         assert!(Patch::parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n").is_err());
         assert!(Patch::parse("--- a/x\n+++ b/x\n@@ bogus @@\n").is_err());
+    }
+
+    /// Sections of one file apply in turn, and the reversed patch undoes them in turn.
+    #[test]
+    fn sections_of_one_file_apply_in_order_and_undo_in_reverse() {
+        let patch = Patch::parse(
+            "--- a/X\n+++ b/X\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n\
+             --- a/X\n+++ b/X\n@@ -1,3 +1,4 @@\n a\n B\n+inserted\n c\n",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("X"), BEFORE).unwrap();
+        patch.apply_to_dir(dir.path()).unwrap();
+        let after = std::fs::read_to_string(dir.path().join("X")).unwrap();
+        assert_eq!(after, "a\nB\ninserted\nc\nd\ne\nf\n");
+        patch.reversed().apply_to_dir(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("X")).unwrap(),
+            BEFORE
+        );
     }
 
     #[test]

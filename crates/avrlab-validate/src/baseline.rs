@@ -15,8 +15,9 @@ use avrlab_bench::{RegressionTests, Task, TestName};
 use avrlab_exec::{BuildTool, ExitKind, Hang, TestCaseResult, TestRun, TestSelection, TestStatus};
 
 /// The first line of a baseline file, so that an older format is recomputed, never misread.
-/// Format 2 added the second run (flaky tests), per-test exclusion and the failure lines.
-const HEADER: &str = "avrlab-baseline 2";
+/// Format 2 added the second run (flaky tests), per-test exclusion and the failure lines; format 3
+/// the tests the reference fix skips (a candidate may skip only those).
+const HEADER: &str = "avrlab-baseline 3";
 
 /// How many times the baseline runs the suite: a test that passes in one run and not in the
 /// other is flaky, and cannot decide a verdict either way.
@@ -54,10 +55,14 @@ impl Exclusion {
     /// What the regression runs leave out for it: the method (Surefire filters by method name,
     /// so a parameterized invocation `m[3]` excludes every invocation of `m`), or the class.
     pub fn effective(&self) -> TestName {
+        Self::method_of(&self.test)
+    }
+
+    /// A reported name without its invocation: the method, or the class.
+    fn method_of(test: &TestName) -> TestName {
         TestName {
-            class: self.test.class.clone(),
-            method: self
-                .test
+            class: test.class.clone(),
+            method: test
                 .method
                 .as_deref()
                 .map(|m| m.split('[').next().unwrap_or(m).to_owned()),
@@ -83,6 +88,12 @@ pub struct Baseline {
     pub counted: usize,
     /// A note when no baseline could be taken (no reference fix; it does not compile).
     pub note: Option<String>,
+    /// The counted regression tests that the reference fix skipped in a baseline run (`@Disabled`,
+    /// an assumption that does not hold in the sandbox), as methods or classes: only these may be
+    /// skipped on a candidate; any other skipped test aborted there, and fails the candidate
+    /// (`verdict_rules::SkippedTests`). `None` when no baseline run judged the tests: then
+    /// nothing is known of what the reference fix skips.
+    pub skipped: Option<Vec<TestName>>,
     /// What comparing this baseline with the baseline without each optional repair decided, one
     /// line each (see `repairs`).
     pub repairs: Vec<String>,
@@ -201,6 +212,11 @@ impl Baseline {
         for repair in &self.repairs {
             text.push_str(&format!("repair {repair}\n"));
         }
+        // One line, present only when the runs judged the tests; names hold no tab.
+        if let Some(skipped) = &self.skipped {
+            let names: Vec<String> = skipped.iter().map(ToString::to_string).collect();
+            text.push_str(&format!("skipped {}\n", names.join("\t")));
+        }
         for e in &self.excluded {
             text.push_str(&format!(
                 "excluded {} {}\t{}\n",
@@ -225,6 +241,14 @@ impl Baseline {
                 "counted" => baseline.counted = rest.parse().ok()?,
                 "note" => baseline.note = Some(rest.to_owned()),
                 "repair" => baseline.repairs.push(rest.to_owned()),
+                "skipped" => {
+                    let names = rest.split('\t').filter(|name| !name.is_empty());
+                    baseline.skipped = Some(
+                        names
+                            .map(|name| TestName::parse(name).ok())
+                            .collect::<Option<_>>()?,
+                    );
+                }
                 "excluded" => {
                     let (statuses, rest) = rest.split_once(' ')?;
                     let (test, cause) = rest.split_once('\t')?;
@@ -523,7 +547,7 @@ pub(crate) fn judge_baseline(
             test: s.name,
         });
     }
-    for (hung_in, h) in hung {
+    for &(hung_in, h) in &hung {
         let statuses = (0..BASELINE_RUNS).map(|n| match n.cmp(&hung_in) {
             std::cmp::Ordering::Less => class_status(runs[n].cases, &h.class.class),
             std::cmp::Ordering::Equal => HUNG,
@@ -540,13 +564,31 @@ pub(crate) fn judge_baseline(
         ran: tests.len(),
         counted: 0,
         note: None,
+        skipped: None,
         repairs: Vec::new(),
     };
     let left_out = baseline.tests();
+    let counts = |class: &str, method: &str| !left_out.iter().any(|t| t.covers(class, method));
     baseline.counted = tests
         .iter()
-        .filter(|(class, method)| !left_out.iter().any(|t| t.covers(class, method)))
+        .filter(|(class, method)| counts(class, method))
         .count();
+    // Every skipped case of any run, by method (an invocation's name can differ between Surefire
+    // and the fast path's runner) or by class where the skip is the class's own: a test the
+    // reference fix skipped even once may be skipped on a candidate.
+    let mut skipped: Vec<TestName> = Vec::new();
+    for case in runs.iter().flat_map(|run| run.cases) {
+        let counted = !pov.iter().any(|p| p.covers(&case.class, &case.method))
+            && !hung.iter().any(|(_, h)| h.class.class == case.class)
+            && counts(&case.class, &case.method);
+        if case.status == TestStatus::Skipped && counted {
+            let name = reported_name(case).map(|name| Exclusion::method_of(&name));
+            if let Some(name) = name.filter(|name| !skipped.contains(name)) {
+                skipped.push(name);
+            }
+        }
+    }
+    baseline.skipped = Some(skipped);
     baseline
 }
 
@@ -800,6 +842,61 @@ mod tests {
         );
     }
 
+    /// The tests the reference fix skipped in either run are kept by method (an invocation's
+    /// name differs between runners) or class, so that a candidate may skip those and no other;
+    /// skipped PoV tests, excluded tests and tests of a hung class are not among them.
+    #[test]
+    fn the_tests_the_reference_fix_skips_are_kept() {
+        let first = [
+            ok("a.T", "ok"),
+            case("a.T", "ignored", TestStatus::Skipped, "off"),
+            case("a.T", "late", TestStatus::Skipped, "assumption"),
+            case("a.P", "p[1]", TestStatus::Passed, ""),
+            case("a.P", "p[2]", TestStatus::Skipped, ""),
+            case("a.D", "a.D", TestStatus::Skipped, "class disabled"),
+            case("a.T", "flips", TestStatus::Skipped, ""),
+            case("a.T", "pov", TestStatus::Skipped, "the PoV"),
+        ];
+        let second = [
+            ok("a.T", "ok"),
+            case("a.T", "ignored", TestStatus::Skipped, "off"),
+            ok("a.T", "late"),
+            case("a.P", "p[1]", TestStatus::Passed, ""),
+            case("a.P", "p[2]", TestStatus::Skipped, ""),
+            case("a.D", "a.D", TestStatus::Skipped, "class disabled"),
+            case("a.T", "flips", TestStatus::Failed, "boom"),
+            case("a.T", "pov", TestStatus::Skipped, "the PoV"),
+        ];
+        let baseline = judge(&first, &second, &[TestName::parse("a.T#pov").unwrap()]);
+        let skipped: Vec<String> = baseline
+            .skipped
+            .iter()
+            .flatten()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(skipped, ["a.T#ignored", "a.T#late", "a.P#p", "a.D"]);
+        assert_eq!(
+            Baseline::from_text(&baseline.to_text()),
+            Some(baseline.clone())
+        );
+        // A baseline that judged no test knows nothing of skips, and keeps knowing nothing.
+        let untaken = not_compiled(None);
+        assert_eq!(untaken.skipped, None);
+        assert_eq!(Baseline::from_text(&untaken.to_text()), Some(untaken));
+        // A baseline that saw no skip says so (an empty list, not nothing known).
+        let none_skipped = judge(&[ok("a.T", "ok")], &[ok("a.T", "ok")], &[]);
+        assert_eq!(none_skipped.skipped, Some(Vec::new()));
+        assert_eq!(
+            Baseline::from_text(&none_skipped.to_text()),
+            Some(none_skipped)
+        );
+        // A format-2 file (no record of skips) is taken again, never read as "none skipped".
+        assert_eq!(
+            Baseline::from_text("avrlab-baseline 2\nran 1\ncounted 1\n"),
+            None
+        );
+    }
+
     /// An invocation `m[3]` leaves out its method (Surefire filters by method name); a listed
     /// test goes when an exclusion covers it.
     #[test]
@@ -813,6 +910,7 @@ mod tests {
             ran: 4,
             counted: 1,
             note: None,
+            skipped: Some(vec![TestName::parse("a.P#off").unwrap()]),
             repairs: vec!["repair byte-buddy: kept: the baseline counts 1 of 4 regression tests with it, 0 of 4 without".into()],
         };
         assert_eq!(baseline.tests(), [TestName::parse("a.P#m").unwrap()]);

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use avrlab_bench::{ClassPolicy, Patch, PatchError, PolicyViolation, Task};
+use avrlab_bench::{ClassPolicy, FileChange, Patch, PatchError, PolicyViolation, Task};
 pub use avrlab_core::ReplacementTarget;
 use sha2::{Digest, Sha256};
 
@@ -34,7 +34,7 @@ pub enum CandidateError {
     Policy(#[from] PolicyViolation),
     /// The diff does not apply.
     #[error(transparent)]
-    DoesNotApply(PatchError),
+    DoesNotApply(#[from] PatchError),
     /// The replacement names a region the task does not localize.
     #[error("the task has no localized {0}")]
     NoSuchTarget(String),
@@ -55,13 +55,6 @@ const NAME_MAX: usize = 255;
 /// A bound well under PATH_MAX (4096) for project-relative paths, leaving room for the
 /// workspace's own prefix.
 const RELATIVE_PATH_MAX: usize = 2048;
-
-/// One file a candidate leaves changed: its new text, or `None` when it is deleted.
-#[derive(Debug, Clone)]
-struct FileChange {
-    path: String,
-    text: Option<String>,
-}
 
 /// Writes a candidate into a workspace holding the task state. The candidate's files are checked
 /// (edit policy, declared classes, writable paths) and computed in memory before anything is
@@ -153,7 +146,7 @@ pub fn candidate_identity(
     let Ok(changes) = candidate_changes(task, classes, candidate, pristine) else {
         return CandidateIdentity::Unique;
     };
-    // Changes are written in order, so a path changed twice ends as its last change says.
+    // Each path is changed once; sorted, so that the order of a diff's sections does not matter.
     let files: BTreeMap<&str, Option<&str>> = changes
         .iter()
         .map(|c| (c.path.as_str(), c.text.as_deref()))
@@ -279,35 +272,19 @@ fn candidate_changes(
         }
         Candidate::Diff(patch) => {
             task.policy.check(patch)?;
-            for file in &patch.files {
-                let before = if file.created {
-                    check_writable(root, &file.new_path, false)?;
-                    if root.join(&file.new_path).exists() {
-                        return Err(CandidateError::DoesNotApply(PatchError::File {
-                            path: file.new_path.clone(),
-                            message: "the diff creates it but it already exists".into(),
-                        }));
-                    }
-                    String::new()
-                } else {
-                    read(&file.old_path)?
-                };
-                let after = avrlab_bench::apply_to_text(file, &before)
-                    .map_err(CandidateError::DoesNotApply)?;
-                if file.deleted || file.old_path != file.new_path && !file.created {
-                    changes.push(FileChange {
-                        path: file.old_path.clone(),
-                        text: None,
-                    });
+            // Every path the diff names is checked before it is read: old and new, created,
+            // moved or deleted.
+            changes = patch.changes(|path| {
+                check_writable(root, path, false)?;
+                match std::fs::read_to_string(root.join(path)) {
+                    Ok(text) => Ok(Some(text)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(CandidateError::DoesNotApply(PatchError::File {
+                        path: path.to_owned(),
+                        message: format!("cannot read it ({e})"),
+                    })),
                 }
-                if !file.deleted {
-                    check_writable(root, &file.new_path, false)?;
-                    changes.push(FileChange {
-                        path: file.new_path.clone(),
-                        text: Some(after),
-                    });
-                }
-            }
+            })?;
         }
         Candidate::Replacement { target, text } => {
             let (index, lines) = match *target {
@@ -471,6 +448,31 @@ mod tests {
         let parser = std::fs::read(dir.path().join(PARSER)).unwrap();
         let _ = identity(&reference);
         assert_eq!(std::fs::read(dir.path().join(PARSER)).unwrap(), parser);
+    }
+
+    /// A diff with one section per hunk for the same file (as many generators write them) makes
+    /// the project the one-section diff makes: each section applies to what the one before left,
+    /// and both hunks are written.
+    #[test]
+    fn sections_for_one_file_apply_one_after_another() {
+        let (dir, task, classes) = demo_state();
+        let identity = |c: &Candidate| candidate_identity(&task, &classes, c, dir.path());
+        let first = "@@ -25,2 +25,3 @@\n             factory.setNamespaceAware(true);\n+            factory.setExpandEntityReferences(false);\n             DocumentBuilder builder = factory.newDocumentBuilder();\n";
+        let second = "@@ -36,2 +37,3 @@\n                 String key = entry.getAttribute(\"key\");\n+                key = key.strip();\n                 if (key.isEmpty()) {\n";
+        let header = format!("--- a/{PARSER}\n+++ b/{PARSER}\n");
+        let one_section = diff(&format!("{first}{second}"));
+        let two_sections =
+            Candidate::Diff(Patch::parse(&format!("{header}{first}{header}{second}")).unwrap());
+        assert_eq!(
+            digest(identity(&one_section)),
+            digest(identity(&two_sections))
+        );
+        let workspace = tempfile::tempdir().unwrap();
+        avrlab_bench::copy_project(dir.path(), workspace.path()).unwrap();
+        apply_candidate(&task, &classes, &two_sections, workspace.path()).unwrap();
+        let written = std::fs::read_to_string(workspace.path().join(PARSER)).unwrap();
+        assert!(written.contains("factory.setExpandEntityReferences(false);"));
+        assert!(written.contains("key = key.strip();"));
     }
 
     #[test]

@@ -543,8 +543,9 @@ struct FastSelection {
     /// Maven) and whole classes only where the class itself failed. The runner's `excluded`
     /// list reads both `Class#method` and `Class`; the name is older than per-test exclusion.
     dropped_classes: Vec<TestName>,
-    /// The baseline, in words, for the regression log.
-    describe: String,
+    /// The baseline: in words for the regression log, and which tests it saw skipped
+    /// (`SkippedTests::regression`).
+    baseline: crate::baseline::Baseline,
 }
 
 impl FastSelection {
@@ -559,7 +560,7 @@ impl FastSelection {
         Self {
             regression,
             dropped_classes: base.tests(),
-            describe: base.describe(),
+            baseline: base,
         }
     }
 }
@@ -579,7 +580,10 @@ fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, Stri
                         file.old_path
                     ));
                 }
-                files.push(file.new_path.clone());
+                // A file with several sections (one per hunk) is compiled once.
+                if !files.contains(&file.new_path) {
+                    files.push(file.new_path.clone());
+                }
             }
             Ok(files)
         }
@@ -714,22 +718,22 @@ fn judge_reply(
         RegressionTests::AllOthers => (&[], &not_selected),
         RegressionTests::Listed(list) => (list, &not_selected),
     };
-    // Like Maven's: a skipped PoV test leaves the verdict undecided, a skipped regression test
-    // does not (the baseline decides which regression tests count).
+    // As on Maven: a test skipped here but not on the reference fix aborted, and fails its phase
+    // (the baseline decides which regression tests count, and which may be skipped).
     let steps = [
         (
             Phase::Pov,
             pov.as_slice(),
             &[][..],
             Outcome::PovFailing,
-            SkippedTests::Indeterminate,
+            SkippedTests::pov(task),
         ),
         (
             Phase::Regression,
             wanted,
             excluded,
             Outcome::RegressionBroken,
-            SkippedTests::Allowed,
+            SkippedTests::regression(&selection.baseline),
         ),
     ];
     for (phase, wanted, excluded, failure, skipped) in steps {
@@ -763,7 +767,7 @@ fn judge_reply(
                 header.push_str(&format!("[avrlab] {note}\n"));
             }
             if phase == Phase::Regression {
-                header.push_str(&format!("[avrlab] {}\n", selection.describe));
+                header.push_str(&format!("[avrlab] {}\n", selection.baseline.describe()));
                 if let Some(impact) = impact {
                     header.push_str(&format!("[avrlab] {impact}\n"));
                 }

@@ -784,13 +784,9 @@ impl MavenOracle {
             )
             .map_err(maven_err)?;
         record(&mut verdict, Phase::Pov, &run);
-        if let PhaseJudgement::Decided(outcome, reason) = judge_run(
-            &run,
-            pov,
-            &[],
-            Outcome::PovFailing,
-            SkippedTests::Indeterminate,
-        ) {
+        if let PhaseJudgement::Decided(outcome, reason) =
+            judge_run(&run, pov, &[], Outcome::PovFailing, SkippedTests::pov(task))
+        {
             return finish(verdict, outcome, reason);
         }
 
@@ -822,7 +818,7 @@ impl MavenOracle {
             wanted,
             &dropped,
             Outcome::RegressionBroken,
-            SkippedTests::Allowed,
+            SkippedTests::regression(&base),
         ) {
             return finish(verdict, outcome, reason);
         }

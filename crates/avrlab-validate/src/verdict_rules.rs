@@ -17,14 +17,19 @@ pub(crate) enum PhaseJudgement {
 }
 
 fn describe(case: &TestCaseResult) -> String {
-    let message = case.message.lines().next().unwrap_or("").trim();
-    let message: String = message.chars().take(200).collect();
     format!(
-        "{}#{} {}: {message}",
+        "{}#{} {}: {}",
         case.class,
         case.method,
-        case.status.as_str()
+        case.status.as_str(),
+        first_line(&case.message).unwrap_or_default()
     )
+}
+
+/// The first line of a test's message, cut to 200 characters; `None` when it has none.
+fn first_line(message: &str) -> Option<String> {
+    let line = message.lines().next().unwrap_or("").trim();
+    (!line.is_empty()).then(|| line.chars().take(200).collect())
 }
 
 /// Whether a failed compile failed only in files a candidate may not change (the task's tests),
@@ -46,13 +51,56 @@ pub(crate) fn only_tests_fail_to_compile(
 }
 
 /// What a skipped test means in a phase.
+///
+/// Surefire and the fast path's runner report a test that *aborted* (an assumption that did not
+/// hold: JUnit 4's `AssumptionViolatedException`, opentest4j's `TestAbortedException`) as
+/// skipped, like one that is `@Ignore`d or `@Disabled`. The code under test can throw either
+/// exception, so a skip is the project's own choice only where the reference fix skipped the test
+/// too; [`SkippedTests::pov`] and [`SkippedTests::regression`] say which applies, for both engines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SkippedTests {
-    /// A skipped test did not run, so nothing is known (PoV tests must run).
+pub(crate) enum SkippedTests<'a> {
+    /// A skipped test did not run, so nothing is known: the phase is undecided (the PoV tests of
+    /// a task without a reference fix; a feature task's security tests).
     Indeterminate,
-    /// Skipped regression tests are the project's own choice (`@Ignore`, assumptions) and do
-    /// not count; at least one test must still have passed.
+    /// Skipped tests do not count, as long as one test passed: nothing is known of what the
+    /// reference fix skips (no baseline judged its tests), or the suite is a feature task's.
     Allowed,
+    /// Only tests that these names cover may be skipped (those the reference fix skipped too);
+    /// any other skipped test aborted on the candidate, and counts as the phase's failure.
+    AsOnReference(&'a [TestName]),
+}
+
+impl<'a> SkippedTests<'a> {
+    /// The PoV phase of a repair task: a task's PoV tests pass on its reference fix (`bench
+    /// check` holds it to that), so a PoV test skipped on a candidate was aborted by it.
+    pub(crate) fn pov(task: &avrlab_bench::Task) -> Self {
+        match task.reference {
+            Some(_) => Self::AsOnReference(&[]),
+            None => Self::Indeterminate,
+        }
+    }
+
+    /// The regression phase: only the tests the baseline runs saw skipped on the reference fix
+    /// may be skipped, when a baseline judged the tests.
+    pub(crate) fn regression(baseline: &'a crate::baseline::Baseline) -> Self {
+        match &baseline.skipped {
+            Some(skipped) => Self::AsOnReference(skipped),
+            None => Self::Allowed,
+        }
+    }
+
+    /// The first case of `cases` that was skipped where this rule does not allow it: it aborted.
+    fn first_aborted<'c>(&self, cases: &'c [TestCaseResult]) -> Option<&'c TestCaseResult> {
+        let allowed = match self {
+            Self::AsOnReference(allowed) => allowed,
+            // Neither rule names a test that must not be skipped.
+            Self::Indeterminate | Self::Allowed => return None,
+        };
+        cases.iter().find(|c| {
+            c.status == TestStatus::Skipped
+                && !allowed.iter().any(|t| t.covers(&c.class, &c.method))
+        })
+    }
 }
 
 /// Judges a test run. `wanted` lists the tests that must appear (for "all others" runs, none in
@@ -63,7 +111,7 @@ pub(crate) fn judge_run(
     wanted: &[TestName],
     excluded: &[TestName],
     failure: Outcome,
-    skipped: SkippedTests,
+    skipped: SkippedTests<'_>,
 ) -> PhaseJudgement {
     let decided = |outcome, reason: String| PhaseJudgement::Decided(outcome, reason);
     match run.exit {
@@ -148,6 +196,19 @@ pub(crate) fn judge_run(
     {
         return decided(failure, describe(failed));
     }
+    if let Some(aborted) = skipped.first_aborted(&run.cases) {
+        return decided(
+            failure,
+            format!(
+                "{}#{} aborted (reported as skipped{}), and the reference fix does not skip it: \
+                 it counts as failing",
+                aborted.class,
+                aborted.method,
+                first_line(&aborted.message)
+                    .map_or_else(String::new, |message| format!(": {message}"))
+            ),
+        );
+    }
     match skipped {
         SkippedTests::Indeterminate => {
             if let Some(case) = run.cases.iter().find(|c| c.status == TestStatus::Skipped) {
@@ -157,7 +218,7 @@ pub(crate) fn judge_run(
                 );
             }
         }
-        SkippedTests::Allowed => {
+        SkippedTests::Allowed | SkippedTests::AsOnReference(_) => {
             if run.cases.iter().all(|c| c.status == TestStatus::Skipped) {
                 return decided(
                     Outcome::Indeterminate,
@@ -396,6 +457,140 @@ mod tests {
             judged,
             PhaseJudgement::Decided(Outcome::RegressionBroken, _)
         ));
+    }
+
+    /// A test that passed on the reference fix and is skipped on a candidate aborted there (the
+    /// code under test threw JUnit's assumption exception): it fails its phase, as a PoV or a
+    /// regression test, on both engines. Only what the reference fix skips may be skipped.
+    #[test]
+    fn a_test_skipped_on_the_candidate_but_not_on_the_reference_fails_its_phase() {
+        let on_reference = names(&["a.T#ignored", "a.P#p", "a.D"]);
+        let may_skip = SkippedTests::AsOnReference(&on_reference);
+        let aborted = |method: &str| {
+            let mut case = case("a.T", method, TestStatus::Skipped);
+            case.message = "org.opentest4j.TestAbortedException: not today".into();
+            case
+        };
+        // (cases, wanted, rule, failure) → outcome, or None when the phase passed.
+        type Case<'a> = (
+            Vec<TestCaseResult>,
+            &'a [&'a str],
+            SkippedTests<'a>,
+            Outcome,
+            Option<Outcome>,
+        );
+        let cases: Vec<Case<'_>> = vec![
+            // The PoV test aborted: it passes on the reference fix, so it failed.
+            (
+                vec![aborted("pov")],
+                &["a.T#pov"],
+                SkippedTests::AsOnReference(&[]),
+                Outcome::PovFailing,
+                Some(Outcome::PovFailing),
+            ),
+            // A regression test aborted that the reference fix runs.
+            (
+                vec![case("a.T", "ok", TestStatus::Passed), aborted("other")],
+                &[],
+                may_skip,
+                Outcome::RegressionBroken,
+                Some(Outcome::RegressionBroken),
+            ),
+            // Skipped where the reference fix skips it too: by method, any invocation, or class.
+            (
+                vec![
+                    case("a.T", "ok", TestStatus::Passed),
+                    case("a.T", "ignored", TestStatus::Skipped),
+                ],
+                &[],
+                may_skip,
+                Outcome::RegressionBroken,
+                None,
+            ),
+            (
+                vec![
+                    case("a.T", "ok", TestStatus::Passed),
+                    case("a.P", "p(String)[2]", TestStatus::Skipped),
+                    case("a.D", "any", TestStatus::Skipped),
+                ],
+                &[],
+                may_skip,
+                Outcome::RegressionBroken,
+                None,
+            ),
+            // Only skips the reference fix makes too: no test ran, nothing is known.
+            (
+                vec![case("a.T", "ignored", TestStatus::Skipped)],
+                &[],
+                may_skip,
+                Outcome::RegressionBroken,
+                Some(Outcome::Indeterminate),
+            ),
+            // No baseline judged the tests: skips do not count, as before.
+            (
+                vec![case("a.T", "ok", TestStatus::Passed), aborted("other")],
+                &[],
+                SkippedTests::Allowed,
+                Outcome::RegressionBroken,
+                None,
+            ),
+            // A task without a reference fix: a skipped PoV test leaves the verdict undecided.
+            (
+                vec![aborted("pov")],
+                &["a.T#pov"],
+                SkippedTests::Indeterminate,
+                Outcome::PovFailing,
+                Some(Outcome::Indeterminate),
+            ),
+        ];
+        for (index, (cases, wanted, skipped, failure, expected)) in cases.into_iter().enumerate() {
+            let judged = judge_run(
+                &run(ExitKind::Code(0), cases),
+                &names(wanted),
+                &[],
+                failure,
+                skipped,
+            );
+            let got = match &judged {
+                PhaseJudgement::Passed => None,
+                PhaseJudgement::Decided(o, _) => Some(*o),
+            };
+            assert_eq!(got, expected, "case {index}: {judged:?}");
+        }
+        // The evidence says what happened, with the exception's message.
+        let judged = judge_run(
+            &run(ExitKind::Code(0), vec![aborted("pov")]),
+            &names(&["a.T#pov"]),
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::AsOnReference(&[]),
+        );
+        assert_eq!(
+            judged,
+            PhaseJudgement::Decided(
+                Outcome::PovFailing,
+                "a.T#pov aborted (reported as skipped: org.opentest4j.TestAbortedException: not \
+                 today), and the reference fix does not skip it: it counts as failing"
+                    .into()
+            )
+        );
+    }
+
+    /// Which rule each phase of a repair task gets, from the task and its baseline.
+    #[test]
+    fn each_phase_gets_its_skip_rule_from_the_task_and_baseline() {
+        let benchmark = avrlab_bench::Benchmark::open("demo").unwrap();
+        let mut task = benchmark.task("demo-zip-slip").unwrap().clone();
+        assert_eq!(SkippedTests::pov(&task), SkippedTests::AsOnReference(&[]));
+        task.reference = None;
+        assert_eq!(SkippedTests::pov(&task), SkippedTests::Indeterminate);
+        let mut baseline = crate::baseline::Baseline::default();
+        assert_eq!(SkippedTests::regression(&baseline), SkippedTests::Allowed);
+        baseline.skipped = Some(names(&["a.T#ignored"]));
+        assert_eq!(
+            SkippedTests::regression(&baseline),
+            SkippedTests::AsOnReference(&names(&["a.T#ignored"]))
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! when it finds one: flaky wherever two runs share a build folder. Sandboxed, every run gets a
 //! fresh `target/`, so the baseline that finds it is taken unsandboxed (`validate --sandbox
 //! none`); `bench check` then reads that baseline from the cache (keyed by the task state) and
-//! explains it, and both engines' regression runs leave out exactly the two tests.
+//! explains it, and both engines' regression runs leave out exactly the two tests. The two tests of
+//! `SlugsSkippedTest` are skipped on the reference fix (one disabled, one aborting on an
+//! assumption), so they may be skipped on a candidate: the reference fix is still `Plausible`.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -73,6 +75,10 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
         "com.example.slugs.SlugsTest#numbers passed",
         "com.example.slugs.SlugsTest#shortens passed",
     ];
+    let skipped = [
+        "com.example.slugs.SlugsSkippedTest#keepsAccents skipped",
+        "com.example.slugs.SlugsSkippedTest#needsAWindowsHost skipped",
+    ];
 
     // Maven, unsandboxed: the baseline's two runs share the workspace's `target/`.
     let store = dir.path().join("maven.sqlite");
@@ -105,12 +111,16 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
         regression_tests(&store, "demo-baseline/reference", "%.SlugsTest"),
         counted
     );
+    assert_eq!(
+        regression_tests(&store, "demo-baseline/reference", "%.SlugsSkippedTest"),
+        skipped
+    );
     let log = regression_log(&store, "demo-baseline/reference");
     let line = log.lines().next().unwrap();
     assert!(
         line.starts_with(
             "[avrlab] baseline: 2 tests excluded (1 failing on the reference fix, 1 flaky over 2 \
-             runs), counts 3 of 5 tests (60%)"
+             runs), counts 5 of 7 tests (71%)"
         ),
         "{log}"
     );
@@ -140,12 +150,12 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(
-        stdout.contains("| demo-baseline | yes | yes | yes | 2 of 5 | JDK 17 |"),
+        stdout.contains("| demo-baseline | yes | yes | yes | 2 of 7 | JDK 17 |"),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "demo-baseline: counts 3 of 5 tests (60%)\n  1 test: \
+            "demo-baseline: counts 5 of 7 tests (71%)\n  1 test: \
              org.opentest4j.AssertionFailedError: an empty title has no name ==> expected: \
              <untitled> but was: <>\n  1 test: flaky (not passing in one baseline run, passing \
              in another)\n"
@@ -186,8 +196,12 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
         regression_tests(&store, "demo-baseline/reference", "%.SlugsTest"),
         counted
     );
+    assert_eq!(
+        regression_tests(&store, "demo-baseline/reference", "%.SlugsSkippedTest"),
+        skipped
+    );
     assert!(
-        regression_log(&store, "demo-baseline/reference").contains("counts 3 of 5 tests (60%)")
+        regression_log(&store, "demo-baseline/reference").contains("counts 5 of 7 tests (71%)")
     );
 }
 

@@ -349,3 +349,81 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_root() {
 fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_an_unprivileged_user() {
     fresh_jvm_per_candidate_gives_mavens_verdicts(Some(65534));
 }
+
+/// Candidates that make an oracle test abort (JUnit's assumption exception, thrown by the code
+/// under test) instead of failing: both runners report such a test as skipped, and a test that
+/// passes on the reference fix counts as failing when skipped. The fast engine alone (no random
+/// sample) and the Maven engine must each judge them so, saying why.
+#[test]
+fn an_aborted_oracle_test_fails_on_both_engines() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let expected: BTreeMap<String, BTreeMap<String, String>> = toml::from_str(
+        &std::fs::read_to_string(fixtures().join("fast-path/expected.toml")).unwrap(),
+    )
+    .unwrap();
+    let mut cases: Vec<(String, String, String)> = ["aborts-pov", "aborts-regression"]
+        .iter()
+        .map(|label| {
+            let diff = std::fs::read_to_string(
+                fixtures()
+                    .join("fast-path")
+                    .join(TASK)
+                    .join(format!("{label}.diff")),
+            )
+            .unwrap();
+            (label.to_string(), diff, expected[TASK][*label].clone())
+        })
+        .collect();
+    let patches = write_cases_with_reference(dir.path(), TASK, &mut cases);
+    let engines = [
+        ("fast", &["--confirm-sample", "0"][..]),
+        ("maven", &["--engine", "maven"][..]),
+    ];
+    for (engine, flags) in engines {
+        let store = dir.path().join(format!("{engine}.sqlite"));
+        let mut args = vec![
+            "validate",
+            "--benchmark",
+            "demo",
+            "--tasks",
+            TASK,
+            "--patches",
+            patches.to_str().unwrap(),
+            "--workers",
+            "1",
+            "--timeout",
+            "30",
+            "--store",
+            store.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        let output = avrlab(dir.path(), &args);
+        let (stdout, stderr) = text(&output);
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        let db = rusqlite::Connection::open(&store).unwrap();
+        for (label, _, expected) in &cases {
+            let id = format!("{TASK}/{label}");
+            let (outcome, reason): (String, String) = db
+                .query_row(
+                    "SELECT outcome, reason FROM verdicts WHERE candidate_id = ?1",
+                    [&id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(outcome, *expected, "{id} on {engine}: {reason}");
+            let aborted = match label.as_str() {
+                "aborts-pov" => Some("ArchiveExtractorTest#doesNotWriteOutsideTheDestination"),
+                "aborts-regression" => Some("ArchiveExtractorTest#replacesExistingFiles"),
+                _ => None,
+            };
+            if let Some(test) = aborted {
+                assert!(
+                    reason.contains(&format!("{test} aborted"))
+                        && reason.contains("the reference fix does not skip it"),
+                    "{id} on {engine}: {reason}"
+                );
+            }
+        }
+    }
+}

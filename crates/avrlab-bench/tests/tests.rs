@@ -1,0 +1,3 @@
+//! Integration tests of avrlab-bench against real tools.
+
+mod git_apply;
