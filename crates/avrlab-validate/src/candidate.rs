@@ -383,12 +383,14 @@ mod tests {
         let root = dir.path();
         std::os::unix::fs::symlink("/tmp", root.join(MAIN).join("link")).unwrap();
         let long = "N".repeat(300);
+        // A name no other process writes into /tmp, so that its absence means something.
+        let through_link = format!("AvrlabLinkProbe{}.java", std::process::id());
         for path in [
             format!("{MAIN}/A\0B.java"),
             format!("{MAIN}/{long}.java"),
             format!("{MAIN}/{}A.java", "d/".repeat(1100)),
             format!("{MAIN}/ConfigParser.java/A.java"),
-            format!("{MAIN}/link/A.java"),
+            format!("{MAIN}/link/{through_link}"),
         ] {
             let candidate = creating(&path, "package com.example.config; class Q {}");
             for result in [
@@ -403,12 +405,7 @@ mod tests {
                 );
             }
         }
-        assert!(
-            std::fs::read_dir("/tmp")
-                .unwrap()
-                .flatten()
-                .all(|e| e.file_name() != "A.java")
-        );
+        assert!(!Path::new("/tmp").join(&through_link).exists());
     }
 
     const PARSER: &str = "src/main/java/com/example/config/ConfigParser.java";
