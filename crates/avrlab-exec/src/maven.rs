@@ -1139,7 +1139,18 @@ impl Maven {
         for dir in [&report_mount, &scratch, &reports.to_path_buf()] {
             std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         }
-        let excluded = selection.excluded_patterns();
+        let reactor = self.reactor(workspace);
+        let mut excluded = selection.excluded_patterns();
+        if let (Some(reactor), None) = (&reactor, selection.surefire_filter()) {
+            // A sibling whose test classes the tested module uses keeps them visible (see
+            // `hidden_sibling_tests`); Surefire's run in that sibling then finds every one of
+            // them excluded, so only the tested module's tests run, as with the others.
+            for sibling in &reactor.test_jar_siblings {
+                excluded.extend(compiled_test_classes(
+                    &workspace.join(sibling).join("target/test-classes"),
+                ));
+            }
+        }
         let mut excludes_file = None;
         if !excluded.is_empty() {
             // Written by the host after the compile step, into a path it first clears (whatever
@@ -1190,7 +1201,6 @@ impl Maven {
         if sandboxed {
             view.push(Mount::Tmpfs(TEST_TMPDIR.into()));
         }
-        let reactor = self.reactor(workspace);
         let mut args = vec!["-o".to_owned()];
         if let Some(reactor) = &reactor {
             // Maven 3.8's reactor hands a sibling's `target/classes` to the tested module only
@@ -1368,13 +1378,40 @@ fn module_test_includes(module_dir: &Path) -> Vec<String> {
     includes
 }
 
+/// Surefire exclusion patterns (`a/b/C.class`) for every top-level class compiled into
+/// `test_classes`; no link is followed (the folder is build output of candidate code).
+fn compiled_test_classes(test_classes: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(test_classes)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let relative = e
+                .path()
+                .strip_prefix(test_classes)
+                .ok()?
+                .to_str()?
+                .to_owned();
+            (relative.ends_with(".class") && !relative.contains('$')).then_some(relative)
+        })
+        .collect()
+}
+
 /// The mounts that hide the test classes of the project's other modules from a test run through
 /// the reactor: an empty folder over each one's `target/test-classes`, or over its whole `target/`
 /// when that is not a plain folder (a build made it something else; the sibling then has no
 /// classes either, and the candidate's own tests show it).
 fn hidden_sibling_tests(workspace: &Path, reactor: &Reactor) -> Vec<Mount> {
     let mut hidden = Vec::new();
-    for other in &reactor.others {
+    // A sibling the tested module takes as a `test-jar` is on its test class path: hiding it
+    // would make Surefire pass over every test class that needs it, silently (pac4j-oidc's tests
+    // use pac4j-core's `TestsConstants`).
+    for other in reactor
+        .others
+        .iter()
+        .filter(|o| !reactor.test_jar_siblings.contains(o))
+    {
         let target = workspace.join(other).join("target");
         let tests = target.join("test-classes");
         let plain_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());

@@ -19,6 +19,9 @@ pub struct Reactor {
     pub siblings: Vec<PathBuf>,
     /// Every other module folder of the project (relative), whose tests never run in a test phase.
     pub others: Vec<PathBuf>,
+    /// The siblings whose test classes the tested module uses (a `test-jar` dependency, or the
+    /// `tests` classifier): their `target/test-classes` stay visible, on its test class path.
+    pub test_jar_siblings: Vec<PathBuf>,
 }
 
 impl Reactor {
@@ -44,7 +47,16 @@ struct Pom {
     group: Option<String>,
     parent_group: Option<String>,
     artifact: Option<String>,
-    dependencies: Vec<(Option<String>, Option<String>)>,
+    dependencies: Vec<Dependency>,
+}
+
+/// A `<dependency>` of a pom, as far as reactor membership needs it.
+#[derive(Debug, Default)]
+struct Dependency {
+    group: Option<String>,
+    artifact: Option<String>,
+    /// Its `<type>` is `test-jar` or its `<classifier>` `tests`: the module's test classes.
+    test_jar: bool,
 }
 
 impl Pom {
@@ -58,13 +70,13 @@ fn read_pom(text: &str) -> Option<Pom> {
     let mut reader = Reader::from_str(text);
     let mut path: Vec<String> = Vec::new();
     let mut pom = Pom::default();
-    let mut dependency: (Option<String>, Option<String>) = (None, None);
+    let mut dependency = Dependency::default();
     loop {
         match reader.read_event().ok()? {
             Event::Start(start) => {
                 path.push(start.local_name().as_ref().to_owned());
                 if path == ["project", "dependencies", "dependency"] {
-                    dependency = (None, None);
+                    dependency = Dependency::default();
                 }
             }
             Event::End(_) => {
@@ -81,10 +93,16 @@ fn read_pom(text: &str) -> Option<Pom> {
                     ["project", "artifactId"] => pom.artifact = Some(value),
                     ["project", "parent", "groupId"] => pom.parent_group = Some(value),
                     ["project", "dependencies", "dependency", "groupId"] => {
-                        dependency.0 = Some(value);
+                        dependency.group = Some(value);
                     }
                     ["project", "dependencies", "dependency", "artifactId"] => {
-                        dependency.1 = Some(value);
+                        dependency.artifact = Some(value);
+                    }
+                    ["project", "dependencies", "dependency", "type"] => {
+                        dependency.test_jar |= value == "test-jar";
+                    }
+                    ["project", "dependencies", "dependency", "classifier"] => {
+                        dependency.test_jar |= value == "tests";
                     }
                     _ => {}
                 }
@@ -135,22 +153,29 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
             Some(other) => Some(other.to_owned()),
         }
     };
+    let on = |pom: &Pom, test_jar_only: bool| {
+        tested_pom.dependencies.iter().any(|d| {
+            d.artifact.is_some()
+                && d.artifact == pom.artifact
+                && own_group(&d.group).as_deref() == pom.group()
+                && (d.test_jar || !test_jar_only)
+        })
+    };
     let mut siblings: Vec<PathBuf> = modules
         .iter()
-        .filter(|(dir, _)| *dir != module)
-        .filter(|(_, pom)| {
-            tested_pom.dependencies.iter().any(|(group, artifact)| {
-                artifact.is_some()
-                    && *artifact == pom.artifact
-                    && own_group(group).as_deref() == pom.group()
-            })
-        })
+        .filter(|(dir, pom)| *dir != module && on(pom, false))
         .map(|(dir, _)| dir.clone())
         .collect();
     if siblings.is_empty() {
         return None;
     }
     siblings.sort();
+    let mut test_jar_siblings: Vec<PathBuf> = modules
+        .iter()
+        .filter(|(dir, pom)| *dir != module && on(pom, true))
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    test_jar_siblings.sort();
     let mut others: Vec<PathBuf> = modules
         .into_iter()
         .map(|(dir, _)| dir)
@@ -161,6 +186,7 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
         module,
         siblings,
         others,
+        test_jar_siblings,
     })
 }
 
@@ -250,6 +276,33 @@ mod tests {
                 assert!(reactor.describe().contains("-pl app -am"));
             }
         }
+    }
+
+    /// A sibling taken as a test-jar (pac4j-oidc on pac4j-core) is told apart: its test classes
+    /// are on the tested module's class path.
+    #[test]
+    fn a_test_jar_sibling_is_named() {
+        for extra in ["<type>test-jar</type>", "<classifier>tests</classifier>"] {
+            let app = app("g", "lib").replace(
+                "<artifactId>lib</artifactId></dependency>",
+                &format!("<artifactId>lib</artifactId>{extra}</dependency>"),
+            );
+            assert!(app.contains(extra), "{app}");
+            let dir = project(&[
+                ("pom.xml", ROOT),
+                ("lib/pom.xml", LIB),
+                ("app/pom.xml", &app),
+            ]);
+            let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
+            assert_eq!(reactor.test_jar_siblings, [PathBuf::from("lib")]);
+        }
+        let dir = project(&[
+            ("pom.xml", ROOT),
+            ("lib/pom.xml", LIB),
+            ("app/pom.xml", &app("g", "lib")),
+        ]);
+        let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
+        assert!(reactor.test_jar_siblings.is_empty());
     }
 
     #[test]
