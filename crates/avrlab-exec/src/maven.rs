@@ -1209,11 +1209,16 @@ impl Maven {
             // compiler and resource copying skipped (the compile step built everything already,
             // and the workspace is read-only now). The siblings' test classes are hidden behind
             // empty folders: their tests never run here, only the tested module's.
+            // The phases before `compile` run their plug-ins too: Apache's parent pom binds
+            // maven-remote-resources-plugin, which writes its NOTICE files into every module's
+            // `target/` again and fails on the read-only workspace (PDFBox); the compile step
+            // wrote them already.
             args.extend(
                 [
                     "compile",
                     "-Dmaven.main.skip=true",
                     "-Dmaven.resources.skip=true",
+                    "-Dremoteresources.skip=true",
                 ]
                 .map(str::to_owned),
             );

@@ -22,25 +22,15 @@ use sha2::{Digest, Sha256};
 use crate::jdk::{Jdk, installed_runtimes};
 
 /// JDK APIs that the JDK removed, as the sources name them: (what the sources contain, the API,
-/// the first JDK without it, what a pom names when the project brings the API itself). JAXB and
-/// JAF left with JDK 11 (JEP 320); their classes are on every JVM's boot class path again under
-/// such a substitution (see `access::REMOVED_PLATFORM_APIS`), and `--release 8` compiles against
-/// them.
-const REMOVED_APIS: [(&str, &str, u32, &[&str]); 4] = [
-    ("java.security.acl", "java.security.acl", 14, &[]),
-    ("Pack200", "java.util.jar.Pack200", 14, &[]),
-    (
-        "javax.xml.bind.",
-        "javax.xml.bind (JAXB)",
-        11,
-        &["jaxb-api", "jakarta.xml.bind"],
-    ),
-    (
-        "javax.activation.",
-        "javax.activation (JAF)",
-        11,
-        &["<artifactId>activation</artifactId>", "javax.activation"],
-    ),
+/// the first JDK without it). JAXB and JAF left with JDK 11 (JEP 320); their classes are on every
+/// JVM's boot class path again under such a substitution (see `access::REMOVED_PLATFORM_APIS`),
+/// and `--release 8` compiles against them, as JDK 8 did: its own copy first, before any a
+/// dependency brings (so a project that declares the API compiles as it did on JDK 8 too).
+const REMOVED_APIS: [(&str, &str, u32); 4] = [
+    ("java.security.acl", "java.security.acl", 14),
+    ("Pack200", "java.util.jar.Pack200", 14),
+    ("javax.xml.bind.", "javax.xml.bind (JAXB)", 11),
+    ("javax.activation.", "javax.activation (JAF)", 11),
 ];
 
 /// Where the sandbox sees the folder of `javac` scripts.
@@ -141,14 +131,10 @@ pub(crate) fn plan_older_api(
     let scan = scan_project(project)?;
     let mut reasons = Vec::new();
     let mut removal: Option<u32> = None;
-    for (needle, api, removed_in, provided_by) in REMOVED_APIS {
+    for (needle, api, removed_in) in REMOVED_APIS {
         if build_jdk.major >= removed_in
             && task_jdk < removed_in
             && scan.sources.iter().any(|text| text.contains(needle))
-            && !scan
-                .poms
-                .iter()
-                .any(|pom| provided_by.iter().any(|name| pom.contains(name)))
         {
             reasons.push(format!(
                 "the sources use {api}, which JDK {removed_in} removed"
@@ -300,8 +286,6 @@ struct ProjectScan {
     declares_module_type: bool,
     /// A pom names `-Werror` (or `<Werror/>` among compiler arguments).
     werror: bool,
-    /// The text of every `pom.xml`.
-    poms: Vec<String>,
 }
 
 fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
@@ -309,7 +293,6 @@ fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
         sources: Vec::new(),
         declares_module_type: false,
         werror: false,
-        poms: Vec::new(),
     };
     let walker = walkdir::WalkDir::new(project)
         .follow_links(false)
@@ -325,7 +308,6 @@ fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
         if name == "pom.xml" {
             let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
             scan.werror |= text.contains("-Werror") || text.contains("<Werror");
-            scan.poms.push(text);
         } else if name.ends_with(".java") {
             let Ok(text) = std::fs::read_to_string(entry.path()) else {
                 continue;
@@ -445,9 +427,9 @@ mod tests {
         );
     }
 
-    /// JAXB that JDK 11 removed calls for JDK 8's API, unless a pom brings the API itself.
+    /// JAXB that JDK 11 removed calls for JDK 8's API, whether a pom brings the API or not.
     #[test]
-    fn jaxb_used_and_not_declared_compiles_at_the_tasks_release() {
+    fn jaxb_compiles_at_the_tasks_release() {
         let dir = tempfile::tempdir().unwrap();
         let build = jdk(17, dir.path());
         let project = dir.path().join("xmlsec");
@@ -465,14 +447,9 @@ mod tests {
             ["the sources use javax.xml.bind (JAXB), which JDK 11 removed"]
         );
         assert_eq!(plan.test_runtime, None);
-        write(
-            &project,
-            "pom.xml",
-            "<project><dependencies><dependency><groupId>javax.xml.bind</groupId>\
-             <artifactId>jaxb-api</artifactId></dependency></dependencies></project>",
-        );
+        // JDK 10 and older still have it.
         assert_eq!(
-            plan_older_api(&project, &inputs(8, &build, &[])).unwrap(),
+            plan_older_api(&project, &inputs(8, &jdk(10, dir.path()), &[])).unwrap(),
             None
         );
     }
