@@ -988,6 +988,7 @@ impl Maven {
         args.extend(self.unrelayed_test_jvm());
         let limits = Limits {
             wall: Duration::from_secs(1800),
+            processes: self.settings.limits.processes.max(WARM_UP_PROCESSES),
             ..self.settings.limits
         };
         let reactor = self.reactor(project_copy);
@@ -1464,6 +1465,11 @@ pub(crate) fn combined_log(result: &ProcessResult) -> String {
     }
     log
 }
+
+/// Processes and threads of a warm-up: the unmodified project's own tests, whose thread leaks
+/// add up in Surefire's one reused fork (CometD's Oort tests pass 4096 and Surefire then cannot
+/// start its next fork). Still sandboxed, with its memory limit.
+const WARM_UP_PROCESSES: u32 = 16_384;
 
 /// Why a warm-up build failed: hung (a typed error of its own), killed at its time limit, or the
 /// cause its output names (`summary` reads the tool's output).
