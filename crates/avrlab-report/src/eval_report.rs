@@ -4,9 +4,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_core::{Differential, Outcome, RunConfig};
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
-use avrlab_store::{AuditLabel, AuditRow, Extraction, GenerationRow, RunMode, Store, StoreError};
+use avrlab_store::{
+    AuditLabel, AuditRow, Extraction, GenerationRow, ItemClass, RunMode, Store, StoreError,
+};
 use serde::Serialize;
 
+use crate::completeness::Completeness;
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 
 /// Why a report could not be built.
@@ -40,10 +43,13 @@ pub struct ModelSummary {
     pub model: String,
     pub format: String,
     pub fl_offset: i64,
+    /// Tasks with at least one sample on which the model was heard (not errored).
     pub tasks: usize,
     pub runs: u32,
     /// Samples per prompt (k).
     pub samples_per_prompt: u32,
+    /// Samples on which the model was heard: the denominator of every score. Errored samples
+    /// are counted in `completeness` only.
     pub samples: usize,
     /// Samples that yielded a candidate (distinct or duplicate).
     pub with_candidate: usize,
@@ -65,8 +71,11 @@ pub struct ModelSummary {
     pub pass_at_k: Option<f64>,
     /// With several runs: plausible tasks per run, mean ± 95% margin.
     pub plausible_across_runs: Option<(f64, f64)>,
-    /// Samples whose prompt the model could not answer (e.g. longer than its context).
+    /// Samples whose prompt the model could not answer (e.g. longer than its context); samples
+    /// on which it was not heard at all are `completeness.errored`.
     pub errors: usize,
+    /// Registered, judged, model failures, errored (by cause) and retried samples.
+    pub completeness: Completeness,
     /// Plausible but not known to be correct, and not audited yet: to audit by hand.
     pub to_audit: Vec<String>,
     /// Plausible candidates, not proven correct by comparison, that auditors labelled alike.
@@ -211,6 +220,25 @@ pub struct EvalReport {
     pub engines: crate::EngineChecks,
 }
 
+impl EvalReport {
+    /// What the report says at its top about runs that are not complete (errored samples,
+    /// samples awaiting a verdict or not asked yet), one line per such run.
+    pub fn incomplete_warnings(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .filter_map(|m| m.completeness.warning(&m.run_id))
+            .collect()
+    }
+
+    /// Each run's completeness line, named by its run.
+    pub fn completeness_lines(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .map(|m| format!("{}: {}", m.run_id, m.completeness.line()))
+            .collect()
+    }
+}
+
 /// Our verdicts against the labels a replayed run keeps in its configuration (`published`:
 /// sample id → label; `unmapped`: what could not be replayed). `None` for other runs.
 fn published_agreement(
@@ -302,7 +330,18 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         for (candidate, outcome) in &outcomes {
             engine_outcomes.insert(named(candidate), *outcome);
         }
-        let generations = store.generations(run_id)?;
+        let stored = store.generations(run_id)?;
+        // The plan registers tasks × runs × samples, where the run's row says so: not for a
+        // shard's store (whose tasks the report does not know) nor a replay (whose samples vary).
+        let planned =
+            (config.replay.is_none() && config.shard.is_none() && config.samples.is_some())
+                .then(|| config.cwe.len() * runs as usize * samples_per_prompt as usize);
+        let completeness = Completeness::of(&stored, planned);
+        // An errored sample is no evidence about the model: it enters no denominator.
+        let generations: Vec<GenerationRow> = stored
+            .into_iter()
+            .filter(|g| g.class != Some(ItemClass::Errored))
+            .collect();
         let outcome_of = |g: &GenerationRow| {
             g.candidate_id
                 .as_ref()
@@ -396,11 +435,13 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             entry.0 += 1;
             entry.1 += u64::from(plausible(g));
         }
+        // A prompt's samples are asked together, so a prompt is heard whole or not at all; one
+        // with fewer heard samples than k (a replay's) has no pass@k and is left out of it.
+        let k = u64::from(samples_per_prompt);
         let counts: Vec<(u64, u64)> = per_prompt.values().copied().collect();
+        let with_k: Vec<(u64, u64)> = counts.iter().copied().filter(|(n, _)| *n >= k).collect();
         let pass_at_1 = mean_pass_at_k(&counts, 1).ok().flatten();
-        let pass_at_k = mean_pass_at_k(&counts, u64::from(samples_per_prompt))
-            .ok()
-            .flatten();
+        let pass_at_k = mean_pass_at_k(&with_k, k).ok().flatten();
         let plausible_across_runs = (runs > 1).then(|| {
             let per_run: Vec<f64> = (0..runs)
                 .map(|r| {
@@ -478,6 +519,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             pass_at_k,
             plausible_across_runs,
             errors: generations.iter().filter(|g| g.error.is_some()).count(),
+            completeness,
             to_audit,
             audited,
             audited_correct,
@@ -555,6 +597,9 @@ mod tests {
             extraction: Extraction::parse(extraction).unwrap(),
             candidate_id: candidate.map(str::to_owned),
             correct: avrlab_store::Correctness::parse(correct).unwrap(),
+            class: candidate.is_none().then_some(ItemClass::ModelFailure),
+            error_cause: None,
+            attempt: 1,
         }
     }
 

@@ -1022,6 +1022,9 @@ mod tests {
                 extraction: Extraction::Candidate,
                 candidate_id: Some((*id).into()),
                 correct: Correctness::Unknown,
+                class: None,
+                error_cause: None,
+                attempt: 1,
             })
             .collect();
         store
