@@ -442,23 +442,36 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         let with_k: Vec<(u64, u64)> = counts.iter().copied().filter(|(n, _)| *n >= k).collect();
         let pass_at_1 = mean_pass_at_k(&counts, 1).ok().flatten();
         let pass_at_k = mean_pass_at_k(&with_k, k).ok().flatten();
-        let plausible_across_runs = (runs > 1).then(|| {
-            let per_run: Vec<f64> = (0..runs)
-                .map(|r| {
-                    tasks
-                        .iter()
-                        .filter(|t| {
-                            generations
-                                .iter()
-                                .any(|g| g.task == **t && g.run_index == r && plausible(g))
-                        })
-                        .count() as f64
-                })
-                .collect();
-            mean_with_margin(&per_run, 0.95)
-                .map(|m| (m.mean, m.margin))
-                .unwrap_or((f64::NAN, f64::NAN))
-        });
+        // Tasks fixed per run are comparable between runs only where the model was heard on
+        // every task: a run with an errored prompt is left out of the spread across runs.
+        let heard_whole = |r: u32| {
+            tasks.iter().all(|t| {
+                generations
+                    .iter()
+                    .any(|g| g.task == **t && g.run_index == r)
+            })
+        };
+        let plausible_across_runs = (runs > 1)
+            .then(|| {
+                let per_run: Vec<f64> = (0..runs)
+                    .filter(|r| heard_whole(*r))
+                    .map(|r| {
+                        tasks
+                            .iter()
+                            .filter(|t| {
+                                generations
+                                    .iter()
+                                    .any(|g| g.task == **t && g.run_index == r && plausible(g))
+                            })
+                            .count() as f64
+                    })
+                    .collect();
+                // Fewer than two whole runs have no spread to show.
+                mean_with_margin(&per_run, 0.95)
+                    .ok()
+                    .map(|m| (m.mean, m.margin))
+            })
+            .flatten();
         let not_proven: Vec<&GenerationRow> = generations
             .iter()
             .filter(|g| {
@@ -804,6 +817,66 @@ mod tests {
         assert!(
             markdown.contains("1 plausible candidates audited by hand (1 correct)"),
             "{markdown}"
+        );
+    }
+
+    /// One task, two runs of two samples: run 0 heard (one plausible sample, one without code),
+    /// run 1's prompt errored. The errored samples count nowhere but in the completeness line.
+    #[test]
+    fn errored_samples_enter_no_denominator() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("r.sqlite")).unwrap();
+        let run = NewRun {
+            id: "e".into(),
+            benchmark: "demo".into(),
+            mode: RunMode::Eval,
+            input_hash: "h".into(),
+            config: RunConfig::parse(
+                r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0,"cwe":{"a":[22]}}"#,
+            )
+            .unwrap(),
+        };
+        store.create_run(&run, &[]).unwrap();
+        let errored = |sample: u32| GenerationRow {
+            class: Some(ItemClass::Errored),
+            error_cause: Some(avrlab_store::ErrorCause::HttpStatus),
+            error: Some("HTTP 500 after 6 attempt(s)".into()),
+            ..generation("a", 1, sample, None, "NoAnswer", "Unknown")
+        };
+        let candidate = NewCandidate {
+            id: "a0".into(),
+            task: "a".into(),
+            label: "a0".into(),
+            kind: "diff".into(),
+            content: "a0".into(),
+        };
+        store
+            .add_generations(
+                "e",
+                &[candidate],
+                &[
+                    generation("a", 0, 0, Some("a0"), "candidate", "Unknown"),
+                    generation("a", 0, 1, None, "NoCode", "Unknown"),
+                    errored(0),
+                    errored(1),
+                ],
+            )
+            .unwrap();
+        store
+            .record_verdict("e", "a0", &verdict(Outcome::Plausible))
+            .unwrap();
+        let report = build_eval_report(&store, &["e".to_owned()]).unwrap();
+        let m = &report.models[0];
+        assert_eq!(
+            (m.tasks, m.samples, m.errors, m.plausible_tasks),
+            (1, 2, 0, 1)
+        );
+        // Over the one heard prompt: 1 of 2 plausible; and no spread from a single whole run.
+        assert_eq!((m.pass_at_1, m.pass_at_k), (Some(0.5), Some(1.0)));
+        assert_eq!(m.plausible_across_runs, None);
+        assert_eq!(
+            m.completeness.line(),
+            "registered 4 · judged 1 · model failures 1 · errored 2 (http-status 2) · retried 0"
         );
     }
 
