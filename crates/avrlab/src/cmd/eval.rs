@@ -57,9 +57,10 @@ pub struct Args {
     pub target: RunArgs,
     #[command(flatten)]
     pub differential: DifferentialArgs,
-    /// With --resume: ask again the samples stored as errored (the model was not heard), keeping
-    /// their earlier attempts in the store.
-    #[arg(long, value_enum, requires = "resume")]
+    /// With --resume --run RUN: ask again the samples stored as errored (the model was not
+    /// heard), keeping their earlier attempts in the store. (A run whose only gaps are errored
+    /// samples is finished, so it is named rather than found as the newest unfinished one.)
+    #[arg(long, value_enum, requires_all = ["resume", "run"])]
     pub retry: Option<RetryArg>,
     /// Stop, resumable (exit 4), once more samples are errored than N, or than P% of the
     /// samples this eval is to ask.
