@@ -14,6 +14,6 @@ pub use candidate_kind::{CandidateKind, ReplacementTarget};
 pub use run_config::{BadShard, MalformedRunConfig, ReplaySource, RunConfig, Shard};
 pub use untrusted_file::{RegularFile, UntrustedFileError, kind_of, read_untrusted_file};
 pub use vocabulary::{
-    AuditLabel, CheckKind, Correctness, Differential, Engine, Extraction, Outcome, Phase,
-    ReviewDecision, RunMode, TestGroupResult, TestStatus, UnknownWord,
+    AuditLabel, CheckKind, Correctness, Differential, Engine, ErrorCause, Extraction, ItemClass,
+    Outcome, Phase, ReviewDecision, RunMode, TestGroupResult, TestStatus, UnknownWord,
 };

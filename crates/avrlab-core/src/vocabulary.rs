@@ -228,6 +228,56 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// How one sample of an eval run ended, for the run's denominators: a verdict the candidate
+    /// earned, a failure of the model (counted against it), or a failure of the infrastructure
+    /// (never counted: the model was not heard).
+    ItemClass, "item class" {
+        /// The sample's candidate has a verdict (a duplicate shares its first's).
+        Judged => "judged",
+        /// The model's answer gave nothing to judge: empty, no code, an unreadable diff, a diff
+        /// that does not apply, fewer samples than asked, a prompt longer than its context.
+        ModelFailure => "model-failure",
+        /// The model was not heard: its call failed after its retries, timed out, or the answer
+        /// did not arrive whole. Never in a score's denominator; `--retry errored` asks again.
+        Errored => "errored",
+    }
+}
+
+impl ItemClass {
+    /// The class of a sample whose candidate earned `outcome`: a diff that does not apply is the
+    /// model's failure, every other verdict a judgement.
+    pub fn of_outcome(outcome: Outcome) -> Self {
+        match outcome {
+            Outcome::ApplyFailed => Self::ModelFailure,
+            Outcome::Plausible
+            | Outcome::PovFailing
+            | Outcome::RegressionBroken
+            | Outcome::Uncompilable
+            | Outcome::Timeout
+            | Outcome::Indeterminate => Self::Judged,
+        }
+    }
+}
+
+vocabulary! {
+    /// Why the model was not heard on an errored sample.
+    ErrorCause, "error cause" {
+        /// The server kept answering 429 or 5xx through every retry.
+        HttpStatus => "http-status",
+        /// Every attempt ran past the time limit (a command model's included).
+        Timeout => "timeout",
+        /// The endpoint could not be reached.
+        Unreachable => "unreachable",
+        /// The answer was not the JSON the protocol promises (cut short, say).
+        MalformedResponse => "malformed-response",
+        /// The server refused the request itself (a 4xx other than auth, rate limit, context).
+        Rejected => "rejected",
+        /// A command model's program exited unsuccessfully.
+        CommandFailed => "command-failed",
+    }
+}
+
+vocabulary! {
     /// How a candidate compares with the reference fix, beyond its test verdict.
     Correctness, "correctness" {
         /// The localized file becomes the reference fix's, up to layout and comments.
@@ -348,6 +398,8 @@ mod tests {
             CheckKind,
             RunMode,
             Extraction,
+            ItemClass,
+            ErrorCause,
             Correctness,
             Differential,
             AuditLabel,

@@ -4,9 +4,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_core::{Differential, Outcome, RunConfig};
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
-use avrlab_store::{AuditLabel, AuditRow, Extraction, GenerationRow, RunMode, Store, StoreError};
+use avrlab_store::{
+    AuditLabel, AuditRow, Extraction, GenerationRow, ItemClass, RunMode, Store, StoreError,
+};
 use serde::Serialize;
 
+use crate::completeness::Completeness;
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 
 /// Why a report could not be built.
@@ -40,10 +43,13 @@ pub struct ModelSummary {
     pub model: String,
     pub format: String,
     pub fl_offset: i64,
+    /// Tasks with at least one sample on which the model was heard (not errored).
     pub tasks: usize,
     pub runs: u32,
     /// Samples per prompt (k).
     pub samples_per_prompt: u32,
+    /// Samples on which the model was heard: the denominator of every score. Errored samples
+    /// are counted in `completeness` only.
     pub samples: usize,
     /// Samples that yielded a candidate (distinct or duplicate).
     pub with_candidate: usize,
@@ -65,8 +71,11 @@ pub struct ModelSummary {
     pub pass_at_k: Option<f64>,
     /// With several runs: plausible tasks per run, mean ± 95% margin.
     pub plausible_across_runs: Option<(f64, f64)>,
-    /// Samples whose prompt the model could not answer (e.g. longer than its context).
+    /// Samples whose prompt the model could not answer (e.g. longer than its context); samples
+    /// on which it was not heard at all are `completeness.errored`.
     pub errors: usize,
+    /// Registered, judged, model failures, errored (by cause) and retried samples.
+    pub completeness: Completeness,
     /// Plausible but not known to be correct, and not audited yet: to audit by hand.
     pub to_audit: Vec<String>,
     /// Plausible candidates, not proven correct by comparison, that auditors labelled alike.
@@ -211,6 +220,25 @@ pub struct EvalReport {
     pub engines: crate::EngineChecks,
 }
 
+impl EvalReport {
+    /// What the report says at its top about runs that are not complete (errored samples,
+    /// samples awaiting a verdict or not asked yet), one line per such run.
+    pub fn incomplete_warnings(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .filter_map(|m| m.completeness.warning(&m.run_id))
+            .collect()
+    }
+
+    /// Each run's completeness line, named by its run.
+    pub fn completeness_lines(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .map(|m| format!("{}: {}", m.run_id, m.completeness.line()))
+            .collect()
+    }
+}
+
 /// Our verdicts against the labels a replayed run keeps in its configuration (`published`:
 /// sample id → label; `unmapped`: what could not be replayed). `None` for other runs.
 fn published_agreement(
@@ -302,7 +330,18 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         for (candidate, outcome) in &outcomes {
             engine_outcomes.insert(named(candidate), *outcome);
         }
-        let generations = store.generations(run_id)?;
+        let stored = store.generations(run_id)?;
+        // The plan registers tasks × runs × samples, where the run's row says so: not for a
+        // shard's store (whose tasks the report does not know) nor a replay (whose samples vary).
+        let planned =
+            (config.replay.is_none() && config.shard.is_none() && config.samples.is_some())
+                .then(|| config.cwe.len() * runs as usize * samples_per_prompt as usize);
+        let completeness = Completeness::of(&stored, planned);
+        // An errored sample is no evidence about the model: it enters no denominator.
+        let generations: Vec<GenerationRow> = stored
+            .into_iter()
+            .filter(|g| g.class != Some(ItemClass::Errored))
+            .collect();
         let outcome_of = |g: &GenerationRow| {
             g.candidate_id
                 .as_ref()
@@ -396,28 +435,43 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             entry.0 += 1;
             entry.1 += u64::from(plausible(g));
         }
+        // A prompt's samples are asked together, so a prompt is heard whole or not at all; one
+        // with fewer heard samples than k (a replay's) has no pass@k and is left out of it.
+        let k = u64::from(samples_per_prompt);
         let counts: Vec<(u64, u64)> = per_prompt.values().copied().collect();
+        let with_k: Vec<(u64, u64)> = counts.iter().copied().filter(|(n, _)| *n >= k).collect();
         let pass_at_1 = mean_pass_at_k(&counts, 1).ok().flatten();
-        let pass_at_k = mean_pass_at_k(&counts, u64::from(samples_per_prompt))
-            .ok()
+        let pass_at_k = mean_pass_at_k(&with_k, k).ok().flatten();
+        // Tasks fixed per run are comparable between runs only where the model was heard on
+        // every task: a run with an errored prompt is left out of the spread across runs.
+        let heard_whole = |r: u32| {
+            tasks.iter().all(|t| {
+                generations
+                    .iter()
+                    .any(|g| g.task == **t && g.run_index == r)
+            })
+        };
+        let plausible_across_runs = (runs > 1)
+            .then(|| {
+                let per_run: Vec<f64> = (0..runs)
+                    .filter(|r| heard_whole(*r))
+                    .map(|r| {
+                        tasks
+                            .iter()
+                            .filter(|t| {
+                                generations
+                                    .iter()
+                                    .any(|g| g.task == **t && g.run_index == r && plausible(g))
+                            })
+                            .count() as f64
+                    })
+                    .collect();
+                // Fewer than two whole runs have no spread to show.
+                mean_with_margin(&per_run, 0.95)
+                    .ok()
+                    .map(|m| (m.mean, m.margin))
+            })
             .flatten();
-        let plausible_across_runs = (runs > 1).then(|| {
-            let per_run: Vec<f64> = (0..runs)
-                .map(|r| {
-                    tasks
-                        .iter()
-                        .filter(|t| {
-                            generations
-                                .iter()
-                                .any(|g| g.task == **t && g.run_index == r && plausible(g))
-                        })
-                        .count() as f64
-                })
-                .collect();
-            mean_with_margin(&per_run, 0.95)
-                .map(|m| (m.mean, m.margin))
-                .unwrap_or((f64::NAN, f64::NAN))
-        });
         let not_proven: Vec<&GenerationRow> = generations
             .iter()
             .filter(|g| {
@@ -478,6 +532,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             pass_at_k,
             plausible_across_runs,
             errors: generations.iter().filter(|g| g.error.is_some()).count(),
+            completeness,
             to_audit,
             audited,
             audited_correct,
@@ -555,6 +610,9 @@ mod tests {
             extraction: Extraction::parse(extraction).unwrap(),
             candidate_id: candidate.map(str::to_owned),
             correct: avrlab_store::Correctness::parse(correct).unwrap(),
+            class: candidate.is_none().then_some(ItemClass::ModelFailure),
+            error_cause: None,
+            attempt: 1,
         }
     }
 
@@ -759,6 +817,66 @@ mod tests {
         assert!(
             markdown.contains("1 plausible candidates audited by hand (1 correct)"),
             "{markdown}"
+        );
+    }
+
+    /// One task, two runs of two samples: run 0 heard (one plausible sample, one without code),
+    /// run 1's prompt errored. The errored samples count nowhere but in the completeness line.
+    #[test]
+    fn errored_samples_enter_no_denominator() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("r.sqlite")).unwrap();
+        let run = NewRun {
+            id: "e".into(),
+            benchmark: "demo".into(),
+            mode: RunMode::Eval,
+            input_hash: "h".into(),
+            config: RunConfig::parse(
+                r#"{"model":"m","format":"chat-p1","samples":2,"runs":2,"fl_offset":0,"cwe":{"a":[22]}}"#,
+            )
+            .unwrap(),
+        };
+        store.create_run(&run, &[]).unwrap();
+        let errored = |sample: u32| GenerationRow {
+            class: Some(ItemClass::Errored),
+            error_cause: Some(avrlab_store::ErrorCause::HttpStatus),
+            error: Some("HTTP 500 after 6 attempt(s)".into()),
+            ..generation("a", 1, sample, None, "NoAnswer", "Unknown")
+        };
+        let candidate = NewCandidate {
+            id: "a0".into(),
+            task: "a".into(),
+            label: "a0".into(),
+            kind: "diff".into(),
+            content: "a0".into(),
+        };
+        store
+            .add_generations(
+                "e",
+                &[candidate],
+                &[
+                    generation("a", 0, 0, Some("a0"), "candidate", "Unknown"),
+                    generation("a", 0, 1, None, "NoCode", "Unknown"),
+                    errored(0),
+                    errored(1),
+                ],
+            )
+            .unwrap();
+        store
+            .record_verdict("e", "a0", &verdict(Outcome::Plausible))
+            .unwrap();
+        let report = build_eval_report(&store, &["e".to_owned()]).unwrap();
+        let m = &report.models[0];
+        assert_eq!(
+            (m.tasks, m.samples, m.errors, m.plausible_tasks),
+            (1, 2, 0, 1)
+        );
+        // Over the one heard prompt: 1 of 2 plausible; and no spread from a single whole run.
+        assert_eq!((m.pass_at_1, m.pass_at_k), (Some(0.5), Some(1.0)));
+        assert_eq!(m.plausible_across_runs, None);
+        assert_eq!(
+            m.completeness.line(),
+            "registered 4 · judged 1 · model failures 1 · errored 2 (http-status 2) · retried 0"
         );
     }
 

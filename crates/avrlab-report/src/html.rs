@@ -257,10 +257,23 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &
         escape(&runs.join(", "))
     );
 
+    for warning in report.incomplete_warnings() {
+        let _ = write!(
+            body,
+            r#"<p class="note"><strong>Incomplete:</strong> {}</p>"#,
+            escape(&warning)
+        );
+    }
+
     body.push_str("<h2>Fixed vulnerabilities per model</h2>");
     body.push_str(&svg::model_bars(&figures::model_bars(report)));
     page_figures += 1;
     summary_table(body, report);
+    let _ = write!(
+        body,
+        r#"<p class="note">Completeness (samples): {}</p>"#,
+        escape(&report.completeness_lines().join("; "))
+    );
     audit_notes(body, &report.models);
     engine_notes(body, report);
 

@@ -37,6 +37,9 @@ fn percent(x: f64) -> String {
 pub fn render_latex(report: &EvalReport) -> String {
     let mut out = String::new();
     out.push_str("% avrlab report; needs \\usepackage{booktabs}\n");
+    for warning in report.incomplete_warnings() {
+        let _ = writeln!(out, "% INCOMPLETE: {warning}");
+    }
     out.push_str("\\begin{table}\n\\centering\n\\caption{Fixed vulnerabilities per model (95\\% Wilson intervals of the share of tasks).}\n");
     // The differential column only when some run has differential results.
     let differential = crate::has_differential(&report.models);
@@ -83,6 +86,11 @@ pub fn render_latex(report: &EvalReport) -> String {
         );
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n");
+    let _ = writeln!(
+        out,
+        "\\par\\smallskip{{\\footnotesize Samples: {}.}}",
+        escape(&report.completeness_lines().join("; "))
+    );
     if differential {
         out.push_str("\\par\\smallskip{\\footnotesize Differential: plausible candidates (P), no divergence found from the reference fix (N), divergent (D), divergent only on the vulnerability's inputs (V).}\n");
     }

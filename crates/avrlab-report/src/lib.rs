@@ -5,6 +5,7 @@
 //! CSV, JSON, LaTeX, or one self-contained HTML page with SVG plots (`html.rs`, `svg.rs`, from the
 //! numbers of `figures.rs`).
 
+mod completeness;
 mod engine_checks;
 mod eval_report;
 pub mod figures;
@@ -15,6 +16,7 @@ mod render;
 mod study_report;
 mod svg;
 
+pub use completeness::Completeness;
 pub use engine_checks::{Disagreement, EngineChecks};
 pub use eval_report::{
     DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, ModelSummary, ReportError, TaskCell,

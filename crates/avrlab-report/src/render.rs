@@ -47,6 +47,9 @@ pub fn render(report: &EvalReport, format: ReportFormat) -> String {
 
 fn markdown(report: &EvalReport) -> String {
     let mut out = String::new();
+    for warning in report.incomplete_warnings() {
+        let _ = writeln!(out, "**Incomplete:** {warning}\n");
+    }
     let _ = writeln!(out, "## Fixed vulnerabilities per model\n");
     // The differential column only when some run has differential results: older reports stay
     // as they were.
@@ -95,6 +98,10 @@ fn markdown(report: &EvalReport) -> String {
             m.samples_per_prompt,
             m.errors,
         );
+    }
+    let _ = writeln!(out, "\nCompleteness (samples):");
+    for line in report.completeness_lines() {
+        let _ = writeln!(out, "- {line}");
     }
     let _ = writeln!(out, "\n## Vulnerabilities fixed, per task\n");
     // Runs of several benchmarks (a study's variants) would give columns of the same name.
@@ -192,6 +199,11 @@ fn csv(report: &EvalReport) -> String {
         "pass_at_k",
         "k",
         "no_answer",
+        "registered",
+        "judged",
+        "model_failures",
+        "errored",
+        "retried",
     ];
     let differential = has_differential(&report.models);
     let extra: &[&str] = if differential {
@@ -243,6 +255,11 @@ fn csv(report: &EvalReport) -> String {
                     optional(m.pass_at_k),
                     m.samples_per_prompt.to_string(),
                     m.errors.to_string(),
+                    m.completeness.registered.to_string(),
+                    m.completeness.judged.to_string(),
+                    m.completeness.model_failures.to_string(),
+                    m.completeness.errored.to_string(),
+                    m.completeness.retried.to_string(),
                 ]
                 .into_iter()
                 .chain(counts),

@@ -193,7 +193,12 @@ fn read_cell(store: &Store, cell: &StudyCellRow) -> Result<Option<CellData>, Stu
         .map(|v| (v.candidate_id, v.outcome))
         .collect();
     let mut prompts: BTreeMap<(String, u32), (u64, u64, bool)> = BTreeMap::new();
-    for g in store.generations(&cell.run_id)? {
+    // An errored sample (the model was not heard) is in no denominator of the study either.
+    let heard = store
+        .generations(&cell.run_id)?
+        .into_iter()
+        .filter(|g| g.class != Some(avrlab_store::ItemClass::Errored));
+    for g in heard {
         let plausible = g
             .candidate_id
             .as_ref()
@@ -665,6 +670,14 @@ fn study_markdown(report: &StudyReport, with_table_4: bool) -> String {
             " (unfinished: resume it with --resume)"
         }
     );
+    for warning in report.all_cells.incomplete_warnings() {
+        let _ = writeln!(out, "**Incomplete:** {warning}\n");
+    }
+    let _ = writeln!(out, "Completeness of its cells (samples):");
+    for line in report.all_cells.completeness_lines() {
+        let _ = writeln!(out, "- {line}");
+    }
+    let _ = writeln!(out);
     for grid in &report.grids {
         let _ = writeln!(
             out,
@@ -1022,6 +1035,9 @@ mod tests {
                 extraction: Extraction::Candidate,
                 candidate_id: Some((*id).into()),
                 correct: Correctness::Unknown,
+                class: None,
+                error_cause: None,
+                attempt: 1,
             })
             .collect();
         store
@@ -1094,6 +1110,30 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("ifferential"), "{text}");
+        assert!(
+            text.contains("Completeness of its cells (samples):\n- c0: registered 5 · judged 5 · model failures 0 · errored 0 · retried 0\n"),
+            "{text}"
+        );
+        // A sample the model was not heard on: in no cell's denominator, and said at the top.
+        let mut errored = store.generations("c0").unwrap()[0].clone();
+        errored.id = "t/0/5".into();
+        errored.sample = 5;
+        errored.extraction = avrlab_store::Extraction::NoAnswer;
+        errored.candidate_id = None;
+        errored.class = Some(avrlab_store::ItemClass::Errored);
+        errored.error_cause = Some(avrlab_store::ErrorCause::Timeout);
+        store.add_generations("c0", &[], &[errored]).unwrap();
+        let with_errored = build_study_report(&store, "s").unwrap();
+        let samples = |r: &StudyReport| -> Vec<u64> {
+            r.grids[0].cells.values().map(|c| c.samples).collect()
+        };
+        assert_eq!(samples(&with_errored), samples(&before));
+        let text = render_study(&with_errored, ReportFormat::Markdown);
+        assert!(
+            text.contains("\n**Incomplete:** run `c0` is incomplete: 1 errored sample(s)"),
+            "{text}"
+        );
+        assert!(text.contains("errored 1 (timeout 1)"), "{text}");
 
         for (id, verdict) in [
             ("p1", Differential::Divergent),

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use avrlab_report::figures::{self, Share};
-use avrlab_report::{DifferentialCounts, EvalReport, ModelSummary, ReportFormat, TaskCell, render};
+use avrlab_report::{
+    Completeness, DifferentialCounts, EvalReport, ModelSummary, ReportFormat, TaskCell, render,
+};
 
 const HOSTILE: &str = r#"<script>window.pwned=1</script>"Evil, Inc."&{x}_%"#;
 
@@ -47,6 +49,12 @@ fn summary(
         disputed: 0,
         published: None,
         differential: None,
+        completeness: Completeness {
+            registered: 6,
+            judged: 5,
+            model_failures: 1,
+            ..Completeness::default()
+        },
     }
 }
 
@@ -345,4 +353,54 @@ fn a_study_page_plots_the_offsets_of_all_its_cells_though_its_table_4_has_offset
     let html = avrlab_report::render_study(&study, ReportFormat::Html);
     assert!(html.contains("data-figure=\"offsets\""), "{html}");
     assert!(!html.contains("No model, format and benchmark was run at two or more FL offsets"));
+}
+
+#[test]
+fn a_run_with_errored_samples_says_so_at_the_top_of_every_format() {
+    let mut incomplete = report();
+    let complete_md = render(&incomplete, ReportFormat::Markdown);
+    assert!(!complete_md.contains("Incomplete"), "{complete_md}");
+    assert!(
+        complete_md
+            .contains("- r0: registered 6 · judged 5 · model failures 1 · errored 0 · retried 0"),
+        "{complete_md}"
+    );
+    let r1 = &mut incomplete.models[1].completeness;
+    r1.judged = 3;
+    r1.errored = 2;
+    r1.errored_by_cause.insert("http-status", 2);
+    let markdown = render(&incomplete, ReportFormat::Markdown);
+    assert!(
+        markdown.starts_with(
+            "**Incomplete:** run `r1` is incomplete: 2 errored sample(s), left out of every score"
+        ),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("- r1: registered 6 · judged 3 · model failures 1 · errored 2 (http-status 2) · retried 0"),
+        "{markdown}"
+    );
+    let html = render(&incomplete, ReportFormat::Html);
+    let warning = html
+        .find("<strong>Incomplete:</strong> run `r1`")
+        .expect("html warning");
+    assert!(
+        warning < html.find("<h2>").unwrap(),
+        "before the first section"
+    );
+    let latex = render(&incomplete, ReportFormat::Latex);
+    assert!(
+        latex
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("% INCOMPLETE: run `r1`"),
+        "{latex}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&render(&incomplete, ReportFormat::Json)).unwrap();
+    assert_eq!(
+        json["models"][1]["completeness"]["errored_by_cause"]["http-status"],
+        2
+    );
 }

@@ -263,6 +263,12 @@ fn engine_row(engine: &avrlab_validate::EngineRecord) -> Option<EngineRow> {
     })
 }
 
+/// The id of a sharded run started without `--run`: the same for every shard of one plan.
+fn plan_run_id(mode: &str, benchmark: &str, hash: &str) -> String {
+    let short: String = hash.chars().take(12).collect();
+    format!("{mode}-{benchmark}-{short}")
+}
+
 fn fresh_run_id(mode: &str, benchmark: &str) -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -725,7 +731,8 @@ pub fn create_run(
     run: &NewRun,
     candidates: &[avrlab_store::NewCandidate],
 ) -> Result<String, StoreError> {
-    if request.run_id.is_some() {
+    // A named run, and a shard's (named by its plan), are created under exactly that id.
+    if request.run_id.is_some() || request.config.shard.is_some() {
         store.create_run(run, candidates)?;
         Ok(run.id.clone())
     } else {
@@ -734,15 +741,15 @@ pub fn create_run(
 }
 
 /// The eval run that generations are written into: the one being resumed (its input unchanged),
-/// or a new one (a fresh id is made unique by the store) registered with `config`, which is
-/// asked for only then. Eval and replay both register their runs here.
+/// or a new one (a fresh id is made unique by the store; a shard's is its plan's) registered with
+/// `config`. Eval and replay both register their runs here.
 pub fn register_eval_run(
     store: &mut Store,
     benchmark: &Benchmark,
     run_id: Option<String>,
     resume: bool,
     hash: String,
-    config: impl FnOnce() -> RunConfig,
+    config: RunConfig,
 ) -> Result<String, EngineError> {
     let request = RunRequest {
         mode: RunMode::Eval,
@@ -750,7 +757,7 @@ pub fn register_eval_run(
         planned: Vec::new(),
         run_id,
         resume,
-        config: RunConfig::default(),
+        config,
     };
     let (run_id, _) = resolve_run(store, &request, &hash)?;
     if resume {
@@ -761,7 +768,7 @@ pub fn register_eval_run(
         benchmark: benchmark.name.clone(),
         mode: RunMode::Eval,
         input_hash: hash,
-        config: config(),
+        config: request.config.clone(),
     };
     Ok(create_run(store, &request, &run, &[])?)
 }
@@ -805,6 +812,12 @@ pub fn resolve_run(
                 }
                 Ok((id.clone(), HashSet::new()))
             }
+            // A shard started without an id takes its plan's, so that the shards of one plan,
+            // started by hand on several machines, are one run that `merge` joins.
+            None if request.config.shard.is_some() => Ok((
+                plan_run_id(request.mode.as_str(), &benchmark.name, hash),
+                HashSet::new(),
+            )),
             // A fresh id is only a prefix until the run is created ([`create_run`]), which
             // makes it unique.
             None => Ok((
@@ -818,6 +831,7 @@ pub fn resolve_run(
 #[cfg(test)]
 mod tests {
     use avrlab_bench::Patch;
+    use avrlab_core::Shard;
     use avrlab_validate::{Candidate, Outcome};
 
     use super::*;
@@ -864,6 +878,29 @@ mod tests {
             .collect();
         rows.sort();
         rows
+    }
+
+    /// The shards of one plan, started without an id, each in its own store, are one run (so
+    /// that `merge` joins them); another plan gets another id.
+    #[test]
+    fn shards_started_without_an_id_take_their_plans() {
+        let benchmark = demo();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let shard_run = |index: u32, tasks: usize| {
+            let (_dir, mut store) = store();
+            let mut planned = reference_candidates(&benchmark);
+            planned.truncate(tasks);
+            let mut sharded = request(&benchmark, planned);
+            sharded.run_id = None;
+            sharded.config.shard = Some(Shard { index, count: 2 });
+            execute(&mut store, sharded, &config(1), &oracle, &Quiet)
+                .expect("the run ends")
+                .run_id
+        };
+        let (first, second, other_plan) = (shard_run(1, 2), shard_run(2, 2), shard_run(1, 3));
+        assert_eq!(first, second);
+        assert!(first.starts_with("patches-demo-"), "{first}");
+        assert_ne!(first, other_plan);
     }
 
     /// Two runs without an id, started within the same second, are two runs: the second does

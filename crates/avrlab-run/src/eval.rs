@@ -9,7 +9,9 @@ use std::sync::mpsc;
 use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_model::{CachedModel, GenParams, Generation, Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, RenderOptions, Renderer};
-use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
+use avrlab_store::{
+    Correctness, ErrorCause, Extraction, GenerationRow, ItemClass, NewCandidate, Store,
+};
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
@@ -51,6 +53,19 @@ pub enum EvalError {
         #[source]
         source: ModelError,
     },
+    /// More samples were errored than `--max-errors` allows; what was asked is stored.
+    #[error(
+        "stopped run `{run}`: {errored} of the {asked} samples asked so far were errored, more than \
+         --max-errors {limit} allows ({planned} to ask in all); the run stays resumable \
+         (--resume --run {run} --retry errored)"
+    )]
+    TooManyErrors {
+        run: String,
+        errored: usize,
+        asked: usize,
+        planned: usize,
+        limit: ErrorLimit,
+    },
     /// A task cannot be prompted for.
     #[error(transparent)]
     Method(#[from] MethodError),
@@ -72,18 +87,96 @@ impl From<avrlab_store::StoreError> for EvalError {
     }
 }
 
-/// Model errors that concern one prompt (stored as that prompt's result) rather than the model.
-fn is_per_prompt(error: &ModelError) -> bool {
-    matches!(
-        error,
+/// What a failed model call means for its prompt's samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unanswered {
+    /// The model answered, with nothing to judge: counted against it.
+    ModelFailure,
+    /// The model was not heard on this prompt; the eval goes on with the next.
+    Errored(ErrorCause),
+    /// Every later prompt would fail the same way (credentials, configuration, an endpoint that
+    /// is not there): the eval stops, resumable.
+    StopsTheRun,
+}
+
+fn unanswered(error: &ModelError) -> Unanswered {
+    match error {
         ModelError::ContextLengthExceeded { .. }
-            | ModelError::BadRequest { .. }
-            | ModelError::MalformedResponse { .. }
-            | ModelError::EmptyAnswer { .. }
-            | ModelError::ReplayMissing { .. }
-            | ModelError::CommandFailed { .. }
-            | ModelError::CommandTimeout { .. }
-    )
+        | ModelError::EmptyAnswer { .. }
+        | ModelError::ReplayMissing { .. } => Unanswered::ModelFailure,
+        ModelError::GaveUp { .. } => Unanswered::Errored(ErrorCause::HttpStatus),
+        ModelError::Timeout { .. } | ModelError::CommandTimeout { .. } => {
+            Unanswered::Errored(ErrorCause::Timeout)
+        }
+        ModelError::MalformedResponse { .. } => Unanswered::Errored(ErrorCause::MalformedResponse),
+        ModelError::BadRequest { .. } => Unanswered::Errored(ErrorCause::Rejected),
+        ModelError::CommandFailed { .. } => Unanswered::Errored(ErrorCause::CommandFailed),
+        ModelError::Unreachable { .. }
+        | ModelError::Auth { .. }
+        | ModelError::MissingApiKey(_)
+        | ModelError::MethodRequired(_)
+        | ModelError::LocalWeightsMissing { .. }
+        | ModelError::LocalLoad { .. }
+        | ModelError::LocalInference { .. }
+        | ModelError::CommandUnavailable { .. }
+        | ModelError::WorkspaceRequired(_)
+        | ModelError::Cache { .. } => Unanswered::StopsTheRun,
+    }
+}
+
+/// Which stored samples a resumed eval asks again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// The errored ones: their earlier attempts are kept, the new answer takes their place.
+    Errored,
+}
+
+/// How many errored samples an eval tolerates before it stops (`--max-errors N|P%`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ErrorLimit {
+    /// More than this many errored samples stop it.
+    Count(usize),
+    /// More than this share (in percent) of the samples it is to ask stop it.
+    Percent(f64),
+}
+
+/// A `--max-errors` value that is neither a count nor a percentage.
+#[derive(Debug, thiserror::Error)]
+#[error("--max-errors {0}: give a count (5) or a percentage of the samples to ask (10%)")]
+pub struct BadErrorLimit(String);
+
+impl ErrorLimit {
+    /// Reads `N` or `P%`.
+    pub fn parse(text: &str) -> Result<Self, BadErrorLimit> {
+        let bad = || BadErrorLimit(text.to_owned());
+        match text.trim().strip_suffix('%') {
+            Some(percent) => {
+                let percent: f64 = percent.trim().parse().map_err(|_| bad())?;
+                if !(0.0..=100.0).contains(&percent) {
+                    return Err(bad());
+                }
+                Ok(Self::Percent(percent))
+            }
+            None => text.trim().parse().map(Self::Count).map_err(|_| bad()),
+        }
+    }
+
+    /// Whether `errored` samples out of the `planned` ones of this eval pass the limit.
+    fn exceeded(self, errored: usize, planned: usize) -> bool {
+        match self {
+            Self::Count(count) => errored > count,
+            Self::Percent(percent) => errored as f64 > percent / 100.0 * planned as f64,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Count(count) => write!(f, "{count}"),
+            Self::Percent(percent) => write!(f, "{percent}%"),
+        }
+    }
 }
 
 fn input_hash(spec: &EvalSpec, identity: &str, benchmark: &Benchmark) -> String {
@@ -133,6 +226,10 @@ pub struct EvalRequest<'a> {
     pub resume: bool,
     /// Generate and validate only this part of the tasks (the run's input is the whole plan).
     pub shard: Option<Shard>,
+    /// On a resume, which stored samples to ask again (none: only those never stored).
+    pub retry: Option<Retry>,
+    /// Stop, resumable, once more samples than this are errored.
+    pub max_errors: Option<ErrorLimit>,
 }
 
 impl std::fmt::Debug for EvalRequest<'_> {
@@ -160,11 +257,15 @@ pub fn execute_eval(
         run_id,
         resume,
         shard,
+        retry,
+        max_errors,
     } = request;
     let identity = model.cache_identity();
     let mut source = AskedModel {
         benchmark,
         shard,
+        retry,
+        max_errors,
         model: CachedModel::new(Boxed(model), cache),
         spec: &spec,
         identity,
@@ -184,6 +285,8 @@ pub fn execute_eval(
 struct AskedModel<'a> {
     benchmark: &'a Benchmark,
     shard: Option<Shard>,
+    retry: Option<Retry>,
+    max_errors: Option<ErrorLimit>,
     model: CachedModel<Boxed>,
     spec: &'a EvalSpec,
     /// What identifies the model's answers in the response cache.
@@ -233,13 +336,20 @@ impl GenerationSource for AskedModel<'_> {
         let (spec, benchmark, model) = (self.spec, self.benchmark, &self.model);
         let renderer = Renderer::default();
 
-        // What an interrupted attempt already stored: its samples, and the candidates they yielded
-        // (so that duplicates keep pointing at the first).
-        let done: HashSet<String> = store
-            .generations(run_id)?
-            .into_iter()
-            .map(|g| g.id)
-            .collect();
+        // What an interrupted attempt already stored: its samples (but the errored ones when they
+        // are to be asked again, with the attempt each was), and the candidates they yielded (so
+        // that duplicates keep pointing at the first).
+        let mut done: HashSet<String> = HashSet::new();
+        let mut attempts: HashMap<String, u32> = HashMap::new();
+        for stored in store.generations(run_id)? {
+            let again =
+                self.retry == Some(Retry::Errored) && stored.class == Some(ItemClass::Errored);
+            if again {
+                attempts.insert(stored.id, stored.attempt);
+            } else {
+                done.insert(stored.id);
+            }
+        }
         let mut first_by_project: HashMap<ProjectDigest, String> = HashMap::new();
         for stored in store.candidates(run_id)? {
             let Some(ready) = prepared.get(&stored.task) else {
@@ -300,6 +410,11 @@ impl GenerationSource for AskedModel<'_> {
                     stop: shared.rendered.stop.clone(),
                     seed: Some(spec.seed + u64::from(run_index)),
                 };
+                // A prompt's samples are asked and stored together, so they share the attempt.
+                let attempt = (0..spec.samples)
+                    .filter_map(|s| attempts.get(&sample_id(s)))
+                    .max()
+                    .map_or(1, |previous| previous + 1);
                 pending.push(PendingPrompt {
                     task,
                     prepared: ready,
@@ -307,13 +422,17 @@ impl GenerationSource for AskedModel<'_> {
                     run_index,
                     prompt_id,
                     params,
+                    attempt,
                 });
             }
         }
 
         // Up to `concurrency` prompts are asked at a time; answers are stored in prompt order, each
         // prompt's samples in one transaction, so that which sample of a duplicate pair comes first
-        // does not depend on timing. A model failure stops the asking; what was stored stays.
+        // does not depend on timing, nor where `--max-errors` stops. A model failure that stops
+        // the run, or errors past the limit, stop the asking; what was stored stays.
+        let planned = pending.len() * spec.samples as usize;
+        let (mut asked, mut errored) = (0usize, 0usize);
         let workers = spec.concurrency.max(1).min(pending.len().max(1));
         let next = AtomicUsize::new(0);
         let abort = AtomicBool::new(false);
@@ -363,7 +482,7 @@ impl GenerationSource for AskedModel<'_> {
                     let Some(answer) = answers[stored].take() else {
                         break;
                     };
-                    if let Err(error) = store_answer(
+                    match store_answer(
                         store,
                         run_id,
                         spec,
@@ -371,11 +490,37 @@ impl GenerationSource for AskedModel<'_> {
                         answer,
                         &mut first_by_project,
                     ) {
-                        abort.store(true, Ordering::SeqCst);
-                        failure = Some(error);
-                        break;
+                        Ok(heard) => {
+                            asked += spec.samples as usize;
+                            if heard == Heard::Errored {
+                                errored += spec.samples as usize;
+                            }
+                        }
+                        Err(error) => {
+                            abort.store(true, Ordering::SeqCst);
+                            failure = Some(error);
+                            break;
+                        }
                     }
                     stored += 1;
+                    if let Some(limit) = self.max_errors
+                        && limit.exceeded(errored, planned)
+                    {
+                        let error = EvalError::TooManyErrors {
+                            run: run_id.to_owned(),
+                            errored,
+                            asked,
+                            planned,
+                            limit,
+                        };
+                        abort.store(true, Ordering::SeqCst);
+                        failure =
+                            Some(match store.record_run_error(run_id, &error_chain(&error)) {
+                                Ok(()) => error,
+                                Err(store_error) => store_error.into(),
+                            });
+                        break;
+                    }
                 }
             }
         });
@@ -402,11 +547,21 @@ struct PendingPrompt<'a> {
     run_index: u32,
     prompt_id: String,
     params: GenParams,
+    /// Which attempt at the prompt's samples this is (1 unless they errored before).
+    attempt: u32,
+}
+
+/// Whether a prompt's answer was heard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heard {
+    /// Its samples are judged or the model's failures.
+    Yes,
+    /// Its samples are errored.
+    Errored,
 }
 
 /// Turns one prompt's answer into generation rows and new candidates, and stores them in one
-/// transaction; a model failure that concerns the model rather than the prompt is recorded as
-/// the run's error and returned.
+/// transaction; a model failure that stops the run is recorded as the run's error and returned.
 fn store_answer(
     store: &mut Store,
     run_id: &str,
@@ -414,13 +569,14 @@ fn store_answer(
     pending: &PendingPrompt<'_>,
     answer: Result<Vec<Generation>, ModelError>,
     first_by_project: &mut HashMap<ProjectDigest, String>,
-) -> Result<(), EvalError> {
+) -> Result<Heard, EvalError> {
     let PendingPrompt {
         task,
         prepared,
         shared,
         run_index,
         prompt_id,
+        attempt,
         ..
     } = pending;
     let (task, prepared, run_index) = (*task, *prepared, *run_index);
@@ -448,9 +604,14 @@ fn store_answer(
         extraction: Extraction::NoAnswer,
         candidate_id: None,
         correct: Correctness::Unknown,
+        // A sample with a candidate gets its class with the candidate's verdict.
+        class: Some(ItemClass::ModelFailure),
+        error_cause: None,
+        attempt: *attempt,
     };
     let mut rows = Vec::new();
     let mut candidates = Vec::new();
+    let mut heard = Heard::Yes;
     match answer {
         Ok(generations) => {
             for (sample, generation) in generations.iter().enumerate() {
@@ -479,6 +640,7 @@ fn store_answer(
                         // duplicate; one that does not apply is a candidate of its own.
                         let identity = prepared.candidate_identity(&candidate);
                         let first = identity.project().and_then(|p| first_by_project.get(p));
+                        row.class = None;
                         if let Some(first) = first {
                             row.extraction = Extraction::Duplicate;
                             row.candidate_id = Some(first.clone());
@@ -509,12 +671,21 @@ fn store_answer(
                 rows.push(row);
             }
         }
-        Err(error) if is_per_prompt(&error) => {
+        Err(error) if unanswered(&error) != Unanswered::StopsTheRun => {
             let message = error_chain(&error);
+            let errored = match unanswered(&error) {
+                Unanswered::Errored(cause) => Some(cause),
+                Unanswered::ModelFailure | Unanswered::StopsTheRun => None,
+            };
             for sample in 0..spec.samples {
                 let mut row = base(sample);
                 row.extraction = Extraction::NoAnswer;
                 row.error = Some(message.clone());
+                if let Some(cause) = errored {
+                    row.class = Some(ItemClass::Errored);
+                    row.error_cause = Some(cause);
+                    heard = Heard::Errored;
+                }
                 rows.push(row);
             }
         }
@@ -529,7 +700,7 @@ fn store_answer(
         }
     }
     store.add_generations(run_id, &candidates, &rows)?;
-    Ok(())
+    Ok(heard)
 }
 
 /// A configured model behind the response cache.
@@ -592,6 +763,8 @@ mod tests {
             run_id: Some("e1".into()),
             resume: false,
             shard: None,
+            retry: None,
+            max_errors: None,
         };
         let report =
             execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
@@ -625,12 +798,31 @@ mod tests {
         assert!(last_warm_up < first_validate, "{calls:?}");
     }
 
-    /// A model that answers after a pause, counting how many requests are in flight at once,
-    /// and fails as an unreachable server would on the prompts named in `fail_on`.
+    /// A model that answers after a pause, counting how many requests are in flight at once and
+    /// noting which prompts it was asked, and fails with `failure` on the prompts in `fail_on`.
     struct SlowModel {
         in_flight: AtomicUsize,
         most: AtomicUsize,
         fail_on: Vec<String>,
+        failure: fn() -> ModelError,
+        asked: std::sync::Mutex<Vec<String>>,
+    }
+
+    /// What an unreachable server makes of a call: the run stops.
+    fn unreachable() -> ModelError {
+        ModelError::Unreachable {
+            endpoint: "http://127.0.0.1:9".into(),
+            source: "connection refused".into(),
+        }
+    }
+
+    /// What a server answering 500 through every retry makes of a call: the prompt is errored.
+    fn gave_up() -> ModelError {
+        ModelError::GaveUp {
+            endpoint: "http://127.0.0.1:9/v1/chat/completions".into(),
+            status: 500,
+            attempts: 6,
+        }
     }
 
     impl Model for SlowModel {
@@ -639,15 +831,16 @@ mod tests {
         }
 
         fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+            self.asked
+                .lock()
+                .unwrap()
+                .push(request.prompt_id.to_owned());
             let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             self.most.fetch_max(now, Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_millis(40));
             self.in_flight.fetch_sub(1, Ordering::SeqCst);
             if self.fail_on.iter().any(|p| p == request.prompt_id) {
-                return Err(ModelError::Unreachable {
-                    endpoint: "http://127.0.0.1:9".into(),
-                    source: "connection refused".into(),
-                });
+                return Err((self.failure)());
             }
             Ok(vec![Generation {
                 text: format!("no code for {}", request.prompt_id),
@@ -661,10 +854,16 @@ mod tests {
     }
 
     fn slow_model(fail_on: Vec<String>) -> SlowModel {
+        failing_model(fail_on, unreachable)
+    }
+
+    fn failing_model(fail_on: Vec<String>, failure: fn() -> ModelError) -> SlowModel {
         SlowModel {
             in_flight: AtomicUsize::new(0),
             most: AtomicUsize::new(0),
             fail_on,
+            failure,
+            asked: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -706,6 +905,8 @@ mod tests {
             run_id: Some("c1".into()),
             resume,
             shard: None,
+            retry: None,
+            max_errors: None,
         }
     }
 
@@ -753,5 +954,101 @@ mod tests {
         execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
         let peak = model.most.load(Ordering::SeqCst);
         assert!((2..=3).contains(&peak), "{peak} requests at once");
+    }
+
+    /// The class, cause and attempt of each stored sample of run `c1`, in order.
+    fn classes(store: &Store) -> Vec<(Option<ItemClass>, Option<ErrorCause>, u32)> {
+        store
+            .generations("c1")
+            .unwrap()
+            .into_iter()
+            .map(|g| (g.class, g.error_cause, g.attempt))
+            .collect()
+    }
+
+    #[test]
+    fn an_errored_prompt_does_not_stop_the_eval_and_a_retry_asks_only_it() {
+        let mut benchmark = demo();
+        benchmark.tasks.truncate(2);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let config = engine_config(1, true);
+        let cache = dir.path().join("cache");
+        let second = format!("{}/chat-p1/0/1", benchmark.tasks[0].id);
+        let request = slow_request(
+            &benchmark,
+            failing_model(vec![second.clone()], gave_up),
+            &cache,
+            false,
+        );
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        // Six prompts of one sample, all stored: the second errored, the rest the model's
+        // failures (its answers hold no code).
+        let failure = (Some(ItemClass::ModelFailure), None, 1);
+        let errored = (Some(ItemClass::Errored), Some(ErrorCause::HttpStatus), 1);
+        let mut expected = vec![failure; 6];
+        expected[1] = errored;
+        assert_eq!(classes(&store), expected);
+
+        // A plain resume asks nothing: the errored sample is stored.
+        let model = std::sync::Arc::new(slow_model(Vec::new()));
+        let request = slow_request(&benchmark, Shared(model.clone()), &cache, true);
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        assert!(model.asked.lock().unwrap().is_empty());
+
+        // `--retry errored` asks the errored prompt alone; its answer takes its place.
+        let model = std::sync::Arc::new(slow_model(Vec::new()));
+        let mut request = slow_request(&benchmark, Shared(model.clone()), &cache, true);
+        request.retry = Some(Retry::Errored);
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        assert_eq!(*model.asked.lock().unwrap(), [second]);
+        expected[1] = (Some(ItemClass::ModelFailure), None, 2);
+        assert_eq!(classes(&store), expected);
+    }
+
+    #[test]
+    fn errors_past_the_limit_stop_the_eval_where_they_pass_it() {
+        let mut benchmark = demo();
+        benchmark.tasks.truncate(2);
+        let prompt =
+            |task: usize, run: u32| format!("{}/chat-p1/0/{run}", benchmark.tasks[task].id);
+        let failing = vec![prompt(0, 1), prompt(1, 0), prompt(1, 2)];
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let config = engine_config(1, true);
+        // (limit, whether it stops, samples stored): three of six prompts error.
+        let cases = [
+            (ErrorLimit::Count(1), true, 4),
+            (ErrorLimit::Count(3), false, 6),
+            (ErrorLimit::Percent(40.0), true, 6),
+            (ErrorLimit::Percent(50.0), false, 6),
+        ];
+        for (limit, stops, stored) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+            let model = failing_model(failing.clone(), gave_up);
+            let mut request = slow_request(&benchmark, model, &dir.path().join("cache"), false);
+            request.max_errors = Some(limit);
+            let result = execute_eval(&mut store, request, &config, &oracle, &Quiet);
+            match result {
+                Err(EvalError::TooManyErrors { errored, .. }) => {
+                    assert!(stops, "{limit}: stopped");
+                    assert_eq!(errored, if stored == 4 { 2 } else { 3 }, "{limit}");
+                    let run = store.run("c1").unwrap().unwrap();
+                    assert!(
+                        run.last_error.unwrap().contains("--retry errored"),
+                        "{limit}: the stored error says how to go on"
+                    );
+                }
+                Ok(_) => assert!(!stops, "{limit}: went on"),
+                Err(other) => panic!("{limit}: {other}"),
+            }
+            assert_eq!(store.generations("c1").unwrap().len(), stored, "{limit}");
+        }
+        assert_eq!(ErrorLimit::parse("10%").unwrap(), ErrorLimit::Percent(10.0));
+        assert_eq!(ErrorLimit::parse("3").unwrap(), ErrorLimit::Count(3));
+        for bad in ["", "-1", "x%", "101%", "3 errors"] {
+            assert!(ErrorLimit::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -67,9 +67,14 @@ pub fn run_generations<S: GenerationSource>(
     let prepared = materialize_tasks(oracle, &source.tasks())?;
     clock.lap("materialize");
     let (hash, run_config) = source.plan(&prepared)?;
-    let run_id = register_eval_run(store, benchmark, target.run_id, target.resume, hash, || {
-        run_config
-    })?;
+    let run_id = register_eval_run(
+        store,
+        benchmark,
+        target.run_id,
+        target.resume,
+        hash,
+        run_config,
+    )?;
     source.store_generations(store, &run_id, &prepared, progress)?;
     clock.lap(source.stage());
     let run = StoredRun {

@@ -51,6 +51,15 @@ pub enum MergeFailure {
         "run `{run}`: every shard finished, yet candidates of {tasks} have no verdict: a shard was run with another plan; run those tasks' shard again"
     )]
     Undecided { run: String, tasks: String },
+    #[error(
+        "{first} holds run `{first_run}` and {second} run `{second_run}`, shards of the same plan under different ids: start every shard with the same --run (a shard started without one takes its plan's id)"
+    )]
+    DifferentIds {
+        first_run: String,
+        first: PathBuf,
+        second_run: String,
+        second: PathBuf,
+    },
     #[error(transparent)]
     Merge(#[from] MergeError),
     #[error(transparent)]
@@ -125,6 +134,23 @@ pub fn merge_shards(
         }
         if sharded == 0 {
             return Err(MergeFailure::NotAShard(path.clone()));
+        }
+    }
+    // Shards of one plan (one mode, benchmark and input) stored under different ids would be
+    // merged as several runs, each missing shards: say what differs instead.
+    let mut by_plan: BTreeMap<&str, (&str, &ShardRun)> = BTreeMap::new();
+    for (run, parts) in &runs {
+        for part in parts {
+            if let Some((other_run, other)) = by_plan.insert(&part.input_hash, (run, part))
+                && other_run != run
+            {
+                return Err(MergeFailure::DifferentIds {
+                    first_run: other_run.to_owned(),
+                    first: other.path.clone(),
+                    second_run: run.clone(),
+                    second: part.path.clone(),
+                });
+            }
         }
     }
     let mut plans = Vec::new();
@@ -341,10 +367,15 @@ mod tests {
     /// A shard store of run `r` (two tasks, a candidate each): shard `index` of 2 holding
     /// verdicts for `decided`, finished or not.
     fn shard(dir: &Path, index: u32, decided: &[&str], finished: bool) -> PathBuf {
-        let path = dir.join(format!("shard-{index}-{}.sqlite", decided.join("-")));
+        shard_named(dir, "r", index, decided, finished)
+    }
+
+    /// A shard store as [`shard`] makes it, of a run named `id`.
+    fn shard_named(dir: &Path, id: &str, index: u32, decided: &[&str], finished: bool) -> PathBuf {
+        let path = dir.join(format!("shard-{id}-{index}-{}.sqlite", decided.join("-")));
         let mut store = Store::open(&path).unwrap();
         let run = NewRun {
-            id: "r".into(),
+            id: id.into(),
             benchmark: "demo".into(),
             mode: RunMode::Reference,
             input_hash: "plan".into(),
@@ -373,10 +404,10 @@ mod tests {
                 tests: Vec::new(),
                 engine: None,
             };
-            store.record_verdict("r", id, &verdict).unwrap();
+            store.record_verdict(&run.id, id, &verdict).unwrap();
         }
         if finished {
-            store.finish_run("r").unwrap();
+            store.finish_run(&run.id).unwrap();
         }
         path
     }
@@ -429,6 +460,24 @@ mod tests {
             matches!(&refused, MergeFailure::Undecided { tasks, .. } if tasks == "b (1)"),
             "{refused}"
         );
+        assert!(!into.exists());
+    }
+
+    #[test]
+    fn shards_of_one_plan_under_different_ids_are_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("all.sqlite");
+        let shards = [
+            shard_named(dir.path(), "r-1", 1, &["a"], true),
+            shard_named(dir.path(), "r-2", 2, &["b"], true),
+        ];
+        let refused = merge_shards(&into, &shards, false).unwrap_err();
+        assert!(
+            matches!(&refused, MergeFailure::DifferentIds { first_run, second_run, .. }
+                if first_run == "r-1" && second_run == "r-2"),
+            "{refused}"
+        );
+        assert!(refused.is_bad_input());
         assert!(!into.exists());
     }
 }

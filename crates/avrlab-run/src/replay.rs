@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use avrlab_bench::{Benchmark, Patch, Task};
 use avrlab_report::PublishedLabel;
-use avrlab_store::{Correctness, Extraction, GenerationRow, NewCandidate, Store};
+use avrlab_store::{Correctness, Extraction, GenerationRow, ItemClass, NewCandidate, Store};
 use avrlab_transform::{RenameEntry, RenameKind, RenameMap};
 use avrlab_validate::{Candidate, Oracle, ProjectDigest};
 use serde::Deserialize;
@@ -994,6 +994,9 @@ impl GenerationSource for Published<'_> {
                     extraction: Extraction::NoAnswer,
                     candidate_id: None,
                     correct: Correctness::Unknown,
+                    class: None,
+                    error_cause: None,
+                    attempt: 1,
                 };
                 labels.insert(id.clone(), published.label.as_str().to_owned());
                 let candidate = match &transformed {
@@ -1040,6 +1043,11 @@ impl GenerationSource for Published<'_> {
                             row.candidate_id = Some(id.clone());
                         }
                     }
+                }
+                // A published patch that maps onto no candidate counts against the model, as
+                // it did before samples had classes; one with a candidate awaits its verdict.
+                if row.candidate_id.is_none() {
+                    row.class = Some(ItemClass::ModelFailure);
                 }
                 rows.push(row);
             }

@@ -1141,6 +1141,9 @@ pub fn execute_study(
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
                     shard,
+                    // A study's cells go past errored samples; a resume leaves them as they are.
+                    retry: None,
+                    max_errors: None,
                 };
                 let report =
                     execute_eval(store, request, config, &oracle, progress).map_err(|source| {

@@ -320,6 +320,8 @@ pub fn measure_eval(
         run_id: None,
         resume: false,
         shard: None,
+        retry: None,
+        max_errors: None,
     };
     let report = execute_eval(&mut store, request, config, oracle, progress)?;
     Ok(EvalMeasurement {

@@ -9,8 +9,8 @@ mod store;
 mod study;
 
 pub use avrlab_core::{
-    AuditLabel, Correctness, Differential, Extraction, ReviewDecision, RunMode, TestGroupResult,
-    UnknownWord,
+    AuditLabel, Correctness, Differential, ErrorCause, Extraction, ItemClass, ReviewDecision,
+    RunMode, TestGroupResult, UnknownWord,
 };
 pub use differential::{ChangedLines, DifferentialRow, WitnessRow};
 pub use merge::{MergeError, Merged};

@@ -65,7 +65,13 @@ pub struct Merged {
 const WITH_VERDICT: [&str; 4] = ["phases", "test_results", "engines", "feature_scores"];
 
 /// Rows keyed by their own primary key: copied unless already present.
-const KEYED: [&str; 4] = ["generations", "reviews", "audits", "differential"];
+const KEYED: [&str; 5] = [
+    "generations",
+    "generation_attempts",
+    "reviews",
+    "audits",
+    "differential",
+];
 
 impl Store {
     /// Writes a consistent copy of the store to `path`, which must not exist yet.

@@ -19,15 +19,16 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V7_DIFFERENTIAL),
         M::up(V8_DIFFERENTIAL_COVERAGE),
         M::up(V9_DIFFERENTIAL_RECORDED_SEEDS),
+        M::up(V10_ITEM_CLASSES),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 9;
+pub(crate) const SCHEMA_VERSION: i64 = 10;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
-const V1: &str = r#"
+pub(crate) const V1: &str = r#"
 CREATE TABLE IF NOT EXISTS runs (
     id           TEXT PRIMARY KEY,
     created_at   TEXT NOT NULL,
@@ -236,4 +237,35 @@ ALTER TABLE differential ADD COLUMN changed_lines_reached INTEGER;
 /// the sources); NULL where nothing was recorded or before version 9.
 const V9_DIFFERENTIAL_RECORDED_SEEDS: &str = r#"
 ALTER TABLE differential ADD COLUMN recorded_seeds INTEGER;
+"#;
+
+/// Version 10: how each eval sample ended (`class`: judged, model failure or errored; NULL while
+/// its candidate awaits a verdict), why an errored one was (`error_cause`), and which attempt at
+/// it the row is. An errored sample asked again keeps its earlier attempts in
+/// `generation_attempts`. Older rows: a sample without a candidate was the model's failure (a
+/// failed call stopped the run before version 10, so none was stored), one with a verdict judged
+/// — or the model's failure when its diff did not apply.
+const V10_ITEM_CLASSES: &str = r#"
+ALTER TABLE generations ADD COLUMN class TEXT;
+ALTER TABLE generations ADD COLUMN error_cause TEXT;
+ALTER TABLE generations ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
+UPDATE generations SET class = 'model-failure' WHERE candidate_id IS NULL;
+UPDATE generations SET class = (
+    SELECT CASE v.outcome WHEN 'ApplyFailed' THEN 'model-failure' ELSE 'judged' END
+    FROM verdicts v WHERE v.run_id = generations.run_id AND v.candidate_id = generations.candidate_id
+) WHERE candidate_id IS NOT NULL;
+CREATE TABLE generation_attempts (
+    run_id         TEXT NOT NULL,
+    id             TEXT NOT NULL,
+    attempt        INTEGER NOT NULL,
+    raw            TEXT NOT NULL,
+    finish_reason  TEXT NOT NULL,
+    latency_ms     INTEGER NOT NULL,
+    cached         INTEGER NOT NULL,
+    error          TEXT,
+    class          TEXT,
+    error_cause    TEXT,
+    superseded_at  TEXT NOT NULL,
+    PRIMARY KEY (run_id, id, attempt)
+);
 "#;

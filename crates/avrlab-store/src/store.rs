@@ -4,8 +4,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use avrlab_core::{
-    AuditLabel, CheckKind, Correctness, Engine, Extraction, Outcome, Phase, RunConfig, RunMode,
-    TestGroupResult, TestStatus, UnknownWord,
+    AuditLabel, CheckKind, Correctness, Engine, ErrorCause, Extraction, ItemClass, Outcome, Phase,
+    RunConfig, RunMode, TestGroupResult, TestStatus, UnknownWord,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -145,6 +145,14 @@ pub struct GenerationRow {
     pub candidate_id: Option<String>,
     /// `Exact` when the candidate equals the reference fix up to layout, else `Unknown`.
     pub correct: Correctness,
+    /// How the sample ended; `None` while its candidate awaits a verdict (the store sets it
+    /// when the verdict is recorded, for duplicates too).
+    pub class: Option<ItemClass>,
+    /// Why an errored sample's model was not heard; `None` for every other class.
+    pub error_cause: Option<ErrorCause>,
+    /// Which attempt at the sample this row is (1, then one more each time an errored sample is
+    /// asked again; the earlier attempts are kept beside it).
+    pub attempt: u32,
 }
 
 /// A stored run.
@@ -666,6 +674,16 @@ impl Store {
             ],
         )
         .map_err(sqlite)?;
+        // The eval samples that yielded this candidate (duplicates included) now have a class.
+        tx.execute(
+            "UPDATE generations SET class = ?3 WHERE run_id = ?1 AND candidate_id = ?2",
+            params![
+                run_id,
+                candidate_id,
+                ItemClass::of_outcome(verdict.outcome).as_str()
+            ],
+        )
+        .map_err(sqlite)?;
         {
             let mut phase = tx
                 .prepare("INSERT INTO phases (run_id, candidate_id, phase, wall_ms, exit, enforcement, log) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
@@ -869,7 +887,10 @@ impl Store {
     }
 
     /// Adds the samples of one prompt and the candidates they yielded, atomically, to an existing
-    /// run; candidates already registered are kept as they are.
+    /// run; candidates already registered are kept as they are. A sample already stored as
+    /// errored is replaced by its new attempt in its place (same position in the run), the
+    /// earlier attempt kept in `generation_attempts`; any other sample already stored is an
+    /// error. A sample whose candidate already has a verdict takes that verdict's class.
     pub fn add_generations(
         &mut self,
         run_id: &str,
@@ -913,20 +934,65 @@ impl Store {
                     |r| r.get(0),
                 )
                 .map_err(sqlite)?;
+            // An errored sample asked again: its earlier attempt moves aside, and the new one
+            // takes its position, so that the run's order does not depend on what failed.
+            let mut errored_seq = tx
+                .prepare("SELECT seq FROM generations WHERE run_id = ?1 AND id = ?2 AND class = ?3")
+                .map_err(sqlite)?;
+            let mut keep = tx
+                .prepare(
+                    "INSERT INTO generation_attempts (run_id, id, attempt, raw, finish_reason,
+                     latency_ms, cached, error, class, error_cause, superseded_at)
+                     SELECT run_id, id, attempt, raw, finish_reason, latency_ms, cached, error,
+                     class, error_cause, datetime('now') FROM generations WHERE run_id = ?1 AND id = ?2",
+                )
+                .map_err(sqlite)?;
+            let mut remove = tx
+                .prepare("DELETE FROM generations WHERE run_id = ?1 AND id = ?2")
+                .map_err(sqlite)?;
+            let mut verdict = tx
+                .prepare("SELECT outcome FROM verdicts WHERE run_id = ?1 AND candidate_id = ?2")
+                .map_err(sqlite)?;
             let mut insert = tx
                 .prepare(
                     "INSERT INTO generations (run_id, id, seq, task, model, format, fl_offset, fl_effective,
                      run_index, sample, prompt_hash, raw, finish_reason, tokens_in, tokens_out, latency_ms,
-                     cached, error, extraction, candidate_id, correct)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                     cached, error, extraction, candidate_id, correct, class, error_cause, attempt)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
                 )
                 .map_err(sqlite)?;
-            for (offset, g) in generations.iter().enumerate() {
+            let mut fresh = 0;
+            for g in generations {
+                let replaced: Option<i64> = errored_seq
+                    .query_row(params![run_id, g.id, ItemClass::Errored.as_str()], |r| {
+                        r.get(0)
+                    })
+                    .optional()
+                    .map_err(sqlite)?;
+                let seq = match replaced {
+                    Some(seq) => {
+                        keep.execute(params![run_id, g.id]).map_err(sqlite)?;
+                        remove.execute(params![run_id, g.id]).map_err(sqlite)?;
+                        seq
+                    }
+                    None => {
+                        fresh += 1;
+                        next_generation + fresh - 1
+                    }
+                };
+                let class = match (g.class, &g.candidate_id) {
+                    (None, Some(candidate)) => verdict
+                        .query_row(params![run_id, candidate], |r| word(r, 0, Outcome::parse))
+                        .optional()
+                        .map_err(sqlite)?
+                        .map(ItemClass::of_outcome),
+                    (class, _) => class,
+                };
                 insert
                     .execute(params![
                         run_id,
                         g.id,
-                        next_generation + offset as i64,
+                        seq,
                         g.task,
                         g.model,
                         g.format,
@@ -944,7 +1010,10 @@ impl Store {
                         g.error,
                         g.extraction.as_str(),
                         g.candidate_id,
-                        g.correct.as_str()
+                        g.correct.as_str(),
+                        class.map(ItemClass::as_str),
+                        g.error_cause.map(ErrorCause::as_str),
+                        g.attempt,
                     ])
                     .map_err(sqlite)?;
             }
@@ -967,7 +1036,8 @@ impl Store {
     pub fn generations(&self, run_id: &str) -> Result<Vec<GenerationRow>, StoreError> {
         self.all_rows(
             "SELECT id, task, model, format, fl_offset, fl_effective, run_index, sample, prompt_hash, raw,
-                 finish_reason, tokens_in, tokens_out, latency_ms, cached, error, extraction, candidate_id, correct
+                 finish_reason, tokens_in, tokens_out, latency_ms, cached, error, extraction, candidate_id, correct,
+                 class, error_cause, attempt
                  FROM generations WHERE run_id = ?1 ORDER BY seq",
             [run_id],
             |r| {
@@ -991,6 +1061,9 @@ impl Store {
                     extraction: word(r, 16, Extraction::parse)?,
                     candidate_id: r.get(17)?,
                     correct: word(r, 18, Correctness::parse)?,
+                    class: optional_word(r, 19, ItemClass::parse)?,
+                    error_cause: optional_word(r, 20, ErrorCause::parse)?,
+                    attempt: r.get(21)?,
                 })
             },
         )
@@ -1333,24 +1406,140 @@ pub(crate) mod tests {
         assert!(audits[0].labelled_at.ends_with('Z'), "{audits:?}");
     }
 
+    fn sample(
+        id: &str,
+        class: Option<ItemClass>,
+        candidate: Option<&str>,
+        attempt: u32,
+    ) -> GenerationRow {
+        GenerationRow {
+            id: id.into(),
+            task: "t".into(),
+            model: "m".into(),
+            format: "chat-p1".into(),
+            fl_offset: 0,
+            fl_effective: 0,
+            run_index: 0,
+            sample: 0,
+            prompt_hash: "h".into(),
+            raw: format!("answer of attempt {attempt}"),
+            finish_reason: "stop".into(),
+            tokens_in: None,
+            tokens_out: None,
+            latency_ms: 0,
+            cached: false,
+            error: (class == Some(ItemClass::Errored)).then(|| "HTTP 500".into()),
+            extraction: Extraction::NoAnswer,
+            candidate_id: candidate.map(str::to_owned),
+            correct: Correctness::Unknown,
+            class,
+            error_cause: (class == Some(ItemClass::Errored)).then_some(ErrorCause::HttpStatus),
+            attempt,
+        }
+    }
+
+    #[test]
+    fn an_errored_sample_asked_again_keeps_its_place_and_its_earlier_attempt() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let (mut run, candidates) = sample_run("e");
+        run.mode = RunMode::Eval;
+        store.create_run(&run, &[]).unwrap();
+        let errored = Some(ItemClass::Errored);
+        store
+            .add_generations("e", &[], &[sample("g0", errored, None, 1)])
+            .unwrap();
+        store
+            .add_generations("e", &candidates[..1], &[sample("g1", None, Some("c0"), 1)])
+            .unwrap();
+        // The verdict gives its samples their class; a sample stored later with the same
+        // candidate (a duplicate) takes it from the verdict.
+        store
+            .record_verdict("e", "c0", &verdict(Outcome::ApplyFailed))
+            .unwrap();
+        // A sample already heard is not replaced.
+        assert!(
+            store
+                .add_generations("e", &[], &[sample("g1", None, Some("c0"), 2)])
+                .is_err()
+        );
+        store
+            .add_generations("e", &[], &[sample("g0", None, Some("c0"), 2)])
+            .unwrap();
+        let rows: Vec<(String, Option<ItemClass>, u32)> = store
+            .generations("e")
+            .unwrap()
+            .into_iter()
+            .map(|g| (g.id, g.class, g.attempt))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("g0".to_owned(), Some(ItemClass::ModelFailure), 2),
+                ("g1".to_owned(), Some(ItemClass::ModelFailure), 1)
+            ]
+        );
+        let kept: (u32, String, String, String) = store
+            .conn
+            .query_row(
+                "SELECT attempt, class, error_cause, raw FROM generation_attempts WHERE run_id = 'e' AND id = 'g0'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            kept,
+            (
+                1,
+                "errored".to_owned(),
+                "http-status".to_owned(),
+                "answer of attempt 1".to_owned()
+            )
+        );
+    }
+
     #[test]
     fn a_version_1_store_is_upgraded_and_another_programs_database_left_alone() {
         let dir = tempfile::tempdir().unwrap();
-        // A store as version 1 wrote it: no engines table, no application id.
+        // A store as version 1 wrote it (its tables, with an eval run's samples): no engines
+        // table, no application id.
         let old = dir.path().join("old.sqlite");
         {
             let conn = Connection::open(&old).unwrap();
+            conn.execute_batch(crate::schema::V1).unwrap();
             conn.execute_batch(
-                "CREATE TABLE runs (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, benchmark TEXT NOT NULL,
-                 mode TEXT NOT NULL, input_hash TEXT NOT NULL, config TEXT NOT NULL, finished_at TEXT,
-                 last_error TEXT);
-                 INSERT INTO runs VALUES ('r0', 't', 'demo', 'reference', 'h', '{}', NULL, NULL);
+                "INSERT INTO runs VALUES ('r0', 't', 'demo', 'reference', 'h', '{}', NULL, NULL);
+                 INSERT INTO runs VALUES ('e0', 't', 'demo', 'eval', 'h', '{}', NULL, NULL);
+                 INSERT INTO candidates VALUES ('e0', 'c0', 0, 't', 'c0', 'diff', 'x');
+                 INSERT INTO candidates VALUES ('e0', 'c1', 1, 't', 'c1', 'diff', 'y');
+                 INSERT INTO verdicts VALUES ('e0', 'c0', 'Plausible', '', 1, '', 't');
+                 INSERT INTO verdicts VALUES ('e0', 'c1', 'ApplyFailed', '', 1, '', 't');
+                 INSERT INTO generations VALUES
+                   ('e0', 'g0', 0, 't', 'm', 'chat-p1', 0, 0, 0, 0, 'h', '', 'stop', NULL, NULL, 0, 0, NULL, 'candidate', 'c0', 'Unknown'),
+                   ('e0', 'g1', 1, 't', 'm', 'chat-p1', 0, 0, 0, 1, 'h', '', 'stop', NULL, NULL, 0, 0, NULL, 'candidate', 'c1', 'Unknown'),
+                   ('e0', 'g2', 2, 't', 'm', 'chat-p1', 0, 0, 0, 2, 'h', '', 'stop', NULL, NULL, 0, 0, NULL, 'NoCode', NULL, 'Unknown');
                  PRAGMA user_version = 1;",
             )
             .unwrap();
         }
         let store = Store::open(&old).expect("a version-1 store opens");
         assert_eq!(store.run("r0").unwrap().unwrap().mode, RunMode::Reference);
+        // Its samples got the classes they earned: a verdict judged (a diff that does not apply
+        // the model's failure), no candidate the model's failure; each its first attempt.
+        let classes: Vec<(Option<ItemClass>, u32)> = store
+            .generations("e0")
+            .unwrap()
+            .into_iter()
+            .map(|g| (g.class, g.attempt))
+            .collect();
+        assert_eq!(
+            classes,
+            [
+                (Some(ItemClass::Judged), 1),
+                (Some(ItemClass::ModelFailure), 1),
+                (Some(ItemClass::ModelFailure), 1)
+            ]
+        );
         let (version, application, engines): (i64, i32, i64) = store
             .conn
             .query_row(

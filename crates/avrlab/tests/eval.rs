@@ -20,12 +20,34 @@ enum Behaviour {
     Answer(String),
     /// An HTTP error status with a JSON error message.
     Status(u16, String),
+    /// As `Answer`, but a request with one of these seeds (a run's prompt: run r asks with seed
+    /// r) meets its fault.
+    Faulty(String, Vec<(u64, Fault)>),
+}
+
+/// What a faulty provider does to a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// HTTP 500, with `Retry-After: 0` so that the client's retries take no time.
+    Status500,
+    /// A 200 whose JSON is cut short.
+    Truncated,
+    /// HTTP 429 with `Retry-After: 0` the first time, then an answer without `usage`.
+    RateLimitedOnce,
+}
+
+/// A request the provider answered: the seed it carried and the status it got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Logged {
+    seed: u64,
+    status: u16,
 }
 
 struct FakeProvider {
     port: u16,
     requests: Arc<AtomicUsize>,
     behaviour: Arc<Mutex<Behaviour>>,
+    log: Arc<Mutex<Vec<Logged>>>,
 }
 
 impl FakeProvider {
@@ -34,20 +56,32 @@ impl FakeProvider {
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(AtomicUsize::new(0));
         let behaviour = Arc::new(Mutex::new(behaviour));
-        let (count, mode) = (requests.clone(), behaviour.clone());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (count, mode, logged) = (requests.clone(), behaviour.clone(), log.clone());
         // Serves until the test process ends; each connection carries one request.
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 count.fetch_add(1, Ordering::SeqCst);
                 let current = mode.lock().unwrap().clone();
-                let _ = serve(stream, &current);
+                let before = logged.lock().unwrap().clone();
+                if let Ok(entry) = serve(stream, &current, &before) {
+                    logged.lock().unwrap().push(entry);
+                }
             }
         });
         Self {
             port,
             requests,
             behaviour,
+            log,
         }
+    }
+
+    /// The requests answered since the last call, sorted (the client may ask concurrently).
+    fn take_log(&self) -> Vec<Logged> {
+        let mut log = std::mem::take(&mut *self.log.lock().unwrap());
+        log.sort();
+        log
     }
 
     fn set(&self, behaviour: Behaviour) {
@@ -59,7 +93,11 @@ impl FakeProvider {
     }
 }
 
-fn serve(stream: std::net::TcpStream, behaviour: &Behaviour) -> std::io::Result<()> {
+fn serve(
+    stream: std::net::TcpStream,
+    behaviour: &Behaviour,
+    log: &[Logged],
+) -> std::io::Result<Logged> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut length = 0usize;
     loop {
@@ -76,32 +114,51 @@ fn serve(stream: std::net::TcpStream, behaviour: &Behaviour) -> std::io::Result<
     reader.read_exact(&mut body)?;
     let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     let n = request["n"].as_u64().unwrap_or(1);
-    let (status, reply) = match behaviour {
-        Behaviour::Answer(answer) => {
-            let choices: Vec<serde_json::Value> = (0..n)
-                .map(|i| {
-                    let content = if i == 0 { answer.clone() } else { "I am sorry, I cannot help with that.".to_owned() };
-                    serde_json::json!({"index": i, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"})
-                })
-                .collect();
-            (
-                200,
-                serde_json::json!({"id": "x", "object": "chat.completion", "choices": choices,
-                "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}),
-            )
+    let seed = request["seed"].as_u64().unwrap_or(0);
+    let answer = |answer: &str, usage: bool| {
+        let choices: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                let content = if i == 0 { answer.to_owned() } else { "I am sorry, I cannot help with that.".to_owned() };
+                serde_json::json!({"index": i, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"})
+            })
+            .collect();
+        let mut reply =
+            serde_json::json!({"id": "x", "object": "chat.completion", "choices": choices});
+        if usage {
+            reply["usage"] = serde_json::json!({"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150});
         }
-        Behaviour::Status(code, message) => {
-            (*code, serde_json::json!({"error": {"message": message}}))
+        reply.to_string()
+    };
+    let error = |message: &str| serde_json::json!({"error": {"message": message}}).to_string();
+    let retry_now = "Retry-After: 0\r\n";
+    let (status, header, reply) = match behaviour {
+        Behaviour::Answer(text) => (200, "", answer(text, true)),
+        Behaviour::Status(code, message) => (*code, "", error(message)),
+        Behaviour::Faulty(text, faults) => {
+            let fault = faults.iter().find(|(s, _)| *s == seed).map(|(_, f)| *f);
+            let asked_before = log.iter().any(|l| l.seed == seed);
+            match fault {
+                None => (200, "", answer(text, true)),
+                Some(Fault::Status500) => (500, retry_now, error("internal server error")),
+                Some(Fault::Truncated) => {
+                    let whole = answer(text, true);
+                    (200, "", whole[..whole.len() / 2].to_owned())
+                }
+                Some(Fault::RateLimitedOnce) if !asked_before => {
+                    (429, retry_now, error("rate limit reached"))
+                }
+                Some(Fault::RateLimitedOnce) => (200, "", answer(text, false)),
+            }
         }
     };
-    let reply = reply.to_string();
     let mut stream = stream;
     write!(
         stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{header}Connection: close\r\n\r\n{reply}",
         reply.len()
     )?;
-    stream.flush()
+    stream.flush()?;
+    Ok(Logged { seed, status })
 }
 
 /// The task's method as the reference fix leaves it, in a fenced block: a perfect answer.
@@ -410,4 +467,161 @@ fn a_command_model_answers_through_its_standard_output() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["models"][0]["correct_tasks"], 1, "{stdout}");
+}
+
+/// The report of `--report-format json` without what names the run, and without the count of
+/// samples asked more than once (all that may differ between a run that had to retry and one that
+/// did not).
+fn comparable(json: &str) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    let row = value["models"][0].as_object_mut().unwrap();
+    row.remove("run_id");
+    row["completeness"]
+        .as_object_mut()
+        .unwrap()
+        .remove("retried");
+    value
+}
+
+#[test]
+fn errored_prompts_stay_out_of_the_scores_and_a_retry_asks_only_them() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    // Four runs of one prompt (seeds 0–3), two samples each: run 1's prompt meets HTTP 500 through
+    // every retry, run 2's answer is cut short, run 3's is rate-limited once and then lacks `usage`.
+    let faults = vec![
+        (1, Fault::Status500),
+        (2, Fault::Truncated),
+        (3, Fault::RateLimitedOnce),
+    ];
+    let provider = FakeProvider::start(Behaviour::Faulty(reference_answer(), faults));
+    write_config(dir.path(), provider.port);
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let (store_s, cache_s) = (store.to_str().unwrap(), cache.to_str().unwrap());
+    let runs = ["--runs", "4", "--run", "faulty"];
+
+    let first = avrlab(dir.path(), &eval_args(store_s, cache_s, &runs));
+    let (stdout, stderr) = text(&first);
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    // Six attempts at the 500, one at the cut answer, two at the rate-limited prompt.
+    let log = provider.take_log();
+    let statuses: Vec<(u64, u16)> = log.iter().map(|l| (l.seed, l.status)).collect();
+    let mut expected = vec![(0, 200)];
+    expected.extend([(1, 500); 6]);
+    expected.extend([(2, 200), (3, 200), (3, 429)]);
+    assert_eq!(statuses, expected);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let row = &report["models"][0];
+    // Only the two heard prompts count: four samples, one plausible each.
+    assert_eq!(row["samples"], 4, "{stdout}");
+    assert_eq!(row["pass_at_1"], 0.5, "{stdout}");
+    assert_eq!(
+        row["completeness"],
+        serde_json::json!({"registered": 8, "judged": 2, "model_failures": 2, "errored": 4,
+            "errored_by_cause": {"http-status": 2, "malformed-response": 2},
+            "awaiting_verdict": 0, "not_asked": 0, "retried": 0}),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("samples of run faulty: registered 8 · judged 2 · model failures 2 · errored 4 (http-status 2, malformed-response 2) · retried 0"),
+        "{stderr}"
+    );
+    // The Markdown report says so before anything else.
+    let markdown = avrlab(dir.path(), &["report", "faulty", "--store", store_s]);
+    let (markdown, _) = text(&markdown);
+    assert!(
+        markdown.starts_with("**Incomplete:** run `faulty` is incomplete: 4 errored sample(s)"),
+        "{markdown}"
+    );
+
+    // A second run that stops once more than one sample is errored: exit 4, resumable.
+    let limited = avrlab(
+        dir.path(),
+        &eval_args(
+            store_s,
+            cache_s,
+            &[
+                "--runs",
+                "4",
+                "--run",
+                "limited",
+                "--fl-offset",
+                "2",
+                "--max-errors",
+                "1",
+            ],
+        ),
+    );
+    let (_, stderr) = text(&limited);
+    assert_eq!(limited.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.lines().last().unwrap().contains(
+            "stopped run `limited`: 2 of the 4 samples asked so far were errored, more than --max-errors 1 allows"
+        ),
+        "{stderr}"
+    );
+    provider.take_log();
+
+    // The provider is healthy again: `--retry errored` asks runs 1 and 2 only, once each.
+    provider.set(Behaviour::Answer(reference_answer()));
+    let retried = avrlab(
+        dir.path(),
+        &eval_args(
+            store_s,
+            cache_s,
+            &[&runs[..], &["--resume", "--retry", "errored"]].concat(),
+        ),
+    );
+    let (retried_stdout, stderr) = text(&retried);
+    assert!(retried.status.success(), "{retried_stdout}\n{stderr}");
+    let seeds: Vec<(u64, u16)> = provider
+        .take_log()
+        .iter()
+        .map(|l| (l.seed, l.status))
+        .collect();
+    assert_eq!(seeds, [(1, 200), (2, 200)]);
+    let report: serde_json::Value = serde_json::from_str(&retried_stdout).unwrap();
+    assert_eq!(
+        report["models"][0]["completeness"]["retried"], 4,
+        "{retried_stdout}"
+    );
+    // Each errored attempt is kept beside the answer that replaced it.
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let kept: Vec<(String, u32, String)> = db
+        .prepare(
+            "SELECT id, attempt, error_cause FROM generation_attempts WHERE run_id = 'faulty' ORDER BY id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let causes: Vec<(u32, &str)> = kept.iter().map(|(_, a, c)| (*a, c.as_str())).collect();
+    assert_eq!(
+        causes,
+        [
+            (1, "http-status"),
+            (1, "http-status"),
+            (1, "malformed-response"),
+            (1, "malformed-response")
+        ],
+        "{kept:?}"
+    );
+
+    // The same eval against a provider that never failed, into a store and cache of its own.
+    let healthy = FakeProvider::start(Behaviour::Answer(reference_answer()));
+    let clean = tempfile::tempdir().unwrap();
+    write_config(clean.path(), healthy.port);
+    let (store2, cache2) = (clean.path().join("r.sqlite"), clean.path().join("cache"));
+    let never_failed = avrlab(
+        clean.path(),
+        &eval_args(store2.to_str().unwrap(), cache2.to_str().unwrap(), &runs),
+    );
+    let (never_failed_stdout, stderr) = text(&never_failed);
+    assert!(never_failed.status.success(), "{stderr}");
+    assert_eq!(
+        comparable(&retried_stdout),
+        comparable(&never_failed_stdout),
+        "the retried run's report is the never-failed run's"
+    );
 }

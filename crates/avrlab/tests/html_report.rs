@@ -34,6 +34,9 @@ fn generation(task: &str, model: &str, offset: i64, sample: u32, candidate: &str
         extraction: Extraction::Candidate,
         candidate_id: Some(candidate.into()),
         correct: Correctness::Unknown,
+        class: None,
+        error_cause: None,
+        attempt: 1,
     }
 }
 

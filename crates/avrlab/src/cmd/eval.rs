@@ -6,15 +6,15 @@ use std::process::ExitCode;
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
-use avrlab_run::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use avrlab_run::eval::{ErrorLimit, EvalError, EvalRequest, EvalSpec, Retry, execute_eval};
 use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
 
-use super::Failure;
 use super::options::{DifferentialArgs, ModelConfigArg, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
 use super::store_failure;
 use super::validate::{print_report, score_failure};
+use super::{Exit, Failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab eval`.
@@ -57,9 +57,38 @@ pub struct Args {
     pub target: RunArgs,
     #[command(flatten)]
     pub differential: DifferentialArgs,
+    /// With --resume --run RUN: ask again the samples stored as errored (the model was not
+    /// heard), keeping their earlier attempts in the store. (A run whose only gaps are errored
+    /// samples is finished, so it is named rather than found as the newest unfinished one.)
+    #[arg(long, value_enum, requires_all = ["resume", "run"])]
+    pub retry: Option<RetryArg>,
+    /// Stop, resumable (exit 4), once more samples are errored than N, or than P% of the
+    /// samples this eval is to ask.
+    #[arg(long, value_name = "N|P%", value_parser = parse_max_errors)]
+    pub max_errors: Option<ErrorLimit>,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
+}
+
+/// What `--retry` asks again.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum RetryArg {
+    /// The samples stored as errored.
+    Errored,
+}
+
+impl From<RetryArg> for Retry {
+    fn from(arg: RetryArg) -> Self {
+        match arg {
+            RetryArg::Errored => Retry::Errored,
+        }
+    }
+}
+
+/// `--max-errors N|P%`.
+fn parse_max_errors(text: &str) -> Result<ErrorLimit, String> {
+    ErrorLimit::parse(text).map_err(|e| e.to_string())
 }
 
 /// The response cache: the cache folder's `responses`.
@@ -132,10 +161,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         run_id: args.target.run.clone(),
         resume: args.target.resume(&store)?,
         shard: args.target.shard,
+        retry: args.retry.map(Retry::from),
+        max_errors: args.max_errors,
     };
     let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
         |e| match e {
             EvalError::Model { .. } => Failure::infrastructure(e),
+            EvalError::TooManyErrors { .. } => Failure {
+                code: Exit::ErrorLimit,
+                error: e.into(),
+            },
             EvalError::Engine(avrlab_run::engine::EngineError::Store(s)) => store_failure(s),
             EvalError::Engine(avrlab_run::engine::EngineError::Validate(_)) => {
                 Failure::infrastructure(e)
@@ -161,6 +196,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         ),
     );
     progress_message(&progress, &report.describe(&args.store.path));
+    for line in tables.completeness_lines() {
+        progress_message(&progress, &format!("samples of run {line}"));
+    }
+    for warning in tables.incomplete_warnings() {
+        progress_message(&progress, &warning);
+    }
     match super::unprepared_failure(&report) {
         Some(failure) => Err(failure),
         None => Ok(ExitCode::SUCCESS),

@@ -2,7 +2,8 @@
 //!
 //! Exit codes: 0 done (whatever the candidates' outcomes: they are data); 1 infrastructure failed
 //! (no JDK, Maven, sandbox, disk); 2 bad input (arguments, task files, predictions files, store);
-//! 3 the benchmark's reference check failed.
+//! 3 the benchmark's reference check failed; 4 an eval stopped at its `--max-errors` limit
+//! (resumable).
 
 mod ask;
 mod audit;
@@ -36,6 +37,9 @@ pub enum Exit {
     BadInput = 2,
     /// 3: the benchmark's reference check (or a curated task's check) failed.
     CheckFailed = 3,
+    /// 4: an eval stopped because more samples were errored than `--max-errors` allows; what it
+    /// asked is stored and the run resumes.
+    ErrorLimit = 4,
 }
 
 impl From<Exit> for ExitCode {
