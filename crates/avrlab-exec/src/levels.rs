@@ -472,8 +472,50 @@ pub fn raise_language_levels(
         let (raised, mut changes) = raise_levels_in(text, floor, level);
         let (raised, replaced) = replace_old_compilers_in(&raised);
         changes.extend(replaced);
+        let (raised, forks) = fork_from_command_line_in(&raised);
+        changes.extend(forks);
         (raised, changes)
     })
+}
+
+/// Leaves the compiler plug-in's `<fork>` to the command line (`-Dmaven.compiler.fork`) where a
+/// pom turns forking off, literally or through a property of its own (CXF's
+/// `${cxf.compiler.fork}`): the configuration outranks the command line, so javac could not be
+/// forked at `--release` (see `older_api`) and compiled against the substitute's own API. Without
+/// that property Maven reads `false`, as before; a pom that forks (`true`) is left alone.
+pub fn fork_from_command_line_in(text: &str) -> (String, Vec<String>) {
+    const COMPILER: &str = "<artifactId>maven-compiler-plugin</artifactId>";
+    const FROM_COMMAND_LINE: &str = "<fork>${maven.compiler.fork}</fork>";
+    let mut out = String::with_capacity(text.len());
+    let mut notes = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(COMPILER) {
+        let block_end = rest[at..].find("</plugin>").map_or(rest.len(), |e| at + e);
+        out.push_str(&rest[..at]);
+        let mut block = rest[at..block_end].to_owned();
+        let mut from = 0;
+        while let Some(open) = block[from..].find("<fork>").map(|o| from + o) {
+            let Some(close) = block[open..].find("</fork>").map(|c| open + c) else {
+                break;
+            };
+            let value = block[open + "<fork>".len()..close].trim().to_owned();
+            let off =
+                value == "false" || (value.starts_with("${") && value != "${maven.compiler.fork}");
+            if off {
+                block.replace_range(open..close + "</fork>".len(), FROM_COMMAND_LINE);
+                notes.push(format!(
+                    "maven-compiler-plugin <fork>{value}</fork> left to -Dmaven.compiler.fork (javac is forked to compile at the task's --release)"
+                ));
+                from = open + FROM_COMMAND_LINE.len();
+            } else {
+                from = close;
+            }
+        }
+        out.push_str(&block);
+        rest = &rest[block_end..];
+    }
+    out.push_str(rest);
+    (out, notes)
 }
 
 /// Where the first element at `path` (local names from the root, `["project", "build"]`) sits in
@@ -526,6 +568,28 @@ fn insert_in_pom(text: &str, path: &[&str], content: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compiler_fork_turned_off_is_left_to_the_command_line() {
+        let pom = "<plugin><artifactId>maven-compiler-plugin</artifactId><configuration>\
+                   <fork>${cxf.compiler.fork}</fork></configuration><executions><execution>\
+                   <configuration><fork>true</fork></configuration></execution></executions></plugin>\
+                   <plugin><artifactId>other</artifactId><fork>false</fork></plugin>\
+                   <plugin><artifactId>maven-compiler-plugin</artifactId><fork>false</fork></plugin>";
+        let (out, notes) = fork_from_command_line_in(pom);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert_eq!(
+            out.matches("<fork>${maven.compiler.fork}</fork>").count(),
+            2,
+            "{out}"
+        );
+        assert!(out.contains("<fork>true</fork>"), "{out}");
+        assert!(
+            out.contains("<artifactId>other</artifactId><fork>false</fork>"),
+            "{out}"
+        );
+        assert_eq!(fork_from_command_line_in(&out).1.len(), 0);
+    }
 
     #[test]
     fn byte_buddy_is_pinned_where_the_project_manages_or_declares_dependencies() {
