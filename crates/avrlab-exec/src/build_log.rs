@@ -175,6 +175,8 @@ fn is_test_result(line: &str) -> bool {
     ]
     .iter()
     .any(|p| line.starts_with(p))
+        || line.contains("<<< FAILURE!")
+        || line.contains("<<< ERROR!")
 }
 
 /// Whether Maven's "Failed to execute goal" line is about a test plug-in's goal.
@@ -403,6 +405,7 @@ mod tests {
             // Failing tests reported before another plug-in's goal failed: the goal is the cause.
             (
                 "[ERROR] Tests run: 709, Failures: 5, Errors: 0, Skipped: 0, Time elapsed: 15.32 s <<< FAILURE! -- in TestSuite\n\
+                 [ERROR] a.BTest.testC -- Time elapsed: 0.009 s <<< FAILURE!\n\
                  [ERROR] Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project p: Error starting apt compiler -> [Help 1]\n",
                 "Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project \
                  p: Error starting apt compiler",
