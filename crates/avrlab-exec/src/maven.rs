@@ -1601,6 +1601,46 @@ mod tests {
         assert_eq!(kept, "[INFO] Running a.BTest\n");
     }
 
+    /// A JDK 8 task on the substitute JDK gets JDK 8's JAF and JAXB API on every JVM's boot
+    /// class path, beside the argument file that opens the JDK's packages; a JDK 17 task neither.
+    #[test]
+    fn a_jdk_8_task_gets_the_removed_apis_on_the_boot_class_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let maven = |jdk: u32| {
+            let build = BuildSpec {
+                system: avrlab_bench::BuildSystem::Maven,
+                jdk,
+                module: ".".into(),
+                extra_args: vec![],
+                targets: None,
+                older_api: None,
+            };
+            let settings = MavenSettings {
+                mvn: "mvn".into(),
+                repository: dir.path().join("repository"),
+                sandbox: SandboxKind::None,
+                limits: Limits::default(),
+            };
+            Maven::for_build(settings, &build).unwrap()
+        };
+        let env = maven(8).java_launcher_env();
+        assert_eq!(env.len(), 1, "{env:?}");
+        let access = dir.path().join("jdk-access");
+        let options = &env[0].1;
+        assert!(
+            options.starts_with(&format!("@{}/", access.display())),
+            "{options}"
+        );
+        assert!(
+            options.ends_with(&format!(
+                " -Xbootclasspath/a:{0}/removed-apis/javax.activation-1.2.0.jar:{0}/removed-apis/jaxb-api-2.3.1.jar",
+                access.display()
+            )),
+            "{options}"
+        );
+        assert!(maven(17).java_launcher_env().is_empty());
+    }
+
     /// A warm-up through the reactor names the tested module's test classes only: not a
     /// nested module's, not build output, not helpers the default includes leave out.
     #[test]
@@ -1791,6 +1831,26 @@ mod tests {
                 Mount::Tmpfs(root.join("lib/target/test-classes")),
                 Mount::Tmpfs(root.join("tool/target")),
             ]
+        );
+
+        // Taken as a test-jar, lib's test classes stay on app's class path, each one excluded
+        // from the run instead (inner classes go with their class).
+        write(
+            "app/pom.xml",
+            "<project><parent><groupId>g</groupId></parent><artifactId>app</artifactId>\
+             <dependencies><dependency><groupId>g</groupId><artifactId>lib</artifactId>\
+             <type>test-jar</type></dependency></dependencies></project>",
+        );
+        write("lib/target/test-classes/a/LibTest.class", "");
+        write("lib/target/test-classes/a/LibTest$Inner.class", "");
+        let reactor = app.reactor(root).expect("app depends on lib");
+        assert_eq!(
+            hidden_sibling_tests(root, &reactor),
+            [Mount::Tmpfs(root.join("tool/target"))]
+        );
+        assert_eq!(
+            compiled_test_classes(&root.join("lib/target/test-classes")),
+            ["a/LibTest.class"]
         );
 
         let lib = maven("lib");
