@@ -338,9 +338,10 @@ pub(crate) fn baseline_path(
     Ok(root.join(format!("{}-{key}.txt", task.id)))
 }
 
-/// Reads a stored baseline, if there is a readable one.
+/// Reads a stored baseline, if there is a readable one in which tests ran (one that judged no
+/// test is never kept now; earlier versions kept them, and they would hide every later run).
 pub(crate) fn load(path: &Path) -> Option<Baseline> {
-    Baseline::from_text(&std::fs::read_to_string(path).ok()?)
+    Baseline::from_text(&std::fs::read_to_string(path).ok()?).filter(|b| b.ran > 0)
 }
 
 pub(crate) fn store(path: &Path, baseline: &Baseline) -> std::io::Result<()> {
@@ -882,7 +883,10 @@ mod tests {
         // A baseline that judged no test knows nothing of skips, and keeps knowing nothing.
         let untaken = not_compiled(None);
         assert_eq!(untaken.skipped, None);
-        assert_eq!(Baseline::from_text(&untaken.to_text()), Some(untaken));
+        assert_eq!(
+            Baseline::from_text(&untaken.to_text()),
+            Some(untaken.clone())
+        );
         // A baseline that saw no skip says so (an empty list, not nothing known).
         let none_skipped = judge(&[ok("a.T", "ok")], &[ok("a.T", "ok")], &[]);
         assert_eq!(none_skipped.skipped, Some(Vec::new()));
@@ -890,6 +894,13 @@ mod tests {
             Baseline::from_text(&none_skipped.to_text()),
             Some(none_skipped)
         );
+        // Kept on disk, a baseline that judged no test is taken again; one that did is read back.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.txt");
+        store(&path, &untaken).unwrap();
+        assert_eq!(load(&path), None);
+        store(&path, &baseline).unwrap();
+        assert_eq!(load(&path), Some(baseline));
         // A format-2 file (no record of skips) is taken again, never read as "none skipped".
         assert_eq!(
             Baseline::from_text("avrlab-baseline 2\nran 1\ncounted 1\n"),

@@ -591,7 +591,11 @@ impl MavenOracle {
             let _ = remove_tree(&root, self.config.maven.sandbox);
         }
         let taken = taken?;
-        baseline::store(&path, &taken).map_err(Self::workspace_err(&path))?;
+        // A baseline in which no test ran knows nothing of the suite (a build avrlab could not
+        // run yet, a killed run): it serves this run but is not kept, so a later one takes it anew.
+        if taken.ran > 0 {
+            baseline::store(&path, &taken).map_err(Self::workspace_err(&path))?;
+        }
         Ok(taken)
     }
 
