@@ -148,7 +148,9 @@ pub(crate) fn maven_failure(log: &str) -> String {
             // past failing tests) are not its cause: the goal line alone is.
             None => match details[..goal]
                 .iter()
-                .find(|l| !is_test_result(l) || is_test_goal(&details[goal]))
+                .zip(test_results(&details[..goal]))
+                .find(|(_, result)| !result || is_test_goal(&details[goal]))
+                .map(|(l, _)| l)
             {
                 Some(first) => format!("{first} ({})", details[goal]),
                 None => details[goal].clone(),
@@ -164,6 +166,9 @@ pub(crate) fn maven_failure(log: &str) -> String {
     capped(&summary)
 }
 
+/// The headings of the lists of failed tests in Surefire's results.
+const LIST_HEADINGS: [&str; 4] = ["Failures:", "Errors:", "Tests in error:", "Failed tests:"];
+
 /// A line of Surefire's report of failed tests (`Tests run: 9, Failures: 1 …`, `Failures:`).
 fn is_test_result(line: &str) -> bool {
     [
@@ -177,6 +182,24 @@ fn is_test_result(line: &str) -> bool {
     .any(|p| line.starts_with(p))
         || line.contains("<<< FAILURE!")
         || line.contains("<<< ERROR!")
+}
+
+/// Which of Maven's error messages belong to Surefire's report of failed tests: the result
+/// lines themselves, and the entries listed under its `Failures:`/`Errors:` headings up to the
+/// `Tests run:` total that ends the list (`ATest.m:26->Base.b:41 » Configuration …`).
+fn test_results(details: &[String]) -> Vec<bool> {
+    let mut in_list = false;
+    details
+        .iter()
+        .map(|line| {
+            if line.starts_with("Tests run:") {
+                in_list = false;
+            } else if LIST_HEADINGS.contains(&line.trim_end()) {
+                in_list = true;
+            }
+            is_test_result(line) || in_list
+        })
+        .collect()
 }
 
 /// Whether Maven's "Failed to execute goal" line is about a test plug-in's goal.
@@ -333,7 +356,7 @@ mod tests {
     /// Each case: a build's output in the shape the tool prints it, and the summary expected.
     #[test]
     fn maven_failures_name_their_cause() {
-        let cases: [(&str, &str); 9] = [
+        let cases: [(&str, &str); 10] = [
             // A parent pom that only the project's own build would install.
             (
                 "[INFO] Scanning for projects...\n\
@@ -406,6 +429,16 @@ mod tests {
             (
                 "[ERROR] Tests run: 709, Failures: 5, Errors: 0, Skipped: 0, Time elapsed: 15.32 s <<< FAILURE! -- in TestSuite\n\
                  [ERROR] a.BTest.testC -- Time elapsed: 0.009 s <<< FAILURE!\n\
+                 [ERROR] Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project p: Error starting apt compiler -> [Help 1]\n",
+                "Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project \
+                 p: Error starting apt compiler",
+            ),
+            // The same, with Surefire's list of failures in its results before the goal line.
+            (
+                "[ERROR] Failures: \n\
+                 [ERROR]   ATest.testB:26->Base.build:41 » Configuration Error loading a.xml\n\
+                 [ERROR]   CTest.testD:371 expected:<1> but was:<2>\n\
+                 [ERROR] Tests run: 709, Failures: 2, Errors: 0, Skipped: 0\n\
                  [ERROR] Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project p: Error starting apt compiler -> [Help 1]\n",
                 "Failed to execute goal org.x:maven-apt-plugin:1.0.15:execute (default) on project \
                  p: Error starting apt compiler",
