@@ -41,6 +41,12 @@ impl RepairDecision {
         }
     }
 
+    /// Whether a test ran in either baseline: a decision taken where none did (a build avrlab
+    /// could not run yet) compared nothing, and is neither kept nor read back.
+    pub fn informed(&self) -> bool {
+        self.with.1 > 0 || self.without.is_some_and(|(_, ran)| ran > 0)
+    }
+
     /// One line for notes and `bench check`.
     pub fn describe(&self) -> String {
         let without = match self.without {
@@ -101,10 +107,13 @@ pub(crate) fn decision_path(root: &Path, task: &str, key: &str, name: &str) -> P
 
 /// The decision recorded earlier, if a readable one is there.
 pub(crate) fn load_decision(path: &Path) -> Option<RepairDecision> {
-    RepairDecision::from_line(&std::fs::read_to_string(path).ok()?)
+    RepairDecision::from_line(&std::fs::read_to_string(path).ok()?).filter(RepairDecision::informed)
 }
 
 pub(crate) fn store_decision(path: &Path, decision: &RepairDecision) -> std::io::Result<()> {
+    if !decision.informed() {
+        return Ok(());
+    }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -195,6 +204,13 @@ mod tests {
             store_decision(&path, &decision).unwrap();
             assert_eq!(load_decision(&path), Some(decision));
         }
+        // Where no test ran on either side, nothing was compared: not kept, not read back.
+        let blind = RepairDecision::decide("bundle-plugin", &baseline(0, 0), Some(&baseline(0, 0)));
+        let path = decision_path(dir.path(), "t", "k", &blind.name);
+        store_decision(&path, &blind).unwrap();
+        assert!(!path.exists());
+        std::fs::write(&path, "bundle-plugin\tdeclined\t0/0\t0/0").unwrap();
+        assert_eq!(load_decision(&path), None);
         let broken = dir.path().join("broken.txt");
         std::fs::write(&broken, "byte-buddy\tmaybe\t1/2\tnone").unwrap();
         assert_eq!(load_decision(&broken), None);
