@@ -1174,6 +1174,27 @@ impl Maven {
             std::io::Write::write_all(&mut out, text.as_bytes()).map_err(|e| io(&file, e))?;
             excludes_file = Some(file);
         }
+        // Through the reactor, the phases up to `compile` run their plug-ins in every module built,
+        // and some write into `target/` whatever the skip flags say (maven-resources-plugin before
+        // 2.7 has no `skip`: PDFBox's 2.6 copies `version.properties` again). Each such module's
+        // build output is a writable copy for this run only, so they can, as in a Maven run.
+        let beside = reports.parent().unwrap_or(Path::new("/tmp"));
+        let copies = reactor
+            .as_ref()
+            .map(|_| {
+                tempfile::Builder::new()
+                    .prefix("reactor-output")
+                    .tempdir_in(beside)
+                    .map_err(|e| io(beside, e))
+            })
+            .transpose()?;
+        let writable = match (&reactor, &copies) {
+            (Some(reactor), Some(copies)) => {
+                writable_build_output(workspace, reactor, copies.path())
+                    .map_err(|e| io(copies.path(), e))?
+            }
+            _ => Vec::new(),
+        };
         let mut view = vec![
             self.repository_mount(false),
             Mount::ReadOnly(workspace.to_owned()),
@@ -1189,6 +1210,12 @@ impl Maven {
         {
             let name = entry.file_name();
             if matches!(name.to_str(), Some("surefire-reports" | "surefire")) {
+                continue;
+            }
+            let copied = writable
+                .iter()
+                .any(|m| matches!(m, Mount::BindAt { target, .. } if *target == entry.path()));
+            if copied {
                 continue;
             }
             let is_plain = std::fs::symlink_metadata(entry.path())
@@ -1224,6 +1251,7 @@ impl Maven {
                 .map(str::to_owned),
             );
             view.extend(hidden_sibling_tests(workspace, reactor));
+            view.extend(writable);
         }
         args.extend(
             [
@@ -1242,7 +1270,6 @@ impl Maven {
         // same project, `target/` and Surefire scratch folder, and neither the reports nor Maven.
         let relay = match self.settings.sandbox {
             SandboxKind::Bubblewrap => {
-                let beside = reports.parent().unwrap_or(Path::new("/tmp"));
                 let template = self.test_jvm_template(workspace, view);
                 let relay = ForkRelay::start(template, self.test_java_home(), beside, &scratch)
                     .map_err(|e| io(beside, e))?;
@@ -1431,6 +1458,63 @@ fn hidden_sibling_tests(workspace: &Path, reactor: &Reactor) -> Vec<Mount> {
         }
     }
     hidden
+}
+
+/// Writable copies, in `copies`, of the build output of every module a test run through the
+/// reactor builds (the tested module and its siblings): each folder of its `target/` but the test
+/// classes and Surefire's own, as mounts over the originals. Only plain folders and files are
+/// copied, never a link or anything else a build may have left there.
+fn writable_build_output(
+    workspace: &Path,
+    reactor: &Reactor,
+    copies: &Path,
+) -> std::io::Result<Vec<Mount>> {
+    let mut mounts = Vec::new();
+    for module in std::iter::once(&reactor.module).chain(&reactor.siblings) {
+        let target = workspace.join(module).join("target");
+        if !std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        for entry in std::fs::read_dir(&target)?.flatten() {
+            let keep_read_only = matches!(
+                entry.file_name().to_str(),
+                Some("test-classes" | "surefire-reports" | "surefire") | None
+            );
+            if keep_read_only || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let copy = copies.join(mounts.len().to_string());
+            copy_plain_tree(&entry.path(), &copy)?;
+            mounts.push(Mount::BindAt {
+                source: copy,
+                target: entry.path(),
+            });
+        }
+    }
+    Ok(mounts)
+}
+
+/// Copies the plain folders and files under `from` to `to`, leaving out links and special files.
+fn copy_plain_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let relative = entry
+            .path()
+            .strip_prefix(from)
+            .expect("walkdir yields paths under its root");
+        let dest = to.join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest)?;
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &dest)?;
+            // Writable, as the build left it for itself, even when the source was sealed.
+            let mut permissions = std::fs::metadata(&dest)?.permissions();
+            permissions.set_mode(permissions.mode() | 0o200);
+            std::fs::set_permissions(&dest, permissions)?;
+        }
+    }
+    Ok(())
 }
 
 /// An error and its causes on one line, for evidence stored with a verdict.
@@ -1757,6 +1841,64 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    /// Through the reactor, the tested module's and its siblings' build output is copied for the
+    /// run (plain folders and files only) and mounted writable over the original; test classes,
+    /// other modules and anything that is not a plain folder stay as they are.
+    #[test]
+    fn the_reactor_modules_build_output_is_a_writable_copy() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let write = |path: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "x").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        };
+        write("app/target/classes/a/App.class");
+        write("app/target/test-classes/a/AppTest.class");
+        write("app/target/avrlab-excluded-tests.txt");
+        write("lib/target/classes/version.properties");
+        write("lib/target/generated-sources/a/Gen.java");
+        write("tool/target/classes/t/Tool.class");
+        std::os::unix::fs::symlink("/etc", root.join("lib/target/classes/etc")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("lib/target/linked")).unwrap();
+        let reactor = Reactor {
+            module: "app".into(),
+            siblings: vec!["lib".into()],
+            others: vec!["lib".into(), "tool".into()],
+            test_jar_siblings: vec![],
+        };
+        let copies = dir.path().join("copies");
+        let mut mounts = writable_build_output(&root, &reactor, &copies).unwrap();
+        let mut targets: Vec<PathBuf> = mounts
+            .iter()
+            .map(|m| match m {
+                Mount::BindAt { target, .. } => target.clone(),
+                other => panic!("not a writable bind: {other:?}"),
+            })
+            .collect();
+        targets.sort();
+        assert_eq!(
+            targets,
+            [
+                root.join("app/target/classes"),
+                root.join("lib/target/classes"),
+                root.join("lib/target/generated-sources"),
+            ]
+        );
+        mounts.retain(
+            |m| matches!(m, Mount::BindAt { target, .. } if target.ends_with("lib/target/classes")),
+        );
+        let Mount::BindAt { source, .. } = &mounts[0] else {
+            unreachable!()
+        };
+        let copied = source.join("version.properties");
+        assert_eq!(std::fs::read_to_string(&copied).unwrap(), "x");
+        std::fs::write(&copied, "rewritten").unwrap();
+        assert!(!source.join("etc").exists(), "a link is never copied");
     }
 
     /// A module that needs a sibling runs from the project root with `-pl <module> -am`; one that
