@@ -74,15 +74,93 @@ pub const REMOVED_PLATFORM_APIS: [(&str, &str, &str); 2] = [
 /// Where the jars of [`REMOVED_PLATFORM_APIS`] are kept for a substitution whose argument file
 /// is `access_file`: beside it (a folder every sandbox of the task sees at its host path), so that
 /// every JVM of the task can append them to its boot class path, where JDK 8 had them.
+/// The last one is JDK 8's JAXB implementation (see [`JAXB_IMPLEMENTATION`]).
 pub(crate) fn removed_api_jars(access_file: &Path) -> Vec<PathBuf> {
     let dir = access_file
         .parent()
         .unwrap_or(access_file)
         .join("removed-apis");
+    let (_, _, version) = JAXB_IMPLEMENTATION;
     REMOVED_PLATFORM_APIS
         .iter()
         .map(|(_, artifact, version)| dir.join(format!("{artifact}-{version}.jar")))
+        .chain([dir.join(format!("jaxb-internal-{version}.jar"))])
         .collect()
+}
+
+/// JDK 8 also carried a JAXB implementation, under internal package names
+/// (`com.sun.xml.internal.bind`), which the JAXB API falls back to when the class path offers
+/// none; a project that brings its own (found through `META-INF/services`) uses that instead.
+/// The same on a newer JDK: this reference implementation, its packages renamed as JDK 8 named
+/// them and its service entries left out, on the boot class path beside the API. (2.3.9 defines
+/// its accessor classes in a way JDK 11 and newer still allow; 2.3.3 does not.)
+pub const JAXB_IMPLEMENTATION: (&str, &str, &str) = ("com.sun.xml.bind", "jaxb-impl", "2.3.9");
+
+/// The package renames from the reference implementation's names to JDK 8's.
+const JAXB_INTERNAL_PACKAGES: [(&str, &str); 6] = [
+    ("com.sun.xml.bind", "com.sun.xml.internal.bind"),
+    ("com.sun.istack", "com.sun.istack.internal"),
+    ("com.sun.xml.txw2", "com.sun.xml.internal.txw2"),
+    ("org.jvnet.staxex", "com.sun.xml.internal.org.jvnet.staxex"),
+    (
+        "com.sun.xml.fastinfoset",
+        "com.sun.xml.internal.fastinfoset",
+    ),
+    (
+        "org.jvnet.fastinfoset",
+        "com.sun.xml.internal.org.jvnet.fastinfoset",
+    ),
+];
+
+/// A pom whose `package` phase writes `target/jaxb-internal.jar`: [`JAXB_IMPLEMENTATION`] with
+/// its packages renamed (maven-shade-plugin) and without its service entries and Maven metadata.
+pub(crate) fn jaxb_internal_pom() -> String {
+    let (group, artifact, version) = JAXB_IMPLEMENTATION;
+    let relocations: String = JAXB_INTERNAL_PACKAGES
+        .iter()
+        .map(|(from, to)| {
+            format!(
+                "<relocation><pattern>{from}</pattern><shadedPattern>{to}</shadedPattern></relocation>"
+            )
+        })
+        .collect();
+    format!(
+        r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>avrlab</groupId>
+  <artifactId>jaxb-internal</artifactId>
+  <version>{version}</version>
+  <dependencies>
+    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version></dependency>
+  </dependencies>
+  <build>
+    <finalName>jaxb-internal</finalName>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-shade-plugin</artifactId>
+        <version>3.2.4</version>
+        <executions>
+          <execution>
+            <phase>package</phase>
+            <goals><goal>shade</goal></goals>
+            <configuration>
+              <artifactSet><includes><include>{group}:{artifact}</include></includes></artifactSet>
+              <filters><filter><artifact>*:*</artifact><excludes>
+                <exclude>META-INF/services/**</exclude><exclude>META-INF/maven/**</exclude>
+                <exclude>META-INF/versions/**</exclude><exclude>module-info.class</exclude>
+              </excludes></filter></filters>
+              <relocations>{relocations}</relocations>
+              <createDependencyReducedPom>false</createDependencyReducedPom>
+            </configuration>
+          </execution>
+        </executions>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+"#
+    )
 }
 
 /// The path of a [`REMOVED_PLATFORM_APIS`] jar in a Maven repository.

@@ -467,7 +467,7 @@ impl Maven {
             }
             let access = match (&legacy_access, removed_apis.is_empty()) {
                 (Some(_), true) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them (JDK_JAVA_OPTIONS)",
-                (Some(_), false) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them, and JDK 8's JAF and JAXB API (removed in JDK 11) on its boot class path (JDK_JAVA_OPTIONS)",
+                (Some(_), false) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them, and JDK 8's JAF and JAXB, API and implementation (removed in JDK 11), on its boot class path (JDK_JAVA_OPTIONS)",
                 (None, _) => "",
             };
             format!(
@@ -558,14 +558,21 @@ impl Maven {
             .iter()
             .map(|file| {
                 let mut options = format!("@{}", file.display());
-                if let Ok(jars) = std::env::join_paths(&self.removed_apis)
-                    && !self.removed_apis.is_empty()
-                {
-                    options.push_str(&format!(" -Xbootclasspath/a:{}", jars.to_string_lossy()));
+                if let Some(boot) = self.removed_apis_option() {
+                    options.push(' ');
+                    options.push_str(&boot);
                 }
                 ("JDK_JAVA_OPTIONS".to_owned(), options)
             })
             .collect()
+    }
+
+    /// The option that appends [`crate::access::REMOVED_PLATFORM_APIS`] (and JDK 8's JAXB
+    /// implementation) to a JVM's boot class path, when this task's JVMs take them.
+    fn removed_apis_option(&self) -> Option<String> {
+        let jars = std::env::join_paths(&self.removed_apis).ok()?;
+        (!self.removed_apis.is_empty())
+            .then(|| format!("-Xbootclasspath/a:{}", jars.to_string_lossy()))
     }
 
     /// Fetches the jars of [`crate::access::REMOVED_PLATFORM_APIS`] this task's JVMs take, when
@@ -591,6 +598,7 @@ impl Maven {
         for (coordinates, jar) in crate::access::REMOVED_PLATFORM_APIS
             .iter()
             .zip(&self.removed_apis)
+            .filter(|(_, jar)| !jar.is_file())
         {
             let (group, artifact, version) = *coordinates;
             let args = vec![
@@ -618,6 +626,33 @@ impl Maven {
             std::fs::copy(&fetched, &partial).map_err(|e| io(&partial, e))?;
             std::fs::rename(&partial, jar).map_err(|e| io(jar, e))?;
         }
+        let Some(jar) = self.removed_apis.last().filter(|jar| !jar.is_file()) else {
+            return Ok(());
+        };
+        // JDK 8's JAXB implementation is made, once, from the reference implementation.
+        let project = dir.join("jaxb-internal");
+        std::fs::create_dir_all(&project).map_err(|e| io(&project, e))?;
+        let pom = project.join("pom.xml");
+        std::fs::write(&pom, crate::access::jaxb_internal_pom()).map_err(|e| io(&pom, e))?;
+        let args = vec!["package".to_owned()];
+        let mut spec = self.spec(&project, args, policy, self.settings.limits);
+        spec.cwd = project.clone();
+        let result = run(&spec)?;
+        let made = project.join("target/jaxb-internal.jar");
+        if !result.exit.success() || !made.is_file() {
+            let (group, artifact, version) = crate::access::JAXB_IMPLEMENTATION;
+            return Err(BuildError::WarmUp {
+                project: dir.to_owned(),
+                tail: format!(
+                    "cannot make JDK 8's JAXB implementation from {group}:{artifact}:{version}: {}",
+                    last_error_line(&result)
+                ),
+                log: None,
+            });
+        }
+        let partial = jar.with_extension(format!("partial-{}", std::process::id()));
+        std::fs::copy(&made, &partial).map_err(|e| io(&partial, e))?;
+        std::fs::rename(&partial, jar).map_err(|e| io(jar, e))?;
         Ok(())
     }
 
@@ -803,8 +838,13 @@ impl Maven {
             // Up to JDK 15 the class path reaches the JDK's internals as on JDK 8 by default
             // (`--illegal-access=permit`); the build JDK's list of packages would name modules
             // and packages this runtime does not have.
+            // From JDK 11 on it lacks JAXB and JAF as the build JDK does.
             Some(runtime) if runtime.major < 16 => {
-                forced_env.push(("JDK_JAVA_OPTIONS".to_owned(), String::new()));
+                let boot = self
+                    .removed_apis_option()
+                    .filter(|_| runtime.major >= 11)
+                    .unwrap_or_default();
+                forced_env.push(("JDK_JAVA_OPTIONS".to_owned(), boot));
             }
             _ => forced_env.extend(self.java_launcher_env()),
         }
@@ -1685,8 +1725,8 @@ mod tests {
         assert_eq!(kept, "[INFO] Running a.BTest\n");
     }
 
-    /// A JDK 8 task on the substitute JDK gets JDK 8's JAF and JAXB API on every JVM's boot
-    /// class path, beside the argument file that opens the JDK's packages; a JDK 17 task neither.
+    /// A JDK 8 task on the substitute JDK gets JDK 8's JAF, JAXB API and JAXB implementation on
+    /// every JVM's boot class path, beside the argument file that opens the JDK's packages; a JDK 17 task neither.
     #[test]
     fn a_jdk_8_task_gets_the_removed_apis_on_the_boot_class_path() {
         let dir = tempfile::tempdir().unwrap();
@@ -1717,7 +1757,7 @@ mod tests {
         );
         assert!(
             options.ends_with(&format!(
-                " -Xbootclasspath/a:{0}/removed-apis/javax.activation-1.2.0.jar:{0}/removed-apis/jaxb-api-2.3.1.jar",
+                " -Xbootclasspath/a:{0}/removed-apis/javax.activation-1.2.0.jar:{0}/removed-apis/jaxb-api-2.3.1.jar:{0}/removed-apis/jaxb-internal-2.3.9.jar",
                 access.display()
             )),
             "{options}"

