@@ -64,44 +64,62 @@ pub(crate) fn legacy_access_path(jdk: &Jdk, repository: &Path) -> PathBuf {
 
 /// The Java EE APIs that JDK 8 carried and JDK 11 removed (JEP 320), which old builds and their
 /// tests use without declaring them: JAF (`javax.activation`, with its implementation; XJC
-/// plug-ins such as cxf-xjc-plugin and maven-jaxb2-plugin fail without it) and the JAXB API
-/// (TomEE's tests). Maven Central coordinates.
-pub const REMOVED_PLATFORM_APIS: [(&str, &str, &str); 2] = [
+/// plug-ins such as cxf-xjc-plugin and maven-jaxb2-plugin fail without it), the JAXB API
+/// (TomEE's tests), and the APIs of JAX-WS, SAAJ, Web Services Metadata and Common Annotations
+/// (CXF's tests). Maven Central coordinates.
+pub const REMOVED_PLATFORM_APIS: [(&str, &str, &str); 6] = [
     ("com.sun.activation", "javax.activation", "1.2.0"),
     ("javax.xml.bind", "jaxb-api", "2.3.1"),
+    ("javax.xml.ws", "jaxws-api", "2.3.1"),
+    ("javax.xml.soap", "javax.xml.soap-api", "1.4.0"),
+    ("javax.jws", "javax.jws-api", "1.1"),
+    ("javax.annotation", "javax.annotation-api", "1.3.2"),
 ];
 
 /// Where the jars of [`REMOVED_PLATFORM_APIS`] are kept for a substitution whose argument file
 /// is `access_file`: beside it (a folder every sandbox of the task sees at its host path), so that
 /// every JVM of the task can append them to its boot class path, where JDK 8 had them.
-/// The last one is JDK 8's JAXB implementation (see [`JAXB_IMPLEMENTATION`]).
+/// The last one holds JDK 8's implementations (see [`REMOVED_IMPLEMENTATIONS`]).
 pub(crate) fn removed_api_jars(access_file: &Path) -> Vec<PathBuf> {
     let dir = access_file
         .parent()
         .unwrap_or(access_file)
         .join("removed-apis");
-    let (_, _, version) = JAXB_IMPLEMENTATION;
     REMOVED_PLATFORM_APIS
         .iter()
         .map(|(_, artifact, version)| dir.join(format!("{artifact}-{version}.jar")))
-        .chain([dir.join(format!("jaxb-internal-{version}.jar"))])
+        .chain([dir.join(implementations_jar_name())])
         .collect()
 }
 
-/// JDK 8 also carried a JAXB implementation, under internal package names
-/// (`com.sun.xml.internal.bind`), which the JAXB API falls back to when the class path offers
-/// none; a project that brings its own (found through `META-INF/services`) uses that instead.
-/// The same on a newer JDK: this reference implementation, its packages renamed as JDK 8 named
-/// them and its service entries left out, on the boot class path beside the API. (2.3.9 defines
-/// its accessor classes in a way JDK 11 and newer still allow; 2.3.3 does not.)
-pub const JAXB_IMPLEMENTATION: (&str, &str, &str) = ("com.sun.xml.bind", "jaxb-impl", "2.3.9");
+/// JDK 8 also carried implementations of JAXB and SAAJ, under internal package names
+/// (`com.sun.xml.internal.bind`, `com.sun.xml.internal.messaging.saaj`), which the APIs fall
+/// back to when the class path offers none; a project that brings its own (found through
+/// `META-INF/services`) uses that instead. The same on a newer JDK: these reference
+/// implementations, their packages renamed as JDK 8 named them and their service entries left
+/// out, in one jar on the boot class path beside the APIs. (JAXB 2.3.9 defines its accessor
+/// classes in a way JDK 11 and newer still allow; 2.3.3 does not.) JAX-WS has no implementation
+/// here: the projects that use it bring theirs (CXF is one).
+pub const REMOVED_IMPLEMENTATIONS: [(&str, &str, &str); 3] = [
+    ("com.sun.xml.bind", "jaxb-impl", "2.3.9"),
+    ("com.sun.xml.messaging.saaj", "saaj-impl", "1.5.3"),
+    ("org.jvnet.mimepull", "mimepull", "1.9.15"),
+];
 
-/// The package renames from the reference implementation's names to JDK 8's.
-const JAXB_INTERNAL_PACKAGES: [(&str, &str); 6] = [
+/// The package renames from the reference implementations' names to JDK 8's.
+const INTERNAL_PACKAGES: [(&str, &str); 8] = [
     ("com.sun.xml.bind", "com.sun.xml.internal.bind"),
+    (
+        "com.sun.xml.messaging.saaj",
+        "com.sun.xml.internal.messaging.saaj",
+    ),
     ("com.sun.istack", "com.sun.istack.internal"),
     ("com.sun.xml.txw2", "com.sun.xml.internal.txw2"),
     ("org.jvnet.staxex", "com.sun.xml.internal.org.jvnet.staxex"),
+    (
+        "org.jvnet.mimepull",
+        "com.sun.xml.internal.org.jvnet.mimepull",
+    ),
     (
         "com.sun.xml.fastinfoset",
         "com.sun.xml.internal.fastinfoset",
@@ -112,11 +130,30 @@ const JAXB_INTERNAL_PACKAGES: [(&str, &str); 6] = [
     ),
 ];
 
-/// A pom whose `package` phase writes `target/jaxb-internal.jar`: [`JAXB_IMPLEMENTATION`] with
-/// its packages renamed (maven-shade-plugin) and without its service entries and Maven metadata.
-pub(crate) fn jaxb_internal_pom() -> String {
-    let (group, artifact, version) = JAXB_IMPLEMENTATION;
-    let relocations: String = JAXB_INTERNAL_PACKAGES
+/// The implementations jar's file name, which changes with what goes into it.
+pub(crate) fn implementations_jar_name() -> String {
+    let digest = Sha256::digest(implementations_pom().as_bytes());
+    format!("jdk8-implementations-{}.jar", hex::encode(&digest[..6]))
+}
+
+/// A pom whose `package` phase writes `target/jdk8-implementations.jar`: the
+/// [`REMOVED_IMPLEMENTATIONS`] (and what they bundle or need: stax-ex) with their packages
+/// renamed (maven-shade-plugin), without their service entries and Maven metadata.
+pub(crate) fn implementations_pom() -> String {
+    let dependencies: String = REMOVED_IMPLEMENTATIONS
+        .iter()
+        .map(|(group, artifact, version)| {
+            format!(
+                "<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version></dependency>"
+            )
+        })
+        .collect();
+    let includes: String = REMOVED_IMPLEMENTATIONS
+        .iter()
+        .map(|(group, artifact, _)| format!("<include>{group}:{artifact}</include>"))
+        .chain(["<include>org.jvnet.staxex:stax-ex</include>".to_owned()])
+        .collect();
+    let relocations: String = INTERNAL_PACKAGES
         .iter()
         .map(|(from, to)| {
             format!(
@@ -128,13 +165,11 @@ pub(crate) fn jaxb_internal_pom() -> String {
         r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>avrlab</groupId>
-  <artifactId>jaxb-internal</artifactId>
-  <version>{version}</version>
-  <dependencies>
-    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version></dependency>
-  </dependencies>
+  <artifactId>jdk8-implementations</artifactId>
+  <version>1</version>
+  <dependencies>{dependencies}</dependencies>
   <build>
-    <finalName>jaxb-internal</finalName>
+    <finalName>jdk8-implementations</finalName>
     <plugins>
       <plugin>
         <groupId>org.apache.maven.plugins</groupId>
@@ -145,7 +180,7 @@ pub(crate) fn jaxb_internal_pom() -> String {
             <phase>package</phase>
             <goals><goal>shade</goal></goals>
             <configuration>
-              <artifactSet><includes><include>{group}:{artifact}</include></includes></artifactSet>
+              <artifactSet><includes>{includes}</includes></artifactSet>
               <filters><filter><artifact>*:*</artifact><excludes>
                 <exclude>META-INF/services/**</exclude><exclude>META-INF/maven/**</exclude>
                 <exclude>META-INF/versions/**</exclude><exclude>module-info.class</exclude>

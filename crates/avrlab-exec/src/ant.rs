@@ -233,6 +233,14 @@ impl BuildTool for Ant {
     }
 
     /// Ant resolves nothing of the project's: the warm-up is JUnit's, whatever the build files.
+    fn platform_missing(&self) -> bool {
+        self.junit_maven.platform_missing()
+    }
+
+    fn complete_platform(&self, scratch: &Path) -> Result<(), BuildError> {
+        self.junit_maven.complete_platform(scratch)
+    }
+
     fn warmed(&self, _project: &Path) -> Result<Option<WarmUp>, BuildError> {
         let junit = self.junit_project()?;
         self.junit_maven.warmed(&junit)

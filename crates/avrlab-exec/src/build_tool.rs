@@ -27,6 +27,13 @@ pub trait BuildTool: Send + Sync + std::fmt::Debug {
     fn release(&self) -> Option<u32>;
     /// The older Java runtime the tests run on, when the task needs one.
     fn test_runtime(&self) -> Option<&Jdk>;
+    /// Whether something every JVM of the task takes besides the project's dependencies (JDK 8's
+    /// removed APIs under a substitution) is missing: a warm-up of an earlier avrlab may not
+    /// have made all of it.
+    fn platform_missing(&self) -> bool;
+    /// Makes what [`Self::platform_missing`] finds missing, with network, working in `scratch`;
+    /// only while the repository is writable.
+    fn complete_platform(&self, scratch: &Path) -> Result<(), BuildError>;
     /// What an earlier warm-up of a project with these build files left, if there was one.
     fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, BuildError>;
     /// Resolves what the project needs into the shared repository (with network), on a copy of
@@ -62,6 +69,12 @@ impl BuildTool for Maven {
     }
     fn test_runtime(&self) -> Option<&Jdk> {
         Maven::test_runtime(self)
+    }
+    fn platform_missing(&self) -> bool {
+        Maven::platform_missing(self)
+    }
+    fn complete_platform(&self, scratch: &Path) -> Result<(), BuildError> {
+        Maven::complete_platform(self, scratch)
     }
     fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, BuildError> {
         Maven::warmed(self, project)

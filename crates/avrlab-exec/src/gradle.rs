@@ -327,6 +327,14 @@ impl BuildTool for Gradle {
         self.maven.test_runtime()
     }
 
+    fn platform_missing(&self) -> bool {
+        self.maven.platform_missing()
+    }
+
+    fn complete_platform(&self, scratch: &Path) -> Result<(), BuildError> {
+        self.maven.complete_platform(scratch)
+    }
+
     fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, BuildError> {
         read_marker(&self.maven, &self.fingerprint(project))
     }

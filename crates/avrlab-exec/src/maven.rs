@@ -467,7 +467,7 @@ impl Maven {
             }
             let access = match (&legacy_access, removed_apis.is_empty()) {
                 (Some(_), true) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them (JDK_JAVA_OPTIONS)",
-                (Some(_), false) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them, and JDK 8's JAF and JAXB, API and implementation (removed in JDK 11), on its boot class path (JDK_JAVA_OPTIONS)",
+                (Some(_), false) => "; every JVM of the task gets the JDK's packages opened to the class path, as JDK 8 left them, and the Java EE APIs JDK 8 carried (JAF, JAXB, JAX-WS, SAAJ, Web Services Metadata, Common Annotations: removed in JDK 11) with JDK 8's JAXB and SAAJ implementations on its boot class path (JDK_JAVA_OPTIONS)",
                 (None, _) => "",
             };
             format!(
@@ -629,22 +629,21 @@ impl Maven {
         let Some(jar) = self.removed_apis.last().filter(|jar| !jar.is_file()) else {
             return Ok(());
         };
-        // JDK 8's JAXB implementation is made, once, from the reference implementation.
-        let project = dir.join("jaxb-internal");
+        // JDK 8's implementations are made, once, from the reference implementations.
+        let project = dir.join("jdk8-implementations");
         std::fs::create_dir_all(&project).map_err(|e| io(&project, e))?;
         let pom = project.join("pom.xml");
-        std::fs::write(&pom, crate::access::jaxb_internal_pom()).map_err(|e| io(&pom, e))?;
+        std::fs::write(&pom, crate::access::implementations_pom()).map_err(|e| io(&pom, e))?;
         let args = vec!["package".to_owned()];
         let mut spec = self.spec(&project, args, policy, self.settings.limits);
         spec.cwd = project.clone();
         let result = run(&spec)?;
-        let made = project.join("target/jaxb-internal.jar");
+        let made = project.join("target/jdk8-implementations.jar");
         if !result.exit.success() || !made.is_file() {
-            let (group, artifact, version) = crate::access::JAXB_IMPLEMENTATION;
             return Err(BuildError::WarmUp {
                 project: dir.to_owned(),
                 tail: format!(
-                    "cannot make JDK 8's JAXB implementation from {group}:{artifact}:{version}: {}",
+                    "cannot make JDK 8's JAXB and SAAJ implementations (maven-shade-plugin): {}",
                     last_error_line(&result)
                 ),
                 log: None,
@@ -951,6 +950,17 @@ impl Maven {
             hasher.update(std::fs::read(&pom).unwrap_or_default());
         }
         hex::encode(&hasher.finalize()[..12])
+    }
+
+    /// Whether a jar of JDK 8's removed APIs this task's JVMs take is missing.
+    pub fn platform_missing(&self) -> bool {
+        !self.removed_apis.iter().all(|jar| jar.is_file())
+    }
+
+    /// Fetches or makes the missing jars of JDK 8's removed APIs (a warm-up of an earlier avrlab
+    /// did not make them all), working in `scratch`.
+    pub fn complete_platform(&self, scratch: &Path) -> Result<(), BuildError> {
+        self.fetch_removed_apis(scratch)
     }
 
     /// What an earlier warm-up of a project with these build files left, if there was one: the
@@ -1757,8 +1767,9 @@ mod tests {
         );
         assert!(
             options.ends_with(&format!(
-                " -Xbootclasspath/a:{0}/removed-apis/javax.activation-1.2.0.jar:{0}/removed-apis/jaxb-api-2.3.1.jar:{0}/removed-apis/jaxb-internal-2.3.9.jar",
-                access.display()
+                " -Xbootclasspath/a:{0}/removed-apis/javax.activation-1.2.0.jar:{0}/removed-apis/jaxb-api-2.3.1.jar:{0}/removed-apis/jaxws-api-2.3.1.jar:{0}/removed-apis/javax.xml.soap-api-1.4.0.jar:{0}/removed-apis/javax.jws-api-1.1.jar:{0}/removed-apis/javax.annotation-api-1.3.2.jar:{0}/removed-apis/{1}",
+                access.display(),
+                crate::access::implementations_jar_name()
             )),
             "{options}"
         );

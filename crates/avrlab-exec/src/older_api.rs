@@ -30,11 +30,34 @@ use crate::jdk::{Jdk, installed_runtimes};
 /// The last field says whether every JVM of the task gets the API back anyway (JAXB and JAF are
 /// on the boot class path, see `access::REMOVED_PLATFORM_APIS`): such an API needs the compile at
 /// `--release`, not an older runtime for the tests.
-const REMOVED_APIS: [(&str, &str, u32, bool); 4] = [
+const REMOVED_APIS: [(&str, &str, u32, bool); 10] = [
     ("java.security.acl", "java.security.acl", 14, false),
     ("Pack200", "java.util.jar.Pack200", 14, false),
     ("javax.xml.bind.", "javax.xml.bind (JAXB)", 11, true),
     ("javax.activation.", "javax.activation (JAF)", 11, true),
+    ("javax.xml.ws.", "javax.xml.ws (JAX-WS)", 11, true),
+    ("javax.xml.soap.", "javax.xml.soap (SAAJ)", 11, true),
+    ("javax.jws.", "javax.jws (Web Services Metadata)", 11, true),
+    // Common Annotations, by name: `javax.annotation.processing` is still in the JDK, and
+    // JSR 305's `javax.annotation.Nonnull` was never in it.
+    (
+        "javax.annotation.Resource",
+        "javax.annotation (Common Annotations)",
+        11,
+        true,
+    ),
+    (
+        "javax.annotation.PostConstruct",
+        "javax.annotation (Common Annotations)",
+        11,
+        true,
+    ),
+    (
+        "javax.annotation.PreDestroy",
+        "javax.annotation (Common Annotations)",
+        11,
+        true,
+    ),
 ];
 
 /// Where the sandbox sees the folder of `javac` scripts.
@@ -140,9 +163,10 @@ pub(crate) fn plan_older_api(
             && task_jdk < removed_in
             && scan.sources.iter().any(|text| text.contains(needle))
         {
-            reasons.push(format!(
-                "the sources use {api}, which JDK {removed_in} removed"
-            ));
+            let reason = format!("the sources use {api}, which JDK {removed_in} removed");
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
             if !supplied {
                 removal = Some(removal.map_or(removed_in, |r| r.min(removed_in)));
             }

@@ -421,6 +421,17 @@ impl MavenOracle {
             task: task.id.clone(),
             source,
         };
+        // What a later avrlab adds to every JVM of a task is made on its own, not by warming
+        // every task up again.
+        if maven.platform_missing() {
+            let scratch = self.config.work_root.join("platform").join(&task.id);
+            self.while_cache_writable(|| {
+                let made = maven.complete_platform(&scratch);
+                let _ = remove_tree(&scratch, self.config.maven.sandbox);
+                made
+            })?
+            .map_err(maven_err)?;
+        }
         // A repository already warm for these build files, and as its seal says, is neither
         // written nor sealed again.
         let known = maven.warmed(state).map_err(maven_err)?;
