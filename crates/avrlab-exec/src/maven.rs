@@ -1224,35 +1224,28 @@ impl Maven {
             std::io::Write::write_all(&mut out, text.as_bytes()).map_err(|e| io(&file, e))?;
             excludes_file = Some(file);
         }
-        // Through the reactor, the phases up to `compile` run their plug-ins in every module built,
-        // and some write into `target/` whatever the skip flags say (maven-resources-plugin before
-        // 2.7 has no `skip`: PDFBox's 2.6 copies `version.properties` again). Each such module's
-        // build output is a writable copy for this run only, so they can, as in a Maven run.
+        // In a Maven run, tests write into `target/` (a test that touches a configuration file
+        // among its classes and waits to see it change: Struts), and through the reactor the
+        // phases up to `compile` run their plug-ins in every module built, some of which write
+        // there whatever the skip flags say (maven-resources-plugin before 2.7 has no `skip`:
+        // PDFBox's 2.6 copies `version.properties` again). So the tested module's build output,
+        // and its siblings' through the reactor, is a writable copy for this run only.
         let beside = reports.parent().unwrap_or(Path::new("/tmp"));
-        let copies = reactor
-            .as_ref()
-            .map(|_| {
-                tempfile::Builder::new()
-                    .prefix("reactor-output")
-                    .tempdir_in(beside)
-                    .map_err(|e| io(beside, e))
-            })
-            .transpose()?;
-        let writable = match (&reactor, &copies) {
-            (Some(reactor), Some(copies)) => {
-                writable_build_output(workspace, reactor, copies.path())
-                    .map_err(|e| io(copies.path(), e))?
-            }
-            _ => Vec::new(),
-        };
+        let copies = tempfile::Builder::new()
+            .prefix("build-output")
+            .tempdir_in(beside)
+            .map_err(|e| io(beside, e))?;
+        let siblings = reactor.as_ref().map_or(&[][..], |r| &r.siblings[..]);
+        let writable = writable_build_output(workspace, &self.module, siblings, copies.path())
+            .map_err(|e| io(copies.path(), e))?;
         let mut view = vec![
             self.repository_mount(false),
             Mount::ReadOnly(workspace.to_owned()),
         ];
         // Real projects' tests write under `target/` (extracted archives, generated files). The
-        // module's `target/` becomes a fresh in-memory folder in which everything the build left
-        // there (compiled classes, test resources) is mounted back read-only; only real folders
-        // and files are, never a link, so nothing outside the workspace is exposed.
+        // module's `target/` becomes a fresh in-memory folder in which every folder the build
+        // left there is mounted back as its writable copy, and every file read-only; only real
+        // folders and files are, never a link, so nothing outside the workspace is exposed.
         view.push(Mount::Tmpfs(target.clone()));
         for entry in std::fs::read_dir(&target)
             .map_err(|e| io(&target, e))?
@@ -1275,6 +1268,7 @@ impl Maven {
                 view.push(Mount::ReadOnly(entry.path()));
             }
         }
+        view.extend(writable);
         let sandboxed = matches!(self.settings.sandbox, SandboxKind::Bubblewrap);
         if sandboxed {
             view.push(Mount::Tmpfs(TEST_TMPDIR.into()));
@@ -1301,7 +1295,6 @@ impl Maven {
                 .map(str::to_owned),
             );
             view.extend(hidden_sibling_tests(workspace, reactor));
-            view.extend(writable);
         }
         args.extend(
             [
@@ -1510,26 +1503,29 @@ fn hidden_sibling_tests(workspace: &Path, reactor: &Reactor) -> Vec<Mount> {
     hidden
 }
 
-/// Writable copies, in `copies`, of the build output of every module a test run through the
-/// reactor builds (the tested module and its siblings): each folder of its `target/` but the test
-/// classes and Surefire's own, as mounts over the originals. Only plain folders and files are
-/// copied, never a link or anything else a build may have left there.
+/// Writable copies, in `copies`, of the build output of the tested module (every folder of its
+/// `target/` but Surefire's own) and of the `siblings` a test run through the reactor builds
+/// (every folder but their test classes), as mounts over the originals: tests and plug-ins write
+/// there in a Maven run. Only plain folders and files are copied, never a link or anything else
+/// a build may have left there.
 fn writable_build_output(
     workspace: &Path,
-    reactor: &Reactor,
+    tested: &Path,
+    siblings: &[PathBuf],
     copies: &Path,
 ) -> std::io::Result<Vec<Mount>> {
     let mut mounts = Vec::new();
-    for module in std::iter::once(&reactor.module).chain(&reactor.siblings) {
+    for module in std::iter::once(tested).chain(siblings.iter().map(PathBuf::as_path)) {
         let target = workspace.join(module).join("target");
         if !std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
             continue;
         }
         for entry in std::fs::read_dir(&target)?.flatten() {
-            let keep_read_only = matches!(
-                entry.file_name().to_str(),
-                Some("test-classes" | "surefire-reports" | "surefire") | None
-            );
+            let keep_read_only = match entry.file_name().to_str() {
+                Some("surefire-reports" | "surefire") | None => true,
+                Some("test-classes") => module != tested,
+                Some(_) => false,
+            };
             if keep_read_only || !entry.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
             }
@@ -1894,9 +1890,10 @@ mod tests {
         );
     }
 
-    /// Through the reactor, the tested module's and its siblings' build output is copied for the
-    /// run (plain folders and files only) and mounted writable over the original; test classes,
-    /// other modules and anything that is not a plain folder stay as they are.
+    /// The tested module's build output, test classes included, and through the reactor its
+    /// siblings' (but their test classes), is copied for the run (plain folders and files only)
+    /// and mounted writable over the original; other modules and anything that is not a plain
+    /// folder stay as they are.
     #[test]
     fn the_reactor_modules_build_output_is_a_writable_copy() {
         use std::os::unix::fs::PermissionsExt;
@@ -1923,7 +1920,8 @@ mod tests {
             test_jar_siblings: vec![],
         };
         let copies = dir.path().join("copies");
-        let mut mounts = writable_build_output(&root, &reactor, &copies).unwrap();
+        let mut mounts =
+            writable_build_output(&root, &reactor.module, &reactor.siblings, &copies).unwrap();
         let mut targets: Vec<PathBuf> = mounts
             .iter()
             .map(|m| match m {
@@ -1936,6 +1934,7 @@ mod tests {
             targets,
             [
                 root.join("app/target/classes"),
+                root.join("app/target/test-classes"),
                 root.join("lib/target/classes"),
                 root.join("lib/target/generated-sources"),
             ]
