@@ -121,8 +121,16 @@ pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
         };
         let block = &rest[at..at + len];
         out.push_str(&rest[..at]);
-        let is_junit = block.contains("<groupId>junit</groupId>")
-            && block.contains("<artifactId>junit</artifactId>");
+        // The dependency's own coordinates, not those of an artifact it excludes (CXF excludes
+        // junit:junit from maven-plugin-annotations 3.4).
+        let own = match (block.find("<exclusions>"), block.find("</exclusions>")) {
+            (Some(from), Some(to)) if from < to => {
+                format!("{}{}", &block[..from], &block[to..])
+            }
+            _ => block.to_owned(),
+        };
+        let is_junit = own.contains("<groupId>junit</groupId>")
+            && own.contains("<artifactId>junit</artifactId>");
         let version = block
             .find("<version>3.")
             .map(|v| v + "<version>".len())
@@ -745,6 +753,12 @@ mod tests {
         assert_eq!((same, none.len()), (out, 0));
         let junit4 = pom.replace("3.8.2", "4.12");
         assert_eq!(replace_junit3_in(&junit4), (junit4.clone(), vec![]));
+        // A 3.x dependency that only excludes JUnit is not JUnit (CXF's parent pom).
+        let excluding = "<dependency><groupId>org.apache.maven.plugin-tools</groupId>\
+                         <artifactId>maven-plugin-annotations</artifactId><version>3.4</version>\
+                         <exclusions><exclusion><groupId>junit</groupId>\
+                         <artifactId>junit</artifactId></exclusion></exclusions></dependency>";
+        assert_eq!(replace_junit3_in(excluding), (excluding.to_owned(), vec![]));
     }
 
     /// plexus-utils (VUL4J-42) names no JUnit; its parent in the repository gives it 3.8.2. The
