@@ -224,6 +224,8 @@ vocabulary! {
         UnclosedMethod => "UnclosedMethod",
         /// The answer's diff could not be read.
         MalformedDiff => "MalformedDiff",
+        /// The answer cost more than the model's `max_cost_per_sample`: not validated.
+        OverCostCap => "OverCostCap",
     }
 }
 
@@ -235,7 +237,8 @@ vocabulary! {
         /// The sample's candidate has a verdict (a duplicate shares its first's).
         Judged => "judged",
         /// The model's answer gave nothing to judge: empty, no code, an unreadable diff, a diff
-        /// that does not apply, fewer samples than asked, a prompt longer than its context.
+        /// that does not apply, fewer samples than asked, a prompt longer than its context, an
+        /// answer that cost more than the model may spend on one sample.
         ModelFailure => "model-failure",
         /// The model was not heard: its call failed after its retries, timed out, or the answer
         /// did not arrive whole. Never in a score's denominator; `--retry errored` asks again.
@@ -414,7 +417,7 @@ mod tests {
         let error = Extraction::parse("Candidate").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "`Candidate` is not a known extraction result (one of: candidate, duplicate, NoAnswer, EmptyAnswer, NoCode, UnclosedMethod, MalformedDiff)"
+            "`Candidate` is not a known extraction result (one of: candidate, duplicate, NoAnswer, EmptyAnswer, NoCode, UnclosedMethod, MalformedDiff, OverCostCap)"
         );
         // Spellings are exact: a stored word is never matched up to case.
         assert_eq!(

@@ -1467,6 +1467,7 @@ mod tests {
                     finish_reason: self.finish.clone(),
                     tokens_in: None,
                     tokens_out: None,
+                    cost_usd: None,
                     latency: Duration::ZERO,
                     cached: false,
                 }]),

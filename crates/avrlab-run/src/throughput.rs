@@ -311,6 +311,8 @@ pub fn measure_eval(
         max_tokens: 512,
         seed: 0,
         concurrency: 1,
+        price: None,
+        max_cost_per_sample: None,
     };
     let request = EvalRequest {
         benchmark,
@@ -322,6 +324,7 @@ pub fn measure_eval(
         shard: None,
         retry: None,
         max_errors: None,
+        max_cost: None,
     };
     let report = execute_eval(&mut store, request, config, oracle, progress)?;
     Ok(EvalMeasurement {

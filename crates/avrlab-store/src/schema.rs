@@ -20,11 +20,12 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V8_DIFFERENTIAL_COVERAGE),
         M::up(V9_DIFFERENTIAL_RECORDED_SEEDS),
         M::up(V10_ITEM_CLASSES),
+        M::up(V11_GENERATION_COST),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 10;
+pub(crate) const SCHEMA_VERSION: i64 = 11;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -268,4 +269,10 @@ CREATE TABLE generation_attempts (
     superseded_at  TEXT NOT NULL,
     PRIMARY KEY (run_id, id, attempt)
 );
+"#;
+
+/// Version 11: what each eval sample cost in US dollars (reported by the provider or the agent,
+/// or its tokens at the model's price); NULL where it is not known, as for every older row.
+const V11_GENERATION_COST: &str = r#"
+ALTER TABLE generations ADD COLUMN cost_usd REAL;
 "#;

@@ -135,6 +135,9 @@ pub struct GenerationRow {
     pub finish_reason: String,
     pub tokens_in: Option<u32>,
     pub tokens_out: Option<u32>,
+    /// What the sample cost in US dollars; `None` when not known (no price, no usage, an agent
+    /// that reported none), never 0 in its place.
+    pub cost_usd: Option<f64>,
     pub latency_ms: u64,
     pub cached: bool,
     /// Why the model gave no answer for this prompt (e.g. the prompt exceeds its context).
@@ -957,8 +960,8 @@ impl Store {
                 .prepare(
                     "INSERT INTO generations (run_id, id, seq, task, model, format, fl_offset, fl_effective,
                      run_index, sample, prompt_hash, raw, finish_reason, tokens_in, tokens_out, latency_ms,
-                     cached, error, extraction, candidate_id, correct, class, error_cause, attempt)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                     cached, error, extraction, candidate_id, correct, class, error_cause, attempt, cost_usd)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                 )
                 .map_err(sqlite)?;
             let mut fresh = 0;
@@ -1014,6 +1017,7 @@ impl Store {
                         class.map(ItemClass::as_str),
                         g.error_cause.map(ErrorCause::as_str),
                         g.attempt,
+                        g.cost_usd,
                     ])
                     .map_err(sqlite)?;
             }
@@ -1037,7 +1041,7 @@ impl Store {
         self.all_rows(
             "SELECT id, task, model, format, fl_offset, fl_effective, run_index, sample, prompt_hash, raw,
                  finish_reason, tokens_in, tokens_out, latency_ms, cached, error, extraction, candidate_id, correct,
-                 class, error_cause, attempt
+                 class, error_cause, attempt, cost_usd
                  FROM generations WHERE run_id = ?1 ORDER BY seq",
             [run_id],
             |r| {
@@ -1064,6 +1068,7 @@ impl Store {
                     class: optional_word(r, 19, ItemClass::parse)?,
                     error_cause: optional_word(r, 20, ErrorCause::parse)?,
                     attempt: r.get(21)?,
+                    cost_usd: r.get(22)?,
                 })
             },
         )
@@ -1426,6 +1431,7 @@ pub(crate) mod tests {
             finish_reason: "stop".into(),
             tokens_in: None,
             tokens_out: None,
+            cost_usd: None,
             latency_ms: 0,
             cached: false,
             error: (class == Some(ItemClass::Errored)).then(|| "HTTP 500".into()),
