@@ -152,6 +152,9 @@ vocabulary! {
         Pov => "pov",
         /// Running the regression tests.
         Regression => "regression",
+        /// Running the regression tests that failed once more, alone, in a fresh JVM: a test
+        /// that then passes is flaky on the candidate, and the verdict `Indeterminate`.
+        RegressionRerun => "regression-rerun",
     }
 }
 

@@ -52,6 +52,11 @@ pub struct Summary {
     pub reference_check: Option<ReferenceCheck>,
     /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
     pub engines: Option<avrlab_report::EngineChecks>,
+    /// Each task's flaky list: regression tests that failed on a candidate and passed when run
+    /// again alone in a fresh JVM (that candidate's verdict is `Indeterminate`), with the
+    /// candidates they were flaky on.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub flaky: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// Reads a run's verdicts back from the store and summarizes them.
@@ -88,6 +93,15 @@ pub fn summarize(
         &outcome_of,
     ))
     .filter(avrlab_report::EngineChecks::any);
+    let mut flaky: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (task, test, candidate) in store.flaky_tests(&report.run_id)? {
+        flaky
+            .entry(task)
+            .or_default()
+            .entry(test)
+            .or_default()
+            .push(candidate);
+    }
     Ok(Summary {
         run_id: report.run_id.clone(),
         benchmark: benchmark.into(),
@@ -103,6 +117,7 @@ pub fn summarize(
         verdicts,
         reference_check,
         engines,
+        flaky,
     })
 }
 
@@ -204,6 +219,15 @@ pub fn render_text(summary: &Summary) -> String {
         }
         for line in lines {
             let _ = writeln!(out, "  {line}");
+        }
+    }
+    for (task, tests) in &summary.flaky {
+        let _ = writeln!(
+            out,
+            "flaky tests of {task} (failed, then passed alone in a fresh JVM):"
+        );
+        for (test, candidates) in tests {
+            let _ = writeln!(out, "  {test} on {}", candidates.join(", "));
         }
     }
     if let Some(check) = &summary.reference_check {

@@ -70,7 +70,9 @@ pub fn swe_report(store: &Store, run_id: &str) -> Result<SweReport, StoreError> 
             let group = match test.phase {
                 Phase::Pov => &mut tests.fail_to_pass,
                 Phase::Regression => &mut tests.pass_to_pass,
-                Phase::Apply | Phase::Compile => continue,
+                // The first regression run's statuses are the ones reported; a re-run only
+                // tells a flaky failure apart (the verdict says so).
+                Phase::Apply | Phase::Compile | Phase::RegressionRerun => continue,
             };
             let name = format!("{}#{}", test.class, test.method);
             match test.status {

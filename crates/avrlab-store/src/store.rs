@@ -805,6 +805,24 @@ impl Store {
         )
     }
 
+    /// The regression tests found flaky on a candidate of a run: they failed in the regression
+    /// run and passed when run again alone in a fresh JVM (phase `regression-rerun`). Read from
+    /// the tests' own rows, by task, as `(task, Class#method, candidate)`.
+    pub fn flaky_tests(&self, run_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {
+        self.all_rows(
+            "SELECT DISTINCT c.task, t.class || '#' || t.method, t.candidate_id FROM test_results t
+                 JOIN candidates c ON c.run_id = t.run_id AND c.id = t.candidate_id
+                 WHERE t.run_id = ?1 AND t.phase = ?2 AND t.status = ?3
+                 ORDER BY c.task, 2, c.seq",
+            [
+                run_id,
+                Phase::RegressionRerun.as_str(),
+                TestStatus::Passed.as_str(),
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+    }
+
     /// Records audit labels of candidates of `run_id`, all or none; an auditor's new label of a
     /// candidate replaces their old one. A candidate the run does not have is refused.
     pub fn record_audits(&mut self, run_id: &str, audits: &[AuditRow]) -> Result<(), StoreError> {

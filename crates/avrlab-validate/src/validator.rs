@@ -20,7 +20,9 @@ use crate::materialize::materialize_task;
 use crate::oracle::{Oracle, PreparedTask, RepairState};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, exit_text};
 use crate::repairs::{self, RepairDecision};
-use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
+use crate::verdict_rules::{
+    PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_run,
+};
 
 /// Bytes of each phase log kept with a verdict.
 const LOG_EXCERPT_BYTES: usize = 12 << 10;
@@ -813,13 +815,31 @@ impl MavenOracle {
             .map_err(maven_err)?;
         run.log = format!("[avrlab] {}\n{}", base.describe(), run.log);
         record(&mut verdict, Phase::Regression, &run);
-        if let PhaseJudgement::Decided(outcome, reason) = judge_run(
-            &run,
-            wanted,
-            &dropped,
-            Outcome::RegressionBroken,
-            SkippedTests::regression(&base),
-        ) {
+        let skipped = SkippedTests::regression(&base);
+        let judgement = judge_run(&run, wanted, &dropped, Outcome::RegressionBroken, skipped);
+        // A test that failed runs again, alone, in a fresh JVM (Surefire forks a new one): a
+        // failure that does not repeat is flaky on this candidate, not its verdict.
+        let failed = failed_regression_tests(&run, &judgement, skipped);
+        if let (PhaseJudgement::Decided(_, reason), false) = (&judgement, failed.is_empty()) {
+            let again = maven
+                .test(
+                    ws,
+                    &TestSelection::Only(failed.clone()),
+                    &root.join("reports-regression-rerun"),
+                )
+                .map_err(maven_err)?;
+            record(&mut verdict, Phase::RegressionRerun, &again);
+            let rejudged = judge_run(
+                &again,
+                &failed,
+                &dropped,
+                Outcome::RegressionBroken,
+                skipped,
+            );
+            let (outcome, reason) = after_rerun(&failed, reason, &rejudged);
+            return finish(verdict, outcome, reason);
+        }
+        if let PhaseJudgement::Decided(outcome, reason) = judgement {
             return finish(verdict, outcome, reason);
         }
         let count = verdict.tests.len();

@@ -239,6 +239,68 @@ pub(crate) fn judge_run(
     PhaseJudgement::Passed
 }
 
+/// The regression tests to run again in a fresh JVM, when a regression phase decided
+/// `RegressionBroken` because tests failed or errored (and for nothing else: not a time-out, a
+/// killed run, unusable reports or a test the candidate aborted, which a re-run would not clear).
+/// Empty when there is nothing to run again.
+pub(crate) fn failed_regression_tests(
+    run: &TestRun,
+    judgement: &PhaseJudgement,
+    skipped: SkippedTests<'_>,
+) -> Vec<TestName> {
+    let broken = matches!(
+        judgement,
+        PhaseJudgement::Decided(Outcome::RegressionBroken, _)
+    );
+    if !broken
+        || !matches!(run.exit, ExitKind::Code(_))
+        || run.unusable_reports.is_some()
+        || skipped.first_aborted(&run.cases).is_some()
+    {
+        return Vec::new();
+    }
+    let mut failed: Vec<TestName> = Vec::new();
+    for case in &run.cases {
+        if matches!(case.status, TestStatus::Failed | TestStatus::Errored)
+            && let Ok(name) = TestName::parse(&format!("{}#{}", case.class, case.method))
+            && !failed.contains(&name)
+        {
+            failed.push(name);
+        }
+    }
+    failed
+}
+
+/// The verdict once the tests that failed (`failed`, first failing for `first_reason`) ran again,
+/// alone, in a fresh JVM and were judged `again`: every one of them passing makes them flaky on
+/// this candidate — the evidence supports neither `RegressionBroken` nor `Plausible`, so the
+/// verdict is `Indeterminate`; any other result keeps the first run's `RegressionBroken`.
+pub(crate) fn after_rerun(
+    failed: &[TestName],
+    first_reason: &str,
+    again: &PhaseJudgement,
+) -> (Outcome, String) {
+    match again {
+        PhaseJudgement::Passed => {
+            let names: Vec<String> = failed.iter().map(ToString::to_string).collect();
+            (
+                Outcome::Indeterminate,
+                format!(
+                    "{FLAKY_REASON}: {} failed, then passed alone in a fresh JVM (first: {first_reason})",
+                    names.join(", ")
+                ),
+            )
+        }
+        PhaseJudgement::Decided(_, why) => (
+            Outcome::RegressionBroken,
+            format!("{first_reason} (and again in a fresh JVM: {why})"),
+        ),
+    }
+}
+
+/// How the reason of a verdict left undecided by a flaky test starts.
+pub const FLAKY_REASON: &str = "flaky on this candidate";
+
 #[cfg(test)]
 mod tests {
     #[test]
