@@ -266,7 +266,8 @@ impl ItemClass {
 }
 
 vocabulary! {
-    /// Why the model was not heard on an errored sample.
+    /// Why an errored item was not judged: the model was not heard on a sample, or the
+    /// infrastructure failed a candidate's validation.
     ErrorCause, "error cause" {
         /// The server kept answering 429 or 5xx through every retry.
         HttpStatus => "http-status",
@@ -280,6 +281,11 @@ vocabulary! {
         Rejected => "rejected",
         /// A command model's program exited unsuccessfully.
         CommandFailed => "command-failed",
+        /// Validation: the candidate's test JVM (or its sandbox, or the build tool running it) was
+        /// killed by a signal the harness did not send and the candidate is not known to have
+        /// caused (no OOM kill in its cgroup). Killed the same way again on a retry, the candidate
+        /// is taken to have done it itself, and the verdict is its own.
+        Killed => "killed",
     }
 }
 

@@ -1106,7 +1106,7 @@ impl HelperChannel {
                 // Test code may write to the same descriptor: anything else is not ours.
                 ReadLine::Line(_) => {}
                 ReadLine::TimedOut => break Lost::TimedOut,
-                ReadLine::Closed => break Lost::Closed(self.process.stderr_text()),
+                ReadLine::Closed => break Lost::Closed(self.process.stderr_and_end()),
             }
         };
         self.process.kill();

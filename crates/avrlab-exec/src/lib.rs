@@ -52,7 +52,7 @@ pub use maven::{
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};
-pub use resident::{ReadLine, ResidentProcess};
+pub use resident::{ProcessEnd, ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
 pub use slurm::{JobState, Scheduler, SlurmCli, SlurmError};
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};

@@ -632,6 +632,7 @@ mod tests {
 
     fn verdict(outcome: Outcome) -> VerdictRow {
         VerdictRow {
+            error_cause: None,
             outcome,
             reason: String::new(),
             wall_ms: 1,

@@ -1050,6 +1050,7 @@ mod tests {
             .unwrap();
         for id in ids {
             let verdict = VerdictRow {
+                error_cause: None,
                 outcome: if id == "f1" {
                     Outcome::PovFailing
                 } else {

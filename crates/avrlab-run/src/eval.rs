@@ -361,6 +361,15 @@ impl GenerationSource for AskedModel<'_> {
         "prompt, generate, extract"
     }
 
+    /// A sample errored in its validation (its candidate's test JVM killed from outside) is
+    /// validated again, not asked again: the model was heard.
+    fn verdict_retry(&self) -> crate::engine::VerdictRetry {
+        crate::engine::VerdictRetry {
+            errored: self.retry == Some(Retry::Errored),
+            outcomes: Vec::new(),
+        }
+    }
+
     fn store_generations(
         &mut self,
         store: &mut Store,
@@ -382,8 +391,9 @@ impl GenerationSource for AskedModel<'_> {
             if !stored.cached {
                 spent += stored.cost_usd.unwrap_or(0.0);
             }
-            let again =
-                self.retry == Some(Retry::Errored) && stored.class == Some(ItemClass::Errored);
+            let again = self.retry == Some(Retry::Errored)
+                && stored.class == Some(ItemClass::Errored)
+                && stored.candidate_id.is_none();
             if again {
                 attempts.insert(stored.id, stored.attempt);
             } else {

@@ -132,6 +132,7 @@ pub fn fake_verdict(outcome: Outcome) -> Verdict {
         // No engine is named: the fake is none of the store's engines, so its verdicts are
         // stored without an engine row.
         engine: avrlab_validate::EngineRecord::default(),
+        errored: None,
     }
 }
 

@@ -83,6 +83,7 @@ pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreR
     let (outcome, reason) = feature_outcome(run);
     let security = &task.oracle.pov_tests;
     let verdict = VerdictRow {
+        error_cause: None,
         outcome,
         reason,
         wall_ms: run.wall.as_millis() as u64,

@@ -18,6 +18,13 @@ pub struct VerdictLine {
     pub task: String,
     pub label: String,
     pub outcome: Outcome,
+    /// Judged, the model's failure (a diff that does not apply) or errored (with its cause):
+    /// errored verdicts are left out of every count of the run's results.
+    pub class: avrlab_store::ItemClass,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_cause: Option<avrlab_store::ErrorCause>,
+    /// Which attempt at the candidate the verdict is.
+    pub attempt: u32,
     pub reason: String,
     pub seconds: f64,
 }
@@ -46,8 +53,11 @@ pub struct Summary {
     pub duplicates: usize,
     pub wall_seconds: f64,
     pub workers: usize,
-    /// Verdicts per outcome, by its stored name.
+    /// Verdicts per outcome, by its stored name; errored verdicts are not among them.
     pub outcomes: BTreeMap<&'static str, usize>,
+    /// Errored verdicts (the infrastructure failed their validation), by cause.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errored: BTreeMap<&'static str, usize>,
     pub verdicts: Vec<VerdictLine>,
     pub reference_check: Option<ReferenceCheck>,
     /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
@@ -74,13 +84,20 @@ pub fn summarize(
             task: v.task,
             label: v.label,
             outcome: v.outcome,
+            class: v.class,
+            error_cause: v.error_cause,
+            attempt: v.attempt,
             reason: v.reason,
             seconds: v.wall_ms as f64 / 1000.0,
         })
         .collect();
     let mut outcomes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut errored: BTreeMap<&'static str, usize> = BTreeMap::new();
     for v in &verdicts {
-        *outcomes.entry(v.outcome.as_str()).or_default() += 1;
+        match v.error_cause {
+            Some(cause) => *errored.entry(cause.as_str()).or_default() += 1,
+            None => *outcomes.entry(v.outcome.as_str()).or_default() += 1,
+        }
     }
     let reference_check =
         (mode == RunMode::Reference).then(|| reference_check(&verdicts, &report.unprepared));
@@ -114,6 +131,7 @@ pub fn summarize(
         wall_seconds: report.wall.as_secs_f64(),
         workers: report.workers,
         outcomes,
+        errored,
         verdicts,
         reference_check,
         engines,
@@ -145,6 +163,17 @@ fn reference_check(
     for (task, (vulnerable, reference)) in &tasks {
         if unprepared.contains_key(*task) && vulnerable.is_none() && reference.is_none() {
             problems.push(format!("{task}: not validated: its warm-up failed"));
+            continue;
+        }
+        let errored = verdicts
+            .iter()
+            .filter(|v| v.task == *task && v.error_cause.is_some())
+            .count();
+        if errored > 0 {
+            problems.push(format!(
+                "{task}: {errored} verdict(s) errored (the infrastructure failed the validation): \
+                 --resume --retry errored validates them again"
+            ));
             continue;
         }
         if *vulnerable != Some(pov) {
@@ -212,6 +241,21 @@ pub fn render_text(summary: &Summary) -> String {
         summary.workers
     );
     let _ = writeln!(out, "outcomes: {}", counts.join(", "));
+    if !summary.errored.is_empty() {
+        let causes: Vec<String> = summary
+            .errored
+            .iter()
+            .map(|(cause, n)| format!("{cause} {n}"))
+            .collect();
+        let total: usize = summary.errored.values().sum();
+        let _ = writeln!(
+            out,
+            "errored (the infrastructure failed the validation; in no count above): {total} ({}); \
+             validate them again: --resume --run {} --retry errored",
+            causes.join(", "),
+            summary.run_id
+        );
+    }
     if let Some(engines) = &summary.engines {
         let mut lines = engines.lines().into_iter();
         if let Some(first) = lines.next() {
@@ -258,6 +302,9 @@ mod tests {
             task: task.into(),
             label: label.into(),
             outcome,
+            class: avrlab_store::ItemClass::of_outcome(outcome),
+            error_cause: None,
+            attempt: 1,
             reason: String::new(),
             seconds: 0.0,
         }

@@ -161,6 +161,7 @@ pub fn measure_run(
         run_id: Some(format!("{label}-{}", config.workers)),
         resume: false,
         config: avrlab_core::RunConfig::default(),
+        retry: crate::engine::VerdictRetry::default(),
     };
     let report = execute(&mut store, request, config, oracle, progress)?;
     if !report.unprepared.is_empty() {

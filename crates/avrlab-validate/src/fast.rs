@@ -669,13 +669,21 @@ fn judge_reply(
                 Outcome::Timeout,
                 "the resident validator did not answer in time (JVM killed)".to_owned(),
             ),
-            Lost::Closed(stderr) => (
-                Outcome::Indeterminate,
-                format!(
-                    "the resident validator JVM ended during the candidate: {}",
-                    stderr.lines().last().unwrap_or("no output")
-                ),
-            ),
+            Lost::Closed(stderr) => {
+                // Killed from outside (not by its cgroup's memory limit): infrastructure.
+                if avrlab_exec::ProcessEnd::of_last_line(stderr)
+                    .is_some_and(|end| end.killed_from_outside())
+                {
+                    verdict.errored = Some(crate::outcome::ErrorCause::Killed);
+                }
+                (
+                    Outcome::Indeterminate,
+                    format!(
+                        "the resident validator JVM ended during the candidate: {}",
+                        stderr.lines().last().unwrap_or("no output")
+                    ),
+                )
+            }
         };
         return finish(verdict, outcome, reason);
     }

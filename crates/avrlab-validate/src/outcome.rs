@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-pub use avrlab_core::{CheckKind, Engine, Outcome, Phase};
+pub use avrlab_core::{CheckKind, Engine, ErrorCause, Outcome, Phase};
 use avrlab_exec::{ExitKind, TestStatus};
 
 /// One test's result within a phase.
@@ -71,6 +71,10 @@ pub struct Verdict {
     pub wall: Duration,
     /// Which engine decided, and the other engine's view where it was asked too.
     pub engine: EngineRecord,
+    /// Why the infrastructure, not the candidate, left this verdict undecided (the outcome is then
+    /// `Indeterminate`): the item is errored, in no denominator, and `--retry errored` validates
+    /// it again. `None` for a verdict the candidate earned.
+    pub errored: Option<ErrorCause>,
 }
 
 impl Verdict {
@@ -88,6 +92,7 @@ impl Verdict {
                 engine: Some(engine),
                 ..EngineRecord::default()
             },
+            errored: None,
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, e
 use crate::repairs::{self, RepairDecision};
 use crate::verdict_rules::{
     PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_run,
+    killed_from_outside,
 };
 
 /// Bytes of each phase log kept with a verdict.
@@ -789,7 +790,7 @@ impl MavenOracle {
         if let PhaseJudgement::Decided(outcome, reason) =
             judge_run(&run, pov, &[], Outcome::PovFailing, SkippedTests::pov(task))
         {
-            return finish(verdict, outcome, reason);
+            return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &run));
         }
 
         // Tests that do not pass on the reference fix never count (see `baseline`).
@@ -837,10 +838,10 @@ impl MavenOracle {
                 skipped,
             );
             let (outcome, reason) = after_rerun(&failed, reason, &rejudged);
-            return finish(verdict, outcome, reason);
+            return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &again));
         }
         if let PhaseJudgement::Decided(outcome, reason) = judgement {
-            return finish(verdict, outcome, reason);
+            return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &run));
         }
         let count = verdict.tests.len();
         finish(
@@ -849,6 +850,16 @@ impl MavenOracle {
             format!("all {count} oracle tests passed"),
         )
     }
+}
+
+/// `verdict`, errored when it is `Indeterminate` because its test JVM was killed from outside
+/// (`verdict_rules::killed_from_outside`).
+fn errored_if_killed(mut verdict: Verdict, run: &TestRun) -> Verdict {
+    if verdict.outcome == Outcome::Indeterminate && killed_from_outside(run) {
+        verdict.errored = Some(crate::outcome::ErrorCause::Killed);
+        verdict.reason = format!("killed from outside: {}", verdict.reason);
+    }
+    verdict
 }
 
 pub(crate) fn record(verdict: &mut Verdict, phase: Phase, run: &TestRun) {

@@ -298,6 +298,33 @@ pub(crate) fn after_rerun(
     }
 }
 
+/// Whether a test run that gave no verdict ended because its JVM was killed from outside: the
+/// build tool, or the sandbox around it, ended by SIGKILL or SIGTERM (bubblewrap reports 137 or
+/// 143), or Surefire said its fork ended with exit code 137 or 143. The run's reports decide
+/// whenever there are any, so this is asked only of a run judged `Indeterminate`; a candidate
+/// that kills its own JVM (or prints Surefire's line and crashes) is errored once, and judged
+/// when it happens again on the retry (`avrlab-run`'s engine). The memory limit's SIGKILL looks
+/// the same on this path (no cgroup counter is read for a build tool's run), and takes the same
+/// retry to be judged.
+pub(crate) fn killed_from_outside(run: &TestRun) -> bool {
+    let killed = |code: i32| matches!(code, 137 | 143);
+    match run.exit {
+        ExitKind::Signal(signal) => matches!(signal, 9 | 15),
+        ExitKind::Code(code) if killed(code) => true,
+        ExitKind::Code(0) => false,
+        // Surefire's own line (`[ERROR] Process Exit Code: 137`), after any colour reset.
+        ExitKind::Code(_) => run.log.lines().any(|line| {
+            line.split_once("[ERROR] Process Exit Code: ")
+                .and_then(|(_, code)| code.trim().parse().ok())
+                .is_some_and(killed)
+        }),
+        ExitKind::TimedOut
+        | ExitKind::OutputLimit
+        | ExitKind::DiskLimit
+        | ExitKind::Idle { .. } => false,
+    }
+}
+
 /// How the reason of a verdict left undecided by a flaky test starts.
 pub const FLAKY_REASON: &str = "flaky on this candidate";
 
@@ -694,5 +721,25 @@ mod tests {
             judged,
             PhaseJudgement::Decided(Outcome::Indeterminate, _)
         ));
+    }
+
+    #[test]
+    fn a_run_killed_from_outside_is_told_by_its_exit_or_surefires_line() {
+        let killed = |exit, log: &str| {
+            let mut r = run(exit, Vec::new());
+            r.log = log.into();
+            killed_from_outside(&r)
+        };
+        assert!(killed(ExitKind::Signal(9), ""));
+        assert!(killed(ExitKind::Code(137), ""));
+        assert!(killed(
+            ExitKind::Code(1),
+            "\u{1b}[0m[ERROR] Process Exit Code: 137\n"
+        ));
+        assert!(!killed(ExitKind::Code(1), "[ERROR] Process Exit Code: 1\n"));
+        assert!(!killed(ExitKind::Code(1), "Process Exit Code: 137\n"));
+        assert!(!killed(ExitKind::Signal(11), ""));
+        assert!(!killed(ExitKind::TimedOut, ""));
+        assert!(!killed(ExitKind::Code(0), "[ERROR] Process Exit Code: 137"));
     }
 }

@@ -92,6 +92,7 @@ fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Ou
                 run,
                 &candidate,
                 &VerdictRow {
+                    error_cause: None,
                     outcome,
                     reason: String::new(),
                     wall_ms: 1,
