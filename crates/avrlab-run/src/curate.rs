@@ -1131,6 +1131,7 @@ mod tests {
             cases,
             phases: Vec::new(),
             wall: Duration::ZERO,
+            errored: None,
         }
     }
 

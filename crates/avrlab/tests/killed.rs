@@ -62,7 +62,7 @@ struct Outcome {
 
 /// Runs avrlab with `args`; from the first stderr line that starts with `arm_on` (never when
 /// `None`), every Surefire fork it starts is killed with SIGKILL.
-fn validate(dir: &Path, args: &[&str], arm_on: Option<&'static str>) -> Outcome {
+fn validate(dir: &Path, args: &[String], arm_on: Option<&'static str>) -> Outcome {
     let repository = std::env::var_os("AVRLAB_MAVEN_REPO").unwrap_or_else(|| {
         Path::new(&std::env::var_os("HOME").unwrap())
             .join(".cache/avrlab/maven-repository")
@@ -160,7 +160,7 @@ fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("r.sqlite");
     let store = store.to_str().unwrap();
-    let args = |run: &'static str, extra: &[&'static str]| {
+    let args = |run: &str, extra: &[&str]| -> Vec<String> {
         let mut args = vec![
             "validate",
             "--benchmark",
@@ -179,7 +179,7 @@ fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
             "--json",
         ];
         args.extend_from_slice(extra);
-        args
+        args.into_iter().map(str::to_owned).collect()
     };
 
     // Nobody disturbs this one.
@@ -204,7 +204,12 @@ fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
     );
 
     // Once the first verdict is in, every test JVM is killed: the second candidate is errored.
-    let disturbed = validate(dir.path(), &args("stormy", &[]), Some("[1/"));
+    let report_json = dir.path().join("report.json");
+    let disturbed = validate(
+        dir.path(),
+        &args("stormy", &["--report-json", report_json.to_str().unwrap()]),
+        Some("[1/"),
+    );
     assert!(disturbed.killed > 0, "{}", disturbed.stderr);
     let stormy = verdicts(&disturbed);
     assert_eq!(stormy[0], undisturbed[0]);
@@ -233,6 +238,25 @@ fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
         (&reference, "Indeterminate", "errored", "killed", 1),
         "{log}"
     );
+
+    // SWE-bench's report.json counts it as SWE-bench counts an instance whose evaluation left
+    // no report: an error, neither resolved nor unresolved, with no entry of its own.
+    let swe: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_json).unwrap()).unwrap();
+    assert_eq!(
+        (
+            &swe["total_instances"],
+            &swe["completed_instances"],
+            &swe["error_instances"],
+            &swe["resolved_instances"],
+            &swe["unresolved_instances"]
+        ),
+        (&2.into(), &1.into(), &1.into(), &0.into(), &1.into()),
+        "{swe}"
+    );
+    assert_eq!(swe["error_ids"], serde_json::json!([reference]), "{swe}");
+    assert!(swe["results"].get(&reference).is_none(), "{swe}");
+    assert!(swe["results"].get(&vulnerable).is_some(), "{swe}");
 
     // Retried while the killing goes on: killed the same way twice running, the candidate is
     // taken to have done it itself, and judged.
