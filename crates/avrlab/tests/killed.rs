@@ -36,8 +36,10 @@ fn descends_from(pid: i32, root: i32) -> bool {
     false
 }
 
-/// Surefire's forked test JVMs under `root`.
-fn surefire_forks(root: i32) -> Vec<i32> {
+/// The processes under `root` whose command line holds `marker`: Surefire's forked test JVMs
+/// (`surefirebooter`), or the fast engine's candidate test JVMs (their class folder
+/// `fast-classes/jvm-N` on the class path).
+fn test_jvms(root: i32, marker: &str) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -46,7 +48,7 @@ fn surefire_forks(root: i32) -> Vec<i32> {
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("surefirebooter"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
         })
         .filter(|pid| descends_from(*pid, root))
         .collect()
@@ -61,8 +63,13 @@ struct Outcome {
 }
 
 /// Runs avrlab with `args`; from the first stderr line that starts with `arm_on` (never when
-/// `None`), every Surefire fork it starts is killed with SIGKILL.
+/// `None`), every test JVM it starts (see [`test_jvms`]) is killed with SIGKILL.
 fn validate(dir: &Path, args: &[String], arm_on: Option<&'static str>) -> Outcome {
+    let marker = if args.iter().any(|a| a == "maven") {
+        "surefirebooter"
+    } else {
+        "fast-classes/jvm-"
+    };
     let repository = std::env::var_os("AVRLAB_MAVEN_REPO").unwrap_or_else(|| {
         Path::new(&std::env::var_os("HOME").unwrap())
             .join(".cache/avrlab/maven-repository")
@@ -104,7 +111,7 @@ fn validate(dir: &Path, args: &[String], arm_on: Option<&'static str>) -> Outcom
         std::thread::spawn(move || {
             while !done.load(Ordering::SeqCst) {
                 if armed.load(Ordering::SeqCst) {
-                    for pid in surefire_forks(root) {
+                    for pid in test_jvms(root, marker) {
                         // SAFETY: kill has no memory-safety preconditions.
                         if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
                             killed.fetch_add(1, Ordering::SeqCst);
@@ -312,5 +319,62 @@ fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
             (1, "errored".into(), "killed".into(), true),
             (2, "judged".into(), String::new(), true)
         ]
+    );
+}
+
+/// The fast engine (the default): a candidate whose test JVM is killed while it runs is errored
+/// (the JVM ended by SIGKILL, its cgroup counting no OOM kill), and `--retry errored` with nobody
+/// killing gives the verdict of the undisturbed run.
+#[test]
+fn a_fast_test_jvm_killed_from_outside_is_errored_and_retried() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("f.sqlite");
+    let store = store.to_str().unwrap();
+    let args = |run: &str, extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "validate",
+            "--benchmark",
+            "demo",
+            "--tasks",
+            TASK,
+            "--reference",
+            "--confirm-sample",
+            "0",
+            "--workers",
+            "1",
+            "--store",
+            store,
+            "--run",
+            run,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_owned).collect()
+    };
+    let disturbed = validate(dir.path(), &args("fast", &[]), Some("[1/"));
+    assert!(disturbed.killed > 0, "{}", disturbed.stderr);
+    let verdicts_now = verdicts(&disturbed);
+    let (_, outcome, class, cause, _) = &verdicts_now[1];
+    assert_eq!(
+        (outcome.as_str(), class.as_str(), cause.as_str()),
+        ("Indeterminate", "errored", "killed"),
+        "{}",
+        disturbed.stdout
+    );
+    let calm = verdicts(&validate(
+        dir.path(),
+        &args("fast", &["--resume", "--retry", "errored"]),
+        None,
+    ));
+    assert_eq!(
+        calm[1],
+        (
+            format!("{TASK}/reference"),
+            "Plausible".into(),
+            "judged".into(),
+            String::new(),
+            2
+        )
     );
 }
