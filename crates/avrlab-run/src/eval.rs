@@ -1338,4 +1338,84 @@ mod tests {
             "{stored:?}"
         );
     }
+
+    /// The baseline's identity, for a resumed eval; asked anything, it fails the eval.
+    struct NeverAsked;
+
+    impl Model for NeverAsked {
+        fn cache_identity(&self) -> String {
+            avrlab_model::BaselineModel.cache_identity()
+        }
+
+        fn generate(&self, _: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+            Err(unreachable())
+        }
+    }
+
+    #[test]
+    fn a_sample_whose_validation_errored_is_validated_again_not_asked_again() {
+        let mut benchmark = demo();
+        benchmark.tasks.retain(|t| t.id == "demo-zip-slip");
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let config = engine_config(1, true);
+        let request = |model: Box<dyn Model>, resume: bool, retry: Option<Retry>| EvalRequest {
+            benchmark: &benchmark,
+            model,
+            cache: ResponseCache::new(dir.path().join("cache")),
+            spec: EvalSpec {
+                model_name: "baseline".into(),
+                format: "chat-p1".parse().unwrap(),
+                samples: 1,
+                runs: 1,
+                fl_offset: 0,
+                temperature: 0.0,
+                top_p: 1.0,
+                max_tokens: 512,
+                seed: 0,
+                concurrency: 1,
+                price: None,
+                max_cost_per_sample: None,
+            },
+            run_id: Some("k1".into()),
+            resume,
+            shard: None,
+            retry,
+            max_errors: None,
+            max_cost: None,
+        };
+        // The first validation's test JVM is killed from outside: the sample is errored.
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_killed(1);
+        let model = Box::new(avrlab_model::BaselineModel);
+        execute_eval(
+            &mut store,
+            request(model, false, None),
+            &config,
+            &oracle,
+            &Quiet,
+        )
+        .expect("the eval ends");
+        let sample = &store.generations("k1").unwrap()[0];
+        assert_eq!(
+            (sample.class, sample.error_cause),
+            (Some(ItemClass::Errored), Some(ErrorCause::Killed))
+        );
+        let candidate = sample
+            .candidate_id
+            .clone()
+            .expect("the baseline wrote a fix");
+
+        // `--retry errored` validates its candidate again and asks the model nothing.
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let retry = request(Box::new(NeverAsked), true, Some(Retry::Errored));
+        execute_eval(&mut store, retry, &config, &oracle, &Quiet).expect("the eval ends");
+        let sample = &store.generations("k1").unwrap()[0];
+        assert_eq!(
+            (sample.class, sample.error_cause, sample.attempt),
+            (Some(ItemClass::Judged), None, 1)
+        );
+        let verdict = &store.verdicts("k1").unwrap()[0];
+        assert_eq!(verdict.candidate_id, candidate);
+        assert_eq!((verdict.outcome, verdict.attempt), (Outcome::Plausible, 2));
+    }
 }
