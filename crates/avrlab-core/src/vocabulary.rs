@@ -243,8 +243,10 @@ vocabulary! {
         /// that does not apply, fewer samples than asked, a prompt longer than its context, an
         /// answer that cost more than the model may spend on one sample.
         ModelFailure => "model-failure",
-        /// The model was not heard: its call failed after its retries, timed out, or the answer
-        /// did not arrive whole. Never in a score's denominator; `--retry errored` asks again.
+        /// The infrastructure failed the item: the model was not heard (its call failed after its
+        /// retries, timed out, or the answer did not arrive whole), or the candidate's validation
+        /// was (its test JVM killed from outside). Never in a score's denominator; `--retry
+        /// errored` asks (or validates) again.
         Errored => "errored",
     }
 }
