@@ -288,6 +288,9 @@ vocabulary! {
         /// caused (no OOM kill in its cgroup). Killed the same way again on a retry, the candidate
         /// is taken to have done it itself, and the verdict is its own.
         Killed => "killed",
+        /// Validation: the machine's disk was full (a write failed for want of room, or a phase
+        /// failed while the work folder's file system had no room left).
+        DiskFull => "disk-full",
     }
 }
 

@@ -652,6 +652,12 @@ pub fn validate_pending(
         for (item, result) in receiver {
             let verdict = match result {
                 Ok(verdict) => verdict,
+                // A write that found the disk full is the machine's failure: the candidate is
+                // errored (validated again by `--retry errored`) and the others go on.
+                Err(error) if error.is_disk_full() => Verdict::errored(
+                    avrlab_core::ErrorCause::DiskFull,
+                    format!("the disk was full: {}", error_chain(&error)),
+                ),
                 Err(error) => {
                     abort.store(true, Ordering::SeqCst);
                     failure.get_or_insert(error.into());

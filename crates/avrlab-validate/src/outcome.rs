@@ -97,6 +97,19 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// The verdict of a validation the infrastructure failed for `cause` before any evidence
+    /// was gathered (a write that found the disk full): errored, `Indeterminate`.
+    /// No engine decided it, so none is named.
+    pub fn errored(cause: ErrorCause, reason: String) -> Self {
+        let mut verdict = Self::undecided(Engine::Maven);
+        verdict.engine = EngineRecord::default();
+        verdict.errored = Some(cause);
+        verdict.reason = reason;
+        verdict
+    }
+}
+
 /// How a process of a phase ended, as the phase records and reasons say it.
 pub(crate) fn exit_text(exit: ExitKind) -> String {
     match exit {

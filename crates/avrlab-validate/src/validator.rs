@@ -359,9 +359,16 @@ impl Oracle for MavenOracle {
     ) -> Result<Verdict, ValidateError> {
         let started = Instant::now();
         let what = format!("a candidate of {}", prepared.task.id);
-        self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
-            self.run_pipeline(prepared, candidate, root, ws, started)
-        })?
+        // The room left is read before the workspace goes: a build that failed while the work
+        // folder's disk was full failed for the machine, not for the candidate.
+        let mut room = None;
+        let verdict =
+            self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
+                let verdict = self.run_pipeline(prepared, candidate, root, ws, started);
+                room = avrlab_exec::available_bytes(ws);
+                verdict
+            })??;
+        Ok(errored_if_disk_full(verdict, room))
     }
 }
 
@@ -850,6 +857,27 @@ impl MavenOracle {
             format!("all {count} oracle tests passed"),
         )
     }
+}
+
+/// Below this many bytes left, a work folder's disk counts as full.
+const DISK_FULL_BYTES: u64 = 1 << 20;
+
+/// `verdict`, errored when it is not `Plausible` and its workspace's file system had no room
+/// left (`room` bytes) when it was decided: every write of the build could have failed for that.
+fn errored_if_disk_full(mut verdict: Verdict, room: Option<u64>) -> Verdict {
+    if verdict.outcome != Outcome::Plausible
+        && verdict.errored.is_none()
+        && room.is_some_and(|bytes| bytes < DISK_FULL_BYTES)
+    {
+        verdict.errored = Some(crate::outcome::ErrorCause::DiskFull);
+        verdict.reason = format!(
+            "the work folder's disk was full ({} bytes left): {}",
+            room.unwrap_or(0),
+            verdict.reason
+        );
+        verdict.outcome = Outcome::Indeterminate;
+    }
+    verdict
 }
 
 /// `verdict`, errored when it is `Indeterminate` because its test JVM was killed from outside

@@ -65,6 +65,17 @@ struct Outcome {
 /// Runs avrlab with `args`; from the first stderr line that starts with `arm_on` (never when
 /// `None`), every test JVM it starts (see [`test_jvms`]) is killed with SIGKILL.
 fn validate(dir: &Path, args: &[String], arm_on: Option<&'static str>) -> Outcome {
+    disturbed(dir, args, arm_on, None)
+}
+
+/// As [`validate`], but when `fill` names a file, the disturbance is filling the disk: once
+/// armed, that file grows until no byte more fits.
+fn disturbed(
+    dir: &Path,
+    args: &[String],
+    arm_on: Option<&'static str>,
+    fill: Option<std::path::PathBuf>,
+) -> Outcome {
     let marker = if args.iter().any(|a| a == "maven") {
         "surefirebooter"
     } else {
@@ -109,8 +120,17 @@ fn validate(dir: &Path, args: &[String], arm_on: Option<&'static str>) -> Outcom
     let killer = {
         let (armed, done, killed) = (armed.clone(), done.clone(), killed.clone());
         std::thread::spawn(move || {
+            let mut filled = false;
             while !done.load(Ordering::SeqCst) {
-                if armed.load(Ordering::SeqCst) {
+                if let (Some(file), true, false) = (&fill, armed.load(Ordering::SeqCst), filled) {
+                    let mut out = std::fs::File::create(file).unwrap();
+                    let block = vec![0u8; 1 << 16];
+                    while std::io::Write::write_all(&mut out, &block).is_ok() {}
+                    let _ = std::io::Write::write_all(&mut out, &[0u8; 512]);
+                    while std::io::Write::write_all(&mut out, &[0u8]).is_ok() {}
+                    filled = true;
+                    killed.fetch_add(1, Ordering::SeqCst);
+                } else if fill.is_none() && armed.load(Ordering::SeqCst) {
                     for pid in test_jvms(root, marker) {
                         // SAFETY: kill has no memory-safety preconditions.
                         if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
@@ -369,6 +389,103 @@ fn a_fast_test_jvm_killed_from_outside_is_errored_and_retried() {
     ));
     assert_eq!(
         calm[1],
+        (
+            format!("{TASK}/reference"),
+            "Plausible".into(),
+            "judged".into(),
+            String::new(),
+            2
+        )
+    );
+}
+
+/// A tmpfs mounted for one test, unmounted when the test ends (however it ends).
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(at: &Path, size: &str) -> Self {
+        std::fs::create_dir_all(at).unwrap();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the test mounts its own small disk"
+        )]
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "mounting a tmpfs needs root (CI runs as root)"
+        );
+        Self(at.to_owned())
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the test unmounts its own small disk"
+        )]
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Maven's work folder on a small disk that fills up once the first verdict is in: the second
+/// candidate's validation finds no room, and is errored (`disk-full`), not judged; once room is
+/// made, `--retry errored` gives it the verdict of the undisturbed run.
+#[test]
+fn a_full_disk_leaves_the_candidate_errored_and_a_retry_with_room_judges_it() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let disk = Tmpfs::mount(&dir.path().join("disk"), "64m");
+    let work = disk.0.join("work");
+    let filler = disk.0.join("filler");
+    let store = dir.path().join("d.sqlite");
+    let store = store.to_str().unwrap();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "validate",
+            "--benchmark",
+            "demo",
+            "--tasks",
+            TASK,
+            "--reference",
+            "--engine",
+            "maven",
+            "--workers",
+            "1",
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--store",
+            store,
+            "--run",
+            "full",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_owned).collect()
+    };
+    let full = disturbed(dir.path(), &args(&[]), Some("[1/"), Some(filler.clone()));
+    assert!(full.killed > 0, "{}", full.stderr);
+    let verdicts_now = verdicts(&full);
+    assert_eq!(verdicts_now[0].1, "PovFailing", "{}", full.stdout);
+    let (_, outcome, class, cause, _) = &verdicts_now[1];
+    assert_eq!(
+        (outcome.as_str(), class.as_str(), cause.as_str()),
+        ("Indeterminate", "errored", "disk-full"),
+        "{}",
+        full.stdout
+    );
+    std::fs::remove_file(&filler).unwrap();
+    let retried = verdicts(&validate(
+        dir.path(),
+        &args(&["--resume", "--retry", "errored"]),
+        None,
+    ));
+    assert_eq!(
+        retried[1],
         (
             format!("{TASK}/reference"),
             "Plausible".into(),
