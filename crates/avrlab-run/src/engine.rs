@@ -9,7 +9,7 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::{Outcome, RunConfig};
+use avrlab_core::{ErrorCause, Outcome, RunConfig};
 use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
@@ -655,7 +655,7 @@ pub fn validate_pending(
                 // A write that found the disk full is the machine's failure: the candidate is
                 // errored (validated again by `--retry errored`) and the others go on.
                 Err(error) if error.is_disk_full() => Verdict::errored(
-                    avrlab_core::ErrorCause::DiskFull,
+                    ErrorCause::DiskFull,
                     format!("the disk was full: {}", error_chain(&error)),
                 ),
                 Err(error) => {
@@ -715,7 +715,8 @@ fn killed_again(
     candidate: &str,
     mut verdict: Verdict,
 ) -> Result<Verdict, StoreError> {
-    let Some(cause) = verdict.errored else {
+    // A full disk is not the candidate's to cause (its writes are capped); a kill may be.
+    let Some(cause @ ErrorCause::Killed) = verdict.errored else {
         return Ok(verdict);
     };
     if store
