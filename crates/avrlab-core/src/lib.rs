@@ -11,7 +11,7 @@ mod untrusted_file;
 mod vocabulary;
 
 pub use candidate_kind::{CandidateKind, ReplacementTarget};
-pub use run_config::{BadShard, MalformedRunConfig, ReplaySource, RunConfig, Shard};
+pub use run_config::{BadShard, MalformedRunConfig, ModelPrice, ReplaySource, RunConfig, Shard};
 pub use untrusted_file::{RegularFile, UntrustedFileError, kind_of, read_untrusted_file};
 pub use vocabulary::{
     AuditLabel, CheckKind, Correctness, Differential, Engine, ErrorCause, Extraction, ItemClass,

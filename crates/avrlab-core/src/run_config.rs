@@ -71,6 +71,33 @@ pub struct RunConfig {
     /// The part of the plan this store holds, when the run was sharded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The model's price as `avrlab.toml` gave it when the run was started (or last resumed),
+    /// so that every cost in a report names the price and the day it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<ModelPrice>,
+}
+
+/// What a model's tokens cost, in US dollars per million, as read from a provider's price list
+/// on `read_on` (prices change; a cost without its date cannot be checked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// Dollars per million prompt tokens.
+    pub input_usd_per_million: f64,
+    /// Dollars per million completion tokens.
+    pub output_usd_per_million: f64,
+    /// The day the price was read (`2026-12-01`).
+    pub read_on: String,
+}
+
+impl std::fmt::Display for ModelPrice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "${}/M prompt, ${}/M completion tokens (read {})",
+            self.input_usd_per_million, self.output_usd_per_million, self.read_on
+        )
+    }
 }
 
 /// One of `count` parts of a run's plan (`index` counts from 1), as `--shard K/N` names it.

@@ -152,6 +152,9 @@ vocabulary! {
         Pov => "pov",
         /// Running the regression tests.
         Regression => "regression",
+        /// Running the regression tests that failed once more, alone, in a fresh JVM: a test
+        /// that then passes is flaky on the candidate, and the verdict `Indeterminate`.
+        RegressionRerun => "regression-rerun",
     }
 }
 
@@ -224,6 +227,8 @@ vocabulary! {
         UnclosedMethod => "UnclosedMethod",
         /// The answer's diff could not be read.
         MalformedDiff => "MalformedDiff",
+        /// The answer cost more than the model's `max_cost_per_sample`: not validated.
+        OverCostCap => "OverCostCap",
     }
 }
 
@@ -235,10 +240,13 @@ vocabulary! {
         /// The sample's candidate has a verdict (a duplicate shares its first's).
         Judged => "judged",
         /// The model's answer gave nothing to judge: empty, no code, an unreadable diff, a diff
-        /// that does not apply, fewer samples than asked, a prompt longer than its context.
+        /// that does not apply, fewer samples than asked, a prompt longer than its context, an
+        /// answer that cost more than the model may spend on one sample.
         ModelFailure => "model-failure",
-        /// The model was not heard: its call failed after its retries, timed out, or the answer
-        /// did not arrive whole. Never in a score's denominator; `--retry errored` asks again.
+        /// The infrastructure failed the item: the model was not heard (its call failed after its
+        /// retries, timed out, or the answer did not arrive whole), or the candidate's validation
+        /// was (its test JVM killed from outside). Never in a score's denominator; `--retry
+        /// errored` asks (or validates) again.
         Errored => "errored",
     }
 }
@@ -260,7 +268,8 @@ impl ItemClass {
 }
 
 vocabulary! {
-    /// Why the model was not heard on an errored sample.
+    /// Why an errored item was not judged: the model was not heard on a sample, or the
+    /// infrastructure failed a candidate's validation.
     ErrorCause, "error cause" {
         /// The server kept answering 429 or 5xx through every retry.
         HttpStatus => "http-status",
@@ -274,6 +283,14 @@ vocabulary! {
         Rejected => "rejected",
         /// A command model's program exited unsuccessfully.
         CommandFailed => "command-failed",
+        /// Validation: the candidate's test JVM (or its sandbox, or the build tool running it) was
+        /// killed by a signal the harness did not send and the candidate is not known to have
+        /// caused (no OOM kill in its cgroup). Killed the same way again on a retry, the candidate
+        /// is taken to have done it itself, and the verdict is its own.
+        Killed => "killed",
+        /// Validation: the machine's disk was full (a write failed for want of room, or a phase
+        /// failed while the work folder's file system had no room left).
+        DiskFull => "disk-full",
     }
 }
 
@@ -414,7 +431,7 @@ mod tests {
         let error = Extraction::parse("Candidate").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "`Candidate` is not a known extraction result (one of: candidate, duplicate, NoAnswer, EmptyAnswer, NoCode, UnclosedMethod, MalformedDiff)"
+            "`Candidate` is not a known extraction result (one of: candidate, duplicate, NoAnswer, EmptyAnswer, NoCode, UnclosedMethod, MalformedDiff, OverCostCap)"
         );
         // Spellings are exact: a stored word is never matched up to case.
         assert_eq!(

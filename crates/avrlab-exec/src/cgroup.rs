@@ -166,6 +166,18 @@ impl Cgroup {
         Ok(())
     }
 
+    /// How many processes the kernel's OOM killer ended in this cgroup for its memory limit
+    /// (cgroup v2 `memory.events`, v1 `memory.oom_control`); `None` where it cannot be read.
+    pub(crate) fn oom_kills(&self) -> Option<u64> {
+        let dir = self.dirs.first()?;
+        let text = std::fs::read_to_string(dir.join("memory.events"))
+            .or_else(|_| std::fs::read_to_string(dir.join("memory.oom_control")))
+            .ok()?;
+        text.lines()
+            .find_map(|line| line.strip_prefix("oom_kill "))
+            .and_then(|count| count.trim().parse().ok())
+    }
+
     fn pids(&self) -> Vec<i32> {
         self.dirs
             .iter()

@@ -1079,10 +1079,11 @@ impl HelperChannel {
             line.push_str(field);
         }
         if let Err(e) = self.process.send_line(&line) {
+            // How it ended is read before it is killed here (it has ended already).
+            let ended = self.process.stderr_and_end();
             self.process.kill();
             return Err(Lost::Closed(format!(
-                "cannot send the request ({e}): {}",
-                self.process.stderr_text()
+                "cannot send the request ({e}): {ended}"
             )));
         }
         let answer = format!("FRAME\t{}\t", self.seq);
@@ -1106,7 +1107,7 @@ impl HelperChannel {
                 // Test code may write to the same descriptor: anything else is not ours.
                 ReadLine::Line(_) => {}
                 ReadLine::TimedOut => break Lost::TimedOut,
-                ReadLine::Closed => break Lost::Closed(self.process.stderr_text()),
+                ReadLine::Closed => break Lost::Closed(self.process.stderr_and_end()),
             }
         };
         self.process.kill();

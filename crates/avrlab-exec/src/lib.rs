@@ -10,6 +10,7 @@ mod build_log;
 mod build_tool;
 mod cgroup;
 mod difftest;
+mod disk;
 mod fastpath;
 mod fork_relay;
 mod git;
@@ -34,6 +35,7 @@ pub use build_log::Hang;
 pub use build_tool::BuildTool;
 pub use cgroup::cgroup_delegation;
 pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};
+pub use disk::available_bytes;
 pub use fastpath::{
     ARCHIVE_FILE, CompileReply, CompiledClasses, CompilerSession, FastBuild, FastPathError,
     FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest,
@@ -52,7 +54,7 @@ pub use maven::{
 };
 pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
 pub use removal::{RemovalError, remove_tree};
-pub use resident::{ReadLine, ResidentProcess};
+pub use resident::{ProcessEnd, ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};
 pub use slurm::{JobState, Scheduler, SlurmCli, SlurmError};
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};

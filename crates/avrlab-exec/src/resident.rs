@@ -75,6 +75,48 @@ impl std::fmt::Debug for ResidentProcess {
     }
 }
 
+/// How a resident process ended, as avrlab saw it: the signal that ended it, and how many OOM
+/// kills its cgroup counted (the memory limit's SIGKILL is the candidate's own doing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessEnd {
+    pub signal: Option<i32>,
+    pub oom_kills: Option<u64>,
+}
+
+/// How avrlab's line on a process's end starts.
+const END_PREFIX: &str = "[avrlab] process ended: ";
+
+impl ProcessEnd {
+    /// The line appended to the process's standard error.
+    pub fn line(&self) -> String {
+        let signal = self
+            .signal
+            .map_or_else(|| "no signal".to_owned(), |s| format!("signal {s}"));
+        let oom = self
+            .oom_kills
+            .map_or_else(|| "unknown".to_owned(), |n| n.to_string());
+        format!("{END_PREFIX}{signal}, cgroup OOM kills {oom}")
+    }
+
+    /// The end that the last line of `text` records, if it is avrlab's line.
+    pub fn of_last_line(text: &str) -> Option<Self> {
+        let rest = text.lines().last()?.strip_prefix(END_PREFIX)?;
+        let (signal, oom) = rest.split_once(", cgroup OOM kills ")?;
+        Some(Self {
+            signal: signal.strip_prefix("signal ").and_then(|s| s.parse().ok()),
+            oom_kills: oom.parse().ok(),
+        })
+    }
+
+    /// Killed by SIGKILL or SIGTERM with no OOM kill counted in its cgroup: by something
+    /// outside the process's own doing as far as avrlab can tell (a cgroup whose counter cannot
+    /// be read gives no such evidence either way, and counts as outside).
+    pub fn killed_from_outside(&self) -> bool {
+        matches!(self.signal, Some(libc::SIGKILL | libc::SIGTERM))
+            && self.oom_kills.unwrap_or(0) == 0
+    }
+}
+
 /// What a read found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadLine {
@@ -227,6 +269,36 @@ impl ResidentProcess {
         }
     }
 
+    /// What the process wrote to standard error, then one line of avrlab's own on how it
+    /// ended ([`ProcessEnd`]), once it closed its output. The line is the text's last, after
+    /// anything the process could write.
+    pub fn stderr_and_end(&mut self) -> String {
+        // The output closes a moment before the process is reaped.
+        let until = Instant::now() + std::time::Duration::from_secs(2);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < until => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Ok(None) | Err(_) => break None,
+            }
+        };
+        let end = ProcessEnd {
+            signal: status.and_then(|s| {
+                use std::os::unix::process::ExitStatusExt;
+                // bubblewrap reports a child a signal ended as 128 + the signal.
+                s.signal().or_else(|| {
+                    s.code()
+                        .filter(|c| (129..=192).contains(c))
+                        .map(|c| c - 128)
+                })
+            }),
+            oom_kills: self.cgroup.as_deref().and_then(Cgroup::oom_kills),
+        };
+        format!("{}\n{}", self.stderr_text().trim_end(), end.line())
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
@@ -242,5 +314,39 @@ impl ResidentProcess {
 impl Drop for ResidentProcess {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_end_line_reads_back_and_tells_an_outside_kill_from_the_memory_limit() {
+        let outside = ProcessEnd {
+            signal: Some(libc::SIGKILL),
+            oom_kills: Some(0),
+        };
+        let text = format!("java stderr\n{}", outside.line());
+        assert_eq!(ProcessEnd::of_last_line(&text), Some(outside));
+        assert!(outside.killed_from_outside());
+        let memory = ProcessEnd {
+            oom_kills: Some(1),
+            ..outside
+        };
+        assert!(!memory.killed_from_outside());
+        let crashed = ProcessEnd {
+            signal: Some(libc::SIGSEGV),
+            oom_kills: None,
+        };
+        assert!(!crashed.killed_from_outside());
+        let exited = ProcessEnd {
+            signal: None,
+            oom_kills: None,
+        };
+        assert_eq!(ProcessEnd::of_last_line(&exited.line()), Some(exited));
+        // Only the last line counts: what the process wrote before it cannot pose as avrlab's.
+        let forged = format!("{}\nits own last words", outside.line());
+        assert_eq!(ProcessEnd::of_last_line(&forged), None);
     }
 }

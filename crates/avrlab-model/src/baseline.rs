@@ -274,6 +274,7 @@ impl Model for BaselineModel {
                 finish_reason: FinishReason::Stop,
                 tokens_in: None,
                 tokens_out: None,
+                cost_usd: None,
                 latency: Duration::ZERO,
                 cached: false,
             })

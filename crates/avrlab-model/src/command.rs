@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use avrlab_prompt::Prompt;
 
+use crate::cost::ReportedUsage;
 use crate::model::{FinishReason, Generation, Model, ModelError, Request};
 use crate::snapshot::{ReadLimits, Snapshot};
 
@@ -134,6 +135,9 @@ pub struct CommandModelConfig {
     pub timeout: Duration,
     /// The most bytes of stdout plus stderr one run may print.
     pub output_limit: u64,
+    /// What one sample may cost (`max_cost_per_sample`), handed to the program in
+    /// `AVRLAB_MAX_COST_USD` so that it can hold itself to it.
+    pub max_cost_usd: Option<f64>,
 }
 
 impl CommandModelConfig {
@@ -145,13 +149,15 @@ impl CommandModelConfig {
             mode: CommandMode::Stdin,
             timeout: Duration::from_secs(600),
             output_limit: 16 << 20,
+            max_cost_usd: None,
         }
     }
 }
 
 /// A user's command as a model. Each sample is one run; the program sees the prompt on stdin and in
-/// the file named by `AVRLAB_PROMPT_FILE`, the prompt id in `AVRLAB_PROMPT_ID` and the sample index
-/// in `AVRLAB_SAMPLE`.
+/// the file named by `AVRLAB_PROMPT_FILE`, the prompt id in `AVRLAB_PROMPT_ID`, the sample index
+/// in `AVRLAB_SAMPLE` and, when the model has one, its cost cap in `AVRLAB_MAX_COST_USD`. It
+/// reports what it spent on a line of its standard error (see [`ReportedUsage`]).
 pub struct CommandModel {
     config: CommandModelConfig,
     runner: Arc<dyn CommandRunner>,
@@ -244,7 +250,7 @@ impl CommandModel {
         stdin: &[u8],
         inputs: &[&Path],
         env: &[(String, String)],
-    ) -> Result<(String, FinishReason), ModelError> {
+    ) -> Result<(String, FinishReason, Option<ReportedUsage>), ModelError> {
         let before = Snapshot::take(state, ignore).map_err(|e| {
             self.unavailable(format!(
                 "cannot read the task state {}: {e}",
@@ -260,14 +266,14 @@ impl CommandModel {
         // However the run ended, the copy goes (through the runner: the program may have made
         // parts of it unreadable).
         let removed = self.runner.remove_workspace(&workspace);
-        let diff = result?;
+        let (diff, usage) = result?;
         removed.map_err(|e| {
             self.unavailable(format!(
                 "cannot remove the workspace {}: {e}",
                 workspace.display()
             ))
         })?;
-        Ok((diff, FinishReason::Stop))
+        Ok((diff, FinishReason::Stop, usage))
     }
 
     fn run_in_copy(
@@ -278,7 +284,7 @@ impl CommandModel {
         stdin: &[u8],
         inputs: &[&Path],
         env: &[(String, String)],
-    ) -> Result<String, ModelError> {
+    ) -> Result<(String, Option<ReportedUsage>), ModelError> {
         before.write_to(workspace).map_err(|e| {
             self.unavailable(format!(
                 "cannot write the workspace {}: {e}",
@@ -306,7 +312,8 @@ impl CommandModel {
                     stderr: stderr_tail(&output.stderr),
                 }
             })?;
-        Ok(before.diff_to(&after))
+        let usage = ReportedUsage::from_stderr(&String::from_utf8_lossy(&output.stderr));
+        Ok((before.diff_to(&after), usage))
     }
 }
 
@@ -341,13 +348,16 @@ impl Model for CommandModel {
 
         let mut generations = Vec::with_capacity(request.params.n as usize);
         for sample in request.first_sample..request.first_sample + request.params.n {
-            let env = [
+            let mut env = vec![
                 ("AVRLAB_PROMPT_FILE".to_owned(), prompt_path.clone()),
                 ("AVRLAB_PROMPT_ID".to_owned(), request.prompt_id.to_owned()),
                 ("AVRLAB_SAMPLE".to_owned(), sample.to_string()),
             ];
+            if let Some(cap) = self.config.max_cost_usd {
+                env.push(("AVRLAB_MAX_COST_USD".to_owned(), cap.to_string()));
+            }
             let started = Instant::now();
-            let (text, finish_reason) = match &self.config.mode {
+            let (text, finish_reason, usage) = match &self.config.mode {
                 CommandMode::Stdin => {
                     let output = self.run_once(text.as_bytes(), None, &inputs, &env)?;
                     let finish_reason = if output.exit == CommandExit::OutputLimit {
@@ -358,6 +368,7 @@ impl Model for CommandModel {
                     (
                         String::from_utf8_lossy(&output.stdout).into_owned(),
                         finish_reason,
+                        ReportedUsage::from_stderr(&String::from_utf8_lossy(&output.stderr)),
                     )
                 }
                 CommandMode::Workdir { ignore } => {
@@ -367,11 +378,15 @@ impl Model for CommandModel {
                     self.run_in_workspace(workspace, ignore, text.as_bytes(), &inputs, &env)?
                 }
             };
+            // The agent's own account of what it spent, on its documented stderr line; an agent
+            // that prints none has an unknown cost (not 0).
+            let usage = usage.unwrap_or_default();
             generations.push(Generation {
                 text,
                 finish_reason,
-                tokens_in: None,
-                tokens_out: None,
+                tokens_in: usage.prompt_tokens,
+                tokens_out: usage.completion_tokens,
+                cost_usd: usage.cost_usd,
                 latency: started.elapsed(),
                 cached: false,
             });

@@ -339,13 +339,17 @@ impl LocalModel {
         }
         // Like a server's usage, the latency is the request's, shared by its samples.
         let latency = started.elapsed();
+        // The prompt is computed once for all samples: each carries its share of it.
+        let count = samples.len() as u32;
         Ok(samples
             .into_iter()
-            .map(|(text, finish_reason, tokens_out)| Generation {
+            .enumerate()
+            .map(|(index, (text, finish_reason, tokens_out))| Generation {
                 text,
                 finish_reason,
-                tokens_in: Some(prompt_len as u32),
+                tokens_in: Some(crate::token_share(prompt_len as u32, count, index as u32)),
                 tokens_out: Some(tokens_out as u32),
+                cost_usd: None,
                 latency,
                 cached: false,
             })

@@ -102,11 +102,17 @@ pub struct Generation {
     pub text: String,
     /// Why it ended.
     pub finish_reason: FinishReason,
-    /// Prompt tokens, as the server counted them.
+    /// Prompt tokens of this sample, as the server (or the local tokenizer) counted them; with
+    /// n > 1 in one request, the request's prompt tokens shared equally ([`crate::token_share`]):
+    /// a prompt is paid once per request, so the samples' counts add up to what was paid for.
     pub tokens_in: Option<u32>,
     /// Completion tokens of this sample; with n > 1 in one request, the request's completion tokens
     /// shared equally (servers report usage per request, not per choice).
     pub tokens_out: Option<u32>,
+    /// What this sample cost in US dollars: reported by the provider or the agent, or its tokens
+    /// at the model's price; `None` when not known (never taken for 0).
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
     /// Wall time of the request that produced it (shared by the samples of one request).
     #[serde(with = "duration_ms")]
     pub latency: Duration,
@@ -286,4 +292,15 @@ pub trait Model: Send + Sync {
     /// Generates up to `request.params.n` samples (exactly n for remote models; a replay or the
     /// baseline may have fewer). Sample `i` of the result is sample index `i`.
     fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError>;
+}
+
+/// A boxed model is a model (so that wrappers such as [`crate::Priced`] take any configured one).
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn cache_identity(&self) -> String {
+        (**self).cache_identity()
+    }
+
+    fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+        (**self).generate(request)
+    }
 }

@@ -94,6 +94,8 @@ struct Answer {
     choices: Vec<(String, FinishReason)>,
     prompt_tokens: Option<u32>,
     completion_tokens: Option<u32>,
+    /// The request's cost, where the provider reports one (`usage.cost`, as OpenRouter does).
+    cost_usd: Option<f64>,
     latency: Duration,
 }
 
@@ -341,6 +343,11 @@ fn parse_answer(
             .collect(),
         prompt_tokens: usage("prompt_tokens"),
         completion_tokens: usage("completion_tokens"),
+        cost_usd: value
+            .get("usage")
+            .and_then(|u| u.get("cost"))
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c >= 0.0),
         latency,
     })
 }
@@ -371,13 +378,17 @@ impl Model for OpenAiClient {
             let body = self.body(request.prompt, params, wanted, seed).to_string();
             let answer = self.post(&url, &body, chat)?;
             let count = answer.choices.len().min(wanted as usize) as u32;
-            let tokens_out = answer.completion_tokens.map(|t| t / count.max(1));
-            for (text, finish_reason) in answer.choices.into_iter().take(count as usize) {
+            for (index, (text, finish_reason)) in
+                answer.choices.into_iter().take(count as usize).enumerate()
+            {
+                let index = index as u32;
+                let share = |total: u32| crate::token_share(total, count, index);
                 generations.push(Generation {
                     text,
                     finish_reason,
-                    tokens_in: answer.prompt_tokens,
-                    tokens_out,
+                    tokens_in: answer.prompt_tokens.map(share),
+                    tokens_out: answer.completion_tokens.map(share),
+                    cost_usd: answer.cost_usd.map(|c| c / f64::from(count.max(1))),
                     latency: answer.latency,
                     cached: false,
                 });

@@ -76,6 +76,7 @@ impl ReplayModel {
                 finish_reason: FinishReason::parse(record.finish_reason.as_deref()),
                 tokens_in: None,
                 tokens_out: None,
+                cost_usd: None,
                 latency: Duration::ZERO,
                 cached: false,
             };

@@ -137,6 +137,7 @@ mod tests {
             finish_reason: String::new(),
             tokens_in: None,
             tokens_out: None,
+            cost_usd: None,
             latency_ms: 0,
             cached: false,
             error: None,

@@ -10,6 +10,7 @@ use avrlab_store::{
 use serde::Serialize;
 
 use crate::completeness::Completeness;
+use crate::cost::CostSummary;
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 
 /// Why a report could not be built.
@@ -76,6 +77,8 @@ pub struct ModelSummary {
     pub errors: usize,
     /// Registered, judged, model failures, errored (by cause) and retried samples.
     pub completeness: Completeness,
+    /// What the heard samples cost, where known.
+    pub cost: CostSummary,
     /// Plausible but not known to be correct, and not audited yet: to audit by hand.
     pub to_audit: Vec<String>,
     /// Plausible candidates, not proven correct by comparison, that auditors labelled alike.
@@ -230,6 +233,14 @@ impl EvalReport {
             .collect()
     }
 
+    /// Each run's cost line, named by its run.
+    pub fn cost_lines(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .map(|m| format!("{}: {}", m.run_id, m.cost.line()))
+            .collect()
+    }
+
     /// Each run's completeness line, named by its run.
     pub fn completeness_lines(&self) -> Vec<String> {
         self.models
@@ -337,6 +348,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             (config.replay.is_none() && config.shard.is_none() && config.samples.is_some())
                 .then(|| config.cwe.len() * runs as usize * samples_per_prompt as usize);
         let completeness = Completeness::of(&stored, planned);
+        let cost = CostSummary::of(&stored, config.price.as_ref());
         // An errored sample is no evidence about the model: it enters no denominator.
         let generations: Vec<GenerationRow> = stored
             .into_iter()
@@ -533,6 +545,7 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             plausible_across_runs,
             errors: generations.iter().filter(|g| g.error.is_some()).count(),
             completeness,
+            cost,
             to_audit,
             audited,
             audited_correct,
@@ -604,6 +617,7 @@ mod tests {
             finish_reason: "Stop".into(),
             tokens_in: None,
             tokens_out: None,
+            cost_usd: None,
             latency_ms: 0,
             cached: false,
             error: None,
@@ -618,6 +632,7 @@ mod tests {
 
     fn verdict(outcome: Outcome) -> VerdictRow {
         VerdictRow {
+            error_cause: None,
             outcome,
             reason: String::new(),
             wall_ms: 1,

@@ -63,6 +63,7 @@ fn summary_table(out: &mut String, report: &EvalReport) {
         "pass@1",
         "pass@k",
         "no answer",
+        "cost (USD)",
     ] {
         let _ = write!(out, "<th>{header}</th>");
     }
@@ -106,6 +107,7 @@ fn summary_table(out: &mut String, report: &EvalReport) {
             &format!("{} (k={})", optional(m.pass_at_k), m.samples_per_prompt),
         );
         number(out, &m.errors.to_string());
+        number(out, &m.cost.cell());
         if differential {
             number(out, &crate::differential_cell(m));
         }
@@ -273,6 +275,11 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &
         body,
         r#"<p class="note">Completeness (samples): {}</p>"#,
         escape(&report.completeness_lines().join("; "))
+    );
+    let _ = write!(
+        body,
+        r#"<p class="note">Cost: {}</p>"#,
+        escape(&report.cost_lines().join("; "))
     );
     audit_notes(body, &report.models);
     engine_notes(body, report);

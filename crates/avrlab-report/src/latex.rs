@@ -48,10 +48,10 @@ pub fn render_latex(report: &EvalReport) -> String {
     } else {
         ("", "")
     };
-    let _ = writeln!(out, "\\begin{{tabular}}{{lllrrrrlrr{spec}}}\n\\toprule");
+    let _ = writeln!(out, "\\begin{{tabular}}{{lllrrrrlrrr{spec}}}\n\\toprule");
     let _ = writeln!(
         out,
-        "Model & Format & Benchmark & FL offset & Tasks & Samples & Correct & Plausible (95\\% CI) & Compile rate & pass@1{heading} \\\\\n\\midrule"
+        "Model & Format & Benchmark & FL offset & Tasks & Samples & Correct & Plausible (95\\% CI) & Compile rate & pass@1 & Cost (USD){heading} \\\\\n\\midrule"
     );
     for m in &report.models {
         let across = m
@@ -68,7 +68,7 @@ pub fn render_latex(report: &EvalReport) -> String {
         };
         let _ = writeln!(
             out,
-            "{} & {} & {} & {} & {} & {} & {} & {} ({}--{}{}) & {} & {}{extra} \\\\",
+            "{} & {} & {} & {} & {} & {} & {} & {} ({}--{}{}) & {} & {} & {}{extra} \\\\",
             escape(&m.model),
             escape(&m.format),
             escape(&m.benchmark),
@@ -83,6 +83,7 @@ pub fn render_latex(report: &EvalReport) -> String {
             percent(m.compile_rate),
             m.pass_at_1
                 .map_or_else(|| "--".into(), |v| format!("{v:.3}")),
+            escape(&m.cost.cell()),
         );
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n");
@@ -90,6 +91,11 @@ pub fn render_latex(report: &EvalReport) -> String {
         out,
         "\\par\\smallskip{{\\footnotesize Samples: {}.}}",
         escape(&report.completeness_lines().join("; "))
+    );
+    let _ = writeln!(
+        out,
+        "\\par\\smallskip{{\\footnotesize Cost: {}.}}",
+        escape(&report.cost_lines().join("; "))
     );
     if differential {
         out.push_str("\\par\\smallskip{\\footnotesize Differential: plausible candidates (P), no divergence found from the reference fix (N), divergent (D), divergent only on the vulnerability's inputs (V).}\n");

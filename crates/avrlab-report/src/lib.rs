@@ -1,11 +1,12 @@
 //! Reports of eval runs, computed only from stored rows so that every number can be traced: a
 //! summary per model in the shape of VJBench's Table 4 (correct and plausible fixes, compile rate,
 //! duplicate rate, pass@k with the unbiased estimator, Wilson 95% intervals, and the mean ± 95%
-//! margin across runs) and a task × model matrix in the shape of its Table 5; rendered as Markdown,
+//! margin across runs, what the answers cost) and a task × model matrix in the shape of its Table 5; rendered as Markdown,
 //! CSV, JSON, LaTeX, or one self-contained HTML page with SVG plots (`html.rs`, `svg.rs`, from the
 //! numbers of `figures.rs`).
 
 mod completeness;
+mod cost;
 mod engine_checks;
 mod eval_report;
 pub mod figures;
@@ -17,6 +18,7 @@ mod study_report;
 mod svg;
 
 pub use completeness::Completeness;
+pub use cost::CostSummary;
 pub use engine_checks::{Disagreement, EngineChecks};
 pub use eval_report::{
     DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, ModelSummary, ReportError, TaskCell,

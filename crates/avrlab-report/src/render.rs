@@ -61,11 +61,11 @@ fn markdown(report: &EvalReport) -> String {
     };
     let _ = writeln!(
         out,
-        "| benchmark | model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer |{heading}"
+        "| benchmark | model | format | FL offset | tasks | samples | correct | plausible (95% CI) | across runs | compile rate | duplicate rate | pass@1 | pass@k | no answer | cost (USD) |{heading}"
     );
     let _ = writeln!(
         out,
-        "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|{rule}"
+        "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|{rule}"
     );
     for m in &report.models {
         let across = m.plausible_across_runs.map_or_else(
@@ -79,7 +79,7 @@ fn markdown(report: &EvalReport) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} |{extra}",
+            "| {} | {} | {} | {} | {} | {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} (k={}) | {} | {} |{extra}",
             m.benchmark,
             m.model,
             m.format,
@@ -97,10 +97,15 @@ fn markdown(report: &EvalReport) -> String {
             optional(m.pass_at_k),
             m.samples_per_prompt,
             m.errors,
+            m.cost.cell(),
         );
     }
     let _ = writeln!(out, "\nCompleteness (samples):");
     for line in report.completeness_lines() {
+        let _ = writeln!(out, "- {line}");
+    }
+    let _ = writeln!(out, "\nCost (samples the model was heard on):");
+    for line in report.cost_lines() {
         let _ = writeln!(out, "- {line}");
     }
     let _ = writeln!(out, "\n## Vulnerabilities fixed, per task\n");
@@ -204,6 +209,10 @@ fn csv(report: &EvalReport) -> String {
         "model_failures",
         "errored",
         "retried",
+        "cost_usd",
+        "cost_known_samples",
+        "cost_unknown_samples",
+        "price_read_on",
     ];
     let differential = has_differential(&report.models);
     let extra: &[&str] = if differential {
@@ -260,6 +269,16 @@ fn csv(report: &EvalReport) -> String {
                     m.completeness.model_failures.to_string(),
                     m.completeness.errored.to_string(),
                     m.completeness.retried.to_string(),
+                    // An unknown cost is the word, never an empty cell a spreadsheet sums as 0.
+                    m.cost
+                        .usd
+                        .map_or_else(|| "unknown".to_owned(), |usd| format!("{usd:.6}")),
+                    m.cost.known_samples.to_string(),
+                    m.cost.unknown_samples.to_string(),
+                    m.cost
+                        .price
+                        .as_ref()
+                        .map_or_else(String::new, |p| p.read_on.clone()),
                 ]
                 .into_iter()
                 .chain(counts),

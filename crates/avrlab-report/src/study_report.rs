@@ -677,6 +677,10 @@ fn study_markdown(report: &StudyReport, with_table_4: bool) -> String {
     for line in report.all_cells.completeness_lines() {
         let _ = writeln!(out, "- {line}");
     }
+    let _ = writeln!(out, "\nCost of its cells (samples the model was heard on):");
+    for line in report.all_cells.cost_lines() {
+        let _ = writeln!(out, "- {line}");
+    }
     let _ = writeln!(out);
     for grid in &report.grids {
         let _ = writeln!(
@@ -1029,6 +1033,7 @@ mod tests {
                 finish_reason: "Stop".into(),
                 tokens_in: None,
                 tokens_out: None,
+                cost_usd: None,
                 latency_ms: 0,
                 cached: false,
                 error: None,
@@ -1045,6 +1050,7 @@ mod tests {
             .unwrap();
         for id in ids {
             let verdict = VerdictRow {
+                error_cause: None,
                 outcome: if id == "f1" {
                     Outcome::PovFailing
                 } else {

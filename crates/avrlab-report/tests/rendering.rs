@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use avrlab_report::figures::{self, Share};
 use avrlab_report::{
-    Completeness, DifferentialCounts, EvalReport, ModelSummary, ReportFormat, TaskCell, render,
+    Completeness, CostSummary, DifferentialCounts, EvalReport, ModelSummary, ReportFormat,
+    TaskCell, render,
 };
 
 const HOSTILE: &str = r#"<script>window.pwned=1</script>"Evil, Inc."&{x}_%"#;
@@ -54,6 +55,11 @@ fn summary(
             judged: 5,
             model_failures: 1,
             ..Completeness::default()
+        },
+        // No price: every sample's cost is unknown.
+        cost: CostSummary {
+            unknown_samples: 6,
+            ..CostSummary::default()
         },
     }
 }
@@ -226,7 +232,7 @@ fn latex_is_a_booktabs_table_with_escaped_names() {
     // Every row of the first table has as many cells as its header.
     let first = latex.split("\\midrule\n").nth(1).unwrap();
     for line in first.lines().take_while(|l| !l.starts_with("\\bottomrule")) {
-        assert_eq!(line.matches(" & ").count(), 9, "{line}");
+        assert_eq!(line.matches(" & ").count(), 10, "{line}");
     }
 }
 
@@ -264,16 +270,19 @@ fn the_differential_column_appears_only_with_differential_results() {
         .unwrap();
     assert!(
         lines[header].ends_with(
-            "| no answer | differential (plausible · no divergence found · divergent · on vulnerable inputs) |"
+            "| no answer | cost (USD) | differential (plausible · no divergence found · divergent · on vulnerable inputs) |"
         ),
         "{markdown}"
     );
     assert!(lines[header + 1].ends_with("---:|---:|"), "{markdown}");
     assert!(
-        lines[header + 2].ends_with("| 0 | 5 · 2 · 1 · 1 |"),
+        lines[header + 2].ends_with("| 0 | unknown | 5 · 2 · 1 · 1 |"),
         "{markdown}"
     );
-    assert!(lines[header + 3].ends_with("| 0 | - |"), "{markdown}");
+    assert!(
+        lines[header + 3].ends_with("| 0 | unknown | - |"),
+        "{markdown}"
+    );
     let cells = |line: &str| line.matches(" | ").count();
     assert!(
         (header + 2..header + 6).all(|i| cells(lines[i]) == cells(lines[header])),
@@ -286,10 +295,10 @@ fn the_differential_column_appears_only_with_differential_results() {
         "{html}"
     );
     let latex = render(&with, ReportFormat::Latex);
-    assert!(latex.contains("{lllrrrrlrrr}"), "{latex}");
+    assert!(latex.contains("{lllrrrrlrrrr}"), "{latex}");
     let first = latex.split("\\midrule\n").nth(1).unwrap();
     for line in first.lines().take_while(|l| !l.starts_with("\\bottomrule")) {
-        assert_eq!(line.matches(" & ").count(), 10, "{line}");
+        assert_eq!(line.matches(" & ").count(), 11, "{line}");
     }
     assert!(
         latex.contains(" & 5 $\\cdot$ 2 $\\cdot$ 1 $\\cdot$ 1 \\\\"),
@@ -403,4 +412,60 @@ fn a_run_with_errored_samples_says_so_at_the_top_of_every_format() {
         json["models"][1]["completeness"]["errored_by_cause"]["http-status"],
         2
     );
+}
+
+#[test]
+fn costs_show_in_every_format_and_an_unknown_one_is_never_zero() {
+    let mut priced = report();
+    priced.models[0].cost = CostSummary {
+        usd: Some(0.0126),
+        known_usd: 0.0126,
+        known_samples: 6,
+        unknown_samples: 0,
+        spent_usd: 0.0042,
+        price: Some(avrlab_core::ModelPrice {
+            input_usd_per_million: 0.15,
+            output_usd_per_million: 0.6,
+            read_on: "2026-12-01".into(),
+        }),
+    };
+    let markdown = render(&priced, ReportFormat::Markdown);
+    assert!(
+        markdown.contains("| no answer | cost (USD) |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| 0 | $0.0126 |"), "{markdown}");
+    assert!(markdown.contains("| 0 | unknown |"), "{markdown}");
+    assert!(
+        markdown.contains(
+            "- r0: $0.0126 · spent $0.0042 · price $0.15/M prompt, $0.6/M completion tokens (read 2026-12-01)"
+        ),
+        "{markdown}"
+    );
+
+    let text = render(&priced, ReportFormat::Csv);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][column("cost_usd")], "0.012600");
+    assert_eq!(&rows[0][column("price_read_on")], "2026-12-01");
+    assert_eq!(&rows[1][column("cost_usd")], "unknown");
+    assert_eq!(&rows[1][column("cost_unknown_samples")], "6");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&render(&priced, ReportFormat::Json)).unwrap();
+    assert_eq!(json["models"][0]["cost"]["usd"], 0.0126);
+    assert_eq!(json["models"][0]["cost"]["price"]["read_on"], "2026-12-01");
+    assert!(json["models"][1]["cost"]["usd"].is_null());
+
+    let latex = render(&priced, ReportFormat::Latex);
+    assert!(latex.contains("& Cost (USD)"), "{latex}");
+    assert!(latex.contains("& \\$0.0126 \\\\"), "{latex}");
+    assert!(latex.contains("& unknown \\\\"), "{latex}");
+
+    let html = render(&priced, ReportFormat::Html);
+    assert!(html.contains("<th>cost (USD)</th>"), "{html}");
+    assert!(html.contains(">$0.0126</td>"), "{html}");
+    assert!(html.contains(">unknown</td>"), "{html}");
 }

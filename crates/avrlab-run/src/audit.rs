@@ -475,6 +475,7 @@ mod tests {
         .enumerate()
         {
             let verdict = VerdictRow {
+                error_cause: None,
                 outcome,
                 reason: "r".into(),
                 wall_ms: 1,

@@ -1131,6 +1131,7 @@ mod tests {
             cases,
             phases: Vec::new(),
             wall: Duration::ZERO,
+            errored: None,
         }
     }
 
@@ -1467,6 +1468,7 @@ mod tests {
                     finish_reason: self.finish.clone(),
                     tokens_in: None,
                     tokens_out: None,
+                    cost_usd: None,
                     latency: Duration::ZERO,
                     cached: false,
                 }]),

@@ -9,7 +9,7 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::RunConfig;
+use avrlab_core::{ErrorCause, Outcome, RunConfig};
 use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
@@ -45,6 +45,40 @@ pub struct RunRequest<'a> {
     pub resume: bool,
     /// Extra settings to store with the run (JSON).
     pub config: RunConfig,
+    /// On a resume, which stored verdicts to validate again.
+    pub retry: VerdictRetry,
+}
+
+/// Which stored verdicts a resumed run validates again (`--retry errored`, `--retry
+/// indeterminate,timeout`): each new verdict takes its candidate's place, the earlier attempt is
+/// kept in the store with its evidence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerdictRetry {
+    /// The errored verdicts (the infrastructure failed their validation).
+    pub errored: bool,
+    /// The verdicts with these outcomes, whatever their class.
+    pub outcomes: Vec<Outcome>,
+}
+
+impl VerdictRetry {
+    /// Whether a stored verdict is to be validated again.
+    pub fn wants(&self, verdict: &avrlab_store::VerdictSummary) -> bool {
+        (self.errored && verdict.class == avrlab_store::ItemClass::Errored)
+            || self.outcomes.contains(&verdict.outcome)
+    }
+
+    /// The candidates of `run_id` decided and not to be validated again; the verdicts to
+    /// validate again are superseded (kept as earlier attempts) first.
+    fn decided(&self, store: &mut Store, run_id: &str) -> Result<HashSet<String>, StoreError> {
+        if *self != Self::default() {
+            for verdict in store.verdicts(run_id)? {
+                if self.wants(&verdict) {
+                    store.supersede_verdict(run_id, &verdict.candidate_id)?;
+                }
+            }
+        }
+        store.decided(run_id)
+    }
 }
 
 /// Where a run ended.
@@ -230,6 +264,7 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
             })
             .collect(),
         engine: engine_row(&verdict.engine),
+        error_cause: verdict.errored,
     }
 }
 
@@ -379,6 +414,8 @@ pub struct StoredRun<'a> {
     /// When the run's invocation started, and its stages so far.
     pub started: Instant,
     pub clock: StageClock,
+    /// Which stored verdicts to validate again.
+    pub retry: VerdictRetry,
 }
 
 /// Validates a [`StoredRun`].
@@ -392,6 +429,7 @@ pub fn validate_stored_run(
         workshop,
         started,
         mut clock,
+        retry,
     } = run;
     let planned: Vec<PlannedCandidate> = store
         .candidates(&run_id)?
@@ -422,7 +460,7 @@ pub fn validate_stored_run(
         progress,
     )?;
     clock.lap("warm-up");
-    let decided = store.decided(&run_id)?;
+    let decided = retry.decided(store, &run_id)?;
     let tally = validate_warmed(
         store,
         &run_id,
@@ -614,6 +652,12 @@ pub fn validate_pending(
         for (item, result) in receiver {
             let verdict = match result {
                 Ok(verdict) => verdict,
+                // A write that found the disk full is the machine's failure: the candidate is
+                // errored (validated again by `--retry errored`) and the others go on.
+                Err(error) if error.is_disk_full() => Verdict::errored(
+                    ErrorCause::DiskFull,
+                    format!("the disk was full: {}", error_chain(&error)),
+                ),
                 Err(error) => {
                     abort.store(true, Ordering::SeqCst);
                     failure.get_or_insert(error.into());
@@ -623,6 +667,14 @@ pub fn validate_pending(
             // Verdicts that finish after a failure are real: they are kept.
             let members = &work[item];
             let representative = &planned[members[0]];
+            let verdict = match killed_again(store, run_id, &representative.id, verdict) {
+                Ok(verdict) => verdict,
+                Err(error) => {
+                    abort.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(error.into());
+                    continue;
+                }
+            };
             for (position, &index) in members.iter().enumerate() {
                 let candidate = &planned[index];
                 let mut shared = verdict.clone();
@@ -652,6 +704,32 @@ pub fn validate_pending(
             workers,
         }),
     }
+}
+
+/// `verdict`, judged when its candidate was errored for the same cause before: a validation
+/// killed from outside twice running is taken for the candidate's own doing (it can kill its own
+/// JVM), so that no candidate stays out of the denominators by failing the same way every time.
+fn killed_again(
+    store: &Store,
+    run_id: &str,
+    candidate: &str,
+    mut verdict: Verdict,
+) -> Result<Verdict, StoreError> {
+    // A full disk is not the candidate's to cause (its writes are capped); a kill may be.
+    let Some(cause @ ErrorCause::Killed) = verdict.errored else {
+        return Ok(verdict);
+    };
+    if store
+        .previous_attempt(run_id, candidate)?
+        .is_some_and(|(_, before)| before == Some(cause))
+    {
+        verdict.errored = None;
+        verdict.reason = format!(
+            "{} (the same on the attempt before: taken for the candidate's own doing)",
+            verdict.reason
+        );
+    }
+    Ok(verdict)
 }
 
 /// The tasks that the candidates name, in id order.
@@ -758,6 +836,7 @@ pub fn register_eval_run(
         run_id,
         resume,
         config,
+        retry: VerdictRetry::default(),
     };
     let (run_id, _) = resolve_run(store, &request, &hash)?;
     if resume {
@@ -781,7 +860,7 @@ pub fn task_cwes<'a>(tasks: impl Iterator<Item = &'a Task>) -> BTreeMap<String, 
 /// The run to write into: a new id, or the run being resumed (whose input must not have changed)
 /// with the candidates it has already decided.
 pub fn resolve_run(
-    store: &Store,
+    store: &mut Store,
     request: &RunRequest<'_>,
     hash: &str,
 ) -> Result<(String, HashSet<String>), EngineError> {
@@ -802,7 +881,7 @@ pub fn resolve_run(
         if run.input_hash != hash {
             return Err(EngineError::InputChanged(run.id));
         }
-        let decided = store.decided(&run.id)?;
+        let decided = request.retry.decided(store, &run.id)?;
         Ok((run.id, decided))
     } else {
         match &request.run_id {
@@ -850,6 +929,7 @@ mod tests {
             run_id: Some("r1".into()),
             resume: false,
             config: RunConfig::default(),
+            retry: VerdictRetry::default(),
         }
     }
 

@@ -15,7 +15,7 @@ use avrlab_store::{
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
-use avrlab_core::{RunConfig, Shard};
+use avrlab_core::{ModelPrice, RunConfig, Shard};
 
 use crate::engine::{EngineConfig, EngineError, Progress, RunReport, error_chain, task_cwes};
 use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
@@ -40,6 +40,11 @@ pub struct EvalSpec {
     pub seed: u64,
     /// Prompts asked at a time (the model's `concurrency`; at least 1).
     pub concurrency: usize,
+    /// The model's price, as `avrlab.toml` gives it (stored with the run).
+    pub price: Option<ModelPrice>,
+    /// What one sample may cost (`max_cost_per_sample`): an answer that cost more is the model's
+    /// failure (`OverCostCap`) and is not validated.
+    pub max_cost_per_sample: Option<f64>,
 }
 
 /// Why an eval stopped.
@@ -65,6 +70,30 @@ pub enum EvalError {
         asked: usize,
         planned: usize,
         limit: ErrorLimit,
+    },
+    /// The samples asked so far cost `--max-cost` or more: no further prompt is asked.
+    #[error(
+        "stopped run `{run}` at its budget: ${spent:.4} spent of --max-cost ${budget} ({asked} of \
+         {planned} samples to ask were asked); the run stays resumable with a higher budget \
+         (--resume --run {run} --max-cost USD)"
+    )]
+    BudgetReached {
+        run: String,
+        spent: f64,
+        budget: f64,
+        asked: usize,
+        planned: usize,
+    },
+    /// Under `--max-cost`, a sample came back whose cost is not known: the budget cannot be kept.
+    #[error(
+        "stopped run `{run}`: the cost of {prompt} is not known (the model has no price in \
+         avrlab.toml, the server sent no usage, or the agent printed no `avrlab-usage:` line), so \
+         --max-cost cannot be kept; ${spent:.4} spent so far; the run stays resumable"
+    )]
+    CostUnknown {
+        run: String,
+        prompt: String,
+        spent: f64,
     },
     /// A task cannot be prompted for.
     #[error(transparent)]
@@ -230,6 +259,8 @@ pub struct EvalRequest<'a> {
     pub retry: Option<Retry>,
     /// Stop, resumable, once more samples than this are errored.
     pub max_errors: Option<ErrorLimit>,
+    /// Stop asking, resumable, once the run's samples cost this many dollars (`--max-cost`).
+    pub max_cost: Option<f64>,
 }
 
 impl std::fmt::Debug for EvalRequest<'_> {
@@ -259,6 +290,7 @@ pub fn execute_eval(
         shard,
         retry,
         max_errors,
+        max_cost,
     } = request;
     let identity = model.cache_identity();
     let mut source = AskedModel {
@@ -266,6 +298,7 @@ pub fn execute_eval(
         shard,
         retry,
         max_errors,
+        max_cost,
         model: CachedModel::new(Boxed(model), cache),
         spec: &spec,
         identity,
@@ -287,6 +320,7 @@ struct AskedModel<'a> {
     shard: Option<Shard>,
     retry: Option<Retry>,
     max_errors: Option<ErrorLimit>,
+    max_cost: Option<f64>,
     model: CachedModel<Boxed>,
     spec: &'a EvalSpec,
     /// What identifies the model's answers in the response cache.
@@ -317,6 +351,7 @@ impl GenerationSource for AskedModel<'_> {
             // Reports show each task's CWEs beside its row.
             cwe: task_cwes(benchmark.tasks.iter()),
             shard: self.shard,
+            price: spec.price.clone(),
             ..RunConfig::default()
         };
         Ok((hash, config))
@@ -324,6 +359,15 @@ impl GenerationSource for AskedModel<'_> {
 
     fn stage(&self) -> &'static str {
         "prompt, generate, extract"
+    }
+
+    /// A sample errored in its validation (its candidate's test JVM killed from outside) is
+    /// validated again, not asked again: the model was heard.
+    fn verdict_retry(&self) -> crate::engine::VerdictRetry {
+        crate::engine::VerdictRetry {
+            errored: self.retry == Some(Retry::Errored),
+            outcomes: Vec::new(),
+        }
     }
 
     fn store_generations(
@@ -341,9 +385,15 @@ impl GenerationSource for AskedModel<'_> {
         // that duplicates keep pointing at the first).
         let mut done: HashSet<String> = HashSet::new();
         let mut attempts: HashMap<String, u32> = HashMap::new();
+        let mut spent = 0.0;
         for stored in store.generations(run_id)? {
-            let again =
-                self.retry == Some(Retry::Errored) && stored.class == Some(ItemClass::Errored);
+            // What earlier sessions of the run paid (an answer from the cache was paid before).
+            if !stored.cached {
+                spent += stored.cost_usd.unwrap_or(0.0);
+            }
+            let again = self.retry == Some(Retry::Errored)
+                && stored.class == Some(ItemClass::Errored)
+                && stored.candidate_id.is_none();
             if again {
                 attempts.insert(stored.id, stored.attempt);
             } else {
@@ -433,20 +483,48 @@ impl GenerationSource for AskedModel<'_> {
         // the run, or errors past the limit, stop the asking; what was stored stays.
         let planned = pending.len() * spec.samples as usize;
         let (mut asked, mut errored) = (0usize, 0usize);
+        let over_budget = |spent: f64| self.max_cost.is_some_and(|budget| spent >= budget);
+        if over_budget(spent) && !pending.is_empty() {
+            return Err(budget_reached(
+                store,
+                run_id,
+                spent,
+                self.max_cost,
+                0,
+                planned,
+            ));
+        }
+        // Set once the budget is reached: no prompt is asked after it, but the answers already
+        // asked for (paid) are stored.
+        let mut stopped_at_budget = false;
         let workers = spec.concurrency.max(1).min(pending.len().max(1));
         let next = AtomicUsize::new(0);
         let abort = AtomicBool::new(false);
+        // How many prompts are stored: a worker asks prompt i only once fewer than `workers`
+        // prompts before it await storing, so that no more than `concurrency` answers are ever
+        // unaccounted for when the budget or the error limit stops the asking.
+        let window = (std::sync::Mutex::new(0usize), std::sync::Condvar::new());
         let mut failure: Option<EvalError> = None;
         std::thread::scope(|scope| {
             let (sender, receiver) =
                 mpsc::channel::<(usize, Result<Vec<Generation>, ModelError>)>();
             for _ in 0..workers {
                 let sender = sender.clone();
-                let (pending, next, abort, model) = (&pending, &next, &abort, &model);
+                let (pending, next, abort, model, window) =
+                    (&pending, &next, &abort, &model, &window);
                 scope.spawn(move || {
                     loop {
                         let index = next.fetch_add(1, Ordering::SeqCst);
-                        if index >= pending.len() || abort.load(Ordering::SeqCst) {
+                        if index >= pending.len() {
+                            break;
+                        }
+                        let (stored, wake) = window;
+                        let mut done = stored.lock().expect("the window lock is never poisoned");
+                        while index >= *done + workers && !abort.load(Ordering::SeqCst) {
+                            done = wake.wait(done).expect("the window lock is never poisoned");
+                        }
+                        drop(done);
+                        if abort.load(Ordering::SeqCst) {
                             break;
                         }
                         let prompt = &pending[index];
@@ -490,10 +568,28 @@ impl GenerationSource for AskedModel<'_> {
                         answer,
                         &mut first_by_project,
                     ) {
-                        Ok(heard) => {
+                        Ok(stored_answer) => {
                             asked += spec.samples as usize;
-                            if heard == Heard::Errored {
+                            if stored_answer.heard == Heard::Errored {
                                 errored += spec.samples as usize;
+                            }
+                            spent += stored_answer.paid.cost;
+                            if self.max_cost.is_some() && stored_answer.paid.unknown {
+                                abort.store(true, Ordering::SeqCst);
+                                failure = Some(record(
+                                    store,
+                                    run_id,
+                                    EvalError::CostUnknown {
+                                        run: run_id.to_owned(),
+                                        prompt: pending[stored].prompt_id.clone(),
+                                        spent,
+                                    },
+                                ));
+                                break;
+                            }
+                            if over_budget(spent) {
+                                abort.store(true, Ordering::SeqCst);
+                                stopped_at_budget = true;
                             }
                         }
                         Err(error) => {
@@ -514,21 +610,56 @@ impl GenerationSource for AskedModel<'_> {
                             limit,
                         };
                         abort.store(true, Ordering::SeqCst);
-                        failure =
-                            Some(match store.record_run_error(run_id, &error_chain(&error)) {
-                                Ok(()) => error,
-                                Err(store_error) => store_error.into(),
-                            });
+                        failure = Some(record(store, run_id, error));
                         break;
                     }
                 }
+                // Under the lock, so that a worker between its check and its wait cannot miss
+                // the news (more stored, or the asking stopped).
+                let mut done = window.0.lock().expect("the window lock is never poisoned");
+                *done = stored;
+                window.1.notify_all();
             }
         });
         match failure {
             Some(error) => Err(error),
+            None if stopped_at_budget && asked < planned => Err(budget_reached(
+                store,
+                run_id,
+                spent,
+                self.max_cost,
+                asked,
+                planned,
+            )),
             None => Ok(()),
         }
     }
+}
+
+/// `error`, recorded as the reason the run stopped (or the store's failure to record it).
+fn record(store: &mut Store, run_id: &str, error: EvalError) -> EvalError {
+    match store.record_run_error(run_id, &error_chain(&error)) {
+        Ok(()) => error,
+        Err(store_error) => store_error.into(),
+    }
+}
+
+fn budget_reached(
+    store: &mut Store,
+    run_id: &str,
+    spent: f64,
+    budget: Option<f64>,
+    asked: usize,
+    planned: usize,
+) -> EvalError {
+    let error = EvalError::BudgetReached {
+        run: run_id.to_owned(),
+        spent,
+        budget: budget.unwrap_or(0.0),
+        asked,
+        planned,
+    };
+    record(store, run_id, error)
 }
 
 /// What every prompt of one task shares.
@@ -551,6 +682,20 @@ struct PendingPrompt<'a> {
     attempt: u32,
 }
 
+/// What one prompt's answer cost in this session: the dollars of its fresh (not cached) samples
+/// whose cost is known, and whether some fresh sample's cost is not known.
+#[derive(Debug, Clone, Copy, Default)]
+struct Paid {
+    cost: f64,
+    unknown: bool,
+}
+
+/// What storing one prompt's answer found.
+struct StoredAnswer {
+    heard: Heard,
+    paid: Paid,
+}
+
 /// Whether a prompt's answer was heard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Heard {
@@ -569,7 +714,7 @@ fn store_answer(
     pending: &PendingPrompt<'_>,
     answer: Result<Vec<Generation>, ModelError>,
     first_by_project: &mut HashMap<ProjectDigest, String>,
-) -> Result<Heard, EvalError> {
+) -> Result<StoredAnswer, EvalError> {
     let PendingPrompt {
         task,
         prepared,
@@ -598,6 +743,7 @@ fn store_answer(
         finish_reason: String::new(),
         tokens_in: None,
         tokens_out: None,
+        cost_usd: None,
         latency_ms: 0,
         cached: false,
         error: None,
@@ -612,6 +758,7 @@ fn store_answer(
     let mut rows = Vec::new();
     let mut candidates = Vec::new();
     let mut heard = Heard::Yes;
+    let mut paid = Paid::default();
     match answer {
         Ok(generations) => {
             for (sample, generation) in generations.iter().enumerate() {
@@ -621,8 +768,26 @@ fn store_answer(
                 row.finish_reason = generation.finish_reason.as_str().to_owned();
                 row.tokens_in = generation.tokens_in;
                 row.tokens_out = generation.tokens_out;
+                row.cost_usd = generation.cost_usd;
                 row.latency_ms = generation.latency.as_millis() as u64;
                 row.cached = generation.cached;
+                if !generation.cached {
+                    match generation.cost_usd {
+                        Some(cost) => paid.cost += cost,
+                        None => paid.unknown = true,
+                    }
+                }
+                let over_cap = spec
+                    .max_cost_per_sample
+                    .zip(generation.cost_usd)
+                    .is_some_and(|(cap, cost)| cost > cap);
+                if over_cap {
+                    // Whatever it holds, an answer that cost more than a sample may is the model's
+                    // failure, as an agent that ran past its cost limit.
+                    row.extraction = Extraction::OverCostCap;
+                    rows.push(row);
+                    continue;
+                }
                 match rendered
                     .extract(&generation.text)
                     .ok()
@@ -700,7 +865,7 @@ fn store_answer(
         }
     }
     store.add_generations(run_id, &candidates, &rows)?;
-    Ok(heard)
+    Ok(StoredAnswer { heard, paid })
 }
 
 /// A configured model behind the response cache.
@@ -759,12 +924,15 @@ mod tests {
                 max_tokens: 512,
                 seed: 0,
                 concurrency: 1,
+                price: None,
+                max_cost_per_sample: None,
             },
             run_id: Some("e1".into()),
             resume: false,
             shard: None,
             retry: None,
             max_errors: None,
+            max_cost: None,
         };
         let report =
             execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
@@ -806,6 +974,8 @@ mod tests {
         fail_on: Vec<String>,
         failure: fn() -> ModelError,
         asked: std::sync::Mutex<Vec<String>>,
+        /// What each answer costs, as an agent would report it.
+        cost: Option<f64>,
     }
 
     /// What an unreachable server makes of a call: the run stops.
@@ -847,6 +1017,7 @@ mod tests {
                 finish_reason: avrlab_model::FinishReason::Stop,
                 tokens_in: None,
                 tokens_out: None,
+                cost_usd: self.cost,
                 latency: std::time::Duration::from_millis(40),
                 cached: false,
             }])
@@ -864,6 +1035,7 @@ mod tests {
             fail_on,
             failure,
             asked: std::sync::Mutex::new(Vec::new()),
+            cost: None,
         }
     }
 
@@ -901,12 +1073,15 @@ mod tests {
                 max_tokens: 64,
                 seed: 0,
                 concurrency: 3,
+                price: None,
+                max_cost_per_sample: None,
             },
             run_id: Some("c1".into()),
             resume,
             shard: None,
             retry: None,
             max_errors: None,
+            max_cost: None,
         }
     }
 
@@ -1050,5 +1225,197 @@ mod tests {
         for bad in ["", "-1", "x%", "101%", "3 errors"] {
             assert!(ErrorLimit::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_budget_stops_the_asking_and_a_higher_one_finishes_the_run() {
+        let mut benchmark = demo();
+        benchmark.tasks.truncate(2);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let config = engine_config(1, true);
+        let cache = dir.path().join("cache");
+        let priced = |cost| {
+            let mut model = slow_model(Vec::new());
+            model.cost = cost;
+            std::sync::Arc::new(model)
+        };
+        // Six prompts of one sample at $0.01 each, one asked at a time: $0.025 is reached by the
+        // third answer, and nothing is asked after it.
+        let model = priced(Some(0.01));
+        let mut request = slow_request(&benchmark, Shared(model.clone()), &cache, false);
+        request.spec.concurrency = 1;
+        request.max_cost = Some(0.025);
+        let error = execute_eval(&mut store, request, &config, &oracle, &Quiet).unwrap_err();
+        match &error {
+            EvalError::BudgetReached {
+                spent,
+                asked,
+                planned,
+                ..
+            } => {
+                assert!((spent - 0.03).abs() < 1e-9, "{error}");
+                assert_eq!((*asked, *planned), (3, 6), "{error}");
+            }
+            other => panic!("{other}"),
+        }
+        assert!(
+            error
+                .to_string()
+                .contains("$0.0300 spent of --max-cost $0.025"),
+            "{error}"
+        );
+        assert_eq!(model.asked.lock().unwrap().len(), 3);
+        assert_eq!(store.generations("c1").unwrap().len(), 3);
+
+        // The same budget again asks nothing: it is spent.
+        let model = priced(Some(0.01));
+        let mut request = slow_request(&benchmark, Shared(model.clone()), &cache, true);
+        request.max_cost = Some(0.025);
+        let error = execute_eval(&mut store, request, &config, &oracle, &Quiet).unwrap_err();
+        assert!(
+            matches!(error, EvalError::BudgetReached { asked: 0, .. }),
+            "{error}"
+        );
+        assert!(model.asked.lock().unwrap().is_empty());
+
+        // A higher budget asks the three prompts left, and only them.
+        let model = priced(Some(0.01));
+        let mut request = slow_request(&benchmark, Shared(model.clone()), &cache, true);
+        request.max_cost = Some(1.0);
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        assert_eq!(model.asked.lock().unwrap().len(), 3);
+        let stored = store.generations("c1").unwrap();
+        assert_eq!(stored.len(), 6);
+        assert!(
+            stored.iter().all(|g| g.cost_usd == Some(0.01)),
+            "{stored:?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_cost_stops_a_budgeted_run_and_a_sample_over_its_cap_is_the_models_failure() {
+        let mut benchmark = demo();
+        benchmark.tasks.truncate(1);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let config = engine_config(1, true);
+        // A model that reports no cost cannot be held to a budget.
+        let mut request = slow_request(
+            &benchmark,
+            slow_model(Vec::new()),
+            &dir.path().join("a"),
+            false,
+        );
+        request.spec.concurrency = 1;
+        request.max_cost = Some(1.0);
+        let error = execute_eval(&mut store, request, &config, &oracle, &Quiet).unwrap_err();
+        assert!(matches!(error, EvalError::CostUnknown { .. }), "{error}");
+        assert_eq!(
+            store.generations("c1").unwrap().len(),
+            1,
+            "what it answered is kept"
+        );
+
+        // Answers of $0.02 against a cap of $0.01 a sample: stored, not validated, the model's
+        // failure.
+        let mut model = slow_model(Vec::new());
+        model.cost = Some(0.02);
+        let mut request = slow_request(&benchmark, model, &dir.path().join("b"), false);
+        request.run_id = Some("capped".into());
+        request.spec.max_cost_per_sample = Some(0.01);
+        execute_eval(&mut store, request, &config, &oracle, &Quiet).expect("the eval ends");
+        let stored = store.generations("capped").unwrap();
+        assert_eq!(stored.len(), 3);
+        assert!(
+            stored
+                .iter()
+                .all(|g| g.extraction == Extraction::OverCostCap
+                    && g.class == Some(ItemClass::ModelFailure)
+                    && g.candidate_id.is_none()),
+            "{stored:?}"
+        );
+    }
+
+    /// The baseline's identity, for a resumed eval; asked anything, it fails the eval.
+    struct NeverAsked;
+
+    impl Model for NeverAsked {
+        fn cache_identity(&self) -> String {
+            avrlab_model::BaselineModel.cache_identity()
+        }
+
+        fn generate(&self, _: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
+            Err(unreachable())
+        }
+    }
+
+    #[test]
+    fn a_sample_whose_validation_errored_is_validated_again_not_asked_again() {
+        let mut benchmark = demo();
+        benchmark.tasks.retain(|t| t.id == "demo-zip-slip");
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let config = engine_config(1, true);
+        let request = |model: Box<dyn Model>, resume: bool, retry: Option<Retry>| EvalRequest {
+            benchmark: &benchmark,
+            model,
+            cache: ResponseCache::new(dir.path().join("cache")),
+            spec: EvalSpec {
+                model_name: "baseline".into(),
+                format: "chat-p1".parse().unwrap(),
+                samples: 1,
+                runs: 1,
+                fl_offset: 0,
+                temperature: 0.0,
+                top_p: 1.0,
+                max_tokens: 512,
+                seed: 0,
+                concurrency: 1,
+                price: None,
+                max_cost_per_sample: None,
+            },
+            run_id: Some("k1".into()),
+            resume,
+            shard: None,
+            retry,
+            max_errors: None,
+            max_cost: None,
+        };
+        // The first validation's test JVM is killed from outside: the sample is errored.
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_killed(1);
+        let model = Box::new(avrlab_model::BaselineModel);
+        execute_eval(
+            &mut store,
+            request(model, false, None),
+            &config,
+            &oracle,
+            &Quiet,
+        )
+        .expect("the eval ends");
+        let sample = &store.generations("k1").unwrap()[0];
+        assert_eq!(
+            (sample.class, sample.error_cause),
+            (Some(ItemClass::Errored), Some(ErrorCause::Killed))
+        );
+        let candidate = sample
+            .candidate_id
+            .clone()
+            .expect("the baseline wrote a fix");
+
+        // `--retry errored` validates its candidate again and asks the model nothing.
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible));
+        let retry = request(Box::new(NeverAsked), true, Some(Retry::Errored));
+        execute_eval(&mut store, retry, &config, &oracle, &Quiet).expect("the eval ends");
+        let sample = &store.generations("k1").unwrap()[0];
+        assert_eq!(
+            (sample.class, sample.error_cause, sample.attempt),
+            (Some(ItemClass::Judged), None, 1)
+        );
+        let verdict = &store.verdicts("k1").unwrap()[0];
+        assert_eq!(verdict.candidate_id, candidate);
+        assert_eq!((verdict.outcome, verdict.attempt), (Outcome::Plausible, 2));
     }
 }

@@ -29,6 +29,9 @@ pub struct FakeOracle {
     unbuildable: Vec<String>,
     /// Tasks whose warm-up fails as when the harness itself is broken (no sandbox).
     harness_broken: Vec<String>,
+    /// How many validations still to come back errored, as when a test JVM is killed from
+    /// outside.
+    killed: std::sync::atomic::AtomicUsize,
     pub calls: Mutex<Vec<Call>>,
 }
 
@@ -39,6 +42,7 @@ impl FakeOracle {
             rule: Box::new(rule),
             unbuildable: Vec::new(),
             harness_broken: Vec::new(),
+            killed: std::sync::atomic::AtomicUsize::new(0),
             calls: Mutex::new(Vec::new()),
         }
     }
@@ -52,6 +56,13 @@ impl FakeOracle {
     /// The warm-up of `task` fails because the sandbox cannot start: the harness's failure.
     pub fn with_broken_harness(mut self, task: &str) -> Self {
         self.harness_broken.push(task.to_owned());
+        self
+    }
+
+    /// The next `count` validations are errored: their test JVM killed from outside.
+    pub fn with_killed(self, count: usize) -> Self {
+        self.killed
+            .store(count, std::sync::atomic::Ordering::SeqCst);
         self
     }
 
@@ -132,6 +143,7 @@ pub fn fake_verdict(outcome: Outcome) -> Verdict {
         // No engine is named: the fake is none of the store's engines, so its verdicts are
         // stored without an engine row.
         engine: avrlab_validate::EngineRecord::default(),
+        errored: None,
     }
 }
 
@@ -188,6 +200,19 @@ impl Oracle for FakeOracle {
             .lock()
             .expect("not poisoned")
             .push(Call::Validate(prepared.task.id.clone()));
+        let killed = self
+            .killed
+            .fetch_update(
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+                |left| left.checked_sub(1),
+            )
+            .is_ok();
+        if killed {
+            let mut verdict = fake_verdict(Outcome::Indeterminate);
+            verdict.errored = Some(avrlab_core::ErrorCause::Killed);
+            return Ok(verdict);
+        }
         match (self.rule)(&prepared.task, candidate) {
             Some(outcome) => Ok(fake_verdict(outcome)),
             None => Err(ValidateError::Workspace {

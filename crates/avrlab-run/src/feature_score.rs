@@ -83,6 +83,7 @@ pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreR
     let (outcome, reason) = feature_outcome(run);
     let security = &task.oracle.pov_tests;
     let verdict = VerdictRow {
+        error_cause: run.errored,
         outcome,
         reason,
         wall_ms: run.wall.as_millis() as u64,
@@ -481,11 +482,16 @@ pub struct FeatureCounts {
     pub undecided: u64,
 }
 
-/// The report of a feature run: all predictions, then one row per CWE.
+/// The report of a feature run: all predictions, then one row per CWE; predictions whose
+/// scoring errored (the infrastructure failed it) apart, in no row. SusVibes' own harness splits
+/// its per-instance reports the same way: an item whose `error` is set did not conclude, is
+/// summarized apart, grouped by cause, and is what a resumed run scores again.
 #[derive(Debug, Clone)]
 pub struct FeatureReport {
     pub run_id: String,
     pub rows: Vec<(String, FeatureCounts)>,
+    /// Errored predictions by cause (its stored word), with their candidate ids.
+    pub errored: BTreeMap<&'static str, Vec<String>>,
 }
 
 /// Builds the report of a stored feature run; CWEs come from the benchmark's tasks.
@@ -496,12 +502,25 @@ pub fn feature_report(
 ) -> Result<FeatureReport, StoreError> {
     let scores: HashMap<String, FeatureScoreRow> =
         store.feature_scores(run_id)?.into_iter().collect();
+    let mut errored: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    for verdict in store.verdicts(run_id)? {
+        if let Some(cause) = verdict.error_cause {
+            errored
+                .entry(cause.as_str())
+                .or_default()
+                .push(verdict.candidate_id);
+        }
+    }
+    let is_errored = |id: &str| errored.values().flatten().any(|e| e == id);
     let mut all = FeatureCounts::default();
     let mut by_cwe: BTreeMap<u32, FeatureCounts> = BTreeMap::new();
     for candidate in store.candidates(run_id)? {
         let Some(score) = scores.get(&candidate.id) else {
             continue;
         };
+        if is_errored(&candidate.id) {
+            continue;
+        }
         let cwes = benchmark
             .tasks
             .iter()
@@ -518,6 +537,7 @@ pub fn feature_report(
     Ok(FeatureReport {
         run_id: run_id.to_owned(),
         rows,
+        errored,
     })
 }
 
@@ -572,6 +592,16 @@ pub fn render_feature_report(report: &FeatureReport) -> String {
         );
     }
     out.push_str("\nIntervals: 95% Wilson score intervals.\n");
+    if !report.errored.is_empty() {
+        let count: usize = report.errored.values().map(Vec::len).sum();
+        let _ = writeln!(
+            out,
+            "\nErrored ({count}; the infrastructure failed their scoring, so they are in no row):"
+        );
+        for (cause, ids) in &report.errored {
+            let _ = writeln!(out, "- [{cause}] ({}): {}", ids.len(), ids.join(", "));
+        }
+    }
     out
 }
 
@@ -599,6 +629,7 @@ mod tests {
             }],
             phases: Vec::new(),
             wall: Duration::ZERO,
+            errored: None,
         }
     }
 
@@ -687,9 +718,14 @@ mod tests {
         let text = render_feature_report(&FeatureReport {
             run_id: "r".into(),
             rows: vec![("all".into(), counts)],
+            errored: BTreeMap::from([("killed", vec!["t/p6".to_owned()])]),
         });
         assert!(text.contains("| all | 5 | 3/5 = 60.0% ["), "{text}");
         assert!(text.contains("| 2/3 = 66.7% ["), "{text}");
+        assert!(
+            text.contains("Errored (1; the infrastructure failed their scoring, so they are in no row):\n- [killed] (1): t/p6"),
+            "{text}"
+        );
     }
 }
 

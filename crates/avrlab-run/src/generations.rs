@@ -12,7 +12,7 @@ use avrlab_store::{Store, StoreError};
 use avrlab_validate::{Oracle, PreparedTask};
 
 use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, Workshop,
+    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, VerdictRetry, Workshop,
     materialize_tasks, register_eval_run, validate_stored_run,
 };
 
@@ -32,6 +32,11 @@ pub trait GenerationSource {
 
     /// The stage's name in the run's timings.
     fn stage(&self) -> &'static str;
+
+    /// Which stored verdicts to validate again (none unless asked).
+    fn verdict_retry(&self) -> VerdictRetry {
+        VerdictRetry::default()
+    }
 
     /// Stores the generations, and the candidates they yield, that run `run_id` does not hold yet.
     fn store_generations(
@@ -86,6 +91,7 @@ pub fn run_generations<S: GenerationSource>(
         },
         started,
         clock,
+        retry: source.verdict_retry(),
     };
     Ok(validate_stored_run(store, run, progress)?)
 }

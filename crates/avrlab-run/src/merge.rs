@@ -396,6 +396,7 @@ mod tests {
         store.create_run(&run, &candidates).unwrap();
         for id in decided {
             let verdict = VerdictRow {
+                error_cause: None,
                 outcome: Outcome::Plausible,
                 reason: String::new(),
                 wall_ms: 1,

@@ -11,6 +11,12 @@
 //! concurrency = 4                  # prompts eval and study ask at a time (default 1)
 //! timeout_seconds = 120
 //! max_context_tokens = 8192          # optional, informational
+//! max_cost_per_sample = 0.05         # optional: a sample that cost more is the model's failure
+//!
+//! [models.smollm-server.price]       # optional: what its tokens cost, as the provider listed it
+//! input_usd_per_million = 0.15       # dollars per million prompt tokens
+//! output_usd_per_million = 0.60      # dollars per million completion tokens
+//! read_on = "2026-12-01"             # the day the price was read
 //!
 //! [models.my-agent]
 //! backend = "command"
@@ -24,15 +30,20 @@
 //! read_only = ["/opt/agent"]         # host paths it may read, besides its own program
 //! ```
 //!
+//! A command model reports its own cost per sample on its standard error
+//! (`avrlab-usage: cost_usd=0.0123 prompt_tokens=1200 completion_tokens=340`); a price in its
+//! configuration prices the tokens it reports when it reports no cost.
+//!
 //! Command models run in the candidates' sandbox (see `command_runner.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use avrlab_core::ModelPrice;
 use avrlab_model::{
     BaselineModel, CommandMode, CommandModel, CommandModelConfig, LocalModel, Model, ModelError,
-    OpenAiClient, OpenAiConfig, ReplayModel,
+    OpenAiClient, OpenAiConfig, Priced, ReplayModel,
 };
 use serde::Deserialize;
 
@@ -72,6 +83,11 @@ pub struct ModelConfig {
     pub network: Option<bool>,
     /// Host paths a `command` model's program may read.
     pub read_only: Option<Vec<PathBuf>>,
+    /// What the model's tokens cost, and the day that was read.
+    pub price: Option<ModelPrice>,
+    /// What one sample may cost in dollars: an answer that cost more is the model's failure; a
+    /// `command` model's program gets it in `AVRLAB_MAX_COST_USD`.
+    pub max_cost_per_sample: Option<f64>,
 }
 
 /// The kinds of model avrlab can drive.
@@ -159,6 +175,8 @@ impl ConfigFile {
             env: None,
             network: None,
             read_only: None,
+            price: None,
+            max_cost_per_sample: None,
         };
         match name {
             "local" => Ok(builtin(Backend::Local)),
@@ -200,7 +218,8 @@ pub fn build_model(
         name: name.into(),
         source,
     };
-    Ok(match config.backend {
+    check_costs(name, config, config_path)?;
+    let model: Box<dyn Model> = match config.backend {
         Backend::Openai => {
             let endpoint = config
                 .endpoint
@@ -229,6 +248,7 @@ pub fn build_model(
             let mut words = config.command.clone().unwrap_or_default().into_iter();
             let program = words.next().ok_or_else(|| missing("command", "command"))?;
             let mut settings = CommandModelConfig::new(program, words.collect());
+            settings.max_cost_usd = config.max_cost_per_sample;
             settings.mode = match config.mode.as_deref() {
                 None | Some("stdin") => CommandMode::Stdin,
                 Some("workdir") => CommandMode::workdir(),
@@ -287,5 +307,50 @@ pub fn build_model(
                 })?,
             )
         }
+    };
+    Ok(match &config.price {
+        Some(price) => Box::new(Priced::new(model, price.clone())),
+        None => model,
     })
+}
+
+/// Refuses a price or a cost cap that cannot be meant: negative or not a number, or a price
+/// without the day it was read (`YYYY-MM-DD`).
+fn check_costs(
+    name: &str,
+    config: &ModelConfig,
+    config_path: &Path,
+) -> Result<(), ModelSetupError> {
+    let malformed = |message: String| ModelSetupError::Malformed {
+        path: config_path.to_owned(),
+        message: format!("model `{name}`: {message}"),
+    };
+    let amount = |value: f64| value.is_finite() && value >= 0.0;
+    if let Some(price) = &config.price {
+        if !amount(price.input_usd_per_million) || !amount(price.output_usd_per_million) {
+            return Err(malformed(
+                "`price` needs dollars per million tokens of 0 or more".into(),
+            ));
+        }
+        let date = price.read_on.as_bytes();
+        let is_date = date.len() == 10
+            && date.iter().enumerate().all(|(i, b)| match i {
+                4 | 7 => *b == b'-',
+                _ => b.is_ascii_digit(),
+            });
+        if !is_date {
+            return Err(malformed(format!(
+                "`price.read_on` is `{}`: give the day the price was read as \"YYYY-MM-DD\"",
+                price.read_on
+            )));
+        }
+    }
+    if let Some(cap) = config.max_cost_per_sample
+        && !(amount(cap) && cap > 0.0)
+    {
+        return Err(malformed(
+            "`max_cost_per_sample` needs a number of dollars above 0".into(),
+        ));
+    }
+    Ok(())
 }

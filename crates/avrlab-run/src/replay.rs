@@ -988,6 +988,7 @@ impl GenerationSource for Published<'_> {
                     finish_reason: "published".into(),
                     tokens_in: None,
                     tokens_out: None,
+                    cost_usd: None,
                     latency_ms: 0,
                     cached: true,
                     error: None,

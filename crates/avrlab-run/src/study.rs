@@ -890,6 +890,8 @@ pub struct StudyModels {
     pub models: HashMap<String, Arc<dyn Model>>,
     /// Prompts asked at a time, per model (its `concurrency`; 1 where absent).
     pub concurrency: HashMap<String, usize>,
+    /// Each model's price and cost cap per sample, where its configuration gives them.
+    pub costs: HashMap<String, (Option<avrlab_core::ModelPrice>, Option<f64>)>,
     pub cache: PathBuf,
 }
 
@@ -918,16 +920,22 @@ impl StudyModels {
         names.dedup();
         let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
         let mut concurrency: HashMap<String, usize> = HashMap::new();
+        let mut costs = HashMap::new();
         for name in names {
             progress.message(&format!("loading model `{name}`"));
             let model_config = configs.model(name, config_path)?;
             let model = build_model(name, &model_config, config_path, sandbox)?;
             models.insert(name.to_owned(), Arc::from(model));
             concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
+            costs.insert(
+                name.to_owned(),
+                (model_config.price.clone(), model_config.max_cost_per_sample),
+            );
         }
         Ok(Self {
             models,
             concurrency,
+            costs,
             cache,
         })
     }
@@ -1137,6 +1145,8 @@ pub fn execute_study(
                         max_tokens: plan.max_tokens,
                         seed: plan.seed,
                         concurrency: models.concurrency.get(&cell.model).copied().unwrap_or(1),
+                        price: models.costs.get(&cell.model).and_then(|c| c.0.clone()),
+                        max_cost_per_sample: models.costs.get(&cell.model).and_then(|c| c.1),
                     },
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
@@ -1144,6 +1154,7 @@ pub fn execute_study(
                     // A study's cells go past errored samples; a resume leaves them as they are.
                     retry: None,
                     max_errors: None,
+                    max_cost: None,
                 };
                 let report =
                     execute_eval(store, request, config, &oracle, progress).map_err(|source| {

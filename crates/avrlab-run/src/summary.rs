@@ -18,6 +18,13 @@ pub struct VerdictLine {
     pub task: String,
     pub label: String,
     pub outcome: Outcome,
+    /// Judged, the model's failure (a diff that does not apply) or errored (with its cause):
+    /// errored verdicts are left out of every count of the run's results.
+    pub class: avrlab_store::ItemClass,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_cause: Option<avrlab_store::ErrorCause>,
+    /// Which attempt at the candidate the verdict is.
+    pub attempt: u32,
     pub reason: String,
     pub seconds: f64,
 }
@@ -46,12 +53,20 @@ pub struct Summary {
     pub duplicates: usize,
     pub wall_seconds: f64,
     pub workers: usize,
-    /// Verdicts per outcome, by its stored name.
+    /// Verdicts per outcome, by its stored name; errored verdicts are not among them.
     pub outcomes: BTreeMap<&'static str, usize>,
+    /// Errored verdicts (the infrastructure failed their validation), by cause.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errored: BTreeMap<&'static str, usize>,
     pub verdicts: Vec<VerdictLine>,
     pub reference_check: Option<ReferenceCheck>,
     /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
     pub engines: Option<avrlab_report::EngineChecks>,
+    /// Each task's flaky list: regression tests that failed on a candidate and passed when run
+    /// again alone in a fresh JVM (that candidate's verdict is `Indeterminate`), with the
+    /// candidates they were flaky on.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub flaky: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// Reads a run's verdicts back from the store and summarizes them.
@@ -69,13 +84,20 @@ pub fn summarize(
             task: v.task,
             label: v.label,
             outcome: v.outcome,
+            class: v.class,
+            error_cause: v.error_cause,
+            attempt: v.attempt,
             reason: v.reason,
             seconds: v.wall_ms as f64 / 1000.0,
         })
         .collect();
     let mut outcomes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut errored: BTreeMap<&'static str, usize> = BTreeMap::new();
     for v in &verdicts {
-        *outcomes.entry(v.outcome.as_str()).or_default() += 1;
+        match v.error_cause {
+            Some(cause) => *errored.entry(cause.as_str()).or_default() += 1,
+            None => *outcomes.entry(v.outcome.as_str()).or_default() += 1,
+        }
     }
     let reference_check =
         (mode == RunMode::Reference).then(|| reference_check(&verdicts, &report.unprepared));
@@ -88,6 +110,15 @@ pub fn summarize(
         &outcome_of,
     ))
     .filter(avrlab_report::EngineChecks::any);
+    let mut flaky: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (task, test, candidate) in store.flaky_tests(&report.run_id)? {
+        flaky
+            .entry(task)
+            .or_default()
+            .entry(test)
+            .or_default()
+            .push(candidate);
+    }
     Ok(Summary {
         run_id: report.run_id.clone(),
         benchmark: benchmark.into(),
@@ -100,9 +131,11 @@ pub fn summarize(
         wall_seconds: report.wall.as_secs_f64(),
         workers: report.workers,
         outcomes,
+        errored,
         verdicts,
         reference_check,
         engines,
+        flaky,
     })
 }
 
@@ -130,6 +163,17 @@ fn reference_check(
     for (task, (vulnerable, reference)) in &tasks {
         if unprepared.contains_key(*task) && vulnerable.is_none() && reference.is_none() {
             problems.push(format!("{task}: not validated: its warm-up failed"));
+            continue;
+        }
+        let errored = verdicts
+            .iter()
+            .filter(|v| v.task == *task && v.error_cause.is_some())
+            .count();
+        if errored > 0 {
+            problems.push(format!(
+                "{task}: {errored} verdict(s) errored (the infrastructure failed the validation): \
+                 --resume --retry errored validates them again"
+            ));
             continue;
         }
         if *vulnerable != Some(pov) {
@@ -197,6 +241,21 @@ pub fn render_text(summary: &Summary) -> String {
         summary.workers
     );
     let _ = writeln!(out, "outcomes: {}", counts.join(", "));
+    if !summary.errored.is_empty() {
+        let causes: Vec<String> = summary
+            .errored
+            .iter()
+            .map(|(cause, n)| format!("{cause} {n}"))
+            .collect();
+        let total: usize = summary.errored.values().sum();
+        let _ = writeln!(
+            out,
+            "errored (the infrastructure failed the validation; in no count above): {total} ({}); \
+             validate them again: --resume --run {} --retry errored",
+            causes.join(", "),
+            summary.run_id
+        );
+    }
     if let Some(engines) = &summary.engines {
         let mut lines = engines.lines().into_iter();
         if let Some(first) = lines.next() {
@@ -204,6 +263,15 @@ pub fn render_text(summary: &Summary) -> String {
         }
         for line in lines {
             let _ = writeln!(out, "  {line}");
+        }
+    }
+    for (task, tests) in &summary.flaky {
+        let _ = writeln!(
+            out,
+            "flaky tests of {task} (failed, then passed alone in a fresh JVM):"
+        );
+        for (test, candidates) in tests {
+            let _ = writeln!(out, "  {test} on {}", candidates.join(", "));
         }
     }
     if let Some(check) = &summary.reference_check {
@@ -234,6 +302,9 @@ mod tests {
             task: task.into(),
             label: label.into(),
             outcome,
+            class: avrlab_store::ItemClass::of_outcome(outcome),
+            error_cause: None,
+            attempt: 1,
             reason: String::new(),
             seconds: 0.0,
         }

@@ -161,6 +161,7 @@ pub fn measure_run(
         run_id: Some(format!("{label}-{}", config.workers)),
         resume: false,
         config: avrlab_core::RunConfig::default(),
+        retry: crate::engine::VerdictRetry::default(),
     };
     let report = execute(&mut store, request, config, oracle, progress)?;
     if !report.unprepared.is_empty() {
@@ -311,6 +312,8 @@ pub fn measure_eval(
         max_tokens: 512,
         seed: 0,
         concurrency: 1,
+        price: None,
+        max_cost_per_sample: None,
     };
     let request = EvalRequest {
         benchmark,
@@ -322,6 +325,7 @@ pub fn measure_eval(
         shard: None,
         retry: None,
         max_errors: None,
+        max_cost: None,
     };
     let report = execute_eval(&mut store, request, config, oracle, progress)?;
     Ok(EvalMeasurement {

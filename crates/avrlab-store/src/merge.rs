@@ -65,9 +65,10 @@ pub struct Merged {
 const WITH_VERDICT: [&str; 4] = ["phases", "test_results", "engines", "feature_scores"];
 
 /// Rows keyed by their own primary key: copied unless already present.
-const KEYED: [&str; 5] = [
+const KEYED: [&str; 6] = [
     "generations",
     "generation_attempts",
+    "verdict_attempts",
     "reviews",
     "audits",
     "differential",

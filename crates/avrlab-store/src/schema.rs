@@ -20,11 +20,13 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V8_DIFFERENTIAL_COVERAGE),
         M::up(V9_DIFFERENTIAL_RECORDED_SEEDS),
         M::up(V10_ITEM_CLASSES),
+        M::up(V11_GENERATION_COST),
+        M::up(V12_VERDICT_CLASSES),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 10;
+pub(crate) const SCHEMA_VERSION: i64 = 12;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -267,5 +269,36 @@ CREATE TABLE generation_attempts (
     error_cause    TEXT,
     superseded_at  TEXT NOT NULL,
     PRIMARY KEY (run_id, id, attempt)
+);
+"#;
+
+/// Version 11: what each eval sample cost in US dollars (reported by the provider or the agent,
+/// or its tokens at the model's price); NULL where it is not known, as for every older row.
+const V11_GENERATION_COST: &str = r#"
+ALTER TABLE generations ADD COLUMN cost_usd REAL;
+"#;
+
+/// Version 12: how each verdict ended for the run's denominators (`class`: judged, model failure
+/// — a diff that does not apply — or errored, when the infrastructure failed the validation, with
+/// its `error_cause`), and which attempt at the candidate it is. A verdict validated again
+/// (`--retry`) moves to `verdict_attempts` with its evidence (its phases and tests as JSON).
+const V12_VERDICT_CLASSES: &str = r#"
+ALTER TABLE verdicts ADD COLUMN class TEXT NOT NULL DEFAULT 'judged';
+ALTER TABLE verdicts ADD COLUMN error_cause TEXT;
+ALTER TABLE verdicts ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
+UPDATE verdicts SET class = 'model-failure' WHERE outcome = 'ApplyFailed';
+CREATE TABLE verdict_attempts (
+    run_id         TEXT NOT NULL,
+    candidate_id   TEXT NOT NULL,
+    attempt        INTEGER NOT NULL,
+    outcome        TEXT NOT NULL,
+    reason         TEXT NOT NULL,
+    class          TEXT NOT NULL,
+    error_cause    TEXT,
+    wall_ms        INTEGER NOT NULL,
+    phases         TEXT NOT NULL,
+    tests          TEXT NOT NULL,
+    superseded_at  TEXT NOT NULL,
+    PRIMARY KEY (run_id, candidate_id, attempt)
 );
 "#;

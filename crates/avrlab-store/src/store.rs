@@ -135,6 +135,9 @@ pub struct GenerationRow {
     pub finish_reason: String,
     pub tokens_in: Option<u32>,
     pub tokens_out: Option<u32>,
+    /// What the sample cost in US dollars; `None` when not known (no price, no usage, an agent
+    /// that reported none), never 0 in its place.
+    pub cost_usd: Option<f64>,
     pub latency_ms: u64,
     pub cached: bool,
     /// Why the model gave no answer for this prompt (e.g. the prompt exceeds its context).
@@ -242,6 +245,19 @@ pub struct VerdictRow {
     pub tests: Vec<TestRow>,
     /// Which engine decided (`None`: not recorded, as for a stand-in oracle's verdicts).
     pub engine: Option<EngineRow>,
+    /// Why the infrastructure failed this validation (the verdict is then errored); `None` for
+    /// a verdict the candidate earned.
+    pub error_cause: Option<ErrorCause>,
+}
+
+impl VerdictRow {
+    /// The verdict's class: errored when the infrastructure failed it, else its outcome's.
+    pub fn class(&self) -> ItemClass {
+        match self.error_cause {
+            Some(_) => ItemClass::Errored,
+            None => ItemClass::of_outcome(self.outcome),
+        }
+    }
 }
 
 /// A verdict as listed in summaries.
@@ -253,6 +269,12 @@ pub struct VerdictSummary {
     pub outcome: Outcome,
     pub reason: String,
     pub wall_ms: u64,
+    /// Judged, the model's failure (a diff that does not apply) or errored.
+    pub class: ItemClass,
+    /// Why an errored verdict's validation failed.
+    pub error_cause: Option<ErrorCause>,
+    /// Which attempt at the candidate this verdict is (1, and one more per `--retry`).
+    pub attempt: u32,
 }
 
 /// The functional and security results of one feature prediction.
@@ -646,6 +668,15 @@ impl Store {
             source,
         };
         let tx = self.conn.transaction().map_err(sqlite)?;
+        // A candidate validated again (`--retry`) counts on from its earlier attempts.
+        let earlier: Option<u32> = tx
+            .query_row(
+                "SELECT max(attempt) FROM verdict_attempts WHERE run_id = ?1 AND candidate_id = ?2",
+                params![run_id, candidate_id],
+                |r| r.get(0),
+            )
+            .map_err(sqlite)?;
+        let attempt = earlier.map_or(1, |a| a + 1);
         if let Some(score) = score {
             tx.execute(
                 "INSERT INTO feature_scores (run_id, candidate_id, func, func_reason, sec, sec_reason)
@@ -662,8 +693,9 @@ impl Store {
             .map_err(sqlite)?;
         }
         tx.execute(
-            "INSERT INTO verdicts (run_id, candidate_id, outcome, reason, wall_ms, diagnostics, finished_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'))",
+            "INSERT INTO verdicts (run_id, candidate_id, outcome, reason, wall_ms, diagnostics,
+                 finished_at, class, error_cause, attempt)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'), ?7, ?8, ?9)",
             params![
                 run_id,
                 candidate_id,
@@ -671,16 +703,20 @@ impl Store {
                 verdict.reason,
                 verdict.wall_ms as i64,
                 verdict.diagnostics.join("\n"),
+                verdict.class().as_str(),
+                verdict.error_cause.map(ErrorCause::as_str),
+                attempt,
             ],
         )
         .map_err(sqlite)?;
         // The eval samples that yielded this candidate (duplicates included) now have a class.
         tx.execute(
-            "UPDATE generations SET class = ?3 WHERE run_id = ?1 AND candidate_id = ?2",
+            "UPDATE generations SET class = ?3, error_cause = ?4 WHERE run_id = ?1 AND candidate_id = ?2",
             params![
                 run_id,
                 candidate_id,
-                ItemClass::of_outcome(verdict.outcome).as_str()
+                verdict.class().as_str(),
+                verdict.error_cause.map(ErrorCause::as_str),
             ],
         )
         .map_err(sqlite)?;
@@ -782,10 +818,71 @@ impl Store {
             .map_err(self.err())
     }
 
+    /// Moves a candidate's verdict, with its evidence (its phases and tests, as JSON), to
+    /// `verdict_attempts`, so that it is validated again (`--retry`); its next verdict is the next
+    /// attempt. Returns whether there was a verdict.
+    pub fn supersede_verdict(
+        &mut self,
+        run_id: &str,
+        candidate_id: &str,
+    ) -> Result<bool, StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        let moved = tx
+            .execute(
+                "INSERT INTO verdict_attempts (run_id, candidate_id, attempt, outcome, reason, class,
+                     error_cause, wall_ms, phases, tests, superseded_at)
+                 SELECT v.run_id, v.candidate_id, v.attempt, v.outcome, v.reason, v.class,
+                     v.error_cause, v.wall_ms,
+                     (SELECT json_group_array(json_object('phase', p.phase, 'wall_ms', p.wall_ms,
+                          'exit', p.exit, 'enforcement', p.enforcement, 'log', p.log))
+                      FROM phases p WHERE p.run_id = v.run_id AND p.candidate_id = v.candidate_id),
+                     (SELECT json_group_array(json_object('phase', t.phase, 'class', t.class,
+                          'method', t.method, 'status', t.status, 'seconds', t.seconds,
+                          'message', t.message))
+                      FROM test_results t WHERE t.run_id = v.run_id AND t.candidate_id = v.candidate_id),
+                     datetime('now')
+                 FROM verdicts v WHERE v.run_id = ?1 AND v.candidate_id = ?2",
+                params![run_id, candidate_id],
+            )
+            .map_err(sqlite)?;
+        for table in ["verdicts", "phases", "test_results", "engines"] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE run_id = ?1 AND candidate_id = ?2"),
+                params![run_id, candidate_id],
+            )
+            .map_err(sqlite)?;
+        }
+        tx.commit().map_err(sqlite)?;
+        Ok(moved > 0)
+    }
+
+    /// The class and error cause of a candidate's latest superseded verdict, if it has one.
+    pub fn previous_attempt(
+        &self,
+        run_id: &str,
+        candidate_id: &str,
+    ) -> Result<Option<(ItemClass, Option<ErrorCause>)>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT class, error_cause FROM verdict_attempts WHERE run_id = ?1 AND candidate_id = ?2
+                 ORDER BY attempt DESC LIMIT 1",
+                params![run_id, candidate_id],
+                |r| Ok((word(r, 0, ItemClass::parse)?, optional_word(r, 1, ErrorCause::parse)?)),
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
     /// Every verdict of a run, in candidate order.
     pub fn verdicts(&self, run_id: &str) -> Result<Vec<VerdictSummary>, StoreError> {
         self.all_rows(
-            "SELECT c.id, c.task, c.label, v.outcome, v.reason, v.wall_ms FROM verdicts v
+            "SELECT c.id, c.task, c.label, v.outcome, v.reason, v.wall_ms, v.class, v.error_cause,
+                 v.attempt FROM verdicts v
                  JOIN candidates c ON c.run_id = v.run_id AND c.id = v.candidate_id
                  WHERE v.run_id = ?1 ORDER BY c.seq",
             [run_id],
@@ -797,8 +894,29 @@ impl Store {
                     outcome: word(r, 3, Outcome::parse)?,
                     reason: r.get(4)?,
                     wall_ms: r.get::<_, i64>(5)? as u64,
+                    class: word(r, 6, ItemClass::parse)?,
+                    error_cause: optional_word(r, 7, ErrorCause::parse)?,
+                    attempt: r.get(8)?,
                 })
             },
+        )
+    }
+
+    /// The regression tests found flaky on a candidate of a run: they failed in the regression
+    /// run and passed when run again alone in a fresh JVM (phase `regression-rerun`). Read from
+    /// the tests' own rows, by task, as `(task, Class#method, candidate)`.
+    pub fn flaky_tests(&self, run_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {
+        self.all_rows(
+            "SELECT DISTINCT c.task, t.class || '#' || t.method, t.candidate_id FROM test_results t
+                 JOIN candidates c ON c.run_id = t.run_id AND c.id = t.candidate_id
+                 WHERE t.run_id = ?1 AND t.phase = ?2 AND t.status = ?3
+                 ORDER BY c.task, 2, c.seq",
+            [
+                run_id,
+                Phase::RegressionRerun.as_str(),
+                TestStatus::Passed.as_str(),
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
     }
 
@@ -957,8 +1075,8 @@ impl Store {
                 .prepare(
                     "INSERT INTO generations (run_id, id, seq, task, model, format, fl_offset, fl_effective,
                      run_index, sample, prompt_hash, raw, finish_reason, tokens_in, tokens_out, latency_ms,
-                     cached, error, extraction, candidate_id, correct, class, error_cause, attempt)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                     cached, error, extraction, candidate_id, correct, class, error_cause, attempt, cost_usd)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                 )
                 .map_err(sqlite)?;
             let mut fresh = 0;
@@ -1014,6 +1132,7 @@ impl Store {
                         class.map(ItemClass::as_str),
                         g.error_cause.map(ErrorCause::as_str),
                         g.attempt,
+                        g.cost_usd,
                     ])
                     .map_err(sqlite)?;
             }
@@ -1037,7 +1156,7 @@ impl Store {
         self.all_rows(
             "SELECT id, task, model, format, fl_offset, fl_effective, run_index, sample, prompt_hash, raw,
                  finish_reason, tokens_in, tokens_out, latency_ms, cached, error, extraction, candidate_id, correct,
-                 class, error_cause, attempt
+                 class, error_cause, attempt, cost_usd
                  FROM generations WHERE run_id = ?1 ORDER BY seq",
             [run_id],
             |r| {
@@ -1064,6 +1183,7 @@ impl Store {
                     class: optional_word(r, 19, ItemClass::parse)?,
                     error_cause: optional_word(r, 20, ErrorCause::parse)?,
                     attempt: r.get(21)?,
+                    cost_usd: r.get(22)?,
                 })
             },
         )
@@ -1113,6 +1233,7 @@ pub(crate) mod tests {
 
     pub(crate) fn verdict(outcome: Outcome) -> VerdictRow {
         VerdictRow {
+            error_cause: None,
             outcome,
             reason: "r".into(),
             wall_ms: 5,
@@ -1331,12 +1452,25 @@ pub(crate) mod tests {
                 "a thread started by the tests is still running (t)"
             ]
         );
-        // A verdict is written once.
+        // A verdict is written once; validated again, the earlier one is superseded first, and
+        // kept with its evidence.
         assert!(
             store
                 .record_verdict("r1", "c0", &verdict(Outcome::Plausible))
                 .is_err()
         );
+        assert_eq!(store.previous_attempt("r1", "c0").unwrap(), None);
+        assert!(store.supersede_verdict("r1", "c0").unwrap());
+        assert!(!store.decided("r1").unwrap().contains("c0"));
+        assert_eq!(
+            store.previous_attempt("r1", "c0").unwrap(),
+            Some((ItemClass::Judged, None))
+        );
+        store
+            .record_verdict("r1", "c0", &verdict(Outcome::PovFailing))
+            .unwrap();
+        let again = &store.verdicts("r1").unwrap()[0];
+        assert_eq!((again.outcome, again.attempt), (Outcome::PovFailing, 2));
         store.record_run_error("r1", "endpoint down").unwrap();
         assert_eq!(
             store.run("r1").unwrap().unwrap().last_error.as_deref(),
@@ -1426,6 +1560,7 @@ pub(crate) mod tests {
             finish_reason: "stop".into(),
             tokens_in: None,
             tokens_out: None,
+            cost_usd: None,
             latency_ms: 0,
             cached: false,
             error: (class == Some(ItemClass::Errored)).then(|| "HTTP 500".into()),

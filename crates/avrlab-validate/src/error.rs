@@ -66,4 +66,20 @@ impl ValidateError {
             }
         }
     }
+
+    /// Whether the failure is a write that found the disk full, anywhere in its chain of causes:
+    /// the machine's, so a candidate in hand is errored rather than the run stopped.
+    pub fn is_disk_full(&self) -> bool {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(error) = cause {
+            if error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull)
+            {
+                return true;
+            }
+            cause = error.source();
+        }
+        false
+    }
 }

@@ -30,6 +30,8 @@ use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
+mod rerun;
+
 /// Which fast verdicts Maven re-judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfirmPolicy {
@@ -667,13 +669,21 @@ fn judge_reply(
                 Outcome::Timeout,
                 "the resident validator did not answer in time (JVM killed)".to_owned(),
             ),
-            Lost::Closed(stderr) => (
-                Outcome::Indeterminate,
-                format!(
-                    "the resident validator JVM ended during the candidate: {}",
-                    stderr.lines().last().unwrap_or("no output")
-                ),
-            ),
+            Lost::Closed(stderr) => {
+                // Killed from outside (not by its cgroup's memory limit): infrastructure.
+                if avrlab_exec::ProcessEnd::of_last_line(stderr)
+                    .is_some_and(|end| end.killed_from_outside())
+                {
+                    verdict.errored = Some(crate::outcome::ErrorCause::Killed);
+                }
+                (
+                    Outcome::Indeterminate,
+                    format!(
+                        "the resident validator JVM ended during the candidate: {}",
+                        stderr.lines().last().unwrap_or("no output")
+                    ),
+                )
+            }
         };
         return finish(verdict, outcome, reason);
     }
@@ -1201,9 +1211,9 @@ impl Oracle for FastOracle {
             &sources,
             &pooled.classes.0,
         );
-        if !self.config.keep_workspaces {
-            let _ = std::fs::remove_dir_all(&workspace);
-        }
+        // The sources stay until the verdict (removed on drop, as a class folder is): a flaky
+        // check compiles them again (`rerun.rs`).
+        let _workspace = (!self.config.keep_workspaces).then(|| ClassFolder(workspace.clone()));
         let compiled = compiled?;
         if let Some(lost) = &compiled.lost {
             self.give_back(&runtime, pooled);
@@ -1312,7 +1322,7 @@ impl Oracle for FastOracle {
                 reply.forged_frames
             ));
         }
-        let mut fast = judge_reply(
+        let fast = judge_reply(
             task,
             &selection,
             &build.notes,
@@ -1321,6 +1331,16 @@ impl Oracle for FastOracle {
             &enforcement,
             started,
         );
+        let first_run = rerun::FirstRun {
+            state: &state,
+            task,
+            runtime: &runtime,
+            selection: &selection,
+            sources: &sources,
+            reply: &reply,
+        };
+        let mut fast = self.settle_flaky(fast, &first_run)?;
+        fast.wall = started.elapsed();
         fast.engine.flags = flags;
         let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
         let disagreed = self

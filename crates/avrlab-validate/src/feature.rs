@@ -104,6 +104,9 @@ pub struct FeatureRun {
     pub cases: Vec<TestCaseResult>,
     pub phases: Vec<PhaseRecord>,
     pub wall: Duration,
+    /// Why the infrastructure, not the prediction, left the run undecided (its test JVM killed
+    /// from outside): the prediction is errored, and counts in no rate.
+    pub errored: Option<crate::outcome::ErrorCause>,
 }
 
 impl FeatureRun {
@@ -117,6 +120,7 @@ impl FeatureRun {
             cases: Vec::new(),
             phases: Vec::new(),
             wall: Duration::ZERO,
+            errored: None,
         }
     }
 
@@ -290,6 +294,18 @@ impl MavenOracle {
         }
         if !plan.security.is_empty() {
             run.security = Some(judge_security(&tests, &plan.security, plan.functional));
+        }
+        // Neither group decided because the run was killed from outside: infrastructure.
+        let undecided = |judged: &Option<Judged>| {
+            judged
+                .as_ref()
+                .is_none_or(|j| matches!(j, Judged::Undecided(_)))
+        };
+        if undecided(&run.functional)
+            && undecided(&run.security)
+            && crate::verdict_rules::killed_from_outside(&tests)
+        {
+            run.errored = Some(crate::outcome::ErrorCause::Killed);
         }
         Ok(run)
     }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-pub use avrlab_core::{CheckKind, Engine, Outcome, Phase};
+pub use avrlab_core::{CheckKind, Engine, ErrorCause, Outcome, Phase};
 use avrlab_exec::{ExitKind, TestStatus};
 
 /// One test's result within a phase.
@@ -71,6 +71,10 @@ pub struct Verdict {
     pub wall: Duration,
     /// Which engine decided, and the other engine's view where it was asked too.
     pub engine: EngineRecord,
+    /// Why the infrastructure, not the candidate, left this verdict undecided (the outcome is then
+    /// `Indeterminate`): the item is errored, in no denominator, and `--retry errored` validates
+    /// it again. `None` for a verdict the candidate earned.
+    pub errored: Option<ErrorCause>,
 }
 
 impl Verdict {
@@ -88,7 +92,21 @@ impl Verdict {
                 engine: Some(engine),
                 ..EngineRecord::default()
             },
+            errored: None,
         }
+    }
+}
+
+impl Verdict {
+    /// The verdict of a validation the infrastructure failed for `cause` before any evidence
+    /// was gathered (a write that found the disk full): errored, `Indeterminate`.
+    /// No engine decided it, so none is named.
+    pub fn errored(cause: ErrorCause, reason: String) -> Self {
+        let mut verdict = Self::undecided(Engine::Maven);
+        verdict.engine = EngineRecord::default();
+        verdict.errored = Some(cause);
+        verdict.reason = reason;
+        verdict
     }
 }
 

@@ -20,7 +20,10 @@ use crate::materialize::materialize_task;
 use crate::oracle::{Oracle, PreparedTask, RepairState};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, exit_text};
 use crate::repairs::{self, RepairDecision};
-use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
+use crate::verdict_rules::{
+    PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_run,
+    killed_from_outside,
+};
 
 /// Bytes of each phase log kept with a verdict.
 const LOG_EXCERPT_BYTES: usize = 12 << 10;
@@ -356,9 +359,16 @@ impl Oracle for MavenOracle {
     ) -> Result<Verdict, ValidateError> {
         let started = Instant::now();
         let what = format!("a candidate of {}", prepared.task.id);
-        self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
-            self.run_pipeline(prepared, candidate, root, ws, started)
-        })?
+        // The room left is read before the workspace goes: a build that failed while the work
+        // folder's disk was full failed for the machine, not for the candidate.
+        let mut room = None;
+        let verdict =
+            self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
+                let verdict = self.run_pipeline(prepared, candidate, root, ws, started);
+                room = avrlab_exec::available_bytes(ws);
+                verdict
+            })??;
+        Ok(errored_if_disk_full(verdict, room))
     }
 }
 
@@ -802,7 +812,7 @@ impl MavenOracle {
         if let PhaseJudgement::Decided(outcome, reason) =
             judge_run(&run, pov, &[], Outcome::PovFailing, SkippedTests::pov(task))
         {
-            return finish(verdict, outcome, reason);
+            return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &run));
         }
 
         // Tests that do not pass on the reference fix never count (see `baseline`).
@@ -828,14 +838,32 @@ impl MavenOracle {
             .map_err(maven_err)?;
         run.log = format!("[avrlab] {}\n{}", base.describe(), run.log);
         record(&mut verdict, Phase::Regression, &run);
-        if let PhaseJudgement::Decided(outcome, reason) = judge_run(
-            &run,
-            wanted,
-            &dropped,
-            Outcome::RegressionBroken,
-            SkippedTests::regression(&base),
-        ) {
-            return finish(verdict, outcome, reason);
+        let skipped = SkippedTests::regression(&base);
+        let judgement = judge_run(&run, wanted, &dropped, Outcome::RegressionBroken, skipped);
+        // A test that failed runs again, alone, in a fresh JVM (Surefire forks a new one): a
+        // failure that does not repeat is flaky on this candidate, not its verdict.
+        let failed = failed_regression_tests(&run, &judgement, skipped);
+        if let (PhaseJudgement::Decided(_, reason), false) = (&judgement, failed.is_empty()) {
+            let again = maven
+                .test(
+                    ws,
+                    &TestSelection::Only(failed.clone()),
+                    &root.join("reports-regression-rerun"),
+                )
+                .map_err(maven_err)?;
+            record(&mut verdict, Phase::RegressionRerun, &again);
+            let rejudged = judge_run(
+                &again,
+                &failed,
+                &dropped,
+                Outcome::RegressionBroken,
+                skipped,
+            );
+            let (outcome, reason) = after_rerun(&failed, reason, &rejudged);
+            return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &again));
+        }
+        if let PhaseJudgement::Decided(outcome, reason) = judgement {
+            return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &run));
         }
         let count = verdict.tests.len();
         finish(
@@ -844,6 +872,37 @@ impl MavenOracle {
             format!("all {count} oracle tests passed"),
         )
     }
+}
+
+/// Below this many bytes left, a work folder's disk counts as full.
+const DISK_FULL_BYTES: u64 = 1 << 20;
+
+/// `verdict`, errored when it is not `Plausible` and its workspace's file system had no room
+/// left (`room` bytes) when it was decided: every write of the build could have failed for that.
+fn errored_if_disk_full(mut verdict: Verdict, room: Option<u64>) -> Verdict {
+    if verdict.outcome != Outcome::Plausible
+        && verdict.errored.is_none()
+        && room.is_some_and(|bytes| bytes < DISK_FULL_BYTES)
+    {
+        verdict.errored = Some(crate::outcome::ErrorCause::DiskFull);
+        verdict.reason = format!(
+            "the work folder's disk was full ({} bytes left): {}",
+            room.unwrap_or(0),
+            verdict.reason
+        );
+        verdict.outcome = Outcome::Indeterminate;
+    }
+    verdict
+}
+
+/// `verdict`, errored when it is `Indeterminate` because its test JVM was killed from outside
+/// (`verdict_rules::killed_from_outside`).
+fn errored_if_killed(mut verdict: Verdict, run: &TestRun) -> Verdict {
+    if verdict.outcome == Outcome::Indeterminate && killed_from_outside(run) {
+        verdict.errored = Some(crate::outcome::ErrorCause::Killed);
+        verdict.reason = format!("killed from outside: {}", verdict.reason);
+    }
+    verdict
 }
 
 pub(crate) fn record(verdict: &mut Verdict, phase: Phase, run: &TestRun) {

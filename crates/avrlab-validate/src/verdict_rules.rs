@@ -239,6 +239,95 @@ pub(crate) fn judge_run(
     PhaseJudgement::Passed
 }
 
+/// The regression tests to run again in a fresh JVM, when a regression phase decided
+/// `RegressionBroken` because tests failed or errored (and for nothing else: not a time-out, a
+/// killed run, unusable reports or a test the candidate aborted, which a re-run would not clear).
+/// Empty when there is nothing to run again.
+pub(crate) fn failed_regression_tests(
+    run: &TestRun,
+    judgement: &PhaseJudgement,
+    skipped: SkippedTests<'_>,
+) -> Vec<TestName> {
+    let broken = matches!(
+        judgement,
+        PhaseJudgement::Decided(Outcome::RegressionBroken, _)
+    );
+    if !broken
+        || !matches!(run.exit, ExitKind::Code(_))
+        || run.unusable_reports.is_some()
+        || skipped.first_aborted(&run.cases).is_some()
+    {
+        return Vec::new();
+    }
+    let mut failed: Vec<TestName> = Vec::new();
+    for case in &run.cases {
+        if matches!(case.status, TestStatus::Failed | TestStatus::Errored)
+            && let Ok(name) = TestName::parse(&format!("{}#{}", case.class, case.method))
+            && !failed.contains(&name)
+        {
+            failed.push(name);
+        }
+    }
+    failed
+}
+
+/// The verdict once the tests that failed (`failed`, first failing for `first_reason`) ran again,
+/// alone, in a fresh JVM and were judged `again`: every one of them passing makes them flaky on
+/// this candidate — the evidence supports neither `RegressionBroken` nor `Plausible`, so the
+/// verdict is `Indeterminate`; any other result keeps the first run's `RegressionBroken`.
+pub(crate) fn after_rerun(
+    failed: &[TestName],
+    first_reason: &str,
+    again: &PhaseJudgement,
+) -> (Outcome, String) {
+    match again {
+        PhaseJudgement::Passed => {
+            let names: Vec<String> = failed.iter().map(ToString::to_string).collect();
+            (
+                Outcome::Indeterminate,
+                format!(
+                    "{FLAKY_REASON}: {} failed, then passed alone in a fresh JVM (first: {first_reason})",
+                    names.join(", ")
+                ),
+            )
+        }
+        PhaseJudgement::Decided(_, why) => (
+            Outcome::RegressionBroken,
+            format!("{first_reason} (and again in a fresh JVM: {why})"),
+        ),
+    }
+}
+
+/// Whether a test run that gave no verdict ended because its JVM was killed from outside: the
+/// build tool, or the sandbox around it, ended by SIGKILL or SIGTERM (bubblewrap reports 137 or
+/// 143), or Surefire said its fork ended with exit code 137 or 143. The run's reports decide
+/// whenever there are any, so this is asked only of a run judged `Indeterminate`; a candidate
+/// that kills its own JVM (or prints Surefire's line and crashes) is errored once, and judged
+/// when it happens again on the retry (`avrlab-run`'s engine). The memory limit's SIGKILL looks
+/// the same on this path (no cgroup counter is read for a build tool's run), and takes the same
+/// retry to be judged.
+pub(crate) fn killed_from_outside(run: &TestRun) -> bool {
+    let killed = |code: i32| matches!(code, 137 | 143);
+    match run.exit {
+        ExitKind::Signal(signal) => matches!(signal, 9 | 15),
+        ExitKind::Code(code) if killed(code) => true,
+        ExitKind::Code(0) => false,
+        // Surefire's own line (`[ERROR] Process Exit Code: 137`), after any colour reset.
+        ExitKind::Code(_) => run.log.lines().any(|line| {
+            line.split_once("[ERROR] Process Exit Code: ")
+                .and_then(|(_, code)| code.trim().parse().ok())
+                .is_some_and(killed)
+        }),
+        ExitKind::TimedOut
+        | ExitKind::OutputLimit
+        | ExitKind::DiskLimit
+        | ExitKind::Idle { .. } => false,
+    }
+}
+
+/// How the reason of a verdict left undecided by a flaky test starts.
+pub const FLAKY_REASON: &str = "flaky on this candidate";
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -632,5 +721,25 @@ mod tests {
             judged,
             PhaseJudgement::Decided(Outcome::Indeterminate, _)
         ));
+    }
+
+    #[test]
+    fn a_run_killed_from_outside_is_told_by_its_exit_or_surefires_line() {
+        let killed = |exit, log: &str| {
+            let mut r = run(exit, Vec::new());
+            r.log = log.into();
+            killed_from_outside(&r)
+        };
+        assert!(killed(ExitKind::Signal(9), ""));
+        assert!(killed(ExitKind::Code(137), ""));
+        assert!(killed(
+            ExitKind::Code(1),
+            "\u{1b}[0m[ERROR] Process Exit Code: 137\n"
+        ));
+        assert!(!killed(ExitKind::Code(1), "[ERROR] Process Exit Code: 1\n"));
+        assert!(!killed(ExitKind::Code(1), "Process Exit Code: 137\n"));
+        assert!(!killed(ExitKind::Signal(11), ""));
+        assert!(!killed(ExitKind::TimedOut, ""));
+        assert!(!killed(ExitKind::Code(0), "[ERROR] Process Exit Code: 137"));
     }
 }

@@ -264,3 +264,147 @@ fn a_selection_with_no_test_that_counts_runs_every_regression_class() {
         "{log}"
     );
 }
+
+/// The candidate fixes the slug and changes `numbered` so that it counts its calls in the file
+/// `counter` and answers wrongly on every second one (the first, the third …): `SlugsTest#numbers`
+/// fails every second run. With `always`, it answers wrongly every time.
+fn numbered_patch(counter: &Path, always: bool) -> String {
+    let wrong = if always { "true" } else { "call % 2 == 1" };
+    format!(
+        "--- a/src/main/java/com/example/slugs/Slugs.java
++++ b/src/main/java/com/example/slugs/Slugs.java
+@@ -8,3 +8,3 @@
+     public static String slug(String title) {{
+-        return title.toLowerCase().replaceAll(\"[^a-z0-9./]+\", \"-\");
++        return title.toLowerCase().replaceAll(\"[^a-z0-9]+\", \"-\");
+     }}
+@@ -19,3 +19,15 @@
+     public static String numbered(String title, int n) {{
+-        return slug(title) + \"-\" + n;
++        java.nio.file.Path calls = java.nio.file.Path.of({counter:?});
++        int call = 1;
++        try {{
++            call += Integer.parseInt(java.nio.file.Files.readString(calls).trim());
++        }} catch (java.io.IOException | NumberFormatException e) {{
++            call = 1;
++        }}
++        try {{
++            java.nio.file.Files.writeString(calls, Integer.toString(call));
++        }} catch (java.io.IOException e) {{
++            throw new java.io.UncheckedIOException(e);
++        }}
++        return slug(title) + ({wrong} ? \"_\" : \"-\") + n;
+     }}
+"
+    )
+}
+
+/// A regression test that fails on a candidate runs again, alone, in a fresh JVM: when it then
+/// passes, the candidate's verdict is `Indeterminate` (flaky on this candidate) and the test is on
+/// the task's flaky list; when it fails again, `RegressionBroken` stands. On both engines. The
+/// counter the candidate keeps must outlive its test JVMs, so the runs are unsandboxed.
+#[test]
+fn a_test_failing_every_second_run_leaves_the_candidate_indeterminate_and_is_listed() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let benchmark = fixtures().join("baseline");
+    for engine in ["maven", "fast"] {
+        let predictions = dir.path().join(format!("{engine}.jsonl"));
+        let lines: Vec<String> = [("every-second", false), ("always", true)]
+            .iter()
+            .map(|(label, always)| {
+                let counter = dir.path().join(format!("{engine}-{label}.count"));
+                serde_json::json!({
+                    "task": "demo-baseline",
+                    "candidate": label,
+                    "patch": numbered_patch(&counter, *always),
+                })
+                .to_string()
+            })
+            .collect();
+        std::fs::write(&predictions, lines.join("\n")).unwrap();
+        let store = dir.path().join(format!("{engine}.sqlite"));
+        let output = avrlab(
+            dir.path(),
+            &[
+                "validate",
+                "--benchmark",
+                benchmark.to_str().unwrap(),
+                "--tasks",
+                "demo-baseline",
+                "--patches",
+                predictions.to_str().unwrap(),
+                "--engine",
+                engine,
+                "--confirm-sample",
+                "0",
+                "--sandbox",
+                "none",
+                "--workers",
+                "1",
+                "--store",
+                store.to_str().unwrap(),
+                "--json",
+            ],
+        );
+        let (stdout, stderr) = text(&output);
+        assert!(output.status.success(), "{engine}: {stdout}\n{stderr}");
+        let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let verdicts = summary["verdicts"].as_array().unwrap();
+        let verdict = |label: &str| {
+            verdicts
+                .iter()
+                .find(|v| v["label"] == label)
+                .unwrap_or_else(|| panic!("{engine}: no {label} in {stdout}"))
+        };
+        let flaky = verdict("every-second");
+        assert_eq!(flaky["outcome"], "Indeterminate", "{engine}: {stdout}");
+        assert!(
+            flaky["reason"].as_str().unwrap().starts_with(
+                "flaky on this candidate: com.example.slugs.SlugsTest#numbers failed, then passed alone in a fresh JVM"
+            ),
+            "{engine}: {stdout}"
+        );
+        let broken = verdict("always");
+        assert_eq!(broken["outcome"], "RegressionBroken", "{engine}: {stdout}");
+        assert!(
+            broken["reason"]
+                .as_str()
+                .unwrap()
+                .contains("(and again in a fresh JVM: com.example.slugs.SlugsTest#numbers failed"),
+            "{engine}: {stdout}"
+        );
+        // The task's flaky list names the test and the candidate it was flaky on.
+        assert_eq!(
+            summary["flaky"],
+            serde_json::json!({"demo-baseline": {"com.example.slugs.SlugsTest#numbers":
+                ["demo-baseline/every-second"]}}),
+            "{engine}: {stdout}"
+        );
+        // The evidence of both runs is kept: failed, then passed alone.
+        let candidate = "demo-baseline/every-second";
+        assert_eq!(
+            regression_tests(&store, candidate, "%.SlugsTest")
+                .iter()
+                .filter(|t| t.contains("#numbers"))
+                .collect::<Vec<_>>(),
+            ["com.example.slugs.SlugsTest#numbers failed"]
+        );
+        let db = rusqlite::Connection::open(&store).unwrap();
+        let rerun: Vec<String> = db
+            .prepare(
+                "SELECT class || '#' || method || ' ' || status FROM test_results
+                 WHERE candidate_id = ?1 AND phase = 'regression-rerun'",
+            )
+            .unwrap()
+            .query_map([candidate], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            rerun,
+            ["com.example.slugs.SlugsTest#numbers passed"],
+            "{engine}"
+        );
+    }
+}

@@ -467,6 +467,104 @@ fn a_command_model_answers_through_its_standard_output() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["models"][0]["correct_tasks"], 1, "{stdout}");
+    // The agent reported no cost: unknown, not 0.
+    let cost = &report["models"][0]["cost"];
+    assert!(cost["usd"].is_null(), "{stdout}");
+    assert_eq!(cost["unknown_samples"], 1, "{stdout}");
+    assert!(
+        stderr.contains("cost of run ") && stderr.contains(": unknown · spent $0.0000"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_agents_reported_cost_is_kept_and_max_cost_stops_the_eval_at_its_budget() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let answer = dir.path().join("answer.md");
+    std::fs::write(&answer, reference_answer()).unwrap();
+    // Every sample costs the agent $0.01, which it reports on its documented stderr line; it is
+    // told its cap per sample.
+    let script = format!(
+        "cat >/dev/null; cat '{}'; echo \"avrlab-usage: cost_usd=0.01 prompt_tokens=1000 completion_tokens=200 cap=$AVRLAB_MAX_COST_USD\" >&2",
+        answer.display()
+    );
+    std::fs::write(
+        dir.path().join("avrlab.toml"),
+        format!(
+            "[models.agent]\nbackend = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntimeout_seconds = 60\nread_only = [{:?}]\nmax_cost_per_sample = 0.05\n",
+            answer.display().to_string()
+        ),
+    )
+    .unwrap();
+    let (store, cache) = (dir.path().join("r.sqlite"), dir.path().join("cache"));
+    let (store_s, cache_s) = (store.to_str().unwrap(), cache.to_str().unwrap());
+    let args = |extra: &[&'static str]| {
+        let mut args = vec![
+            "eval",
+            "--model",
+            "agent",
+            "--samples",
+            "1",
+            "--runs",
+            "4",
+            "--run",
+            "budget",
+            "--tasks",
+            TASK,
+            "--store",
+            store_s,
+            "--cache",
+            cache_s,
+            "--report-format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        args
+    };
+
+    // Four prompts of one sample: the third answer reaches $0.025 and the fourth is not asked.
+    let stopped = avrlab(dir.path(), &args(&["--max-cost", "0.025"]));
+    let (_, stderr) = text(&stopped);
+    assert_eq!(stopped.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.lines().last().unwrap().contains(
+            "stopped run `budget` at its budget: $0.0300 spent of --max-cost $0.025 (3 of 4 samples to ask were asked)"
+        ),
+        "{stderr}"
+    );
+
+    // A higher budget asks the last prompt alone and finishes the run.
+    let resumed = avrlab(dir.path(), &args(&["--resume", "--max-cost", "1"]));
+    let (stdout, stderr) = text(&resumed);
+    assert!(resumed.status.success(), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let row = &report["models"][0];
+    assert_eq!(row["samples"], 4, "{stdout}");
+    assert_eq!(row["cost"]["known_samples"], 4, "{stdout}");
+    let usd = row["cost"]["usd"].as_f64().unwrap();
+    assert!((usd - 0.04).abs() < 1e-9, "{stdout}");
+    assert!(
+        stderr.contains("cost of run budget: $0.0400 · spent $0.0400"),
+        "{stderr}"
+    );
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let tokens: Vec<(u32, u32, f64)> = db
+        .prepare("SELECT tokens_in, tokens_out, cost_usd FROM generations ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(tokens, vec![(1000, 200, 0.01); 4]);
+    // Every report format has the cost.
+    let markdown = avrlab(dir.path(), &["report", "budget", "--store", store_s]);
+    let (markdown, _) = text(&markdown);
+    assert!(markdown.contains("| cost (USD) |"), "{markdown}");
+    assert!(
+        markdown.contains("- budget: $0.0400 · spent $0.0400"),
+        "{markdown}"
+    );
 }
 
 /// The report of `--report-format json` without what names the run, and without the count of

@@ -28,6 +28,7 @@ fn generation(task: &str, model: &str, offset: i64, sample: u32, candidate: &str
         finish_reason: "stop".into(),
         tokens_in: None,
         tokens_out: None,
+        cost_usd: None,
         latency_ms: 1,
         cached: false,
         error: None,
@@ -91,6 +92,7 @@ fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Ou
                 run,
                 &candidate,
                 &VerdictRow {
+                    error_cause: None,
                     outcome,
                     reason: String::new(),
                     wall_ms: 1,

@@ -14,6 +14,7 @@ mod fast;
 mod feature;
 mod fork_per_class;
 mod html_report;
+mod killed;
 mod multi_module;
 mod older_api;
 mod predictions;

@@ -63,6 +63,7 @@ impl Model for ScriptedReviewer {
             finish_reason: FinishReason::Stop,
             tokens_in: None,
             tokens_out: None,
+            cost_usd: None,
             latency: std::time::Duration::from_millis(3),
             cached: false,
         }])
@@ -242,6 +243,7 @@ fn models(reviewer: ScriptedReviewer, cache: &Path) -> StudyModels {
     StudyModels {
         models,
         concurrency: HashMap::from([("baseline".to_owned(), 3)]),
+        costs: HashMap::new(),
         cache: cache.to_owned(),
     }
 }

@@ -398,6 +398,7 @@ fn new_task(args: NewArgs) -> Result<ExitCode, Failure> {
         allow_apply_failures: true,
         json: false,
         report_json: None,
+        retry: Vec::new(),
     });
     match checked {
         Ok(code) if code == ExitCode::SUCCESS => {}
@@ -474,6 +475,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             allow_apply_failures: true,
             json: false,
             report_json: None,
+            retry: Vec::new(),
         });
     }
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;

@@ -66,6 +66,11 @@ pub struct Args {
     /// samples this eval is to ask.
     #[arg(long, value_name = "N|P%", value_parser = parse_max_errors)]
     pub max_errors: Option<ErrorLimit>,
+    /// Stop asking, resumable (exit 5), once this run's samples cost USD dollars or more (the
+    /// model needs a `price` in avrlab.toml, or must report its cost); the cost spent is printed.
+    /// Resume with a higher budget to go on.
+    #[arg(long, value_name = "USD", value_parser = parse_dollars)]
+    pub max_cost: Option<f64>,
     /// How to print the tables.
     #[arg(long, value_enum, default_value = "md")]
     pub report_format: FormatArg,
@@ -89,6 +94,16 @@ impl From<RetryArg> for Retry {
 /// `--max-errors N|P%`.
 fn parse_max_errors(text: &str) -> Result<ErrorLimit, String> {
     ErrorLimit::parse(text).map_err(|e| e.to_string())
+}
+
+/// `--max-cost USD`: a number of dollars above 0.
+fn parse_dollars(text: &str) -> Result<f64, String> {
+    match text.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(dollars) if dollars.is_finite() && dollars > 0.0 => Ok(dollars),
+        _ => Err(format!(
+            "--max-cost {text}: give a number of dollars above 0 (2.50)"
+        )),
+    }
 }
 
 /// The response cache: the cache folder's `responses`.
@@ -125,6 +140,19 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "--samples and --runs must be at least 1"
         )));
     }
+    // Only a model with a price, or an agent that reports its cost, can be held to a budget.
+    if args.max_cost.is_some()
+        && model_config.price.is_none()
+        && model_config.backend != avrlab_run::models::Backend::Command
+    {
+        return Err(Failure::input(anyhow::anyhow!(
+            "--max-cost: model `{}` has no price in {}; add [models.{}.price] \
+             (input_usd_per_million, output_usd_per_million, read_on)",
+            args.model,
+            args.config.path.display(),
+            args.model
+        )));
+    }
     let mut store = Store::open(&args.store.path).map_err(store_failure)?;
     let (mut config, _work) = args.options.engine(true)?;
     config.differential = args.differential.config(false);
@@ -151,6 +179,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         // The model's own setting: an HTTP server takes several requests at once, the
         // in-process model one.
         concurrency: model_config.concurrency.unwrap_or(1).max(1),
+        price: model_config.price.clone(),
+        max_cost_per_sample: model_config.max_cost_per_sample,
     };
     let cache = ResponseCache::new(args.cache.clone().unwrap_or_else(default_cache));
     let request = EvalRequest {
@@ -163,12 +193,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         shard: args.target.shard,
         retry: args.retry.map(Retry::from),
         max_errors: args.max_errors,
+        max_cost: args.max_cost,
     };
     let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
         |e| match e {
             EvalError::Model { .. } => Failure::infrastructure(e),
             EvalError::TooManyErrors { .. } => Failure {
                 code: Exit::ErrorLimit,
+                error: e.into(),
+            },
+            EvalError::BudgetReached { .. } => Failure {
+                code: Exit::BudgetReached,
                 error: e.into(),
             },
             EvalError::Engine(avrlab_run::engine::EngineError::Store(s)) => store_failure(s),
@@ -198,6 +233,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     progress_message(&progress, &report.describe(&args.store.path));
     for line in tables.completeness_lines() {
         progress_message(&progress, &format!("samples of run {line}"));
+    }
+    for line in tables.cost_lines() {
+        progress_message(&progress, &format!("cost of run {line}"));
     }
     for warning in tables.incomplete_warnings() {
         progress_message(&progress, &warning);

@@ -3,7 +3,7 @@
 //! Exit codes: 0 done (whatever the candidates' outcomes: they are data); 1 infrastructure failed
 //! (no JDK, Maven, sandbox, disk); 2 bad input (arguments, task files, predictions files, store);
 //! 3 the benchmark's reference check failed; 4 an eval stopped at its `--max-errors` limit
-//! (resumable).
+//! (resumable); 5 an eval stopped at its `--max-cost` budget (resumable).
 
 mod ask;
 mod audit;
@@ -40,6 +40,9 @@ pub enum Exit {
     /// 4: an eval stopped because more samples were errored than `--max-errors` allows; what it
     /// asked is stored and the run resumes.
     ErrorLimit = 4,
+    /// 5: an eval stopped asking because its samples cost `--max-cost` or more; what it asked is
+    /// stored and the run resumes with a higher budget.
+    BudgetReached = 5,
 }
 
 impl From<Exit> for ExitCode {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_core::RunConfig;
-use avrlab_run::engine::{EngineError, RunRequest, execute};
+use avrlab_run::engine::{EngineError, RunRequest, VerdictRetry, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::check_table;
 use avrlab_run::summary::{render_text, summarize};
@@ -46,6 +46,50 @@ pub struct Args {
     /// resolved, the PoV tests as FAIL_TO_PASS and the regression tests as PASS_TO_PASS).
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// With --resume: validate again the stored verdicts of these kinds — `errored` (the
+    /// infrastructure failed the validation, e.g. a test JVM killed from outside) and/or
+    /// outcomes (`indeterminate`, `timeout`, …) — keeping their earlier attempts in the store.
+    #[arg(long, value_delimiter = ',', value_name = "errored|OUTCOME,…", requires = "resume", value_parser = parse_retry)]
+    pub retry: Vec<RetryKind>,
+}
+
+/// One kind of stored verdict `--retry` validates again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryKind {
+    Errored,
+    Outcome(avrlab_core::Outcome),
+}
+
+/// `--retry errored` or an outcome, named as stored or in lower case.
+fn parse_retry(text: &str) -> Result<RetryKind, String> {
+    if text.trim() == "errored" {
+        return Ok(RetryKind::Errored);
+    }
+    avrlab_core::Outcome::ALL
+        .iter()
+        .find(|o| o.as_str().eq_ignore_ascii_case(text.trim()))
+        .map(|o| RetryKind::Outcome(*o))
+        .ok_or_else(|| {
+            let names: Vec<String> = avrlab_core::Outcome::ALL
+                .iter()
+                .map(|o| o.as_str().to_ascii_lowercase())
+                .collect();
+            format!(
+                "--retry {text}: name `errored` or outcomes ({})",
+                names.join(", ")
+            )
+        })
+}
+
+fn verdict_retry(kinds: &[RetryKind]) -> VerdictRetry {
+    let mut retry = VerdictRetry::default();
+    for kind in kinds {
+        match kind {
+            RetryKind::Errored => retry.errored = true,
+            RetryKind::Outcome(outcome) => retry.outcomes.push(*outcome),
+        }
+    }
+    retry
 }
 
 impl Args {
@@ -121,6 +165,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
             sandbox: Some(args.options.sandbox.as_str().to_owned()),
             ..args.run_config()
         },
+        retry: verdict_retry(&args.retry),
     };
     let progress = StderrProgress::new();
     let report =
