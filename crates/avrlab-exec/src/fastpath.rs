@@ -826,12 +826,15 @@ impl Maven {
             test_timeout.as_millis().to_string(),
             target.join("classes").display().to_string(),
             target.join("test-classes").display().to_string(),
-            // What the tests may print per candidate, as for a Maven run.
+            // What the tests may print per phase, as each Maven test run may print.
             self.settings().limits.output_bytes.to_string(),
             match role {
                 TestJvmRole::Candidate { classes, .. } => classes.display().to_string(),
                 TestJvmRole::Record { .. } => String::new(),
             },
+            // What one test class may print: its Surefire report holds its output, and Maven's
+            // engine refuses a larger report as unusable.
+            crate::surefire::MAX_REPORT_BYTES.to_string(),
         ]
         .join("\t");
         let channel = HelperChannel::start(&spec, &setup)?;
@@ -998,6 +1001,9 @@ pub struct FastPhase {
     pub classes_not_run: usize,
     /// Why the helper ran every regression class instead of the selected ones, if it did.
     pub widened: Option<String>,
+    /// A test class printed more than Surefire's report of it may hold on Maven's engine: why
+    /// the phase's results cannot be used there, and so not here either.
+    pub oversized_report: Option<String>,
 }
 
 /// What the fast path said about one candidate: the compiler's part and the test JVM's.
@@ -1406,6 +1412,18 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
             "WIDENED" if f.len() >= 3 => {
                 phase_named(reply, f[1]).widened = Some(unhex(f[2]));
             }
+            "REPORT" if f.len() >= 4 => {
+                let phase = phase_named(reply, f[1]);
+                if phase.oversized_report.is_none() {
+                    phase.oversized_report = Some(format!(
+                        "the tests of {} printed {} bytes, more than Surefire's report of the \
+                         class may hold ({} bytes) for Maven's engine to read it",
+                        unhex(f[2]),
+                        f[3],
+                        crate::surefire::MAX_REPORT_BYTES
+                    ));
+                }
+            }
             "STOPPED" if f.len() >= 3 => {
                 phase_named(reply, f[1]).classes_not_run = f[2].parse().unwrap_or_default();
             }
@@ -1429,6 +1447,7 @@ fn phase_named<'r>(reply: &'r mut FastReply, name: &str) -> &'r mut FastPhase {
         test_timed_out: false,
         classes_not_run: 0,
         widened: None,
+        oversized_report: None,
     });
     reply.phases.last_mut().expect("just pushed")
 }
@@ -1733,5 +1752,33 @@ mod tests {
         assert_eq!(reply.phases.len(), 1);
         assert_eq!(reply.phases[0].widened.as_deref(), Some("none counts"));
         assert_eq!(reply.phases[0].end, PhaseEnd::Done);
+    }
+
+    /// A class that printed more than a Surefire report of it may hold makes its phase's results
+    /// unusable, as Maven's engine finds its report; the first such class is named.
+    #[test]
+    fn a_class_that_printed_past_the_report_limit_is_named() {
+        let mut reply = FastReply::default();
+        let payload = format!(
+            "REPORT\tregression\t{}\t20971520\nREPORT\tregression\t{}\t16777217\n\
+             PHASE\tregression\tdone\t5\t\nPHASE\tpov\tdone\t5\t",
+            hex::encode("a.LoudTest"),
+            hex::encode("a.OtherTest"),
+        );
+        parse_payload(&payload, &mut reply);
+        let regression = reply
+            .phases
+            .iter()
+            .find(|p| p.name == "regression")
+            .unwrap();
+        assert_eq!(
+            regression.oversized_report.as_deref(),
+            Some(
+                "the tests of a.LoudTest printed 20971520 bytes, more than Surefire's report of \
+                 the class may hold (16777216 bytes) for Maven's engine to read it"
+            )
+        );
+        let pov = reply.phases.iter().find(|p| p.name == "pov").unwrap();
+        assert_eq!(pov.oversized_report, None);
     }
 }

@@ -639,8 +639,10 @@ fn phase_run(phase: &FastPhase) -> TestRun {
         wall: phase.wall,
         enforcement: String::new(),
         tree_gone: true,
-        // Results come over the authenticated channel, never from files the tests could write.
-        unusable_reports: None,
+        // Results come over the authenticated channel, never from files the tests could write;
+        // a class that printed more than Maven's engine reads of its report makes the results
+        // as unusable as there.
+        unusable_reports: phase.oversized_report.clone(),
     }
 }
 

@@ -42,7 +42,7 @@ public final class Main {
 
     private static final Capture CAPTURE = new Capture(64 << 10);
     private static long timeoutMillis;
-    /** What the tests may print per candidate: the same output limit as a Maven run's. */
+    /** What the tests may print per phase: the same output limit as each Maven test run's. */
     private static long outputLimit;
     private static Path classes;
     private static Path testClasses;
@@ -106,7 +106,8 @@ public final class Main {
     }
 
     /**
-     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses}: loads the
+     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses reportLimit}:
+     * loads the
      * runner and creates
      * the launcher (its engines found), so that a candidate pays for none of it.
      */
@@ -121,6 +122,11 @@ public final class Main {
         runner = c.getMethod("runOrdered", String[].class, String[].class, String.class,
                 String[].class, boolean.class);
         discoverer = c.getMethod("discover", String.class, String[].class);
+        // What a test class prints is held by Surefire's report of it, which Maven's engine
+        // refuses past its size limit: each class is counted against that limit.
+        long reportLimit = f.length > 6 && !f[6].isEmpty() ? Long.parseLong(f[6]) : Long.MAX_VALUE;
+        c.getMethod("countPrintedWith", java.util.function.LongSupplier.class, long.class)
+                .invoke(null, (java.util.function.LongSupplier) CAPTURE::total, reportLimit);
         c.getMethod("prewarm").invoke(null);
         CAPTURE.reset();
     }
@@ -192,6 +198,9 @@ public final class Main {
     private static String phase(String name, String[] tests, String[] excluded, String[] first,
             boolean stop, List<String> out, Guard guard) throws Exception {
         long t0 = System.nanoTime();
+        // The output limit is per phase, as each of Maven's test runs is one process whose whole
+        // log it bounds: what the earlier phase printed does not count here.
+        long printedBefore = CAPTURE.total();
         Thread watchdog = new Thread(() -> {
             long deadline = t0 + timeoutMillis * 1_000_000;
             while (true) {
@@ -201,13 +210,14 @@ public final class Main {
                     return;
                 }
                 boolean late = System.nanoTime() > deadline;
-                boolean loud = CAPTURE.total() > outputLimit;
+                boolean loud = CAPTURE.total() - printedBefore > outputLimit;
                 if (late || loud) {
                     long millis = (System.nanoTime() - t0) / 1_000_000;
                     List<String> partial = new ArrayList<>(out);
                     partial.add("PHASE\t" + name + (loud ? "\toutput\t" : "\ttimeout\t") + millis
                             + "\t" + Channel.hex(loud
-                                    ? "the tests printed more than " + outputLimit + " bytes"
+                                    ? "the tests printed more than " + outputLimit
+                                            + " bytes in this phase"
                                     : "the phase outlived " + timeoutMillis + " ms"));
                     partial.add("LOG\t" + Channel.hex(CAPTURE.text()));
                     partial.add("STATE\tdirty\t" + Channel.hex(loud
@@ -253,6 +263,11 @@ public final class Main {
             if (rec.length == 2) {
                 // The phase stopped at a failing class; rec[1] classes did not run.
                 out.add("STOPPED\t" + name + "\t" + rec[1]);
+                continue;
+            }
+            if (rec.length == 3) {
+                // A class printed more than its Surefire report may hold.
+                out.add("REPORT\t" + name + "\t" + Channel.hex(rec[1]) + "\t" + rec[2]);
                 continue;
             }
             out.add("CASE\t" + name + "\t" + Channel.hex(rec[0]) + "\t" + Channel.hex(rec[1]) + "\t"
