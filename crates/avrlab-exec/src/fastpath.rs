@@ -912,7 +912,8 @@ pub struct RunRequest<'a> {
 /// Which regression tests run once the PoV tests passed.
 #[derive(Debug, Clone)]
 pub enum RegressionRun<'a> {
-    /// Surefire's default includes, minus the PoV tests and the excluded ones.
+    /// Surefire's default includes (the PoV tests among them, as in Maven's regression run),
+    /// minus the excluded ones.
     AllOthers,
     /// These tests (`Class#method`, or whole classes).
     Listed(&'a [TestName]),

@@ -714,11 +714,13 @@ fn judge_reply(
         );
     }
     let pov = &task.oracle.pov_tests;
-    let mut not_selected: Vec<TestName> = pov.clone();
-    not_selected.extend(selection.dropped_classes.iter().cloned());
+    // As on Maven, the regression phase runs the PoV tests again with the rest (in the same JVM,
+    // after the PoV phase: a fix that holds only the first time it is used fails there); only
+    // what the baseline leaves out does not count.
+    let not_selected = &selection.dropped_classes;
     let (wanted, excluded): (&[TestName], &[TestName]) = match &selection.regression {
-        RegressionTests::AllOthers => (&[], &not_selected),
-        RegressionTests::Listed(list) => (list, &not_selected),
+        RegressionTests::AllOthers => (&[], not_selected),
+        RegressionTests::Listed(list) => (list, not_selected),
     };
     // As on Maven: a test skipped here but not on the reference fix aborted, and fails its phase
     // (the baseline decides which regression tests count, and which may be skipped).
@@ -1268,7 +1270,17 @@ impl Oracle for FastOracle {
                 impact = Some(chosen.evidence);
                 match chosen.scope {
                     RegressionScope::All => RegressionRun::AllOthers,
-                    RegressionScope::Classes(classes) => {
+                    RegressionScope::Classes(mut classes) => {
+                        // Maven's regression run has the PoV tests again, with the rest of
+                        // their classes: a fix that holds only the first time it is used fails
+                        // there. So their classes run in every selection, in the record's
+                        // (Surefire's class-name) order.
+                        for test in &task.oracle.pov_tests {
+                            if !classes.contains(&test.class) {
+                                classes.push(test.class.clone());
+                            }
+                        }
+                        classes.sort();
                         chosen_classes = classes;
                         RegressionRun::Classes(&chosen_classes)
                     }

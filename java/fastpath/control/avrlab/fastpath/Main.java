@@ -134,7 +134,8 @@ public final class Main {
     /**
      * {@code RUN seq pov regression excluded candidateClasses first stop}: the PoV tests, then (if
      * they all passed) the regression tests ({@code *}: Surefire's default includes; otherwise the
-     * tests or classes listed), never the PoV tests or {@code excluded}; the regression classes in
+     * tests or classes listed), the PoV tests again among them as Maven's regression run has
+     * them, never {@code excluded}; the regression classes in
      * {@code first} run before the others, and with {@code stop} = {@code first-failure} no
      * regression class runs after one that failed ({@code all}: every one).
      */
@@ -162,7 +163,8 @@ public final class Main {
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : Channel.split(regression);
             int mark = out.size();
-            why = phase("regression", selected, concat(pov, excluded), first, stop, out, guard);
+            // The PoV tests run again with the rest, as in Maven's regression run.
+            why = phase("regression", selected, excluded, first, stop, out, guard);
             if (why == null && selected.length > 0 && !anyCase(out, "regression")) {
                 // The selected classes hold no test that counts (the baseline leaves all of
                 // theirs out): rather than a verdict on no regression test, every class runs.
@@ -170,8 +172,7 @@ public final class Main {
                 out.add("WIDENED\tregression\t" + Channel.hex("none of the " + selected.length
                         + " selected test classes has a test that counts, so every regression"
                         + " test class ran"));
-                why = phase("regression", new String[0], concat(pov, excluded), first, stop, out,
-                        guard);
+                why = phase("regression", new String[0], excluded, first, stop, out, guard);
             }
         }
         out.add("LOG\t" + Channel.hex(CAPTURE.text()));
