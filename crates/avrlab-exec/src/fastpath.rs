@@ -739,15 +739,31 @@ impl Maven {
             Mount::ReadOnly(build.project.clone()),
             Mount::Tmpfs(target.clone()),
         ];
+        let main_classes = match role {
+            TestJvmRole::Candidate { main_classes, .. } => main_classes,
+            TestJvmRole::Record { .. } => None,
+        };
         for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
             let plain = std::fs::symlink_metadata(entry.path())
                 .map(|m| m.is_dir() || m.is_file())
                 .unwrap_or(false);
-            if plain {
-                mounts.push(Mount::ReadOnly(entry.path()));
+            match main_classes {
+                Some(source) if entry.file_name() == "classes" => {
+                    mounts.push(Mount::ReadOnlyAt {
+                        source: source.to_owned(),
+                        target: entry.path(),
+                    });
+                }
+                _ if plain => mounts.push(Mount::ReadOnly(entry.path())),
+                _ => {}
             }
         }
         mounts.push(Mount::ReadOnly(build.helper.clone()));
+        // Without a sandbox nothing is mounted: the stand-in folder is named on the class path.
+        let main_entry = match (main_classes, self.settings().sandbox) {
+            (Some(source), SandboxKind::None) => source.to_owned(),
+            _ => target.join("classes"),
+        };
         let runner = build.helper.join(RUNNER_JAR);
         let mut jvm_args = Vec::new();
         let mut classpath = Vec::new();
@@ -755,6 +771,7 @@ impl Maven {
             TestJvmRole::Candidate {
                 classes,
                 archive: Some(archive),
+                ..
             } => {
                 // The archive was dumped with the dependencies and the runner as its whole class
                 // path, which must lead the class path here; the warm-up made sure that no
@@ -766,18 +783,19 @@ impl Maven {
                 classpath.push(runner);
                 classpath.push(classes.to_owned());
                 classpath.push(target.join("test-classes"));
-                classpath.push(target.join("classes"));
+                classpath.push(main_entry.clone());
             }
             TestJvmRole::Candidate {
                 classes,
                 archive: None,
+                ..
             } => {
                 // Surefire's order: test classes, main classes, then the dependencies.
                 mounts.push(Mount::ReadOnly(classes.to_owned()));
                 classpath.push(runner);
                 classpath.push(classes.to_owned());
                 classpath.push(target.join("test-classes"));
-                classpath.push(target.join("classes"));
+                classpath.push(main_entry.clone());
                 classpath.extend(build.classpath.iter().cloned());
             }
             TestJvmRole::Record { dump } => {
@@ -881,10 +899,14 @@ pub const ARCHIVE_FILE: &str = "classes.jsa";
 #[derive(Debug, Clone, Copy)]
 pub enum TestJvmRole<'a> {
     /// It will run one candidate, whose class files the compiler writes to `classes`; with
-    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies.
+    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies;
+    /// with `main_classes`, that folder stands for the project's main classes.
     Candidate {
         classes: &'a Path,
         archive: Option<&'a Path>,
+        /// A folder seen as `target/classes` instead of the kept build's: its classes without
+        /// those of the files the candidate deletes or moves away.
+        main_classes: Option<&'a Path>,
     },
     /// It records which project classes each regression test class loads (test-impact
     /// selection), loading the project itself, one test class at a time; with `dump`, it writes
@@ -1121,6 +1143,17 @@ impl HelperChannel {
     }
 }
 
+/// What one candidate asks of the compiler.
+#[derive(Debug, Clone, Copy)]
+pub struct CompileRequest<'a> {
+    /// The candidate's files to compile (absolute paths under the sources folder).
+    pub sources: &'a [PathBuf],
+    /// The project's files the candidate deletes or moves away (paths in the kept build).
+    pub removed: &'a [PathBuf],
+    /// The project's sources the compiler plug-in does not compile (paths in the kept build).
+    pub left_out: &'a [PathBuf],
+}
+
 /// A compiler process, shared by the task states of one JDK.
 pub struct CompilerSession {
     channel: HelperChannel,
@@ -1138,15 +1171,24 @@ impl std::fmt::Debug for CompilerSession {
 
 impl CompilerSession {
     /// Compiles a candidate's files of `build` (absolute paths under the sources folder) into
-    /// `outdir` (under the outputs folder). A reply with `lost` set means the compiler is gone.
+    /// `outdir` (under the outputs folder). `request.removed` (the project's files the candidate
+    /// deletes or moves away) and `request.left_out` (those the compiler plug-in does not compile)
+    /// are paths in the kept build that are never compiled; a removal recompiles every other
+    /// source. A reply with `lost` set means the compiler is gone.
     pub fn compile(
         &mut self,
         build: &FastBuild,
-        sources: &[PathBuf],
+        request: &CompileRequest<'_>,
         outdir: &Path,
         limit: Duration,
     ) -> CompileReply {
-        let list: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+        let listed = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         let join = |paths: &[PathBuf]| {
             std::env::join_paths(paths)
                 .map(|p| p.to_string_lossy().into_owned())
@@ -1162,8 +1204,10 @@ impl CompilerSession {
                 build.project.display().to_string(),
                 join(&build.main_classpath),
                 join(&build.classpath),
-                list.join(","),
+                listed(request.sources),
                 outdir.display().to_string(),
+                listed(request.removed),
+                listed(request.left_out),
             ],
             Instant::now() + limit,
             &mut forged,
