@@ -499,12 +499,13 @@ impl FastOracle {
             .unwrap_or_else(|p| p.into_inner())
             .contains(&task.id);
         let pov_passed = matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken);
-        // A flag matters where the fast path saw the PoV tests pass: that is what code that
-        // forged its answer would want. A flagged failure is the candidate's own loss (the flags
-        // stay with the verdict).
+        // A flag sends the candidate to Maven whatever the fast path found: code that reached
+        // for the channel's key or the guard may have spoiled a failure as well as forged a
+        // pass, and the guard may have refused something (installing a security manager) that
+        // Surefire's fork allows, failing an honest fix on the fast path only.
         let kind = if !checks {
             None
-        } else if !fast.engine.flags.is_empty() && pov_passed {
+        } else if !fast.engine.flags.is_empty() {
             Some(CheckKind::Flag)
         } else if disagreed {
             Some(CheckKind::Disagreement)
