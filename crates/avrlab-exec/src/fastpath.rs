@@ -918,6 +918,9 @@ pub enum TestJvmRole<'a> {
 #[derive(Debug, Clone)]
 pub struct RunRequest<'a> {
     pub pov: &'a [TestName],
+    /// The PoV tests the regression phase runs again (their classes added to a selection of
+    /// classes), as Maven's regression run has them.
+    pub again: &'a [TestName],
     pub regression: RegressionRun<'a>,
     /// Tests (whole classes, or `Class#method`) that never count in the regression phase: the
     /// task's baseline exclusions.
@@ -939,7 +942,8 @@ pub enum RegressionRun<'a> {
     AllOthers,
     /// These tests (`Class#method`, or whole classes).
     Listed(&'a [TestName]),
-    /// These test classes (binary names), minus the excluded tests (test-impact selection).
+    /// These test classes (binary names), minus the excluded tests (test-impact selection); the
+    /// classes of the tests run again are added.
     Classes(&'a [String]),
 }
 
@@ -1278,6 +1282,7 @@ impl TestJvm {
                 "all"
             }
             .to_owned(),
+            test_list(request.again),
         ];
         // Two phases, each bounded by the helper's watchdog, and some slack for class loading.
         let deadline = started + self.phase_limit * 2 + Duration::from_secs(30);

@@ -1497,17 +1497,7 @@ impl Oracle for FastOracle {
                 impact = Some(chosen.evidence);
                 match chosen.scope {
                     RegressionScope::All => RegressionRun::AllOthers,
-                    RegressionScope::Classes(mut classes) => {
-                        // Maven's regression run has the PoV tests again, with the rest of
-                        // their classes: a fix that holds only the first time it is used fails
-                        // there. So their classes run in every selection, in the record's
-                        // (Surefire's class-name) order.
-                        for test in &task.oracle.pov_tests {
-                            if !classes.contains(&test.class) {
-                                classes.push(test.class.clone());
-                            }
-                        }
-                        classes.sort();
+                    RegressionScope::Classes(classes) => {
                         chosen_classes = classes;
                         RegressionRun::Classes(&chosen_classes)
                     }
@@ -1521,8 +1511,16 @@ impl Oracle for FastOracle {
             } else {
                 runtime.fail_first()
             };
+            // Maven's regression run has the PoV tests again, with the rest of their classes (a
+            // fix that holds only the first time it is used fails there), unless the task lists
+            // its regression tests: then Maven runs only those.
+            let again: &[TestName] = match regression {
+                RegressionRun::Listed(_) => &[],
+                RegressionRun::AllOthers | RegressionRun::Classes(_) => &task.oracle.pov_tests,
+            };
             let reply = jvm.run(&RunRequest {
                 pov: &task.oracle.pov_tests,
+                again,
                 regression,
                 excluded: &selection.dropped_classes,
                 candidate_classes: &compiled.classes.classes,

@@ -132,10 +132,11 @@ public final class Main {
     }
 
     /**
-     * {@code RUN seq pov regression excluded candidateClasses first stop}: the PoV tests, then (if
+     * {@code RUN seq pov regression excluded candidateClasses first stop again}: the PoV tests,
+     * then (if
      * they all passed) the regression tests ({@code *}: Surefire's default includes; otherwise the
-     * tests or classes listed), the PoV tests again among them as Maven's regression run has
-     * them, never {@code excluded}; the regression classes in
+     * tests or classes listed; the classes of the PoV tests in {@code again} added, which Maven's
+     * regression run has again), never {@code excluded}; the regression classes in
      * {@code first} run before the others, and with {@code stop} = {@code first-failure} no
      * regression class runs after one that failed ({@code all}: every one).
      */
@@ -146,6 +147,8 @@ public final class Main {
         String[] excluded = Channel.split(f[4]);
         String[] first = f.length > 6 ? Channel.split(f[6]) : new String[0];
         boolean stop = f.length > 7 && f[7].equals("first-failure");
+        // The PoV tests the regression phase runs again, as Maven's regression run has them.
+        String[] again = f.length > 8 ? Channel.split(f[8]) : new String[0];
         guard.candidate = new HashSet<>(List.of(Channel.split(Channel.unhexText(f[5]))));
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CAPTURE.reset();
@@ -163,9 +166,11 @@ public final class Main {
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : Channel.split(regression);
             int mark = out.size();
-            // The PoV tests run again with the rest, as in Maven's regression run.
-            why = phase("regression", selected, excluded, first, stop, out, guard);
-            if (why == null && selected.length > 0 && !anyCase(out, "regression")) {
+            // The PoV tests run again with the rest, as in Maven's regression run: with all
+            // classes they are among them; with selected classes their classes are added.
+            why = phase("regression", withClassesOf(selected, again), excluded, first, stop, out,
+                    guard);
+            if (why == null && selected.length > 0 && !anyCaseBesides(out, "regression", again)) {
                 // The selected classes hold no test that counts (the baseline leaves all of
                 // theirs out): rather than a verdict on no regression test, every class runs.
                 out.subList(mark, out.size()).clear();
@@ -278,13 +283,35 @@ public final class Main {
         return null;
     }
 
-    private static boolean anyCase(List<String> out, String phase) {
+    /** Whether the phase has a test case that is not one of {@code besides}. */
+    private static boolean anyCaseBesides(List<String> out, String phase, String[] besides) {
+        Set<String> skip = new HashSet<>(List.of(besides));
         for (String line : out) {
             if (line.startsWith("CASE\t" + phase + "\t")) {
-                return true;
+                String[] f = line.split("\t");
+                String owner = Channel.unhexText(f[2]);
+                if (!skip.contains(owner) && !skip.contains(owner + "#" + Channel.unhexText(f[3]))) {
+                    return true;
+                }
             }
         }
         return false;
+    }
+
+    /**
+     * The selected regression classes with the classes of {@code tests} added, in class-name
+     * order; none selected (every class runs) stays none.
+     */
+    private static String[] withClassesOf(String[] selected, String[] tests) {
+        if (selected.length == 0 || tests.length == 0) {
+            return selected;
+        }
+        Set<String> classes = new TreeSet<>(List.of(selected));
+        for (String test : tests) {
+            int hash = test.indexOf('#');
+            classes.add(hash < 0 ? test : test.substring(0, hash));
+        }
+        return classes.toArray(new String[0]);
     }
 
     private static boolean allPassed(List<String> out, String phase) {
