@@ -69,28 +69,37 @@ pub(crate) struct SourcePatterns {
 }
 
 impl SourcePatterns {
-    /// The `<includes>`/`<excludes>` of every `maven-compiler-plugin` block of a pom (its plug-in
-    /// configuration and its executions' alike: the fast path cannot tell `compile` from
-    /// `testCompile` executions apart, and projects set both the same where they set any).
-    pub(crate) fn from_pom(pom: &str) -> Self {
+    /// The main sources' `<includes>`/`<excludes>` of every `maven-compiler-plugin` block of a
+    /// pom (its plug-in configuration and its executions' alike: the fast path cannot tell
+    /// executions apart, and projects set them alike where they set any).
+    pub(crate) fn main_from_pom(pom: &str) -> Self {
+        Self::from_pom(pom, "includes", "excludes")
+    }
+
+    /// The test sources' `<testIncludes>`/`<testExcludes>`, read as [`Self::main_from_pom`] reads
+    /// the main sources' patterns.
+    pub(crate) fn test_from_pom(pom: &str) -> Self {
+        Self::from_pom(pom, "testIncludes", "testExcludes")
+    }
+
+    fn from_pom(pom: &str, includes: &str, excludes: &str) -> Self {
         let mut patterns = Self::default();
         for plugin in pom.split("<plugin>").skip(1) {
             let plugin = plugin.split("</plugin>").next().unwrap_or("");
             if !plugin.contains("<artifactId>maven-compiler-plugin</artifactId>") {
                 continue;
             }
-            for (list, item, into) in [
-                ("includes", "include", &mut patterns.includes),
-                ("excludes", "exclude", &mut patterns.excludes),
+            for (list, into) in [
+                (includes, &mut patterns.includes),
+                (excludes, &mut patterns.excludes),
             ] {
                 for block in plugin.split(&format!("<{list}>")).skip(1) {
                     let block = block.split(&format!("</{list}>")).next().unwrap_or("");
-                    for value in block.split(&format!("<{item}>")).skip(1) {
-                        if let Some(value) = value.split(&format!("</{item}>")).next() {
-                            let value = value.trim();
-                            if !value.is_empty() && !into.iter().any(|v| v == value) {
-                                into.push(value.to_owned());
-                            }
+                    // Maven reads a list from its child elements, whatever their names.
+                    for value in block.split('<').filter_map(|t| t.split_once('>')) {
+                        let value = value.1.trim();
+                        if !value.is_empty() && !into.iter().any(|v| v == value) {
+                            into.push(value.to_owned());
                         }
                     }
                 }
@@ -231,23 +240,34 @@ impl StateSources {
     /// under the module's `src/main/java` and `src/test/java`.
     pub(crate) fn scan(root: &Path, module: &Path) -> std::io::Result<Self> {
         let read = |pom: &Path| std::fs::read_to_string(pom).unwrap_or_default();
-        let mut patterns = SourcePatterns::from_pom(&read(&root.join("pom.xml")));
+        let mut poms = vec![read(&root.join("pom.xml"))];
         if module != Path::new(".") && !module.as_os_str().is_empty() {
-            patterns = patterns.merge(SourcePatterns::from_pom(&read(
-                &root.join(module).join("pom.xml"),
-            )));
+            poms.push(read(&root.join(module).join("pom.xml")));
         }
-        let (selection, mut notes) = SourceSelection::new(&patterns);
-        if patterns != SourcePatterns::default() {
-            notes.insert(
-                0,
-                format!(
-                    "sources as the compiler plug-in's pom configuration selects them: includes \
-                     {:?}, excludes {:?}, and the scanner's default excludes",
+        let patterns = |of: fn(&str) -> SourcePatterns| {
+            poms.iter()
+                .map(|pom| of(pom))
+                .fold(SourcePatterns::default(), SourcePatterns::merge)
+        };
+        let mut notes = Vec::new();
+        let mut selections = Vec::new();
+        for (which, patterns) in [
+            ("main", patterns(SourcePatterns::main_from_pom)),
+            ("test", patterns(SourcePatterns::test_from_pom)),
+        ] {
+            let (selection, problems) = SourceSelection::new(&patterns);
+            if patterns != SourcePatterns::default() {
+                notes.push(format!(
+                    "{which} sources as the compiler plug-in's pom configuration selects them: \
+                     includes {:?}, excludes {:?}, and the scanner's default excludes",
                     patterns.includes, patterns.excludes
-                ),
-            );
+                ));
+            }
+            notes.extend(problems);
+            selections.push(selection);
         }
+        let test_selection = selections.pop().expect("two selections");
+        let selection = selections.pop().expect("two selections");
         let mut left_out = Vec::new();
         let mut classes = ClassIndex::default();
         for (source_root, main) in [("src/main/java", true), ("src/test/java", false)] {
@@ -267,7 +287,12 @@ impl StateSources {
                 }
                 let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
                 let relative = relative.to_string_lossy().into_owned();
-                if !selection.selects(&below) {
+                let selects = if main {
+                    selection.selects(&below)
+                } else {
+                    test_selection.selects(&below)
+                };
+                if !selects {
                     left_out.push(relative);
                     continue;
                 }
@@ -334,7 +359,8 @@ mod tests {
         }
     }
 
-    /// The plug-in's own includes replace the default; its excludes add to the defaults.
+    /// The plug-in's own includes replace the default; its excludes add to the defaults; the test
+    /// sources have patterns of their own.
     #[test]
     fn a_poms_includes_and_excludes_are_read_and_applied() {
         let pom = "<project><build><plugins><plugin>\
@@ -345,9 +371,10 @@ mod tests {
                    <artifactId>maven-compiler-plugin</artifactId>\
                    <configuration>\
                    <includes><include>com/example/**</include></includes>\
-                   <excludes> <exclude>**/legacy/</exclude> <exclude>**/*Old.java</exclude></excludes>\
+                   <excludes> <exclude>**/legacy/</exclude> <old>**/*Old.java</old></excludes>\
+                   <testExcludes><testExclude>**/Slow*.java</testExclude></testExcludes>\
                    </configuration></plugin></plugins></build></project>";
-        let patterns = SourcePatterns::from_pom(pom);
+        let patterns = SourcePatterns::main_from_pom(pom);
         assert_eq!(
             patterns,
             SourcePatterns {
@@ -362,6 +389,13 @@ mod tests {
         assert!(!selection.selects("com/example/legacy/A.java"));
         assert!(!selection.selects("com/example/AOld.java"));
         assert!(!selection.selects("com/example/CVS/A.java"));
+        assert_eq!(
+            SourcePatterns::test_from_pom(pom),
+            SourcePatterns {
+                includes: vec![],
+                excludes: vec!["**/Slow*.java".into()],
+            }
+        );
     }
 
     /// A class is indexed under its binary name, Unicode escapes decoded as javac decodes them.
