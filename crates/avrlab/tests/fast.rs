@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::common::{
-    avrlab, avrlab_as, copy_tree, dirs_repository, fixtures, heavy, text, warm_task,
+    avrlab, avrlab_as, copy_tree, dirs_repository, fixtures, heavy, patch_line, text, warm_task,
     write_cases_with_reference,
 };
 
@@ -364,7 +364,8 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_an_unprivileged_user() {
 /// `fast-path/expected.toml`): what gets compiled (a copy in a folder Maven's compiler plug-in
 /// leaves out, a duplicate class), what the regression phase runs (a fix that holds only once),
 /// the guard (a security manager constructed, not installed; a flagged failure), files moved or
-/// deleted, output past what a Surefire report holds, and oracle tests that abort instead of
+/// deleted (in `demo-form-xss` too, whose deleted class no test names, so it must also leave the
+/// test JVM's main classes), output past what a Surefire report holds, and oracle tests that abort instead of
 /// failing (JUnit's assumption exception, thrown by the code under test, which both runners report
 /// as skipped: a test that passes on the reference fix counts as failing when skipped). The fast
 /// engine alone (no random sample) and the Maven engine must each give the expected verdict.
@@ -403,6 +404,27 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
     })
     .collect();
     let patches = write_cases_with_reference(dir.path(), TASK, &mut cases);
+    // A second task, whose deleted class no test names: its candidates run in the same runs.
+    const DELETES: &str = "demo-form-xss";
+    let mut lines = std::fs::read_to_string(&patches).unwrap();
+    for label in ["inlines-the-escaper", "escapes-only-if-present"] {
+        let diff = std::fs::read_to_string(
+            fixtures()
+                .join("fast-path")
+                .join(DELETES)
+                .join(format!("{label}.diff")),
+        )
+        .unwrap();
+        lines.push('\n');
+        lines.push_str(&patch_line(DELETES, label, &diff));
+        cases.push((
+            format!("{DELETES}/{label}"),
+            diff,
+            expected[DELETES][label].clone(),
+        ));
+    }
+    std::fs::write(&patches, lines).unwrap();
+    let tasks = format!("{TASK},{DELETES}");
     let engines = [
         ("fast", &["--confirm-sample", "0"][..]),
         ("maven", &["--engine", "maven"][..]),
@@ -414,7 +436,7 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
             "--benchmark",
             "demo",
             "--tasks",
-            TASK,
+            &tasks,
             "--patches",
             patches.to_str().unwrap(),
             "--workers",
@@ -431,7 +453,7 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
         let db = rusqlite::Connection::open(&store).unwrap();
         let mut wrong = Vec::new();
         for (label, _, expected) in &cases {
-            let id = format!("{TASK}/{label}");
+            let id = candidate_id(label);
             let (outcome, reason): (String, String) = db
                 .query_row(
                     "SELECT outcome, reason FROM verdicts WHERE candidate_id = ?1",
@@ -478,7 +500,7 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
         // re-judged by Maven whatever the fast path found, and the rest the fast path decided
         // alone (but the deletion whose tests no longer compile, which Maven decides).
         for (label, _, expected) in &cases {
-            let id = format!("{TASK}/{label}");
+            let id = candidate_id(label);
             let (engine_used, kind, fast, fallback, flags): FlagRow = db
                 .query_row(
                     "SELECT engine, check_kind, fast_outcome, fallback, flags FROM engines
@@ -526,6 +548,23 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
                 ),
             }
         }
+        // The deleted class was left out of the test JVM's main classes, and the log says so.
+        for label in ["inlines-the-escaper", "escapes-only-if-present"] {
+            let log: String = db
+                .query_row(
+                    "SELECT log FROM phases WHERE candidate_id = ?1 AND phase = 'pov'",
+                    [format!("{DELETES}/{label}")],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert!(
+                log.contains(
+                    "the test JVM's target/classes leaves out the removed files' classes: \
+                     com.example.web.HtmlEscaper"
+                ),
+                "{label}: {log}"
+            );
+        }
         // The file in the CVS folder was never compiled, and the log says why.
         let log: String = db
             .query_row(
@@ -540,6 +579,15 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
             ),
             "{log}"
         );
+    }
+}
+
+/// A case's candidate id: a bare label is one of the demo task's, `task/label` another task's.
+fn candidate_id(label: &str) -> String {
+    if label.contains('/') {
+        label.to_owned()
+    } else {
+        format!("{TASK}/{label}")
     }
 }
 
