@@ -739,15 +739,31 @@ impl Maven {
             Mount::ReadOnly(build.project.clone()),
             Mount::Tmpfs(target.clone()),
         ];
+        let main_classes = match role {
+            TestJvmRole::Candidate { main_classes, .. } => main_classes,
+            TestJvmRole::Record { .. } => None,
+        };
         for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
             let plain = std::fs::symlink_metadata(entry.path())
                 .map(|m| m.is_dir() || m.is_file())
                 .unwrap_or(false);
-            if plain {
-                mounts.push(Mount::ReadOnly(entry.path()));
+            match main_classes {
+                Some(source) if entry.file_name() == "classes" => {
+                    mounts.push(Mount::ReadOnlyAt {
+                        source: source.to_owned(),
+                        target: entry.path(),
+                    });
+                }
+                _ if plain => mounts.push(Mount::ReadOnly(entry.path())),
+                _ => {}
             }
         }
         mounts.push(Mount::ReadOnly(build.helper.clone()));
+        // Without a sandbox nothing is mounted: the stand-in folder is named on the class path.
+        let main_entry = match (main_classes, self.settings().sandbox) {
+            (Some(source), SandboxKind::None) => source.to_owned(),
+            _ => target.join("classes"),
+        };
         let runner = build.helper.join(RUNNER_JAR);
         let mut jvm_args = Vec::new();
         let mut classpath = Vec::new();
@@ -755,6 +771,7 @@ impl Maven {
             TestJvmRole::Candidate {
                 classes,
                 archive: Some(archive),
+                ..
             } => {
                 // The archive was dumped with the dependencies and the runner as its whole class
                 // path, which must lead the class path here; the warm-up made sure that no
@@ -766,18 +783,19 @@ impl Maven {
                 classpath.push(runner);
                 classpath.push(classes.to_owned());
                 classpath.push(target.join("test-classes"));
-                classpath.push(target.join("classes"));
+                classpath.push(main_entry.clone());
             }
             TestJvmRole::Candidate {
                 classes,
                 archive: None,
+                ..
             } => {
                 // Surefire's order: test classes, main classes, then the dependencies.
                 mounts.push(Mount::ReadOnly(classes.to_owned()));
                 classpath.push(runner);
                 classpath.push(classes.to_owned());
                 classpath.push(target.join("test-classes"));
-                classpath.push(target.join("classes"));
+                classpath.push(main_entry.clone());
                 classpath.extend(build.classpath.iter().cloned());
             }
             TestJvmRole::Record { dump } => {
@@ -826,12 +844,15 @@ impl Maven {
             test_timeout.as_millis().to_string(),
             target.join("classes").display().to_string(),
             target.join("test-classes").display().to_string(),
-            // What the tests may print per candidate, as for a Maven run.
+            // What the tests may print per phase, as each Maven test run may print.
             self.settings().limits.output_bytes.to_string(),
             match role {
                 TestJvmRole::Candidate { classes, .. } => classes.display().to_string(),
                 TestJvmRole::Record { .. } => String::new(),
             },
+            // What one test class may print: its Surefire report holds its output, and Maven's
+            // engine refuses a larger report as unusable.
+            crate::surefire::MAX_REPORT_BYTES.to_string(),
         ]
         .join("\t");
         let channel = HelperChannel::start(&spec, &setup)?;
@@ -878,10 +899,14 @@ pub const ARCHIVE_FILE: &str = "classes.jsa";
 #[derive(Debug, Clone, Copy)]
 pub enum TestJvmRole<'a> {
     /// It will run one candidate, whose class files the compiler writes to `classes`; with
-    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies.
+    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies;
+    /// with `main_classes`, that folder stands for the project's main classes.
     Candidate {
         classes: &'a Path,
         archive: Option<&'a Path>,
+        /// A folder seen as `target/classes` instead of the kept build's: its classes without
+        /// those of the files the candidate deletes or moves away.
+        main_classes: Option<&'a Path>,
     },
     /// It records which project classes each regression test class loads (test-impact
     /// selection), loading the project itself, one test class at a time; with `dump`, it writes
@@ -893,6 +918,9 @@ pub enum TestJvmRole<'a> {
 #[derive(Debug, Clone)]
 pub struct RunRequest<'a> {
     pub pov: &'a [TestName],
+    /// The PoV tests the regression phase runs again (their classes added to a selection of
+    /// classes), as Maven's regression run has them.
+    pub again: &'a [TestName],
     pub regression: RegressionRun<'a>,
     /// Tests (whole classes, or `Class#method`) that never count in the regression phase: the
     /// task's baseline exclusions.
@@ -909,11 +937,13 @@ pub struct RunRequest<'a> {
 /// Which regression tests run once the PoV tests passed.
 #[derive(Debug, Clone)]
 pub enum RegressionRun<'a> {
-    /// Surefire's default includes, minus the PoV tests and the excluded ones.
+    /// Surefire's default includes (the PoV tests among them, as in Maven's regression run),
+    /// minus the excluded ones.
     AllOthers,
     /// These tests (`Class#method`, or whole classes).
     Listed(&'a [TestName]),
-    /// These test classes (binary names), minus the excluded tests (test-impact selection).
+    /// These test classes (binary names), minus the excluded tests (test-impact selection); the
+    /// classes of the tests run again are added.
     Classes(&'a [String]),
 }
 
@@ -998,6 +1028,9 @@ pub struct FastPhase {
     pub classes_not_run: usize,
     /// Why the helper ran every regression class instead of the selected ones, if it did.
     pub widened: Option<String>,
+    /// A test class printed more than Surefire's report of it may hold on Maven's engine: why
+    /// the phase's results cannot be used there, and so not here either.
+    pub oversized_report: Option<String>,
 }
 
 /// What the fast path said about one candidate: the compiler's part and the test JVM's.
@@ -1115,6 +1148,17 @@ impl HelperChannel {
     }
 }
 
+/// What one candidate asks of the compiler.
+#[derive(Debug, Clone, Copy)]
+pub struct CompileRequest<'a> {
+    /// The candidate's files to compile (absolute paths under the sources folder).
+    pub sources: &'a [PathBuf],
+    /// The project's files the candidate deletes or moves away (paths in the kept build).
+    pub removed: &'a [PathBuf],
+    /// The project's sources the compiler plug-in does not compile (paths in the kept build).
+    pub left_out: &'a [PathBuf],
+}
+
 /// A compiler process, shared by the task states of one JDK.
 pub struct CompilerSession {
     channel: HelperChannel,
@@ -1132,15 +1176,24 @@ impl std::fmt::Debug for CompilerSession {
 
 impl CompilerSession {
     /// Compiles a candidate's files of `build` (absolute paths under the sources folder) into
-    /// `outdir` (under the outputs folder). A reply with `lost` set means the compiler is gone.
+    /// `outdir` (under the outputs folder). `request.removed` (the project's files the candidate
+    /// deletes or moves away) and `request.left_out` (those the compiler plug-in does not compile)
+    /// are paths in the kept build that are never compiled; a removal recompiles every other
+    /// source. A reply with `lost` set means the compiler is gone.
     pub fn compile(
         &mut self,
         build: &FastBuild,
-        sources: &[PathBuf],
+        request: &CompileRequest<'_>,
         outdir: &Path,
         limit: Duration,
     ) -> CompileReply {
-        let list: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+        let listed = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         let join = |paths: &[PathBuf]| {
             std::env::join_paths(paths)
                 .map(|p| p.to_string_lossy().into_owned())
@@ -1156,8 +1209,10 @@ impl CompilerSession {
                 build.project.display().to_string(),
                 join(&build.main_classpath),
                 join(&build.classpath),
-                list.join(","),
+                listed(request.sources),
                 outdir.display().to_string(),
+                listed(request.removed),
+                listed(request.left_out),
             ],
             Instant::now() + limit,
             &mut forged,
@@ -1228,6 +1283,7 @@ impl TestJvm {
                 "all"
             }
             .to_owned(),
+            test_list(request.again),
         ];
         // Two phases, each bounded by the helper's watchdog, and some slack for class loading.
         let deadline = started + self.phase_limit * 2 + Duration::from_secs(30);
@@ -1407,6 +1463,18 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
             "WIDENED" if f.len() >= 3 => {
                 phase_named(reply, f[1]).widened = Some(unhex(f[2]));
             }
+            "REPORT" if f.len() >= 4 => {
+                let phase = phase_named(reply, f[1]);
+                if phase.oversized_report.is_none() {
+                    phase.oversized_report = Some(format!(
+                        "the tests of {} printed {} bytes, more than Surefire's report of the \
+                         class may hold ({} bytes) for Maven's engine to read it",
+                        unhex(f[2]),
+                        f[3],
+                        crate::surefire::MAX_REPORT_BYTES
+                    ));
+                }
+            }
             "STOPPED" if f.len() >= 3 => {
                 phase_named(reply, f[1]).classes_not_run = f[2].parse().unwrap_or_default();
             }
@@ -1430,6 +1498,7 @@ fn phase_named<'r>(reply: &'r mut FastReply, name: &str) -> &'r mut FastPhase {
         test_timed_out: false,
         classes_not_run: 0,
         widened: None,
+        oversized_report: None,
     });
     reply.phases.last_mut().expect("just pushed")
 }
@@ -1734,5 +1803,33 @@ mod tests {
         assert_eq!(reply.phases.len(), 1);
         assert_eq!(reply.phases[0].widened.as_deref(), Some("none counts"));
         assert_eq!(reply.phases[0].end, PhaseEnd::Done);
+    }
+
+    /// A class that printed more than a Surefire report of it may hold makes its phase's results
+    /// unusable, as Maven's engine finds its report; the first such class is named.
+    #[test]
+    fn a_class_that_printed_past_the_report_limit_is_named() {
+        let mut reply = FastReply::default();
+        let payload = format!(
+            "REPORT\tregression\t{}\t20971520\nREPORT\tregression\t{}\t16777217\n\
+             PHASE\tregression\tdone\t5\t\nPHASE\tpov\tdone\t5\t",
+            hex::encode("a.LoudTest"),
+            hex::encode("a.OtherTest"),
+        );
+        parse_payload(&payload, &mut reply);
+        let regression = reply
+            .phases
+            .iter()
+            .find(|p| p.name == "regression")
+            .unwrap();
+        assert_eq!(
+            regression.oversized_report.as_deref(),
+            Some(
+                "the tests of a.LoudTest printed 20971520 bytes, more than Surefire's report of \
+                 the class may hold (16777216 bytes) for Maven's engine to read it"
+            )
+        );
+        let pov = reply.phases.iter().find(|p| p.name == "pov").unwrap();
+        assert_eq!(pov.oversized_report, None);
     }
 }

@@ -20,8 +20,10 @@ pub struct TestCaseResult {
 /// At most this many entries of the reports folder are looked at. Surefire writes up to three
 /// files per test class (XML, text summary, captured output), so this allows thousands of classes.
 const MAX_ENTRIES: usize = 20_000;
-/// The largest report read. Surefire's XML holds captured output only for failing tests.
-const MAX_REPORT_BYTES: u64 = 16 << 20;
+/// The largest report read. Surefire's XML holds its tests' captured output (of passing tests too:
+/// a class whose tests print more than this has no usable report), so the fast path counts what
+/// each test class prints against it.
+pub(crate) const MAX_REPORT_BYTES: u64 = 16 << 20;
 /// The most bytes read over all reports of one run.
 const MAX_TOTAL_BYTES: u64 = 128 << 20;
 

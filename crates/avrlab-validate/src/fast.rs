@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    ARCHIVE_FILE, CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost, Maven,
-    PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole, TestRun,
-    TestStatus,
+    ARCHIVE_FILE, CompileRequest, CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost,
+    Maven, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole,
+    TestRun, TestStatus,
 };
 use sha2::{Digest, Sha256};
 
@@ -26,6 +26,7 @@ use crate::candidate::{Candidate, CandidateError, apply_candidate, check_candida
 use crate::error::ValidateError;
 use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{CheckKind, CrossCheck, Engine, Outcome, Phase, PhaseRecord, Verdict};
+use crate::sources::{StateSources, top_level_classes};
 use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
@@ -106,6 +107,8 @@ struct StateRuntime {
     /// Regression classes that failed for candidates of this state, with how many times: the
     /// fail-first order.
     failing: Mutex<Vec<(String, usize)>>,
+    /// Which sources the compiler plug-in compiles, and which classes they define.
+    sources: StateSources,
 }
 
 impl StateRuntime {
@@ -277,31 +280,46 @@ impl FastOracle {
         }
     }
 
-    /// Starts one test JVM for a candidate of `task`, with a fresh, empty class folder.
-    fn start_jvm(&self, task: &Task, runtime: &StateRuntime) -> Result<PooledJvm, ValidateError> {
+    /// A fresh, empty folder under the class folders' root, named `{what}-{number}`.
+    fn new_class_folder(&self, what: &str) -> Result<ClassFolder, ValidateError> {
         let number = self
             .counter
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let classes = self.classes_root().join(format!("jvm-{number}"));
-        std::fs::create_dir_all(&classes).map_err(|source| ValidateError::Workspace {
-            path: classes.clone(),
+        let folder = self.classes_root().join(format!("{what}-{number}"));
+        std::fs::create_dir_all(&folder).map_err(|source| ValidateError::Workspace {
+            path: folder.clone(),
             source,
         })?;
-        let jvm = self
-            .maven_for(task)?
+        Ok(ClassFolder(folder))
+    }
+
+    /// Starts one test JVM for a candidate of `task`, with a fresh, empty class folder.
+    fn start_jvm(&self, task: &Task, runtime: &StateRuntime) -> Result<PooledJvm, ValidateError> {
+        let classes = self.new_class_folder("jvm")?;
+        let jvm = self.start_jvm_on(task, runtime, &classes.0, None)?;
+        Ok(PooledJvm { jvm, classes })
+    }
+
+    /// Starts a test JVM for a candidate of `task` whose classes are in `classes`, with
+    /// `main_classes` standing for the project's main classes when given.
+    fn start_jvm_on(
+        &self,
+        task: &Task,
+        runtime: &StateRuntime,
+        classes: &Path,
+        main_classes: Option<&Path>,
+    ) -> Result<TestJvm, ValidateError> {
+        self.maven_for(task)?
             .start_test_jvm(
                 &runtime.build,
                 TestJvmRole::Candidate {
-                    classes: &classes,
+                    classes,
                     archive: runtime.archive.as_deref(),
+                    main_classes,
                 },
                 self.fast.test_timeout,
             )
-            .map_err(Self::fast_error(task))?;
-        Ok(PooledJvm {
-            jvm,
-            classes: ClassFolder(classes),
-        })
+            .map_err(Self::fast_error(task))
     }
 
     /// Fills the state's pool up to its size, each JVM starting while the host goes on, and
@@ -436,7 +454,7 @@ impl FastOracle {
         &self,
         task: &Task,
         (compiler, build): (&Mutex<Option<CompilerSession>>, &FastBuild),
-        sources: &[PathBuf],
+        request: &CompileRequest<'_>,
         outdir: &Path,
     ) -> Result<avrlab_exec::CompileReply, ValidateError> {
         let mut compiler = compiler.lock().unwrap_or_else(|p| p.into_inner());
@@ -454,7 +472,7 @@ impl FastOracle {
         }
         let reply = compiler.as_mut().expect("started above").compile(
             build,
-            sources,
+            request,
             outdir,
             COMPILE_LIMIT,
         );
@@ -462,6 +480,72 @@ impl FastOracle {
             *compiler = None;
         }
         Ok(reply)
+    }
+
+    /// Whether Maven re-judges a fast verdict (a flag, an earlier disagreement in the task, the
+    /// confirmation policy, the sample), and then Maven's verdict with the fast path's view.
+    fn cross_check(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+        fast: Verdict,
+        impact: Option<&str>,
+        started: Instant,
+    ) -> Result<Verdict, ValidateError> {
+        let task = &prepared.task;
+        let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
+        let disagreed = self
+            .disagreed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&task.id);
+        let pov_passed = matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken);
+        // A flag sends the candidate to Maven whatever the fast path found: code that reached
+        // for the channel's key or the guard may have spoiled a failure as well as forged a
+        // pass, and the guard may have refused something (installing a security manager) that
+        // Surefire's fork allows, failing an honest fix on the fast path only.
+        let kind = if !checks {
+            None
+        } else if !fast.engine.flags.is_empty() {
+            Some(CheckKind::Flag)
+        } else if disagreed {
+            Some(CheckKind::Disagreement)
+        } else if self.fast.confirm == ConfirmPolicy::All && pov_passed {
+            Some(CheckKind::Confirmation)
+        } else if self.sampled(task, candidate) {
+            Some(CheckKind::Sample)
+        } else {
+            None
+        };
+        let Some(kind) = kind else {
+            return Ok(fast);
+        };
+        // Maven's verdict is the one that counts; the fast path's view is kept next to it.
+        let mut maven = self
+            .maven
+            .validate(prepared, candidate, &format!("{slot}-maven"))?;
+        maven.engine.engine = Some(Engine::Maven);
+        maven.engine.flags = fast.engine.flags.clone();
+        maven.engine.cross_check = Some(CrossCheck {
+            kind,
+            fast: fast.outcome,
+            // The regression selection the fast verdict rested on stays with it.
+            fast_reason: match impact {
+                Some(impact) => format!("{} ({impact})", fast.reason),
+                None => fast.reason,
+            },
+            maven: maven.outcome,
+        });
+        if maven.outcome != fast.outcome {
+            // The engines disagree: every later candidate of this task is re-judged too.
+            self.disagreed
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone());
+        }
+        maven.wall = started.elapsed();
+        Ok(settle_cross_check(maven))
     }
 }
 
@@ -471,10 +555,10 @@ enum Fallback {
     /// The fast path does not take the task (it was not warmed up for it, or cannot run its
     /// tests): every candidate of the task goes to Maven, whatever it contains.
     Task(String),
-    /// Something in this candidate: it deletes or moves a file, changes a file that is not Java
-    /// under `src/main/java`, changes an API that the project's sources then do not compile
-    /// against in memory, or defines a class in a framework package. A candidate can do any of
-    /// these on purpose.
+    /// Something in this candidate: it changes a file that is not Java under `src/main/java`,
+    /// changes an API (or removes a file) so that the project's sources then do not compile in
+    /// memory, or defines a class in a framework package. A candidate can do any of these on
+    /// purpose.
     Candidate(String),
 }
 
@@ -567,40 +651,77 @@ impl FastSelection {
     }
 }
 
-/// The files a candidate writes: (path relative to the project root, created or changed).
-fn touched_files(task: &Task, candidate: &Candidate) -> Result<Vec<String>, String> {
+/// Every file a candidate names (relative to the project root): the files it changes or creates,
+/// and those it deletes or moves away (a moved file is named at both its paths). Which of them
+/// exist afterwards is read from the applied workspace.
+fn named_files(task: &Task, candidate: &Candidate) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    let mut name = |path: &str| {
+        if !files.iter().any(|f| f == path) {
+            files.push(path.to_owned());
+        }
+    };
     match candidate {
-        // A malformed patch touches nothing: the check below records it as ApplyFailed.
-        Candidate::Unchanged | Candidate::Malformed { .. } => Ok(Vec::new()),
+        // A malformed patch names nothing: the check below records it as ApplyFailed.
+        Candidate::Unchanged | Candidate::Malformed { .. } => {}
         Candidate::Diff(patch) => {
-            let mut files = Vec::new();
             for file in &patch.files {
-                if file.deleted || (!file.created && file.old_path != file.new_path) {
-                    return Err(format!(
-                        "the candidate deletes or moves {}; the fast path only compiles changed \
-                         and new files",
-                        file.old_path
-                    ));
+                // A created file's old side is /dev/null, which names no file of the project.
+                if !file.created {
+                    name(&file.old_path);
                 }
-                // A file with several sections (one per hunk) is compiled once.
-                if !files.contains(&file.new_path) {
-                    files.push(file.new_path.clone());
+                if !file.deleted {
+                    name(&file.new_path);
                 }
             }
-            Ok(files)
         }
         Candidate::Replacement { target, .. } => {
             let index = match *target {
                 crate::candidate::ReplacementTarget::Method(m) => m,
                 crate::candidate::ReplacementTarget::Hunk { method, .. } => method,
             };
-            Ok(task
-                .localization
-                .get(index)
-                .map(|l| vec![l.file.clone()])
-                .unwrap_or_default())
+            if let Some(loc) = task.localization.get(index) {
+                name(&loc.file);
+            }
         }
     }
+    files
+}
+
+/// Copies the kept build's main classes (`from`) into `to`, leaving out every class file whose
+/// class the candidate's full recompilation (`compiled`, binary names) no longer has: the classes
+/// of the files it removed. Resources and everything else are copied. Returns the classes left
+/// out.
+fn copy_without_stale_classes(
+    from: &Path,
+    to: &Path,
+    compiled: &[String],
+) -> std::io::Result<Vec<String>> {
+    let compiled: HashSet<&str> = compiled.iter().map(String::as_str).collect();
+    let mut stale = Vec::new();
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let relative = entry.path().strip_prefix(from).unwrap_or(entry.path());
+        let target = to.join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let text = relative.to_string_lossy();
+        if let Some(class) = text.strip_suffix(".class") {
+            let class = class.replace('/', ".");
+            if !compiled.contains(class.as_str()) {
+                stale.push(class);
+                continue;
+            }
+        }
+        std::fs::copy(entry.path(), &target)?;
+    }
+    stale.sort();
+    Ok(stale)
 }
 
 /// A hash of every file of a task state (paths and contents), the JDK that compiles it and where
@@ -641,8 +762,10 @@ fn phase_run(phase: &FastPhase) -> TestRun {
         wall: phase.wall,
         enforcement: String::new(),
         tree_gone: true,
-        // Results come over the authenticated channel, never from files the tests could write.
-        unusable_reports: None,
+        // Results come over the authenticated channel, never from files the tests could write;
+        // a class that printed more than Maven's engine reads of its report makes the results
+        // as unusable as there.
+        unusable_reports: phase.oversized_report.clone(),
     }
 }
 
@@ -722,11 +845,13 @@ fn judge_reply(
         );
     }
     let pov = &task.oracle.pov_tests;
-    let mut not_selected: Vec<TestName> = pov.clone();
-    not_selected.extend(selection.dropped_classes.iter().cloned());
+    // As on Maven, the regression phase runs the PoV tests again with the rest (in the same JVM,
+    // after the PoV phase: a fix that holds only the first time it is used fails there); only
+    // what the baseline leaves out does not count.
+    let not_selected = &selection.dropped_classes;
     let (wanted, excluded): (&[TestName], &[TestName]) = match &selection.regression {
-        RegressionTests::AllOthers => (&[], &not_selected),
-        RegressionTests::Listed(list) => (list, &not_selected),
+        RegressionTests::AllOthers => (&[], not_selected),
+        RegressionTests::Listed(list) => (list, not_selected),
     };
     // As on Maven: a test skipped here but not on the reference fix aborted, and fails its phase
     // (the baseline decides which regression tests count, and which may be skipped).
@@ -988,7 +1113,12 @@ impl Oracle for FastOracle {
                     .and_then(|_| std::fs::read(&from))
                     .and_then(|bytes| std::fs::write(&copy, bytes));
                 if written.is_ok() {
-                    self.compile(task, (&compiler, build), &[copy], &scratch)?;
+                    let request = CompileRequest {
+                        sources: &[copy],
+                        removed: &[],
+                        left_out: &[],
+                    };
+                    self.compile(task, (&compiler, build), &request, &scratch)?;
                 }
             }
             let _ = std::fs::remove_dir_all(&scratch);
@@ -1046,7 +1176,13 @@ impl Oracle for FastOracle {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
+            let sources = StateSources::scan(prepared.pristine(), Path::new(&task.build.module))
+                .map_err(|source| ValidateError::Workspace {
+                    path: prepared.pristine().to_owned(),
+                    source,
+                })?;
             let runtime = Arc::new(StateRuntime {
+                sources,
                 build: build.clone(),
                 compiler,
                 pool: Mutex::new(Vec::new()),
@@ -1093,18 +1229,13 @@ impl Oracle for FastOracle {
                 return self.fallback(prepared, candidate, slot, Fallback::Task(why));
             }
         };
-        let files = match touched_files(task, candidate) {
-            Ok(files) => files,
-            Err(why) => {
-                return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
-            }
-        };
+        let files = named_files(task, candidate);
         // `module = "."` is the project root: compare without the `./`.
-        let main_root: PathBuf = Path::new(&task.build.module)
+        let module: PathBuf = Path::new(&task.build.module)
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))
-            .collect::<PathBuf>()
-            .join("src/main/java");
+            .collect();
+        let main_root = module.join("src/main/java");
         if let Some(other) = files
             .iter()
             .find(|f| !Path::new(f).starts_with(&main_root) || !f.ends_with(".java"))
@@ -1135,7 +1266,7 @@ impl Oracle for FastOracle {
                 ));
             }
         }
-        // The changed files, written where the slot's JVM can read them.
+        // The named files, written where the slot's JVM can read them.
         let sources_root = self.sources_root();
         let number = self
             .counter
@@ -1149,14 +1280,10 @@ impl Oracle for FastOracle {
         if workspace.exists() {
             std::fs::remove_dir_all(&workspace).map_err(ws_err)?;
         }
-        let mut new_files = Vec::new();
         for file in &files {
             let from = prepared.pristine().join(file);
             let to = workspace.join(file);
             std::fs::create_dir_all(to.parent().expect("a file in a folder")).map_err(ws_err)?;
-            if !from.is_file() {
-                new_files.push(file.clone());
-            }
             if from.is_file() {
                 // Contents only: the pristine state is sealed read-only, and a copy that kept
                 // its mode could not be patched by a user other than root.
@@ -1179,13 +1306,33 @@ impl Oracle for FastOracle {
                 ));
             }
         }
-        let sources: Vec<PathBuf> = files.iter().map(|f| workspace.join(f)).collect();
+        // What the applied candidate left: the files it writes, and the project's files it
+        // deleted or moved away.
+        let (written, removed): (Vec<String>, Vec<String>) = files
+            .iter()
+            .cloned()
+            .partition(|f| workspace.join(f).is_file());
+        let removed: Vec<String> = removed
+            .into_iter()
+            .filter(|f| prepared.pristine().join(f).is_file())
+            .collect();
+        let new_files: Vec<String> = written
+            .iter()
+            .filter(|f| !prepared.pristine().join(f).is_file())
+            .cloned()
+            .collect();
         // What the candidate's code adds that could forge or spoil a fast answer: a reason for
-        // Maven to re-judge whatever the fast path finds.
+        // Maven to re-judge whatever the fast path finds. A moved file is read against the
+        // files the candidate removed, whose text it carries.
+        let removed_text: String = removed
+            .iter()
+            .map(|f| std::fs::read_to_string(prepared.pristine().join(f)).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
         let mut flags = Vec::new();
-        for file in &files {
-            let before =
-                std::fs::read_to_string(prepared.pristine().join(file)).unwrap_or_default();
+        for file in &written {
+            let before = std::fs::read_to_string(prepared.pristine().join(file))
+                .unwrap_or_else(|_| removed_text.clone());
             let after = std::fs::read_to_string(workspace.join(file)).unwrap_or_default();
             for flag in crate::flags::added_families(&before, &after) {
                 if !flags.contains(&flag) {
@@ -1204,11 +1351,71 @@ impl Oracle for FastOracle {
             let why = "the task state has no fast-path runtime in this run".to_owned();
             return self.fallback(prepared, candidate, slot, Fallback::Task(why));
         };
-        let pooled = self.take_jvm(&state, task, &runtime)?;
+        // Sources as Maven's compiler plug-in selects them: a file it leaves out (a folder of
+        // the scanner's default excludes such as `CVS/` or `.svn/`, the pom's excludes) is not
+        // compiled, and a compiled file may not define a class another compiled source defines.
+        let mut notes = build.notes.clone();
+        notes.extend(runtime.sources.notes.iter().cloned());
+        let (compiled_files, left_out): (Vec<String>, Vec<String>) = written
+            .iter()
+            .cloned()
+            .partition(|f| runtime.sources.compiles(&main_root, f));
+        for file in &left_out {
+            notes.push(format!(
+                "{file} is not compiled: Maven's compiler plug-in leaves it out (its includes, \
+                 excludes and the scanner's default excludes)"
+            ));
+        }
+        let mut duplicates = Vec::new();
+        for file in &compiled_files {
+            let text = std::fs::read_to_string(workspace.join(file)).unwrap_or_default();
+            for class in top_level_classes(&text) {
+                if let Some(other) = runtime.sources.classes.file_of(&class)
+                    && other != file
+                    && !files.iter().any(|f| f == other)
+                {
+                    duplicates.push(format!(
+                        "{file}: duplicate class: {class} (also defined in {other})"
+                    ));
+                }
+            }
+        }
+        if !duplicates.is_empty() {
+            let _ = std::fs::remove_dir_all(&workspace);
+            // javac's error on Maven: both files are compiled together.
+            let reply = FastReply {
+                compile: Some((started.elapsed(), duplicates)),
+                ..FastReply::default()
+            };
+            let mut fast = judge_reply(task, &selection, &notes, None, &reply, "", started);
+            fast.engine.flags = flags;
+            return self.cross_check(prepared, candidate, slot, fast, None, started);
+        }
+        let in_kept = |file: &String| {
+            build.project.join(
+                Path::new(file)
+                    .strip_prefix(&module)
+                    .unwrap_or(Path::new(file)),
+            )
+        };
+        let sources: Vec<PathBuf> = compiled_files.iter().map(|f| workspace.join(f)).collect();
+        let removed_kept: Vec<PathBuf> = removed.iter().map(in_kept).collect();
+        let left_out_kept: Vec<PathBuf> = runtime
+            .sources
+            .left_out
+            .iter()
+            .chain(&left_out)
+            .map(in_kept)
+            .collect();
+        let mut pooled = self.take_jvm(&state, task, &runtime)?;
         let compiled = self.compile(
             task,
             (&runtime.compiler, &runtime.build),
-            &sources,
+            &CompileRequest {
+                sources: &sources,
+                removed: &removed_kept,
+                left_out: &left_out_kept,
+            },
             &pooled.classes.0,
         );
         // The sources stay until the verdict (removed on drop, as a class folder is): a flaky
@@ -1232,6 +1439,30 @@ impl Oracle for FastOracle {
             self.give_back(&runtime, pooled);
             // Every reason the compiler gives is about this candidate's files (see `Fallback`).
             return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
+        }
+        // A removed file's classes are still in the kept build's `target/classes`, behind the
+        // candidate's recompiled ones: the test JVM gets a copy without them in its place (one
+        // started for this candidate, since a pooled JVM's mounts are fixed), so a look-up by
+        // name fails as it would on Maven's build of the candidate's tree.
+        let mut stand_in = None;
+        if !removed.is_empty() && compiled.compile.as_ref().is_some_and(|(_, d)| d.is_empty()) {
+            let folder = self.new_class_folder("main")?;
+            let kept_classes = build.project.join("target/classes");
+            let stale =
+                copy_without_stale_classes(&kept_classes, &folder.0, &compiled.classes.classes)
+                    .map_err(|source| ValidateError::Workspace {
+                        path: folder.0.clone(),
+                        source,
+                    })?;
+            if !stale.is_empty() {
+                notes.push(format!(
+                    "the test JVM's target/classes leaves out the removed files' classes: {}",
+                    stale.join(", ")
+                ));
+                pooled.jvm =
+                    self.start_jvm_on(task, &runtime, &pooled.classes.0, Some(&folder.0))?;
+                stand_in = Some(folder);
+            }
         }
         let mut compile = compiled.compile.clone();
         // Diagnostics name files as the project does (`src/main/java/…`), like Maven's.
@@ -1290,8 +1521,16 @@ impl Oracle for FastOracle {
             } else {
                 runtime.fail_first()
             };
+            // Maven's regression run has the PoV tests again, with the rest of their classes (a
+            // fix that holds only the first time it is used fails there), unless the task lists
+            // its regression tests: then Maven runs only those.
+            let again: &[TestName] = match regression {
+                RegressionRun::Listed(_) => &[],
+                RegressionRun::AllOthers | RegressionRun::Classes(_) => &task.oracle.pov_tests,
+            };
             let reply = jvm.run(&RunRequest {
                 pov: &task.oracle.pov_tests,
+                again,
                 regression,
                 excluded: &selection.dropped_classes,
                 candidate_classes: &compiled.classes.classes,
@@ -1325,7 +1564,7 @@ impl Oracle for FastOracle {
         let fast = judge_reply(
             task,
             &selection,
-            &build.notes,
+            &notes,
             impact.as_deref(),
             &reply,
             &enforcement,
@@ -1342,57 +1581,8 @@ impl Oracle for FastOracle {
         let mut fast = self.settle_flaky(fast, &first_run)?;
         fast.wall = started.elapsed();
         fast.engine.flags = flags;
-        let checks = !self.unchecked.load(std::sync::atomic::Ordering::SeqCst);
-        let disagreed = self
-            .disagreed
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(&task.id);
-        let pov_passed = matches!(fast.outcome, Outcome::Plausible | Outcome::RegressionBroken);
-        // A flag matters where the fast path saw the PoV tests pass: that is what code that
-        // forged its answer would want. A flagged failure is the candidate's own loss (the flags
-        // stay with the verdict).
-        let kind = if !checks {
-            None
-        } else if !fast.engine.flags.is_empty() && pov_passed {
-            Some(CheckKind::Flag)
-        } else if disagreed {
-            Some(CheckKind::Disagreement)
-        } else if self.fast.confirm == ConfirmPolicy::All && pov_passed {
-            Some(CheckKind::Confirmation)
-        } else if self.sampled(task, candidate) {
-            Some(CheckKind::Sample)
-        } else {
-            None
-        };
-        let Some(kind) = kind else {
-            return Ok(fast);
-        };
-        // Maven's verdict is the one that counts; the fast path's view is kept next to it.
-        let mut maven = self
-            .maven
-            .validate(prepared, candidate, &format!("{slot}-maven"))?;
-        maven.engine.engine = Some(Engine::Maven);
-        maven.engine.flags = fast.engine.flags.clone();
-        maven.engine.cross_check = Some(CrossCheck {
-            kind,
-            fast: fast.outcome,
-            // The regression selection the fast verdict rested on stays with it.
-            fast_reason: match &impact {
-                Some(impact) => format!("{} ({impact})", fast.reason),
-                None => fast.reason,
-            },
-            maven: maven.outcome,
-        });
-        if maven.outcome != fast.outcome {
-            // The engines disagree: every later candidate of this task is re-judged too.
-            self.disagreed
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(task.id.clone());
-        }
-        maven.wall = started.elapsed();
-        Ok(settle_cross_check(maven))
+        drop(stand_in);
+        self.cross_check(prepared, candidate, slot, fast, impact.as_deref(), started)
     }
 }
 
@@ -1545,6 +1735,46 @@ mod tests {
                 settle_cross_check(checked(CheckKind::Sample, Outcome::PovFailing, maven));
             assert_eq!(verdict.outcome, maven);
         }
+    }
+
+    /// A removed file's classes are left out of the stand-in for `target/classes`; the classes
+    /// the recompilation still has, resources and folders are copied.
+    #[test]
+    fn the_stand_in_main_classes_leave_out_only_the_removed_classes() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("classes");
+        let to = dir.path().join("stand-in");
+        for (file, text) in [
+            ("a/Kept.class", "k"),
+            ("a/Kept$1.class", "k1"),
+            ("a/Gone.class", "g"),
+            ("a/Gone$Inner.class", "gi"),
+            ("a/messages.properties", "m"),
+            ("META-INF/services/a.Service", "a.Gone"),
+        ] {
+            let path = from.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let stale = copy_without_stale_classes(
+            &from,
+            &to,
+            &[
+                "a.Kept".to_owned(),
+                "a.Kept$1".to_owned(),
+                "b.New".to_owned(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(stale, ["a.Gone", "a.Gone$Inner"]);
+        assert_eq!(
+            std::fs::read_to_string(to.join("a/Kept$1.class")).unwrap(),
+            "k1"
+        );
+        assert!(to.join("a/messages.properties").is_file());
+        assert!(to.join("META-INF/services/a.Service").is_file());
+        assert!(!to.join("a/Gone.class").exists());
+        assert!(!to.join("a/Gone$Inner.class").exists());
     }
 
     /// A kept build records its classpath as the sandbox showed the repository; one made without

@@ -100,27 +100,35 @@ fn tokens(text: &str) -> (Vec<String>, Vec<String>) {
 }
 
 /// The families whose use the candidate's text (`after`) adds to the task state's (`before`,
-/// empty for a new file), each as one line for the verdict's evidence.
+/// empty for a new file), each as one line for the verdict's evidence that names what was seen:
+/// the identifiers, and the fragments of string literals, that the candidate has more of.
 pub fn added_families(before: &str, after: &str) -> Vec<String> {
     let (old_names, old_strings) = tokens(before);
     let (new_names, new_strings) = tokens(after);
-    let count = |list: &[String], family: &Family, strings: bool| {
-        list.iter()
-            .filter(|t| {
-                if strings {
-                    family.strings.iter().any(|s| t.contains(s))
-                } else {
-                    family.identifiers.contains(&t.as_str())
-                }
-            })
-            .count()
+    let count = |list: &[String], matches: &dyn Fn(&str) -> bool| {
+        list.iter().filter(|t| matches(t)).count()
     };
     let mut found = BTreeSet::new();
     for family in FAMILIES {
-        let more_names = count(&new_names, family, false) > count(&old_names, family, false);
-        let more_strings = count(&new_strings, family, true) > count(&old_strings, family, true);
-        if more_names || more_strings {
-            found.insert(format!("the candidate's code adds uses of {}", family.what));
+        let mut seen = Vec::new();
+        for name in family.identifiers {
+            let is = |t: &str| t == *name;
+            if count(&new_names, &is) > count(&old_names, &is) {
+                seen.push((*name).to_owned());
+            }
+        }
+        for fragment in family.strings {
+            let has = |t: &str| t.contains(fragment);
+            if count(&new_strings, &has) > count(&old_strings, &has) {
+                seen.push(format!("a string with \"{fragment}\""));
+            }
+        }
+        if !seen.is_empty() {
+            found.insert(format!(
+                "the candidate's code adds uses of {}: {}",
+                family.what,
+                seen.join(", ")
+            ));
         }
     }
     found.into_iter().collect()
@@ -149,9 +157,11 @@ mod tests {
         assert_eq!(
             found,
             [
-                "the candidate's code adds uses of deep reflection",
-                "the candidate's code adds uses of sun.misc.Unsafe or JDK internals",
-                "the candidate's code adds uses of the JVM's own files under /proc",
+                "the candidate's code adds uses of deep reflection: setAccessible",
+                "the candidate's code adds uses of sun.misc.Unsafe or JDK internals: a string \
+                 with \"sun.misc\", a string with \"Unsafe\"",
+                "the candidate's code adds uses of the JVM's own files under /proc: a string \
+                 with \"/proc\"",
             ]
         );
     }
@@ -164,7 +174,7 @@ mod tests {
         let more = "class A { void f() { new Thread(() -> {}).start(); new Thread(() -> {}); } }";
         assert_eq!(
             added_families(before, more),
-            ["the candidate's code adds uses of threads"]
+            ["the candidate's code adds uses of threads: Thread"]
         );
     }
 
@@ -175,7 +185,10 @@ mod tests {
                      return x + 1; } }";
         assert_eq!(
             added_families(BEFORE, after),
-            ["the candidate's code adds uses of the call stack (which can tell a test run)"]
+            [
+                "the candidate's code adds uses of the call stack (which can tell a test run): \
+                 getStackTrace, a string with \"junit\""
+            ]
         );
     }
 }

@@ -17,6 +17,7 @@ mod materialize;
 mod oracle;
 mod outcome;
 mod repairs;
+mod sources;
 mod test_impact;
 mod validator;
 mod verdict_rules;

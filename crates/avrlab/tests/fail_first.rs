@@ -1,7 +1,8 @@
 //! The fast path's cheaper regression runs: the classes that failed for earlier candidates of a
 //! task run first, and no class runs after the first one that failed; `--keep-going` runs every
 //! class in Surefire's order. The fixture task has three regression classes (AlphaTest, BetaTest,
-//! GammaTest); both candidates fix the vulnerability and break BetaTest and GammaTest. Either way
+//! GammaTest), and its PoV class runs again among them as in Maven's regression run; both
+//! candidates fix the vulnerability and break BetaTest and GammaTest. Either way
 //! the outcome is Maven's; only the per-test evidence differs, and the phase says what it left out.
 
 use crate::common::{avrlab, fixtures, heavy, patch_line, text};
@@ -91,7 +92,7 @@ fn failing_classes_run_first_and_the_run_stops_at_the_first_failure_unless_kept_
     assert!(
         stopped[0]
             .1
-            .contains("stopped at the first failing class, 1 more not run"),
+            .contains("stopped at the first failing class, 2 more not run"),
         "{:?}",
         stopped[0]
     );
@@ -101,7 +102,7 @@ fn failing_classes_run_first_and_the_run_stops_at_the_first_failure_unless_kept_
     assert!(
         stopped[1]
             .1
-            .contains("stopped at the first failing class, 2 more not run"),
+            .contains("stopped at the first failing class, 3 more not run"),
         "{:?}",
         stopped[1]
     );
@@ -112,9 +113,15 @@ fn failing_classes_run_first_and_the_run_stops_at_the_first_failure_unless_kept_
     for (outcome, exit, tests) in &full {
         assert_eq!(outcome, "RegressionBroken");
         assert!(!exit.contains("stopped"), "{exit}");
+        // The PoV test's class runs again with the others, as in Maven's regression run.
         assert_eq!(
             tests,
-            &["AlphaTest passed", "BetaTest failed", "GammaTest failed"]
+            &[
+                "AlphaTest passed",
+                "BetaTest failed",
+                "GammaTest failed",
+                "SlugsPovTest passed"
+            ]
         );
     }
 

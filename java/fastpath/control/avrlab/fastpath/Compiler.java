@@ -24,7 +24,10 @@ import java.util.stream.Stream;
  * main class that uses a test-scoped library does not compile here either.
  *
  * <p>Requests: {@code COMPILE seq release classes project mainClasspath testClasspath sources
- * outdir}, each naming its task state; each answer is one authenticated frame.
+ * outdir removed leftOut}, each naming its task state; each answer is one authenticated frame.
+ * {@code removed} are the project's files the candidate deletes or moves away, {@code leftOut}
+ * those under the source roots that Maven's compiler plug-in does not compile (its includes,
+ * excludes and default excludes, as the host reads them): neither is ever compiled here.
  */
 public final class Compiler {
     private Compiler() {}
@@ -61,8 +64,16 @@ public final class Compiler {
                     mainClasspath = paths(f[5]);
                     testClasspath = paths(f[6]);
                     List<String> payload = new ArrayList<>();
+                    Set<Path> notCompiled = new HashSet<>();
+                    String[] removed = f.length > 9 ? Channel.split(f[9]) : new String[0];
+                    for (String[] list : new String[][] {removed,
+                            f.length > 10 ? Channel.split(f[10]) : new String[0]}) {
+                        for (String file : list) {
+                            notCompiled.add(Path.of(file).normalize());
+                        }
+                    }
                     try {
-                        compile(Channel.split(f[7]), Path.of(f[8]), payload);
+                        compile(Channel.split(f[7]), Path.of(f[8]), removed, notCompiled, payload);
                     } catch (Exception | StackOverflowError | OutOfMemoryError e) {
                         // A candidate's text can exhaust javac; Maven decides then.
                         payload.clear();
@@ -95,7 +106,8 @@ public final class Compiler {
     }
 
     /** Compiles one candidate's files into {@code outdir}; the answer's lines go to {@code out}. */
-    private static void compile(String[] sources, Path outdir, List<String> out) throws Exception {
+    private static void compile(String[] sources, Path outdir, String[] removed,
+            Set<Path> notCompiled, List<String> out) throws Exception {
         long t0 = System.nanoTime();
         Map<String, byte[]> compiled = new HashMap<>();
         List<String> diagnostics = new ArrayList<>();
@@ -127,11 +139,20 @@ public final class Compiler {
         // the test class path, the candidate's files in place of their originals.
         String note = "";
         String changedApi = Api.changed(compiled, classes);
+        if (changedApi == null && removed.length > 0) {
+            // The removed file's classes must be gone for the project's other sources too: they
+            // are compiled without them, as Maven's build of the candidate's tree would.
+            List<String> named = new ArrayList<>();
+            for (String file : removed) {
+                named.add(project.relativize(Path.of(file)).toString());
+            }
+            changedApi = "the candidate deletes or moves " + String.join(", ", named);
+        }
         boolean all = changedApi != null;
         if (all) {
             List<String> mainSources = new ArrayList<>();
             List<String> testSources = new ArrayList<>();
-            String missing = projectSources(sources, mainSources, testSources);
+            String missing = projectSources(sources, notCompiled, mainSources, testSources);
             if (missing != null) {
                 out.add("FALLBACK\t" + Channel.hex(changedApi + ", and " + missing));
                 return;
@@ -183,12 +204,12 @@ public final class Compiler {
     /**
      * Fills the lists with every main and test source of the project (the task state's, as
      * compiled by Maven at warm-up, including generated sources), the candidate's files in place
-     * of their originals. Returns why that is not possible, or null.
+     * of their originals, without {@code notCompiled}. Returns why that is not possible, or null.
      */
-    private static String projectSources(String[] candidate, List<String> main, List<String> test)
-            throws IOException {
+    private static String projectSources(String[] candidate, Set<Path> notCompiled,
+            List<String> main, List<String> test) throws IOException {
         String mainMarker = "/src/main/java/";
-        Set<Path> replaced = new HashSet<>();
+        Set<Path> replaced = new HashSet<>(notCompiled);
         for (String file : candidate) {
             int at = file.lastIndexOf(mainMarker);
             if (at < 0) {

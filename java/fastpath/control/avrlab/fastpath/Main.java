@@ -42,7 +42,7 @@ public final class Main {
 
     private static final Capture CAPTURE = new Capture(64 << 10);
     private static long timeoutMillis;
-    /** What the tests may print per candidate: the same output limit as a Maven run's. */
+    /** What the tests may print per phase: the same output limit as each Maven test run's. */
     private static long outputLimit;
     private static Path classes;
     private static Path testClasses;
@@ -106,7 +106,8 @@ public final class Main {
     }
 
     /**
-     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses}: loads the
+     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses reportLimit}:
+     * loads the
      * runner and creates
      * the launcher (its engines found), so that a candidate pays for none of it.
      */
@@ -121,14 +122,21 @@ public final class Main {
         runner = c.getMethod("runOrdered", String[].class, String[].class, String.class,
                 String[].class, boolean.class);
         discoverer = c.getMethod("discover", String.class, String[].class);
+        // What a test class prints is held by Surefire's report of it, which Maven's engine
+        // refuses past its size limit: each class is counted against that limit.
+        long reportLimit = f.length > 6 && !f[6].isEmpty() ? Long.parseLong(f[6]) : Long.MAX_VALUE;
+        c.getMethod("countPrintedWith", java.util.function.LongSupplier.class, long.class)
+                .invoke(null, (java.util.function.LongSupplier) CAPTURE::total, reportLimit);
         c.getMethod("prewarm").invoke(null);
         CAPTURE.reset();
     }
 
     /**
-     * {@code RUN seq pov regression excluded candidateClasses first stop}: the PoV tests, then (if
+     * {@code RUN seq pov regression excluded candidateClasses first stop again}: the PoV tests,
+     * then (if
      * they all passed) the regression tests ({@code *}: Surefire's default includes; otherwise the
-     * tests or classes listed), never the PoV tests or {@code excluded}; the regression classes in
+     * tests or classes listed; the classes of the PoV tests in {@code again} added, which Maven's
+     * regression run has again), never {@code excluded}; the regression classes in
      * {@code first} run before the others, and with {@code stop} = {@code first-failure} no
      * regression class runs after one that failed ({@code all}: every one).
      */
@@ -139,6 +147,8 @@ public final class Main {
         String[] excluded = Channel.split(f[4]);
         String[] first = f.length > 6 ? Channel.split(f[6]) : new String[0];
         boolean stop = f.length > 7 && f[7].equals("first-failure");
+        // The PoV tests the regression phase runs again, as Maven's regression run has them.
+        String[] again = f.length > 8 ? Channel.split(f[8]) : new String[0];
         guard.candidate = new HashSet<>(List.of(Channel.split(Channel.unhexText(f[5]))));
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CAPTURE.reset();
@@ -156,16 +166,18 @@ public final class Main {
         if (why == null && allPassed(out, "pov")) {
             String[] selected = regression.equals("*") ? new String[0] : Channel.split(regression);
             int mark = out.size();
-            why = phase("regression", selected, concat(pov, excluded), first, stop, out, guard);
-            if (why == null && selected.length > 0 && !anyCase(out, "regression")) {
+            // The PoV tests run again with the rest, as in Maven's regression run: with all
+            // classes they are among them; with selected classes their classes are added.
+            why = phase("regression", withClassesOf(selected, again), excluded, first, stop, out,
+                    guard);
+            if (why == null && selected.length > 0 && !anyCaseBesides(out, "regression", again)) {
                 // The selected classes hold no test that counts (the baseline leaves all of
                 // theirs out): rather than a verdict on no regression test, every class runs.
                 out.subList(mark, out.size()).clear();
                 out.add("WIDENED\tregression\t" + Channel.hex("none of the " + selected.length
                         + " selected test classes has a test that counts, so every regression"
                         + " test class ran"));
-                why = phase("regression", new String[0], concat(pov, excluded), first, stop, out,
-                        guard);
+                why = phase("regression", new String[0], excluded, first, stop, out, guard);
             }
         }
         out.add("LOG\t" + Channel.hex(CAPTURE.text()));
@@ -192,6 +204,9 @@ public final class Main {
     private static String phase(String name, String[] tests, String[] excluded, String[] first,
             boolean stop, List<String> out, Guard guard) throws Exception {
         long t0 = System.nanoTime();
+        // The output limit is per phase, as each of Maven's test runs is one process whose whole
+        // log it bounds: what the earlier phase printed does not count here.
+        long printedBefore = CAPTURE.total();
         Thread watchdog = new Thread(() -> {
             long deadline = t0 + timeoutMillis * 1_000_000;
             while (true) {
@@ -201,13 +216,14 @@ public final class Main {
                     return;
                 }
                 boolean late = System.nanoTime() > deadline;
-                boolean loud = CAPTURE.total() > outputLimit;
+                boolean loud = CAPTURE.total() - printedBefore > outputLimit;
                 if (late || loud) {
                     long millis = (System.nanoTime() - t0) / 1_000_000;
                     List<String> partial = new ArrayList<>(out);
                     partial.add("PHASE\t" + name + (loud ? "\toutput\t" : "\ttimeout\t") + millis
                             + "\t" + Channel.hex(loud
-                                    ? "the tests printed more than " + outputLimit + " bytes"
+                                    ? "the tests printed more than " + outputLimit
+                                            + " bytes in this phase"
                                     : "the phase outlived " + timeoutMillis + " ms"));
                     partial.add("LOG\t" + Channel.hex(CAPTURE.text()));
                     partial.add("STATE\tdirty\t" + Channel.hex(loud
@@ -255,6 +271,11 @@ public final class Main {
                 out.add("STOPPED\t" + name + "\t" + rec[1]);
                 continue;
             }
+            if (rec.length == 3) {
+                // A class printed more than its Surefire report may hold.
+                out.add("REPORT\t" + name + "\t" + Channel.hex(rec[1]) + "\t" + rec[2]);
+                continue;
+            }
             out.add("CASE\t" + name + "\t" + Channel.hex(rec[0]) + "\t" + Channel.hex(rec[1]) + "\t"
                     + rec[2] + "\t" + rec[3] + "\t" + Channel.hex(rec[4]));
         }
@@ -262,13 +283,35 @@ public final class Main {
         return null;
     }
 
-    private static boolean anyCase(List<String> out, String phase) {
+    /** Whether the phase has a test case that is not one of {@code besides}. */
+    private static boolean anyCaseBesides(List<String> out, String phase, String[] besides) {
+        Set<String> skip = new HashSet<>(List.of(besides));
         for (String line : out) {
             if (line.startsWith("CASE\t" + phase + "\t")) {
-                return true;
+                String[] f = line.split("\t");
+                String owner = Channel.unhexText(f[2]);
+                if (!skip.contains(owner) && !skip.contains(owner + "#" + Channel.unhexText(f[3]))) {
+                    return true;
+                }
             }
         }
         return false;
+    }
+
+    /**
+     * The selected regression classes with the classes of {@code tests} added, in class-name
+     * order; none selected (every class runs) stays none.
+     */
+    private static String[] withClassesOf(String[] selected, String[] tests) {
+        if (selected.length == 0 || tests.length == 0) {
+            return selected;
+        }
+        Set<String> classes = new TreeSet<>(List.of(selected));
+        for (String test : tests) {
+            int hash = test.indexOf('#');
+            classes.add(hash < 0 ? test : test.substring(0, hash));
+        }
+        return classes.toArray(new String[0]);
     }
 
     private static boolean allPassed(List<String> out, String phase) {
@@ -480,8 +523,12 @@ public final class Main {
             }
             String name = perm.getName();
             if (perm instanceof RuntimePermission) {
-                if (name.equals("setSecurityManager") || name.equals("createSecurityManager")) {
-                    flag("the tests tried to replace the security manager");
+                // Installing a security manager would take the guard's place: refused. Merely
+                // constructing one ("createSecurityManager") is not: a subclass made only to call
+                // getClassContext() is how logging frameworks find their caller.
+                if (name.equals("setSecurityManager")) {
+                    flag("System.setSecurityManager was called by " + caller()
+                            + " (refused: the guard stays installed)");
                     throw new SecurityException("avrlab: the security manager stays");
                 }
                 if (name.startsWith("accessClassInPackage.sun.") 
@@ -507,19 +554,26 @@ public final class Main {
             if (own.isEmpty()) {
                 return;
             }
-            // The caller of the API that checks the permission decides: past this guard and the
-            // classes through which the JDK checks it (reflection, class loading, System), the
-            // next frame must be the candidate's. A JDK API that uses reflection on the
-            // candidate's behalf (the serial filter's set-up) is not the candidate reaching for it.
+            String caller = caller();
+            if (own.contains(caller)) {
+                flag("the candidate's " + caller + " asked for " + permission);
+            }
+        }
+
+        /**
+         * The class that called the API checking a permission: past this guard and the classes
+         * through which the JDK checks it (reflection, class loading, System), the next frame. A
+         * JDK API that uses reflection on the candidate's behalf (the serial filter's set-up) is
+         * then that API, not the candidate.
+         */
+        private String caller() {
             for (Class<?> c : getClassContext()) {
                 if (c.getModule() == Guard.class.getModule() || checks(c.getName())) {
                     continue;
                 }
-                if (own.contains(c.getName())) {
-                    flag("the candidate's " + c.getName() + " asked for " + permission);
-                }
-                return;
+                return c.getName();
             }
+            return "no class outside the JDK";
         }
 
         /** Classes through which the JDK checks the permissions the guard watches. */

@@ -27,11 +27,27 @@ import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
  * Runs selected tests through the JUnit Platform launcher and returns one record per test:
- * {class, method, status, seconds, message}. Loaded from the test JVM's class path (next to the
+ * {class, method, status, seconds, message}, and one {"report", class, bytes} per class that
+ * printed more than a Surefire report may hold. Loaded from the test JVM's class path (next to the
  * project's own JUnit), never in the control module; the control side calls it by reflection.
  */
 public final class Runner {
     private Runner() {}
+
+    /** How many bytes the tests have printed so far (the control side's count). */
+    private static java.util.function.LongSupplier printed = () -> 0;
+    /** The most a test class may print: the largest Surefire report of it Maven's engine reads. */
+    private static long reportLimit = Long.MAX_VALUE;
+
+    /**
+     * Counts what each test class prints with {@code counter}: a class that prints more than
+     * {@code limit} bytes gets a record {@code {"report", class, bytes}}, since Surefire's report
+     * of it, which holds its tests' output, would be larger than Maven's engine reads.
+     */
+    public static void countPrintedWith(java.util.function.LongSupplier counter, long limit) {
+        printed = counter;
+        reportLimit = limit;
+    }
 
     /** Surefire's default includes: Test*, *Test, *Tests, *TestCase (top-level classes). */
     private static final String[] SUREFIRE_INCLUDES = {
@@ -126,11 +142,21 @@ public final class Runner {
         Launcher launcher = launcher();
         List<String[]> records = new ArrayList<>();
         Map<TestIdentifier, Long> started = new java.util.HashMap<>();
+        // The outermost class container running, and the byte count when it started.
+        TestIdentifier[] openClass = {null};
+        long[] printedAtOpen = {0};
         TestExecutionListener listener =
                 new TestExecutionListener() {
                     @Override
                     public void executionStarted(TestIdentifier id) {
                         started.put(id, System.nanoTime());
+                        boolean isClass = id.getSource().filter(s -> s instanceof
+                                org.junit.platform.engine.support.descriptor.ClassSource)
+                                .isPresent();
+                        if (isClass && openClass[0] == null) {
+                            openClass[0] = id;
+                            printedAtOpen[0] = printed.getAsLong();
+                        }
                     }
 
                     @Override
@@ -145,6 +171,14 @@ public final class Runner {
                         Long t0 = started.remove(id);
                         double seconds = t0 == null ? 0 : (System.nanoTime() - t0) / 1e9;
                         Throwable thrown = result.getThrowable().orElse(null);
+                        if (id.equals(openClass[0])) {
+                            openClass[0] = null;
+                            long bytes = printed.getAsLong() - printedAtOpen[0];
+                            if (bytes > reportLimit) {
+                                records.add(new String[] {"report", className(id),
+                                    Long.toString(bytes)});
+                            }
+                        }
                         if (!id.isTest()) {
                             // A class whose set-up failed: its tests did not run; say so.
                             if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
