@@ -1408,14 +1408,15 @@ impl Oracle for FastOracle {
             .map(in_kept)
             .collect();
         let mut pooled = self.take_jvm(&state, task, &runtime)?;
+        let request = CompileRequest {
+            sources: &sources,
+            removed: &removed_kept,
+            left_out: &left_out_kept,
+        };
         let compiled = self.compile(
             task,
             (&runtime.compiler, &runtime.build),
-            &CompileRequest {
-                sources: &sources,
-                removed: &removed_kept,
-                left_out: &left_out_kept,
-            },
+            &request,
             &pooled.classes.0,
         );
         // The sources stay until the verdict (removed on drop, as a class folder is): a flaky
@@ -1575,7 +1576,8 @@ impl Oracle for FastOracle {
             task,
             runtime: &runtime,
             selection: &selection,
-            sources: &sources,
+            request: &request,
+            stand_in: stand_in.as_ref().map(|folder| folder.0.as_path()),
             reply: &reply,
         };
         let mut fast = self.settle_flaky(fast, &first_run)?;

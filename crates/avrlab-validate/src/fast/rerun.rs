@@ -3,10 +3,10 @@
 //! JVM ever runs a second candidate, and this one's first JVM is gone). A failure that does not
 //! repeat leaves the verdict `Indeterminate` (`verdict_rules::after_rerun`), as on Maven.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use avrlab_bench::Task;
-use avrlab_exec::{FastReply, RegressionRun, RunRequest};
+use avrlab_exec::{CompileRequest, FastReply, RegressionRun, RunRequest};
 
 use super::{FastOracle, FastSelection, StateRuntime, phase_run};
 use crate::error::ValidateError;
@@ -22,8 +22,11 @@ pub(super) struct FirstRun<'a> {
     pub(super) task: &'a Task,
     pub(super) runtime: &'a StateRuntime,
     pub(super) selection: &'a FastSelection,
-    /// The candidate's changed files, still on disk.
-    pub(super) sources: &'a [PathBuf],
+    /// What the candidate's first run compiled: its changed files, still on disk, and the files
+    /// it removes or the build leaves out.
+    pub(super) request: &'a CompileRequest<'a>,
+    /// The `target/classes` without the removed files' classes its test JVM was started on.
+    pub(super) stand_in: Option<&'a Path>,
     pub(super) reply: &'a FastReply,
 }
 
@@ -60,13 +63,18 @@ impl FastOracle {
         if failed.is_empty() {
             return Ok(verdict);
         }
-        let pooled = self.take_jvm(first.state, first.task, first.runtime)?;
+        let mut pooled = self.take_jvm(first.state, first.task, first.runtime)?;
         let compiled = self.compile(
             first.task,
             (&first.runtime.compiler, &first.runtime.build),
-            first.sources,
+            first.request,
             &pooled.classes.0,
         )?;
+        if let Some(stand_in) = first.stand_in {
+            // As the first run's: one started on the folder without the removed classes.
+            pooled.jvm =
+                self.start_jvm_on(first.task, first.runtime, &pooled.classes.0, Some(stand_in))?;
+        }
         if compiled.lost.is_some()
             || compiled.fallback.is_some()
             || compiled.compile.as_ref().is_none_or(|(_, d)| !d.is_empty())
@@ -79,6 +87,8 @@ impl FastOracle {
         let super::PooledJvm { jvm, classes } = pooled;
         let reply = jvm.run(&RunRequest {
             pov: &first.task.oracle.pov_tests,
+            // Only the tests that failed run again, alone.
+            again: &[],
             regression: RegressionRun::Listed(&failed),
             excluded: &first.selection.dropped_classes,
             candidate_classes: &compiled.classes.classes,
