@@ -152,8 +152,8 @@ vocabulary! {
         Pov => "pov",
         /// Running the regression tests.
         Regression => "regression",
-        /// Running the regression tests that failed once more, alone, in a fresh JVM: a test
-        /// that then passes is flaky on the candidate, and the verdict `Indeterminate`.
+        /// Running the regression phase once more, in a fresh JVM, after tests failed in it: a
+        /// test that then passes is flaky on the candidate, and the verdict `Indeterminate`.
         RegressionRerun => "regression-rerun",
     }
 }

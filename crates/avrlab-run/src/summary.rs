@@ -62,9 +62,9 @@ pub struct Summary {
     pub reference_check: Option<ReferenceCheck>,
     /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
     pub engines: Option<avrlab_report::EngineChecks>,
-    /// Each task's flaky list: regression tests that failed on a candidate and passed when run
-    /// again alone in a fresh JVM (that candidate's verdict is `Indeterminate`), with the
-    /// candidates they were flaky on.
+    /// Each task's flaky list: regression tests that failed on a candidate and passed when the
+    /// regression phase ran again in a fresh JVM (that candidate's verdict is `Indeterminate`),
+    /// with the candidates they were flaky on.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub flaky: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
@@ -268,7 +268,7 @@ pub fn render_text(summary: &Summary) -> String {
     for (task, tests) in &summary.flaky {
         let _ = writeln!(
             out,
-            "flaky tests of {task} (failed, then passed alone in a fresh JVM):"
+            "flaky tests of {task} (failed, then passed when run again in a fresh JVM):"
         );
         for (test, candidates) in tests {
             let _ = writeln!(out, "  {test} on {}", candidates.join(", "));

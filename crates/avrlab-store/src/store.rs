@@ -903,7 +903,7 @@ impl Store {
     }
 
     /// The regression tests found flaky on a candidate of a run: they failed in the regression
-    /// run and passed when run again alone in a fresh JVM (phase `regression-rerun`). Read from
+    /// run and passed when the regression phase ran again in a fresh JVM (phase `regression-rerun`). Read from
     /// the tests' own rows, by task, as `(task, Class#method, candidate)`.
     pub fn flaky_tests(&self, run_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {
         self.all_rows(

@@ -1515,6 +1515,13 @@ impl Oracle for FastOracle {
                 }
             }
         };
+        // Maven's regression run has the PoV tests again, with the rest of their classes (a fix
+        // that holds only the first time it is used fails there), unless the task lists its
+        // regression tests: then Maven runs only those.
+        let again: &[TestName] = match regression {
+            RegressionRun::Listed(_) => &[],
+            RegressionRun::AllOthers | RegressionRun::Classes(_) => &task.oracle.pov_tests,
+        };
         let mut reply = if compiles {
             let PooledJvm { jvm, classes } = pooled;
             let first = if self.fast.keep_going {
@@ -1522,17 +1529,10 @@ impl Oracle for FastOracle {
             } else {
                 runtime.fail_first()
             };
-            // Maven's regression run has the PoV tests again, with the rest of their classes (a
-            // fix that holds only the first time it is used fails there), unless the task lists
-            // its regression tests: then Maven runs only those.
-            let again: &[TestName] = match regression {
-                RegressionRun::Listed(_) => &[],
-                RegressionRun::AllOthers | RegressionRun::Classes(_) => &task.oracle.pov_tests,
-            };
             let reply = jvm.run(&RunRequest {
                 pov: &task.oracle.pov_tests,
                 again,
-                regression,
+                regression: regression.clone(),
                 excluded: &selection.dropped_classes,
                 candidate_classes: &compiled.classes.classes,
                 first: &first,
@@ -1578,6 +1578,8 @@ impl Oracle for FastOracle {
             selection: &selection,
             request: &request,
             stand_in: stand_in.as_ref().map(|folder| folder.0.as_path()),
+            again,
+            regression,
             reply: &reply,
         };
         let mut fast = self.settle_flaky(fast, &first_run)?;

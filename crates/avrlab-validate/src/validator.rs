@@ -21,7 +21,7 @@ use crate::oracle::{Oracle, PreparedTask, RepairState};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, exit_text};
 use crate::repairs::{self, RepairDecision};
 use crate::verdict_rules::{
-    PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_run,
+    PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_rerun, judge_run,
     killed_from_outside,
 };
 
@@ -840,25 +840,15 @@ impl MavenOracle {
         record(&mut verdict, Phase::Regression, &run);
         let skipped = SkippedTests::regression(&base);
         let judgement = judge_run(&run, wanted, &dropped, Outcome::RegressionBroken, skipped);
-        // A test that failed runs again, alone, in a fresh JVM (Surefire forks a new one): a
+        // When tests failed, the phase runs again in a fresh JVM (Surefire forks a new one): a
         // failure that does not repeat is flaky on this candidate, not its verdict.
         let failed = failed_regression_tests(&run, &judgement, skipped);
         if let (PhaseJudgement::Decided(_, reason), false) = (&judgement, failed.is_empty()) {
             let again = maven
-                .test(
-                    ws,
-                    &TestSelection::Only(failed.clone()),
-                    &root.join("reports-regression-rerun"),
-                )
+                .test(ws, &selection, &root.join("reports-regression-rerun"))
                 .map_err(maven_err)?;
             record(&mut verdict, Phase::RegressionRerun, &again);
-            let rejudged = judge_run(
-                &again,
-                &failed,
-                &dropped,
-                Outcome::RegressionBroken,
-                skipped,
-            );
+            let rejudged = judge_rerun(&again, &failed, skipped);
             let (outcome, reason) = after_rerun(&failed, reason, &rejudged);
             return finish(verdict, outcome, reason).map(|v| errored_if_killed(v, &again));
         }

@@ -271,10 +271,27 @@ pub(crate) fn failed_regression_tests(
     failed
 }
 
-/// The verdict once the tests that failed (`failed`, first failing for `first_reason`) ran again,
-/// alone, in a fresh JVM and were judged `again`: every one of them passing makes them flaky on
-/// this candidate — the evidence supports neither `RegressionBroken` nor `Plausible`, so the
-/// verdict is `Indeterminate`; any other result keeps the first run's `RegressionBroken`.
+/// A run again of a regression phase whose tests `failed`, judged on those tests only: the
+/// phase's other tests passed (or do not count) in the first run, and a run again decides only
+/// whether these failures repeat.
+pub(crate) fn judge_rerun(
+    again: &TestRun,
+    failed: &[TestName],
+    skipped: SkippedTests<'_>,
+) -> PhaseJudgement {
+    let mut only = again.clone();
+    only.cases
+        .retain(|c| failed.iter().any(|t| t.covers(&c.class, &c.method)));
+    judge_run(&only, failed, &[], Outcome::RegressionBroken, skipped)
+}
+
+/// The verdict once the regression phase whose tests `failed` (first failing for
+/// `first_reason`) ran again, the same tests in the same order, in a fresh JVM, judged `again`
+/// on those tests: every one of them passing makes them flaky on this candidate — the evidence
+/// supports neither `RegressionBroken` nor `Plausible`, so the verdict is `Indeterminate`; any
+/// other result keeps the first run's `RegressionBroken`. (The whole phase runs again, not the
+/// failed tests alone: a fix that holds only the first time it is used fails its PoV test run
+/// again in the regression phase every time, and alone that test would pass.)
 pub(crate) fn after_rerun(
     failed: &[TestName],
     first_reason: &str,
@@ -286,7 +303,7 @@ pub(crate) fn after_rerun(
             (
                 Outcome::Indeterminate,
                 format!(
-                    "{FLAKY_REASON}: {} failed, then passed alone in a fresh JVM (first: {first_reason})",
+                    "{FLAKY_REASON}: {} failed, then passed when the regression phase ran again in a fresh JVM (first: {first_reason})",
                     names.join(", ")
                 ),
             )

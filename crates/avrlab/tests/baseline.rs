@@ -304,7 +304,7 @@ fn numbered_patch(counter: &Path, always: bool) -> String {
     )
 }
 
-/// A regression test that fails on a candidate runs again, alone, in a fresh JVM: when it then
+/// A regression phase in which a test fails on a candidate runs again in a fresh JVM: when it then
 /// passes, the candidate's verdict is `Indeterminate` (flaky on this candidate) and the test is on
 /// the task's flaky list; when it fails again, `RegressionBroken` stands. On both engines. The
 /// counter the candidate keeps must outlive its test JVMs, so the runs are unsandboxed.
@@ -366,7 +366,7 @@ fn a_test_failing_every_second_run_leaves_the_candidate_indeterminate_and_is_lis
         assert_eq!(flaky["outcome"], "Indeterminate", "{engine}: {stdout}");
         assert!(
             flaky["reason"].as_str().unwrap().starts_with(
-                "flaky on this candidate: com.example.slugs.SlugsTest#numbers failed, then passed alone in a fresh JVM"
+                "flaky on this candidate: com.example.slugs.SlugsTest#numbers failed, then passed when the regression phase ran again in a fresh JVM"
             ),
             "{engine}: {stdout}"
         );
@@ -386,7 +386,7 @@ fn a_test_failing_every_second_run_leaves_the_candidate_indeterminate_and_is_lis
                 ["demo-baseline/every-second"]}}),
             "{engine}: {stdout}"
         );
-        // The evidence of both runs is kept: failed, then passed alone.
+        // The evidence of both runs is kept: failed, then passed when run again.
         let candidate = "demo-baseline/every-second";
         assert_eq!(
             regression_tests(&store, candidate, "%.SlugsTest")

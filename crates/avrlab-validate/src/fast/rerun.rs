@@ -1,11 +1,12 @@
-//! The fast path's flaky check: a regression test that failed on a candidate runs again, alone,
-//! in a fresh test JVM of the task state, with the candidate's files compiled into it anew (no
-//! JVM ever runs a second candidate, and this one's first JVM is gone). A failure that does not
+//! The fast path's flaky check: when regression tests failed on a candidate, its regression phase
+//! runs again, the same tests in the same order, in a fresh test JVM of the task state, with the
+//! candidate's files compiled into it anew (no JVM ever runs a second candidate, and this one's
+//! first JVM is gone). A failure that does not
 //! repeat leaves the verdict `Indeterminate` (`verdict_rules::after_rerun`), as on Maven.
 
 use std::path::Path;
 
-use avrlab_bench::Task;
+use avrlab_bench::{Task, TestName};
 use avrlab_exec::{CompileRequest, FastReply, RegressionRun, RunRequest};
 
 use super::{FastOracle, FastSelection, StateRuntime, phase_run};
@@ -13,7 +14,7 @@ use crate::error::ValidateError;
 use crate::outcome::{Outcome, Phase, Verdict};
 use crate::validator::record;
 use crate::verdict_rules::{
-    PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_run,
+    PhaseJudgement, SkippedTests, after_rerun, failed_regression_tests, judge_rerun,
 };
 
 /// What the first run of a candidate left for its flaky check.
@@ -27,6 +28,9 @@ pub(super) struct FirstRun<'a> {
     pub(super) request: &'a CompileRequest<'a>,
     /// The `target/classes` without the removed files' classes its test JVM was started on.
     pub(super) stand_in: Option<&'a Path>,
+    /// Its regression phase: the PoV tests run again, and the regression tests.
+    pub(super) again: &'a [TestName],
+    pub(super) regression: RegressionRun<'a>,
     pub(super) reply: &'a FastReply,
 }
 
@@ -87,9 +91,9 @@ impl FastOracle {
         let super::PooledJvm { jvm, classes } = pooled;
         let reply = jvm.run(&RunRequest {
             pov: &first.task.oracle.pov_tests,
-            // Only the tests that failed run again, alone.
-            again: &[],
-            regression: RegressionRun::Listed(&failed),
+            // The same regression phase as the first run's.
+            again: first.again,
+            regression: first.regression.clone(),
             excluded: &first.selection.dropped_classes,
             candidate_classes: &compiled.classes.classes,
             first: &[],
@@ -105,7 +109,7 @@ impl FastOracle {
             Some(again) => {
                 let again = phase_run(again);
                 record(&mut verdict, Phase::RegressionRerun, &again);
-                judge_run(&again, &failed, &[], Outcome::RegressionBroken, skipped)
+                judge_rerun(&again, &failed, skipped)
             }
             None => PhaseJudgement::Decided(
                 Outcome::RegressionBroken,
