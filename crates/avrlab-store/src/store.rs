@@ -903,18 +903,26 @@ impl Store {
     }
 
     /// The regression tests found flaky on a candidate of a run: they failed in the regression
-    /// run and passed when the regression phase ran again in a fresh JVM (phase `regression-rerun`). Read from
+    /// run and passed when the regression phase ran again in a fresh JVM (phase
+    /// `regression-rerun`, where the phase's other tests ran again too). Read from
     /// the tests' own rows, by task, as `(task, Class#method, candidate)`.
     pub fn flaky_tests(&self, run_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {
         self.all_rows(
             "SELECT DISTINCT c.task, t.class || '#' || t.method, t.candidate_id FROM test_results t
                  JOIN candidates c ON c.run_id = t.run_id AND c.id = t.candidate_id
                  WHERE t.run_id = ?1 AND t.phase = ?2 AND t.status = ?3
+                   AND EXISTS (SELECT 1 FROM test_results f
+                       WHERE f.run_id = t.run_id AND f.candidate_id = t.candidate_id
+                         AND f.phase = ?4 AND f.class = t.class AND f.method = t.method
+                         AND f.status IN (?5, ?6))
                  ORDER BY c.task, 2, c.seq",
             [
                 run_id,
                 Phase::RegressionRerun.as_str(),
                 TestStatus::Passed.as_str(),
+                Phase::Regression.as_str(),
+                TestStatus::Failed.as_str(),
+                TestStatus::Errored.as_str(),
             ],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
