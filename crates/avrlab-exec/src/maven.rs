@@ -1673,6 +1673,25 @@ pub(crate) fn last_error_line(result: &ProcessResult) -> String {
 mod tests {
     use super::*;
 
+    /// A Maven driver for a task of `jdk` testing `module`, unsandboxed, with `repository`.
+    fn unsandboxed(jdk: u32, module: &str, repository: &Path) -> Result<Maven, BuildError> {
+        let build = BuildSpec {
+            system: avrlab_bench::BuildSystem::Maven,
+            jdk,
+            module: module.into(),
+            extra_args: vec![],
+            targets: None,
+            older_api: None,
+        };
+        let settings = MavenSettings {
+            mvn: "mvn".into(),
+            repository: repository.to_owned(),
+            sandbox: SandboxKind::None,
+            limits: Limits::default(),
+        };
+        Maven::for_build(settings, &build)
+    }
+
     /// Surefire 3.2.5 read with real Maven: `a/B.class#m` excludes every invocation of `m`;
     /// `a/B.class#m[2]` would exclude nothing, so an invocation names its method.
     #[test]
@@ -1736,23 +1755,7 @@ mod tests {
     #[test]
     fn a_jdk_8_task_gets_the_removed_apis_on_the_boot_class_path() {
         let dir = tempfile::tempdir().unwrap();
-        let maven = |jdk: u32| {
-            let build = BuildSpec {
-                system: avrlab_bench::BuildSystem::Maven,
-                jdk,
-                module: ".".into(),
-                extra_args: vec![],
-                targets: None,
-                older_api: None,
-            };
-            let settings = MavenSettings {
-                mvn: "mvn".into(),
-                repository: dir.path().join("repository"),
-                sandbox: SandboxKind::None,
-                limits: Limits::default(),
-            };
-            Maven::for_build(settings, &build).unwrap()
-        };
+        let maven = |jdk: u32| unsandboxed(jdk, ".", &dir.path().join("repository")).unwrap();
         let env = maven(8).java_launcher_env();
         assert_eq!(env.len(), 1, "{env:?}");
         let access = dir.path().join("jdk-access");
@@ -1829,21 +1832,8 @@ mod tests {
     /// floor, and a pom's hard-coded level below the floor is raised while others stay.
     #[test]
     fn a_substituted_jdk_compiles_at_its_floor_and_raises_hard_coded_levels() {
-        let build = BuildSpec {
-            system: avrlab_bench::BuildSystem::Maven,
-            jdk: 6,
-            module: ".".into(),
-            extra_args: vec![],
-            targets: None,
-            older_api: None,
-        };
-        let settings = MavenSettings {
-            mvn: "mvn".into(),
-            repository: "/nonexistent".into(),
-            sandbox: SandboxKind::None,
-            limits: Limits::default(),
-        };
-        let maven = Maven::for_build(settings, &build).expect("an installed JDK stands in for 6");
+        let maven = unsandboxed(6, ".", Path::new("/nonexistent"))
+            .expect("an installed JDK stands in for 6");
         let level = if maven.jdk().major >= 20 {
             "1.8"
         } else {
@@ -1983,23 +1973,7 @@ mod tests {
         );
         std::fs::create_dir_all(root.join("lib/target/test-classes")).unwrap();
         write("tool/target/test-classes", "not a folder");
-        let maven = |module: &str| {
-            let build = BuildSpec {
-                system: avrlab_bench::BuildSystem::Maven,
-                jdk: 17,
-                module: module.into(),
-                extra_args: vec![],
-                targets: None,
-                older_api: None,
-            };
-            let settings = MavenSettings {
-                mvn: "mvn".into(),
-                repository: "/nonexistent".into(),
-                sandbox: SandboxKind::None,
-                limits: Limits::default(),
-            };
-            Maven::for_build(settings, &build).unwrap()
-        };
+        let maven = |module: &str| unsandboxed(17, module, Path::new("/nonexistent")).unwrap();
         let policy = SandboxPolicy {
             mounts: vec![],
             network: false,
