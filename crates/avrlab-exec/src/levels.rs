@@ -526,6 +526,171 @@ pub fn fork_from_command_line_in(text: &str) -> (String, Vec<String>) {
     (out, notes)
 }
 
+/// The Surefire release that first passes an empty `<systemPropertyVariables>` entry to the
+/// tests as the empty string (SUREFIRE-649); the releases before it leave the property unset.
+const SUREFIRE_PASSES_EMPTY: (u32, u32) = (2, 18);
+
+/// avrlab runs its own Surefire ([`crate::maven::SUREFIRE_GOAL`]) with the pom's configuration.
+/// Where a pom pins a Surefire before 2.18, the `<systemPropertyVariables>` entries that the pinned
+/// release leaves unset are left out of that configuration: those empty as written, and those
+/// that are only a `${property}` which the pom's own `<properties>` leave empty and no profile
+/// with an `<activation>` sets (a profile avrlab cannot activate, one named only by `-P`, does
+/// not count). Santuario (VUL4J-21) sets `javax.xml.bind.JAXBContext` so, and under the newer
+/// Surefire the JAXB API looked for a factory class named "". Returns the text and the notes.
+pub fn leave_empty_properties_unset_in(text: &str) -> (String, Vec<String>) {
+    const SUREFIRE: &str = "<artifactId>maven-surefire-plugin</artifactId>";
+    const OPEN: &str = "<systemPropertyVariables>";
+    const CLOSE: &str = "</systemPropertyVariables>";
+    let properties = element_span(text, &["project", "properties"])
+        .map(|(open, close)| child_elements(&text[open..close]))
+        .unwrap_or_default();
+    let set_by_active_profiles: Vec<String> = text
+        .split("<profile>")
+        .skip(1)
+        .filter_map(|profile| profile.split("</profile>").next())
+        .filter(|profile| profile.contains("<activation>"))
+        .filter_map(|profile| {
+            let open = profile.find("<properties>")? + "<properties>".len();
+            let close = open + profile[open..].find("</properties>")?;
+            Some(child_elements(&profile[open..close]))
+        })
+        .flatten()
+        .map(|child| child.name)
+        .collect();
+    let resolve = |value: &str| -> Option<String> {
+        match value.trim().strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
+            Some(name) if set_by_active_profiles.iter().any(|n| n == name) => None,
+            Some(name) => properties
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| p.value.trim().to_owned()),
+            None => Some(value.trim().to_owned()),
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut notes = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(SUREFIRE) {
+        let block_end = rest[at..].find("</plugin>").map_or(rest.len(), |e| at + e);
+        let block = &rest[at..block_end];
+        let version = block
+            .split("<version>")
+            .nth(1)
+            .and_then(|v| v.split("</version>").next())
+            .and_then(&resolve)
+            .and_then(|v| release_of(&v));
+        let variables = block.find(OPEN).and_then(|open| {
+            let start = at + open + OPEN.len();
+            rest[start..].find(CLOSE).map(|len| (start, start + len))
+        });
+        let (Some(version), Some((start, end))) = (version, variables) else {
+            out.push_str(&rest[..block_end]);
+            rest = &rest[block_end..];
+            continue;
+        };
+        if version >= SUREFIRE_PASSES_EMPTY {
+            out.push_str(&rest[..block_end]);
+            rest = &rest[block_end..];
+            continue;
+        }
+        out.push_str(&rest[..start]);
+        let inner = &rest[start..end];
+        let mut kept = 0;
+        let mut dropped = Vec::new();
+        for child in child_elements(inner) {
+            if resolve(&child.value).is_some_and(|v| v.is_empty()) {
+                out.push_str(&inner[kept..child.start]);
+                kept = child.end;
+                dropped.push(child.name);
+            }
+        }
+        out.push_str(&inner[kept..]);
+        if !dropped.is_empty() {
+            notes.push(format!(
+                "<systemPropertyVariables> {} left unset, as the pinned Surefire {}.{} leaves an empty value (avrlab's newer Surefire would set it to \"\")",
+                dropped.join(", "),
+                version.0,
+                version.1
+            ));
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    (out, notes)
+}
+
+/// `2.17` → (2, 17); `None` for anything else.
+fn release_of(version: &str) -> Option<(u32, u32)> {
+    let mut parts = version.trim().split(['.', '-']);
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().unwrap_or("0").parse().ok()?;
+    Some((major, minor))
+}
+
+/// One child element of an XML fragment: where it sits (from its start tag to the end of its end
+/// tag), its local name and its raw text (empty for `<name/>`).
+#[derive(Debug)]
+struct Child {
+    start: usize,
+    end: usize,
+    name: String,
+    value: String,
+}
+
+/// The top-level elements of `fragment` (the content of one element); what cannot be read as
+/// XML ends the list there.
+fn child_elements(fragment: &str) -> Vec<Child> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(fragment);
+    let mut children = Vec::new();
+    let mut depth = 0usize;
+    let mut open: Option<(usize, usize, String)> = None;
+    loop {
+        let before = usize::try_from(reader.buffer_position()).unwrap_or(0);
+        let Ok(event) = reader.read_event() else {
+            break;
+        };
+        let after = usize::try_from(reader.buffer_position()).unwrap_or(0);
+        match event {
+            Event::Start(start) => {
+                if depth == 0 {
+                    let name: String = start.local_name().as_ref().to_owned();
+                    open = Some((before, after, name));
+                }
+                depth += 1;
+            }
+            Event::Empty(empty) if depth == 0 => children.push(Child {
+                start: before,
+                end: after,
+                name: empty.local_name().as_ref().to_owned(),
+                value: String::new(),
+            }),
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0
+                    && let Some((start, content, name)) = open.take()
+                {
+                    children.push(Child {
+                        start,
+                        end: after,
+                        name,
+                        value: fragment[content..before].to_owned(),
+                    });
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    children
+}
+
+/// Leaves out, in every `pom.xml` of `project`, the Surefire system properties that the pinned
+/// Surefire leaves unset (see [`leave_empty_properties_unset_in`]). Returns one note per file.
+pub fn leave_empty_properties_unset(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, leave_empty_properties_unset_in)
+}
+
 /// Where the first element at `path` (local names from the root, `["project", "build"]`) sits in
 /// a pom: the end of its start tag and the start of its end tag. Read as XML, so that an element
 /// of the same name elsewhere (a plug-in's `<dependencies>`, a profile's `<build>`) is never taken
@@ -576,6 +741,44 @@ fn insert_in_pom(text: &str, path: &[&str], content: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Santuario's pom (VUL4J-21), cut down: Surefire 2.17 in `<pluginManagement>`, a system
+    /// property from a property left empty unless a profile named only by `-P` sets it.
+    const OLD_SUREFIRE: &str = "<project><profiles>\
+        <profile><id>moxy</id><properties><jaxb.class>org.Moxy</jaxb.class></properties></profile>\
+        <profile><id>jdk</id><activation><jdk>1.8</jdk></activation><properties><maybe>x</maybe></properties></profile>\
+        </profiles><properties><jaxb.class /><maybe></maybe><sf>2.17</sf></properties>\
+        <build><pluginManagement><plugins><plugin>\
+        <artifactId>maven-surefire-plugin</artifactId><version>${sf}</version><configuration>\
+        <systemPropertyVariables>\
+        <product.version>${project.version}</product.version>\
+        <javax.xml.bind.JAXBContext>${jaxb.class}</javax.xml.bind.JAXBContext>\
+        <empty/><blank>  </blank><by.profile>${maybe}</by.profile>\
+        </systemPropertyVariables></configuration></plugin></plugins></pluginManagement></build></project>";
+
+    #[test]
+    fn an_older_surefire_leaves_empty_system_properties_unset_and_a_newer_one_is_left_alone() {
+        let (out, notes) = leave_empty_properties_unset_in(OLD_SUREFIRE);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("javax.xml.bind.JAXBContext, empty, blank left unset")
+                && notes[0].contains("Surefire 2.17"),
+            "{notes:?}"
+        );
+        assert!(!out.contains("JAXBContext") && !out.contains("<empty/>"), "{out}");
+        assert!(
+            out.contains("<product.version>${project.version}</product.version>")
+                && out.contains("<by.profile>${maybe}</by.profile>"),
+            "a property that is not empty here, or that an activated profile may set, stays: {out}"
+        );
+        assert_eq!(leave_empty_properties_unset_in(&out).1.len(), 0);
+        for newer in ["2.18", "3.2.5"] {
+            let pom = OLD_SUREFIRE.replace("<sf>2.17</sf>", &format!("<sf>{newer}</sf>"));
+            assert_eq!(leave_empty_properties_unset_in(&pom), (pom.clone(), Vec::new()));
+        }
+        let unpinned = OLD_SUREFIRE.replace("<version>${sf}</version>", "");
+        assert_eq!(leave_empty_properties_unset_in(&unpinned).1.len(), 0);
+    }
 
     #[test]
     fn a_compiler_fork_turned_off_is_left_to_the_command_line() {

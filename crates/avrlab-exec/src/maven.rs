@@ -367,7 +367,7 @@ pub fn plan_older_api(
 }
 
 /// Adapts the build files of `project` (a task state being made): JUnit 3 gives way to JUnit 4
-/// (see `levels`), and where a JDK substitutes for the task's, the language levels that the
+/// (see `levels`), system properties an older pinned Surefire leaves unset stay unset, and where a JDK substitutes for the task's, the language levels that the
 /// substitute no longer compiles are raised and compilers it cannot run replaced (the optional
 /// repairs are [`apply_optional_repairs`]'s). Returns one
 /// note per changed file, for the record.
@@ -383,6 +383,8 @@ pub fn adapt_build_files(
     // Whatever the JDK: Surefire selects single PoV methods only with JUnit 4 or newer.
     let mut notes = crate::levels::replace_junit3(project).map_err(io)?;
     notes.extend(crate::levels::override_inherited_junit3(project, repository).map_err(io)?);
+    // Whatever the JDK: avrlab's Surefire would set what the project's older one leaves unset.
+    notes.extend(crate::levels::leave_empty_properties_unset(project).map_err(io)?);
     if let (_, Some(substitute)) = build_jdk(task_jdk)? {
         notes.extend(
             crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
