@@ -558,7 +558,11 @@ pub fn leave_empty_properties_unset_in(text: &str) -> (String, Vec<String>) {
         .map(|child| child.name)
         .collect();
     let resolve = |value: &str| -> Option<String> {
-        match value.trim().strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
+        match value
+            .trim()
+            .strip_prefix("${")
+            .and_then(|v| v.strip_suffix('}'))
+        {
             Some(name) if set_by_active_profiles.iter().any(|n| n == name) => None,
             Some(name) => properties
                 .iter()
@@ -765,7 +769,10 @@ mod tests {
                 && notes[0].contains("Surefire 2.17"),
             "{notes:?}"
         );
-        assert!(!out.contains("JAXBContext") && !out.contains("<empty/>"), "{out}");
+        assert!(
+            !out.contains("JAXBContext") && !out.contains("<empty/>"),
+            "{out}"
+        );
         assert!(
             out.contains("<product.version>${project.version}</product.version>")
                 && out.contains("<by.profile>${maybe}</by.profile>"),
@@ -774,7 +781,10 @@ mod tests {
         assert_eq!(leave_empty_properties_unset_in(&out).1.len(), 0);
         for newer in ["2.18", "3.2.5"] {
             let pom = OLD_SUREFIRE.replace("<sf>2.17</sf>", &format!("<sf>{newer}</sf>"));
-            assert_eq!(leave_empty_properties_unset_in(&pom), (pom.clone(), Vec::new()));
+            assert_eq!(
+                leave_empty_properties_unset_in(&pom),
+                (pom.clone(), Vec::new())
+            );
         }
         let unpinned = OLD_SUREFIRE.replace("<version>${sf}</version>", "");
         assert_eq!(leave_empty_properties_unset_in(&unpinned).1.len(), 0);

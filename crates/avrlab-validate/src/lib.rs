@@ -9,6 +9,7 @@ mod baseline;
 mod cache_seal;
 mod candidate;
 mod error;
+mod failed_warm_up;
 mod fast;
 mod feature;
 mod fingerprint;

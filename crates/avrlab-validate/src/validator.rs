@@ -16,6 +16,7 @@ use crate::baseline::{self, Baseline};
 use crate::cache_seal::{CacheSeal, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
+use crate::failed_warm_up;
 use crate::materialize::materialize_task;
 use crate::oracle::{Oracle, PreparedTask, RepairState};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, exit_text};
@@ -278,8 +279,69 @@ impl Oracle for MavenOracle {
     }
 
     /// Warms the shared dependency cache by building a copy of the pristine state once per
-    /// build-file fingerprint.
+    /// build-file fingerprint. A warm-up that failed is said again at once for a while (see
+    /// `failed_warm_up`).
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        let note = failed_warm_up::note_path(&self.config.work_root, &prepared.task.id);
+        let state = crate::fingerprint::tree_fingerprint(prepared.pristine(), b"warm-up attempt")
+            .map_err(Self::workspace_err(prepared.pristine()))?;
+        let key = failed_warm_up::attempt_key(&state);
+        if let Some(failed) = failed_warm_up::recall(&note, &key, failed_warm_up::seconds_now()) {
+            let seen = failed_warm_up::seconds_now().saturating_sub(failed.at) / 60;
+            return Err(ValidateError::Build {
+                task: prepared.task.id.clone(),
+                source: BuildError::WarmUp {
+                    project: failed.project,
+                    tail: format!(
+                        "{} [as this avrlab build's warm-up of this task state failed {seen} min ago; it is tried again {} h after that, or now if {} is removed]",
+                        failed.tail,
+                        failed_warm_up::REMEMBERED_FOR.as_secs() / 3600,
+                        note.display()
+                    ),
+                    log: failed.log,
+                },
+            });
+        }
+        let result = self.warm_up_now(prepared);
+        match &result {
+            Err(ValidateError::Build {
+                source: BuildError::WarmUp { project, tail, log },
+                ..
+            }) => failed_warm_up::remember(
+                &note,
+                &key,
+                &failed_warm_up::fresh(project.clone(), tail.clone(), log.clone()),
+            ),
+            Ok(()) => failed_warm_up::forget(&note),
+            Err(_) => {}
+        }
+        result
+    }
+
+    fn validate(
+        &self,
+        prepared: &PreparedTask,
+        candidate: &Candidate,
+        slot: &str,
+    ) -> Result<Verdict, ValidateError> {
+        let started = Instant::now();
+        let what = format!("a candidate of {}", prepared.task.id);
+        // The room left is read before the workspace goes: a build that failed while the work
+        // folder's disk was full failed for the machine, not for the candidate.
+        let mut room = None;
+        let verdict =
+            self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
+                let verdict = self.run_pipeline(prepared, candidate, root, ws, started);
+                room = avrlab_exec::available_bytes(ws);
+                verdict
+            })??;
+        Ok(errored_if_disk_full(verdict, room))
+    }
+}
+
+impl MavenOracle {
+    /// [`Oracle::warm_up`] without the note of an earlier failure.
+    fn warm_up_now(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         let warmed = match self.warm_up_dependencies(prepared) {
             // Repairs that depend on parent poms could not be made before the parents were in
             // the repository; a failed warm-up has brought them.
@@ -349,26 +411,6 @@ impl Oracle for MavenOracle {
         }
         prepared.set_baseline(baseline);
         Ok(())
-    }
-
-    fn validate(
-        &self,
-        prepared: &PreparedTask,
-        candidate: &Candidate,
-        slot: &str,
-    ) -> Result<Verdict, ValidateError> {
-        let started = Instant::now();
-        let what = format!("a candidate of {}", prepared.task.id);
-        // The room left is read before the workspace goes: a build that failed while the work
-        // folder's disk was full failed for the machine, not for the candidate.
-        let mut room = None;
-        let verdict =
-            self.in_fresh_workspace(prepared, "workspaces", slot, &what, |root, ws| {
-                let verdict = self.run_pipeline(prepared, candidate, root, ws, started);
-                room = avrlab_exec::available_bytes(ws);
-                verdict
-            })??;
-        Ok(errored_if_disk_full(verdict, room))
     }
 }
 
