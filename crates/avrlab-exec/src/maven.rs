@@ -1193,12 +1193,19 @@ impl Maven {
             std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         }
         let reactor = self.reactor(workspace);
+        let test_jars = reactor
+            .as_ref()
+            .and_then(|r| TestJarReactor::plan(workspace, r));
         let mut excluded = selection.excluded_patterns();
         if let (Some(reactor), None) = (&reactor, selection.surefire_filter()) {
             // A sibling whose test classes the tested module uses keeps them visible (see
             // `hidden_sibling_tests`); Surefire's run in that sibling then finds every one of
             // them excluded, so only the tested module's tests run, as with the others.
-            for sibling in &reactor.test_jar_siblings {
+            let visible = match &test_jars {
+                Some(plan) => &plan.modules,
+                None => &reactor.test_jar_siblings,
+            };
+            for sibling in visible {
                 excluded.extend(compiled_test_classes(
                     &workspace.join(sibling).join("target/test-classes"),
                 ));
@@ -1237,9 +1244,22 @@ impl Maven {
             .prefix("build-output")
             .tempdir_in(beside)
             .map_err(|e| io(beside, e))?;
-        let siblings = reactor.as_ref().map_or(&[][..], |r| &r.siblings[..]);
-        let writable = writable_build_output(workspace, &self.module, siblings, copies.path())
-            .map_err(|e| io(copies.path(), e))?;
+        let writable = match (&reactor, &test_jars) {
+            (_, Some(plan)) => {
+                writable_build_output(workspace, &self.module, &plan.modules, true, copies.path())
+            }
+            (Some(reactor), None) => writable_build_output(
+                workspace,
+                &self.module,
+                &reactor.siblings,
+                false,
+                copies.path(),
+            ),
+            (None, None) => {
+                writable_build_output(workspace, &self.module, &[], false, copies.path())
+            }
+        }
+        .map_err(|e| io(copies.path(), e))?;
         let mut view = vec![
             self.repository_mount(false),
             Mount::ReadOnly(workspace.to_owned()),
@@ -1287,16 +1307,24 @@ impl Maven {
             // maven-remote-resources-plugin, which writes its NOTICE files into every module's
             // `target/` again and fails on the read-only workspace (PDFBox); the compile step
             // wrote them already.
+            // A module that takes a sibling's `test-jar` needs the `test-compile` phase instead
+            // (see `TestJarReactor`).
             args.extend(
                 [
-                    "compile",
+                    if test_jars.is_some() {
+                        "test-compile"
+                    } else {
+                        "compile"
+                    },
                     "-Dmaven.main.skip=true",
                     "-Dmaven.resources.skip=true",
                     "-Dremoteresources.skip=true",
                 ]
                 .map(str::to_owned),
             );
-            view.extend(hidden_sibling_tests(workspace, reactor));
+            if test_jars.is_none() {
+                view.extend(hidden_sibling_tests(workspace, reactor));
+            }
         }
         args.extend(
             [
@@ -1505,15 +1533,52 @@ fn hidden_sibling_tests(workspace: &Path, reactor: &Reactor) -> Vec<Mount> {
     hidden
 }
 
+/// A test run through a reactor in which the tested module takes a sibling's `test-jar`: Maven
+/// 3.8's reactor hands a module's test classes to another only when the `test-compile` phase ran
+/// for it in the same session (else it looks in the repository, where they are not: pac4j-oidc,
+/// Pac4j-1, ran no test). So the phase runs in every module the reactor builds, and no module's
+/// test classes can be hidden behind an empty folder (the compiler would build them all again):
+/// every other module's `target/` is a writable copy, its compiled tests up to date, and each of
+/// its test classes is excluded by name, so that only the tested module's tests run.
+#[derive(Debug)]
+struct TestJarReactor {
+    /// The project's other modules, whose build output is copied and test classes excluded.
+    modules: Vec<PathBuf>,
+}
+
+impl TestJarReactor {
+    /// The plan, where the tested module takes a sibling's `test-jar` and no other module has a
+    /// test class of the same name as one of the tested module's (excluding it by name would
+    /// leave the tested module's own out too: the test classes are hidden then, as elsewhere).
+    fn plan(workspace: &Path, reactor: &Reactor) -> Option<Self> {
+        if reactor.test_jar_siblings.is_empty() {
+            return None;
+        }
+        let own: std::collections::HashSet<String> =
+            compiled_test_classes(&workspace.join(&reactor.module).join("target/test-classes"))
+                .into_iter()
+                .collect();
+        let collides = reactor.others.iter().any(|other| {
+            compiled_test_classes(&workspace.join(other).join("target/test-classes"))
+                .iter()
+                .any(|class| own.contains(class))
+        });
+        (!collides).then(|| Self {
+            modules: reactor.others.clone(),
+        })
+    }
+}
+
 /// Writable copies, in `copies`, of the build output of the tested module (every folder of its
 /// `target/` but Surefire's own) and of the `siblings` a test run through the reactor builds
-/// (every folder but their test classes), as mounts over the originals: tests and plug-ins write
-/// there in a Maven run. Only plain folders and files are copied, never a link or anything else
-/// a build may have left there.
+/// (every folder but their test classes, unless `sibling_tests`), as mounts over the originals:
+/// tests and plug-ins write there in a Maven run. Only plain folders and files are copied, never
+/// a link or anything else a build may have left there.
 fn writable_build_output(
     workspace: &Path,
     tested: &Path,
     siblings: &[PathBuf],
+    sibling_tests: bool,
     copies: &Path,
 ) -> std::io::Result<Vec<Mount>> {
     let mut mounts = Vec::new();
@@ -1525,7 +1590,7 @@ fn writable_build_output(
         for entry in std::fs::read_dir(&target)?.flatten() {
             let keep_read_only = match entry.file_name().to_str() {
                 Some("surefire-reports" | "surefire") | None => true,
-                Some("test-classes") => module != tested,
+                Some("test-classes") => module != tested && !sibling_tests,
                 Some(_) => false,
             };
             if keep_read_only || !entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -1913,7 +1978,8 @@ mod tests {
         };
         let copies = dir.path().join("copies");
         let mut mounts =
-            writable_build_output(&root, &reactor.module, &reactor.siblings, &copies).unwrap();
+            writable_build_output(&root, &reactor.module, &reactor.siblings, false, &copies)
+                .unwrap();
         let mut targets: Vec<PathBuf> = mounts
             .iter()
             .map(|m| match m {
@@ -1941,6 +2007,55 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&copied).unwrap(), "x");
         std::fs::write(&copied, "rewritten").unwrap();
         assert!(!source.join("etc").exists(), "a link is never copied");
+    }
+
+    /// A tested module that takes a sibling's `test-jar` runs the `test-compile` phase through the
+    /// reactor, with every other module's test classes copied and excluded by name; not when a
+    /// sibling has a test class of the tested module's name, nor without a `test-jar`.
+    #[test]
+    fn a_test_jar_reactor_compiles_tests_and_excludes_the_other_modules_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        };
+        write("oidc/target/test-classes/o/TokenTests.class");
+        write("core/target/test-classes/c/TestsConstants.class");
+        write("cas/target/test-classes/c/CasTests.class");
+        write("cas/target/test-classes/c/CasTests$Inner.class");
+        let reactor = Reactor {
+            module: "oidc".into(),
+            siblings: vec!["cas".into(), "core".into()],
+            others: vec!["cas".into(), "core".into()],
+            test_jar_siblings: vec!["core".into()],
+        };
+        let plan = TestJarReactor::plan(root, &reactor).expect("a test-jar sibling");
+        assert_eq!(plan.modules, reactor.others);
+        let copies = dir.path().join("copies");
+        let mounts =
+            writable_build_output(root, &reactor.module, &plan.modules, true, &copies).unwrap();
+        assert!(
+            mounts.iter().any(
+                |m| matches!(m, Mount::BindAt { target, .. } if target.ends_with("cas/target/test-classes"))
+            ),
+            "{mounts:?}"
+        );
+        assert_eq!(
+            compiled_test_classes(&root.join("cas/target/test-classes")),
+            ["c/CasTests.class"]
+        );
+        let plain = Reactor {
+            test_jar_siblings: vec![],
+            ..reactor.clone()
+        };
+        assert!(TestJarReactor::plan(root, &plain).is_none());
+        write("cas/target/test-classes/o/TokenTests.class");
+        assert!(
+            TestJarReactor::plan(root, &reactor).is_none(),
+            "a sibling's test class of the tested module's name would exclude the tested module's own"
+        );
     }
 
     /// A module that needs a sibling runs from the project root with `-pl <module> -am`; one that
