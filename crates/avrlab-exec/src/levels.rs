@@ -526,6 +526,86 @@ pub fn fork_from_command_line_in(text: &str) -> (String, Vec<String>) {
     (out, notes)
 }
 
+/// Plug-ins that fetch a file from a web address while the project builds (not from a
+/// repository): download-maven-plugin's `wget`, which Apache HttpClient and CXF use for the
+/// public suffix list.
+const BUILD_DOWNLOADERS: [&str; 1] = ["download-maven-plugin"];
+
+/// Binds every execution of a [`BUILD_DOWNLOADERS`] plug-in in one pom to the phase `none`, so
+/// that it does not run (the plug-in's own `skip` exists only in some releases). Returns the text
+/// and one note per plug-in whose executions were unbound.
+pub fn skip_build_downloads_in(text: &str) -> (String, Vec<String>) {
+    let mut out = text.to_owned();
+    let mut notes = Vec::new();
+    for downloader in BUILD_DOWNLOADERS {
+        let (unbound, count) = unbind_executions(&out, downloader);
+        if count > 0 {
+            notes.push(format!(
+                "{downloader}: {count} execution(s) bound to no phase (it fetches a file from the web while the project builds, which an offline test run cannot)"
+            ));
+        }
+        out = unbound;
+    }
+    (out, notes)
+}
+
+/// The pom with every `<execution>` of the plug-in `artifact` bound to the phase `none` (its
+/// `<phase>` rewritten, or one added), and how many there were.
+fn unbind_executions(text: &str, artifact: &str) -> (String, usize) {
+    let marker = format!("<artifactId>{artifact}</artifactId>");
+    let mut out = String::with_capacity(text.len());
+    let mut count = 0;
+    let mut rest = text;
+    while let Some(at) = rest.find(&marker) {
+        let block_end = rest[at..].find("</plugin>").map_or(rest.len(), |e| at + e);
+        let block = &rest[at..block_end];
+        let span = block
+            .find("<executions>")
+            .zip(block.find("</executions>"))
+            .filter(|(open, close)| open < close);
+        let Some((open, close)) = span else {
+            out.push_str(&rest[..block_end]);
+            rest = &rest[block_end..];
+            continue;
+        };
+        out.push_str(&rest[..at + open]);
+        let mut executions = &block[open..close];
+        while let Some(start) = executions.find("<execution>") {
+            let Some(len) = executions[start..].find("</execution>") else {
+                break;
+            };
+            let execution = &executions[start..start + len];
+            out.push_str(&executions[..start]);
+            match (execution.find("<phase>"), execution.find("</phase>")) {
+                (Some(p), Some(q)) if execution[p + "<phase>".len()..q].trim() == "none" => {
+                    out.push_str(execution);
+                }
+                (Some(p), Some(q)) if p < q => {
+                    out.push_str(&execution[..p]);
+                    out.push_str("<phase>none");
+                    out.push_str(&execution[q..]);
+                    count += 1;
+                }
+                _ => {
+                    out.push_str("<execution><phase>none</phase>");
+                    out.push_str(&execution["<execution>".len()..]);
+                    count += 1;
+                }
+            }
+            executions = &executions[start + len..];
+        }
+        out.push_str(executions);
+        rest = &rest[at + close..];
+    }
+    out.push_str(rest);
+    (out, count)
+}
+
+/// [`skip_build_downloads_in`] for every `pom.xml` of `project`; one note per changed file.
+pub fn skip_build_downloads(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, skip_build_downloads_in)
+}
+
 /// The Surefire release that first passes an empty `<systemPropertyVariables>` entry to the
 /// tests as the empty string (SUREFIRE-649); the releases before it leave the property unset.
 const SUREFIRE_PASSES_EMPTY: (u32, u32) = (2, 18);
@@ -745,6 +825,38 @@ fn insert_in_pom(text: &str, path: &[&str], content: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_time_download_is_bound_to_no_phase() {
+        let pom = "<plugins><plugin><artifactId>download-maven-plugin</artifactId><version>1.2.0</version>\
+            <executions><execution><id>psl</id><phase>generate-sources</phase><goals><goal>wget</goal></goals>\
+            </execution><execution><id>other</id><goals><goal>wget</goal></goals></execution></executions>\
+            </plugin><plugin><artifactId>maven-jar-plugin</artifactId><executions><execution>\
+            <phase>package</phase></execution></executions></plugin></plugins>";
+        let (out, notes) = skip_build_downloads_in(pom);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("2 execution(s)"), "{notes:?}");
+        assert!(out.contains("<id>psl</id><phase>none</phase>"), "{out}");
+        assert!(
+            out.contains("<execution><phase>none</phase><id>other</id>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<phase>package</phase>"),
+            "another plug-in is left alone: {out}"
+        );
+        let (again, more) = skip_build_downloads_in(&out);
+        assert_eq!(again.matches("<phase>none</phase>").count(), 2, "{again}");
+        assert_eq!(
+            (again.clone(), more),
+            (out, Vec::new()),
+            "binding to none again changes nothing"
+        );
+        assert_eq!(
+            skip_build_downloads_in("<project/>"),
+            ("<project/>".to_owned(), Vec::new())
+        );
+    }
 
     /// Santuario's pom (VUL4J-21), cut down: Surefire 2.17 in `<pluginManagement>`, a system
     /// property from a property left empty unless a profile named only by `-P` sets it.

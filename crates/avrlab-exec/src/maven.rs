@@ -396,8 +396,10 @@ pub fn adapt_build_files(
 
 /// The environment repairs that are kept only where they make more of the suite count (the
 /// caller compares baselines with and without each): library and plug-in substitutions under a
-/// substitute JDK.
-pub const OPTIONAL_REPAIRS: [&str; 3] = ["byte-buddy", "bundle-plugin", "nashorn"];
+/// substitute JDK, and, whatever the JDK, plug-ins that download from the web at build time
+/// left unbound.
+pub const OPTIONAL_REPAIRS: [&str; 4] =
+    ["byte-buddy", "bundle-plugin", "nashorn", "build-downloads"];
 
 /// Applies the [`OPTIONAL_REPAIRS`] that fit the project, except those in `skip`, to its poms
 /// (after [`adapt_build_files`]). Returns each applied repair's name and its notes, one line.
@@ -411,15 +413,16 @@ pub fn apply_optional_repairs(
         path: project.to_owned(),
         source,
     };
-    let (jdk, Some(_)) = build_jdk(task_jdk)? else {
-        return Ok(Vec::new());
-    };
+    let (jdk, substitute) = build_jdk(task_jdk)?;
+    let substituted = substitute.is_some();
     let mut applied = Vec::new();
     for name in OPTIONAL_REPAIRS {
         if skip.iter().any(|s| s == name) {
             continue;
         }
         let notes = match name {
+            "build-downloads" => crate::levels::skip_build_downloads(project),
+            _ if !substituted => Ok(Vec::new()),
             "byte-buddy" => crate::levels::pin_byte_buddy(project),
             "bundle-plugin" => crate::levels::pin_bundle_plugin(project, repository),
             _ if jdk.major >= 15 => crate::levels::add_nashorn_to_antrun(project, repository),
