@@ -15,7 +15,7 @@ use crate::process::{ExitKind, ProcessError, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const SOURCES: [(&str, &str); 7] = [
+const SOURCES: [(&str, &str); 9] = [
     (
         "avrlab/difftest/Main.java",
         include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
@@ -27,6 +27,14 @@ const SOURCES: [(&str, &str); 7] = [
     (
         "avrlab/difftest/Recipe.java",
         include_str!("../../../java/difftest/avrlab/difftest/Recipe.java"),
+    ),
+    (
+        "avrlab/difftest/Compare.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Compare.java"),
+    ),
+    (
+        "avrlab/difftest/Shrink.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Shrink.java"),
     ),
     (
         "avrlab/difftest/Observe.java",

@@ -42,6 +42,8 @@ pub struct DiffTestConfig {
     pub include_proven: bool,
     /// Where the helper is built (`~/.cache/avrlab/difftest`).
     pub tester_cache: PathBuf,
+    /// Compare this candidate of the run only (how a witness is made again).
+    pub only: Option<String>,
 }
 
 impl Default for DiffTestConfig {
@@ -53,6 +55,7 @@ impl Default for DiffTestConfig {
             call_timeout: Duration::from_secs(1),
             include_proven: false,
             tester_cache: crate::work_dir::cache_dir().join("difftest"),
+            only: None,
         }
     }
 }
@@ -80,6 +83,11 @@ pub enum DiffTestError {
     /// The run has no verdicts yet.
     #[error("run `{0}` has no verdicts yet: validate it first")]
     NotValidated(String),
+    /// `--candidate` names no plausible candidate of the run.
+    #[error(
+        "run `{run}` has no plausible candidate `{candidate}`: give an id that `avrlab audit {run}` lists"
+    )]
+    UnknownCandidate { run: String, candidate: String },
     /// The benchmark given is not the run's: a task of the run is not in it.
     #[error(
         "run `{run}` was made on benchmark `{made_on}`; its task {task} is not in benchmark `{given}`: give --benchmark {made_on}"
@@ -114,7 +122,10 @@ impl DiffTestError {
                     | StoreError::Version { .. }
                     | StoreError::UnknownCandidate { .. }
             ),
-            Self::UnknownRun(_) | Self::NotValidated(_) | Self::OtherBenchmark { .. } => true,
+            Self::UnknownRun(_)
+            | Self::NotValidated(_)
+            | Self::OtherBenchmark { .. }
+            | Self::UnknownCandidate { .. } => true,
             Self::Tester { .. } | Self::Task { .. } => false,
         }
     }
@@ -173,7 +184,16 @@ pub fn diff_test_run(
     if store.verdicts(run_id)?.is_empty() {
         return Err(DiffTestError::NotValidated(run_id.to_owned()));
     }
-    let candidates = plausible_candidates(store, run_id)?;
+    let mut candidates = plausible_candidates(store, run_id)?;
+    if let Some(only) = &config.only {
+        candidates.retain(|c| &c.id == only);
+        if candidates.is_empty() {
+            return Err(DiffTestError::UnknownCandidate {
+                run: run_id.to_owned(),
+                candidate: only.clone(),
+            });
+        }
+    }
     if let Some(stray) = candidates
         .iter()
         .find(|c| !benchmark.tasks.iter().any(|t| t.id == c.task))
@@ -670,6 +690,10 @@ struct Answer {
     divergent_inputs: u64,
     #[serde(default)]
     vulnerable_only_inputs: u64,
+    /// Inputs on which the versions showed values that cannot be compared (neither the same nor
+    /// a divergence).
+    #[serde(default)]
+    not_comparable_inputs: u64,
     #[serde(default)]
     seconds: f64,
     #[serde(default)]
@@ -688,6 +712,9 @@ struct AnswerWitness {
     input_seed: i64,
     method: String,
     input: String,
+    /// The input as it was found, before it was shrunk to `input`.
+    #[serde(default)]
+    found_as: Option<String>,
     reference: String,
     candidate: String,
     vulnerable: String,
@@ -743,6 +770,17 @@ fn read_answer(
         }
     };
     let mut reason = answer.reason;
+    if answer.not_comparable_inputs > 0 {
+        let note = format!(
+            "{} inputs showed values that cannot be compared",
+            answer.not_comparable_inputs
+        );
+        reason = if reason.is_empty() {
+            note
+        } else {
+            format!("{reason}; {note}")
+        };
+    }
     if answer.budget_exhausted {
         let note = format!(
             "the time budget of {} s ran out after {} inputs",
@@ -770,7 +808,10 @@ fn read_answer(
         recorded_seeds: None,
         witness: answer.witness.map(|w| WitnessRow {
             method: w.method,
-            input: w.input,
+            input: match w.found_as {
+                Some(found) if found != w.input => format!("{}  (shrunk from {found})", w.input),
+                _ => w.input,
+            },
             reference: w.reference,
             candidate: w.candidate,
             vulnerable: w.vulnerable,
@@ -1140,6 +1181,10 @@ pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
         out.push('\n');
         if let Some(w) = &row.witness {
             out.push_str(&witness_text(w, "    "));
+            out.push_str(&format!(
+                "      again:      {}\n",
+                reproduce_command(run_id, row)
+            ));
         }
     }
     out.push_str(&summary(run_id, lines));
@@ -1152,6 +1197,15 @@ pub fn witness_text(w: &WitnessRow, indent: &str) -> String {
         "{indent}witness {} (input seed {}):\n{indent}  input:      {}\n{indent}  reference:  {}\n\
          {indent}  candidate:  {}\n{indent}  vulnerable: {}\n",
         w.method, w.input_seed, w.input, w.reference, w.candidate, w.vulnerable
+    )
+}
+
+/// The command that compares one candidate again, as it was compared (the same seed, so the
+/// same inputs and the same shrunk witness).
+pub fn reproduce_command(run_id: &str, row: &DifferentialRow) -> String {
+    format!(
+        "avrlab diff-test {run_id} --candidate {} --budget {:.0} --include-proven (with the run's --store and --benchmark)",
+        row.candidate_id, row.budget_seconds
     )
 }
 
@@ -1347,6 +1401,31 @@ mod tests {
         assert!(line.contains("changed lines reached: 3 of 4"), "{line}");
         assert!(
             line.contains("changed lines reached in NoDivergence: 3 of 4"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_shrunk_witness_keeps_the_input_it_was_found_as_and_says_how_to_make_it_again() {
+        let config = DiffTestConfig::default();
+        let answer = br#"{"format_version":1,"verdict":"divergent","inputs":9,
+            "changed_lines":1,"changed_lines_reached":1,"not_comparable_inputs":2,
+            "witness":{"index":4,"input_seed":1000007,"method":"A.f(int)","input":"A.f(-1)",
+            "found_as":"A.f(-12)","reference":"returned 1","candidate":"returned 2","vulnerable":"returned 2"}}"#;
+        let row = read_answer(answer, "c7", &config, 1).unwrap();
+        let witness = row.witness.clone().unwrap();
+        assert_eq!(witness.input, "A.f(-1)  (shrunk from A.f(-12))");
+        assert_eq!(row.reason, "2 inputs showed values that cannot be compared");
+        let line = render_lines(
+            "r",
+            &[DiffTestLine {
+                task: "t".into(),
+                label: "l".into(),
+                row,
+            }],
+        );
+        assert!(
+            line.contains("again:      avrlab diff-test r --candidate c7 --budget 20"),
             "{line}"
         );
     }

@@ -12,6 +12,10 @@ use crate::common::{avrlab, fixtures, heavy, patch_line, repo_root, text};
 struct Truth {
     kind: String,
     why: String,
+    /// `boundary` (a wrong fix that only boundary values show) or `representation` (a correct fix
+    /// whose results differ from the reference's only in how they are represented).
+    #[serde(default)]
+    group: Option<String>,
 }
 
 #[test]
@@ -23,6 +27,7 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         toml::from_str(&std::fs::read_to_string(root.join("expected.toml")).unwrap()).unwrap();
     let mut lines = Vec::new();
     let mut kinds = BTreeMap::new();
+    let mut groups: BTreeMap<String, String> = BTreeMap::new();
     for (task, candidates) in &truth {
         for (label, t) in candidates {
             assert!(!t.why.is_empty(), "{task}/{label} says what it is");
@@ -30,6 +35,9 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
                 .unwrap_or_else(|e| panic!("{task}/{label}.diff: {e}"));
             lines.push(patch_line(task, label, &diff));
             kinds.insert(format!("{task}/{label}"), t.kind.clone());
+            if let Some(group) = &t.group {
+                groups.insert(format!("{task}/{label}"), group.clone());
+            }
         }
         // The reference fix compared with itself: nothing may diverge (the tester is stable).
         let reference = std::fs::read_to_string(
@@ -147,6 +155,33 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
     );
     assert_eq!(count("correct", "Divergent"), 0, "{tally:?}\n{stderr}");
     assert_eq!(count("reference", "Divergent"), 0, "{tally:?}\n{stderr}");
+    // The boundary mistakes: at least 9 in 10 Divergent, each with a witness no longer than the
+    // input it was found as (shrunk); the fixes that differ only in representation: none flagged.
+    let boundary: Vec<&(String, String, Option<String>)> = rows
+        .iter()
+        .filter(|(id, _, _)| groups.get(id).is_some_and(|g| g == "boundary"))
+        .collect();
+    let found = boundary.iter().filter(|(_, v, _)| v == "Divergent").count();
+    assert!(
+        boundary.len() >= 10 && found * 10 >= boundary.len() * 9,
+        "{found} of {} boundary mistakes Divergent: {boundary:#?}",
+        boundary.len()
+    );
+    for (id, _, witness) in &boundary {
+        let Some(witness) = witness else { continue };
+        if let Some((shrunk, found_as)) = witness.split_once("  (shrunk from ") {
+            assert!(shrunk.len() < found_as.len(), "{id}: {witness}");
+        }
+    }
+    let representation: Vec<&(String, String, Option<String>)> = rows
+        .iter()
+        .filter(|(id, _, _)| groups.get(id).is_some_and(|g| g == "representation"))
+        .collect();
+    assert!(representation.len() >= 5, "{representation:#?}");
+    assert!(
+        representation.iter().all(|(_, v, _)| v == "NoDivergence"),
+        "{representation:#?}"
+    );
     assert_eq!(
         count("reference", "DivergentOnVulnerableInputs"),
         0,

@@ -18,6 +18,9 @@ pub struct Args {
     /// Also compare candidates proven Exact or Equivalent (they must never diverge).
     #[arg(long)]
     pub include_proven: bool,
+    /// Compare only this candidate of the run (the command a witness prints).
+    #[arg(long, value_name = "ID")]
+    pub candidate: Option<String>,
     #[command(flatten)]
     pub store: StoreArg,
     #[command(flatten)]
@@ -31,6 +34,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let config = DiffTestConfig {
         budget,
         include_proven,
+        only: args.candidate,
         ..DiffTestConfig::default()
     };
     let progress = crate::progress::StderrProgress::new();

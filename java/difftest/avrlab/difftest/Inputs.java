@@ -136,6 +136,14 @@ final class Inputs {
     private final List<String> classPool;
     private final ClassLoader project;
     private Random random = new Random(0);
+    /** Whether the current input draws from the boundary values only (see {@link #boundaries}). */
+    private boolean edge;
+    private List<Long> edgeNumbers = List.of();
+    private List<String> edgeStrings = List.of();
+    private List<String> edgeShortStrings = List.of();
+    private List<byte[]> edgeBytes = List.of();
+    private List<Integer> edgeLengths = List.of();
+    private List<Recipe> edgeScalars = List.of();
 
     Inputs(List<String> literals, List<Long> numbers, List<String> projectClasses, ClassLoader project) {
         this.literals = literals.isEmpty() ? List.of("a", "test", "value") : literals;
@@ -170,6 +178,211 @@ final class Inputs {
 
     void reseed(long seed) {
         random = new Random(seed);
+    }
+
+    /** Whether the next inputs are drawn from the boundary values (before the random ones). */
+    void edgeFirst(boolean on) {
+        edge = on;
+    }
+
+    /** Lengths around which collections, strings and byte strings are made, at most. */
+    private static final int MAX_EDGE_LENGTH = 4096;
+
+    /**
+     * The boundary values of each parameter type, drawn from first: the limits of each integer type,
+     * 0 and ±1; every number of the task's tests and recordings and every constant of the changed
+     * classes, with its neighbours; the empty string, one-character strings, the literals, the
+     * literals with their first or last character dropped or the last one doubled, and strings and
+     * byte strings whose lengths lie around those numbers. Collections and arrays are made empty or
+     * of one element, and null comes more often.
+     */
+    void boundaries(List<Long> numbers, List<String> constants) {
+        java.util.LinkedHashSet<Long> ns = new java.util.LinkedHashSet<>(List.of(0L, 1L, -1L, 2L,
+                (long) Integer.MIN_VALUE, (long) Integer.MAX_VALUE, Integer.MIN_VALUE + 1L, Integer.MAX_VALUE - 1L,
+                Long.MIN_VALUE, Long.MAX_VALUE, (long) Short.MIN_VALUE, (long) Short.MAX_VALUE, (long) Byte.MIN_VALUE,
+                (long) Byte.MAX_VALUE));
+        java.util.LinkedHashSet<Integer> lengths = new java.util.LinkedHashSet<>(List.of(0, 1, 2));
+        for (long n : numbers) {
+            for (long near = n - 1; near <= n + 1; near++) {
+                ns.add(near);
+                if (near >= 0 && near <= MAX_EDGE_LENGTH) {
+                    lengths.add((int) near);
+                }
+            }
+        }
+        java.util.LinkedHashSet<String> texts = new java.util.LinkedHashSet<>(List.of("", "a", "A", " ", "0", "\0",
+                "\n"));
+        // The fragments that separate data from structure, each alone (a one-character input).
+        texts.addAll(FRAGMENTS);
+        List<String> seeds = new ArrayList<>(constants);
+        seeds.addAll(literals);
+        for (String seed : seeds) {
+            if (texts.size() > 400) {
+                break;
+            }
+            texts.add(seed);
+            if (!seed.isEmpty()) {
+                texts.add(seed.substring(1));
+                texts.add(seed.substring(0, seed.length() - 1));
+                texts.add(seed + seed.charAt(seed.length() - 1));
+                texts.add(seed.substring(0, 1));
+            }
+        }
+        List<byte[]> bytes = new ArrayList<>(List.of(new byte[0], new byte[] {0}, new byte[] {-1}));
+        for (int length : lengths) {
+            texts.add("a".repeat(length));
+            bytes.add(new byte[length]);
+            byte[] filled = new byte[length];
+            java.util.Arrays.fill(filled, (byte) 'a');
+            bytes.add(filled);
+        }
+        // A 32-bit big-endian number (a length prefix, a count) of each boundary value, alone and
+        // followed by a few bytes.
+        for (long n : ns) {
+            if (n == (int) n) {
+                bytes.add(ByteBuffer.allocate(4).putInt((int) n).array());
+                bytes.add(ByteBuffer.allocate(6).putInt((int) n).array());
+            }
+        }
+        // A parameter of type Object (or Number, Comparable): the boundary values of each JDK
+        // scalar type, each as likely as the others.
+        List<Recipe> scalars = new ArrayList<>(List.of(Recipe.nothing(), Recipe.value(""), Recipe.value("a"),
+                Recipe.value(true), Recipe.value(false), Recipe.value('\0'), Recipe.value(Double.NaN),
+                Recipe.value(-0.0), Recipe.value(Double.MAX_VALUE), Recipe.value(-Double.MAX_VALUE)));
+        for (long n : List.of(0L, 1L, -1L, (long) Integer.MIN_VALUE, (long) Integer.MAX_VALUE)) {
+            scalars.add(Recipe.value((int) n));
+        }
+        for (long n : List.of(0L, 1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)) {
+            scalars.add(Recipe.value(n));
+        }
+        for (short n : new short[] {0, 1, -1, Short.MIN_VALUE, Short.MAX_VALUE}) {
+            scalars.add(Recipe.value(n));
+        }
+        for (byte n : new byte[] {0, -1, Byte.MIN_VALUE, Byte.MAX_VALUE}) {
+            scalars.add(Recipe.value(n));
+        }
+        for (String n : List.of("0", "-1", "1", "-0.5", "0.5", "-0.01", "1E+3", "-1E+3")) {
+            scalars.add(Recipe.value(new BigDecimal(n)));
+        }
+        for (long n : numbers) {
+            if (n == (int) n) {
+                scalars.add(Recipe.value((int) n));
+            }
+        }
+        edgeScalars = scalars;
+        edgeNumbers = List.copyOf(ns);
+        edgeStrings = List.copyOf(texts);
+        edgeShortStrings = texts.stream().filter(t -> t.length() <= 1).toList();
+        edgeBytes = bytes;
+        edgeLengths = List.copyOf(lengths);
+    }
+
+    /**
+     * The literals and constants of a compiled class, read from its class file: the integers and
+     * strings its methods load (constant pool entries, small pushed integers) and its constant
+     * fields' values. A class file that cannot be read gives none.
+     */
+    static void constantsOf(Path classFile, List<Long> numbers, List<String> strings) {
+        byte[] bytes;
+        try {
+            bytes = java.nio.file.Files.readAllBytes(classFile);
+        } catch (IOException e) {
+            return;
+        }
+        java.util.function.Consumer<Object> take = value -> {
+            if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+                long n = ((Number) value).longValue();
+                if (!numbers.contains(n) && numbers.size() < 200) {
+                    numbers.add(n);
+                }
+            } else if (value instanceof Character c) {
+                take(numbers, (long) c);
+            } else if (value instanceof String text && text.length() <= 400 && !strings.contains(text)
+                    && strings.size() < 200) {
+                strings.add(text);
+            }
+        };
+        new org.objectweb.asm.ClassReader(bytes).accept(new org.objectweb.asm.ClassVisitor(org.objectweb.asm.Opcodes.ASM9) {
+            @Override
+            public org.objectweb.asm.FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                    Object value) {
+                if (value != null) {
+                    take.accept(value);
+                }
+                return null;
+            }
+
+            @Override
+            public org.objectweb.asm.MethodVisitor visitMethod(int access, String name, String descriptor,
+                    String signature, String[] exceptions) {
+                return new org.objectweb.asm.MethodVisitor(org.objectweb.asm.Opcodes.ASM9) {
+                    @Override
+                    public void visitLdcInsn(Object value) {
+                        take.accept(value);
+                    }
+
+                    @Override
+                    public void visitIntInsn(int opcode, int operand) {
+                        if (opcode != org.objectweb.asm.Opcodes.NEWARRAY) {
+                            take.accept(operand);
+                        }
+                    }
+
+                    @Override
+                    public void visitInsn(int opcode) {
+                        if (opcode >= org.objectweb.asm.Opcodes.ICONST_M1 && opcode <= org.objectweb.asm.Opcodes.ICONST_5) {
+                            take.accept(opcode - org.objectweb.asm.Opcodes.ICONST_0);
+                        }
+                    }
+                };
+            }
+        }, org.objectweb.asm.ClassReader.SKIP_DEBUG);
+    }
+
+    private static void take(List<Long> numbers, long n) {
+        if (!numbers.contains(n) && numbers.size() < 200) {
+            numbers.add(n);
+        }
+    }
+
+    private int anInt() {
+        if (edge) {
+            return (int) (long) edgeNumbers.get(random.nextInt(edgeNumbers.size()));
+        }
+        return draw(ints);
+    }
+
+    private long aLong() {
+        if (edge) {
+            return edgeNumbers.get(random.nextInt(edgeNumbers.size()));
+        }
+        return draw(longs);
+    }
+
+    private String aString() {
+        if (edge) {
+            // Half of them empty or of one character, which a long list of literals would crowd out.
+            List<String> from = random.nextBoolean() ? edgeShortStrings : edgeStrings;
+            return from.get(random.nextInt(from.size()));
+        }
+        return draw(strings);
+    }
+
+    private static final double[] EDGE_DOUBLES = {0.0, -0.0, 1.0, -1.0, 0.5, Double.NaN, Double.POSITIVE_INFINITY,
+        Double.NEGATIVE_INFINITY, Double.MIN_VALUE, Double.MAX_VALUE, -Double.MAX_VALUE};
+
+    private double aDouble() {
+        if (edge) {
+            return EDGE_DOUBLES[random.nextInt(EDGE_DOUBLES.length)];
+        }
+        return draw(doubles);
+    }
+
+    private int aLength() {
+        if (edge) {
+            return edgeLengths.get(random.nextInt(edgeLengths.size()));
+        }
+        return draw(blockLengths);
     }
 
     private <T> T draw(RandomGenerator<T> generator) {
@@ -273,36 +486,36 @@ final class Inputs {
 
     private Recipe value(Type type, int depth, boolean nullable) throws Ungeneratable {
         Class<?> raw = raw(type);
-        if (nullable && !raw.isPrimitive() && random.nextInt(40) == 0) {
+        if (nullable && !raw.isPrimitive() && random.nextInt(edge ? 8 : 40) == 0) {
             return Recipe.nothing();
         }
         if (raw == boolean.class || raw == Boolean.class) {
             return Recipe.value(random.nextBoolean());
         }
         if (raw == int.class || raw == Integer.class) {
-            return Recipe.value(draw(ints));
+            return Recipe.value(anInt());
         }
         if (raw == long.class || raw == Long.class) {
-            return Recipe.value(draw(longs));
+            return Recipe.value(aLong());
         }
         if (raw == short.class || raw == Short.class) {
-            return Recipe.value((short) (int) draw(ints));
+            return Recipe.value((short) (int) anInt());
         }
         if (raw == byte.class || raw == Byte.class) {
-            return Recipe.value((byte) (int) draw(ints));
+            return Recipe.value((byte) (int) anInt());
         }
         if (raw == char.class || raw == Character.class) {
-            String text = draw(strings);
+            String text = aString();
             return Recipe.value(text.isEmpty() ? '\0' : text.charAt(0));
         }
         if (raw == double.class || raw == Double.class) {
-            return Recipe.value(draw(doubles));
+            return Recipe.value(aDouble());
         }
         if (raw == float.class || raw == Float.class) {
-            return Recipe.value((float) (double) draw(doubles));
+            return Recipe.value((float) (double) aDouble());
         }
         if (raw == String.class || raw == CharSequence.class) {
-            return Recipe.value(draw(strings));
+            return Recipe.value(aString());
         }
         if (raw == Object.class || raw == Comparable.class || raw == java.io.Serializable.class) {
             return scalar();
@@ -314,7 +527,7 @@ final class Inputs {
             return decimal();
         }
         if (raw == BigInteger.class) {
-            return Recipe.value(BigInteger.valueOf(draw(longs)));
+            return Recipe.value(BigInteger.valueOf(aLong()));
         }
         if (raw == byte[].class) {
             return Recipe.of(Recipe.Kind.BYTES, bytes(), null);
@@ -326,7 +539,7 @@ final class Inputs {
             return Recipe.of(Recipe.Kind.STREAM, random.nextInt(3) == 0 ? zip() : bytes(), null);
         }
         if (raw == Reader.class) {
-            return Recipe.of(Recipe.Kind.READER, draw(strings), null);
+            return Recipe.of(Recipe.Kind.READER, aString(), null);
         }
         if (raw == Path.class || raw == File.class) {
             String where = Scratch.PLACES.get(random.nextInt(Scratch.PLACES.size()));
@@ -359,7 +572,7 @@ final class Inputs {
             Type key = argument(type, 0);
             Type value = argument(type, 1);
             List<Recipe> parts = new ArrayList<>();
-            int size = random.nextInt(4);
+            int size = random.nextInt(edge ? 2 : 4);
             for (int i = 0; i < size; i++) {
                 parts.add(value(key, depth + 1, false));
                 parts.add(value(value, depth + 1, true));
@@ -392,7 +605,7 @@ final class Inputs {
 
     private List<Recipe> elements(Type element, int depth, int most) throws Ungeneratable {
         List<Recipe> parts = new ArrayList<>();
-        int size = random.nextInt(most);
+        int size = random.nextInt(edge ? 2 : most);
         for (int i = 0; i < size; i++) {
             parts.add(value(element, depth + 1, true));
         }
@@ -453,15 +666,18 @@ final class Inputs {
     }
 
     private Recipe scalar() throws Ungeneratable {
+        if (edge) {
+            return edgeScalars.get(random.nextInt(edgeScalars.size()));
+        }
         switch (random.nextInt(8)) {
             case 0:
-                return Recipe.value(draw(strings));
+                return Recipe.value(aString());
             case 1:
                 return Recipe.value(random.nextBoolean());
             case 2:
                 return Recipe.nothing();
             case 3:
-                String text = draw(strings);
+                String text = aString();
                 return Recipe.value(text.isEmpty() ? 'x' : text.charAt(0));
             default:
                 return number();
@@ -471,23 +687,23 @@ final class Inputs {
     private Recipe number() {
         switch (random.nextInt(6)) {
             case 0:
-                return Recipe.value(draw(ints));
+                return Recipe.value(anInt());
             case 1:
-                return Recipe.value(draw(longs));
+                return Recipe.value(aLong());
             case 2:
-                return Recipe.value((short) (int) draw(ints));
+                return Recipe.value((short) (int) anInt());
             case 3:
                 return decimal();
             case 4:
-                return Recipe.value(draw(doubles));
+                return Recipe.value(aDouble());
             default:
-                return Recipe.value((byte) (int) draw(ints));
+                return Recipe.value((byte) (int) anInt());
         }
     }
 
     /** A decimal with a scale from -3 to 4, so that plain and scientific notations differ. */
     private Recipe decimal() {
-        return Recipe.value(BigDecimal.valueOf(draw(longs), random.nextInt(8) - 3));
+        return Recipe.value(BigDecimal.valueOf(aLong(), random.nextInt(8) - 3));
     }
 
     /**
@@ -496,9 +712,12 @@ final class Inputs {
      * length-prefixed blocks (a 32- or 16-bit length and that many bytes).
      */
     byte[] bytes() {
+        if (edge) {
+            return edgeBytes.get(random.nextInt(edgeBytes.size())).clone();
+        }
         int kind = random.nextInt(6);
         if (kind == 0) {
-            return draw(strings).getBytes(StandardCharsets.UTF_8);
+            return aString().getBytes(StandardCharsets.UTF_8);
         }
         if (kind == 1) {
             return draw(randomBytes);
@@ -507,17 +726,17 @@ final class Inputs {
         int blocks = 1 + random.nextInt(5);
         for (int i = 0; i < blocks; i++) {
             switch (random.nextInt(6)) {
-                case 0 -> out.writeBytes(ByteBuffer.allocate(4).putInt(draw(ints)).array());
-                case 1 -> out.writeBytes(ByteBuffer.allocate(2).putShort((short) (int) draw(ints)).array());
-                case 2 -> out.write(draw(ints));
-                case 3 -> out.writeBytes(draw(strings).getBytes(StandardCharsets.UTF_8));
+                case 0 -> out.writeBytes(ByteBuffer.allocate(4).putInt(anInt()).array());
+                case 1 -> out.writeBytes(ByteBuffer.allocate(2).putShort((short) (int) anInt()).array());
+                case 2 -> out.write(anInt());
+                case 3 -> out.writeBytes(aString().getBytes(StandardCharsets.UTF_8));
                 case 4 -> {
-                    int length = draw(blockLengths);
+                    int length = aLength();
                     out.writeBytes(ByteBuffer.allocate(4).putInt(length).array());
                     out.writeBytes(filler(length));
                 }
                 default -> {
-                    int length = draw(blockLengths);
+                    int length = aLength();
                     out.writeBytes(ByteBuffer.allocate(2).putShort((short) length).array());
                     out.writeBytes(filler(length));
                 }
@@ -527,7 +746,7 @@ final class Inputs {
     }
 
     private byte[] filler(int length) {
-        byte[] text = draw(strings).getBytes(StandardCharsets.UTF_8);
+        byte[] text = aString().getBytes(StandardCharsets.UTF_8);
         byte[] out = new byte[length];
         for (int i = 0; i < length; i++) {
             out[i] = text.length == 0 ? (byte) 'x' : text[i % text.length];

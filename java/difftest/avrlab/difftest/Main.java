@@ -47,6 +47,9 @@ public final class Main {
     private Main() {
     }
 
+    /** Inputs per changed method drawn from the boundary values before the random ones. */
+    private static final int EDGE_INPUTS = 120;
+
     /** One compiled version of the project. */
     private record Version(String name, ClassLoader loader, Map<String, Executable> resolved) {
     }
@@ -154,23 +157,36 @@ public final class Main {
             throw new NotApplicable("no changed method of the candidate or the fix can be called");
         }
         Observe.Capture.install();
+        Compare.probeWith(literals);
         List<String> fileNames = Scratch.fileNames(literals);
         // jqwik's generators keep state per session; outside its test engine a session is opened
         // explicitly (generation then runs on this thread only).
         net.jqwik.api.sessions.JqwikSession.start();
         Inputs inputs = new Inputs(literals, numbers, projectClasses, reference.loader());
+        // Boundary values first: the literals and constants of the changed classes, in the fix's
+        // version and the candidate's, with the tests' numbers and the type limits.
+        List<Long> edgeNumbers = new ArrayList<>(numbers);
+        List<String> edgeStrings = new ArrayList<>();
+        for (Inputs.Target target : targets) {
+            String file = target.className().replace('.', '/') + ".class";
+            for (String name : List.of("reference", "candidate")) {
+                Inputs.constantsOf(work.resolve("classes-" + name).resolve(file), edgeNumbers, edgeStrings);
+            }
+        }
+        inputs.boundaries(edgeNumbers, edgeStrings);
+        // How many inputs of each method draw from the boundary values before the random ones.
+        int edgeRounds = Math.min(EDGE_INPUTS, perMethod / 2);
         Map<String, String> ungeneratable = new LinkedHashMap<>();
         int tried = 0;
         int divergent = 0;
         int vulnerableOnly = 0;
-        int unstable = 0;
         boolean exhausted = false;
-        String strong = null;
-        String weak = null;
-        int strongLength = Integer.MAX_VALUE;
-        int weakLength = Integer.MAX_VALUE;
+        Divergence strong = null;
+        Divergence weak = null;
         int total = perMethod * targets.size();
         Path scratchRoot = Files.createDirectories(work.resolve("scratch"));
+        Context context = new Context(vulnerable, reference, candidate, fileNames, callMillis, scratchRoot);
+        int[] counts = new int[2];
         for (int index = 0; index < total; index++) {
             if (System.nanoTime() - started > budgetNanos) {
                 exhausted = true;
@@ -186,6 +202,7 @@ public final class Main {
             }
             long inputSeed = seed * 1_000_003L + index;
             inputs.reseed(inputSeed);
+            inputs.edgeFirst(index / targets.size() < edgeRounds);
             Inputs.Input input;
             try {
                 input = inputs.input(target, Recipe.load(target.className(), reference.loader()));
@@ -194,40 +211,27 @@ public final class Main {
                 continue;
             }
             tried++;
-            Path scratch = scratchRoot.resolve("input-" + index);
-            String fromReference = execute(reference, input, scratch, fileNames, callMillis);
-            String fromCandidate = execute(candidate, input, scratch, fileNames, callMillis);
-            if (fromCandidate.equals(fromReference)) {
+            Divergence found = context.diverge(index, inputSeed, input, counts);
+            if (found == null) {
                 continue;
             }
-            if (!execute(reference, input, scratch, fileNames, callMillis).equals(fromReference)) {
-                // The reference itself shows something else the second time: nothing to compare.
-                unstable++;
-                continue;
-            }
-            String fromVulnerable = execute(vulnerable, input, scratch, fileNames, callMillis);
-            String shown = input.show();
-            String witness = "{\"index\":" + index + ",\"input_seed\":" + inputSeed + ",\"method\":"
-                    + json(target.signature()) + ",\"input\":" + json(Observe.cut(shown)) + ",\"reference\":"
-                    + json(fromReference) + ",\"candidate\":" + json(fromCandidate) + ",\"vulnerable\":"
-                    + json(fromVulnerable) + "}";
-            // The rule: where the fix did not change behaviour, any difference counts; where it
-            // did (a vulnerable input), still behaving as the vulnerable version counts too, and
-            // only blocking the input in another way is the weaker kind.
-            if (fromVulnerable.equals(fromReference) || fromVulnerable.equals(fromCandidate)) {
+            int length = input.show().length();
+            if (found.strong()) {
                 divergent++;
-                if (shown.length() < strongLength) {
-                    strongLength = shown.length();
-                    strong = witness;
+                if (strong == null || length < strong.input().show().length()) {
+                    strong = found;
                 }
             } else {
                 vulnerableOnly++;
-                if (shown.length() < weakLength) {
-                    weakLength = shown.length();
-                    weak = witness;
+                if (weak == null || length < weak.input().show().length()) {
+                    weak = found;
                 }
             }
         }
+        int notComparable = counts[0];
+        int unstable = counts[1];
+        Divergence chosen = strong != null ? strong : weak;
+        String witness = chosen == null ? "null" : context.shrink(chosen).json(chosen.input().show());
         if (tried == 0) {
             throw new NotApplicable("no inputs can be generated: " + String.join("; ", ungeneratable.values()));
         }
@@ -242,20 +246,148 @@ public final class Main {
         }
         out.append("],\"inputs\":").append(tried).append(",\"divergent_inputs\":").append(divergent)
                 .append(",\"vulnerable_only_inputs\":").append(vulnerableOnly).append(",\"unstable_inputs\":")
-                .append(unstable).append(",\"budget_exhausted\":").append(exhausted).append(",\"seconds\":")
+                .append(unstable).append(",\"not_comparable_inputs\":").append(notComparable)
+                .append(",\"budget_exhausted\":").append(exhausted).append(",\"seconds\":")
                 .append(seconds(started));
         if (coverage != null) {
             long[] reached = coverage.reached();
             out.append(",\"changed_lines\":").append(reached[0]).append(",\"changed_lines_reached\":").append(reached[1]);
         }
-        out.append(",\"witness\":").append(strong != null ? strong : weak != null ? weak : "null")
-                .append('}');
+        out.append(",\"witness\":").append(witness).append('}');
         return out.toString();
     }
 
-    /** Runs one input in one version, on a thread of its own, and renders what it shows. */
+    /** Shrinking a witness stops after this many tried variants (a fixed number, so it is reproduced). */
+    private static final int MAX_SHRINK_ATTEMPTS = 200;
+    /** And after this much wall time, whatever the count (a slow or hanging call). */
+    private static final long MAX_SHRINK_NANOS = 5_000_000_000L;
+
+    /** A divergence found on one input: what each version showed, and whether it is the strong kind. */
+    private record Divergence(int index, long inputSeed, Inputs.Input input, Observation reference,
+            Observation candidate, Observation vulnerable, Compare.Result difference, boolean strong) {
+        String json(String found) {
+            String shown = input.show();
+            return "{\"index\":" + index + ",\"input_seed\":" + inputSeed + ",\"method\":"
+                    + Main.json(input.target().signature()) + ",\"input\":" + Main.json(Observe.cut(shown))
+                    + ",\"found_as\":" + Main.json(Observe.cut(found)) + ",\"reference\":"
+                    + Main.json(reference.text()) + ",\"candidate\":"
+                    + Main.json(Observe.cut(candidate.text() + " (differs in " + difference.where() + ")"))
+                    + ",\"vulnerable\":" + Main.json(vulnerable.text()) + "}";
+        }
+    }
+
+    /** The three versions and how to call them. */
+    private record Context(Version vulnerable, Version reference, Version candidate, List<String> fileNames,
+            long callMillis, Path scratchRoot) {
+        /**
+         * Compares the fix's version and the candidate's on one input: the divergence, or null where
+         * they show the same, where what they show cannot be compared ({@code counts[0]}), or where
+         * the fix's version shows something else the second time ({@code counts[1]}).
+         */
+        Divergence diverge(int index, long inputSeed, Inputs.Input input, int[] counts)
+                throws IOException, InterruptedException {
+            Path scratch = scratchRoot.resolve("input-" + index);
+            Observation fromReference = execute(reference, input, scratch, fileNames, callMillis);
+            Observation fromCandidate = execute(candidate, input, scratch, fileNames, callMillis);
+            Compare.Result difference = fromCandidate.compare(fromReference);
+            if (difference.outcome() == Compare.Outcome.SAME) {
+                return null;
+            }
+            if (difference.outcome() == Compare.Outcome.NOT_COMPARABLE) {
+                // Neither the same nor a divergence: counted, never a witness.
+                counts[0]++;
+                return null;
+            }
+            if (!execute(reference, input, scratch, fileNames, callMillis).same(fromReference)) {
+                // The reference itself shows something else the second time: nothing to compare.
+                counts[1]++;
+                return null;
+            }
+            Observation fromVulnerable = execute(vulnerable, input, scratch, fileNames, callMillis);
+            // The rule: where the fix did not change behaviour, any difference counts; where it
+            // did (a vulnerable input), still behaving as the vulnerable version counts too, and
+            // only blocking the input in another way is the weaker kind.
+            boolean strong = fromVulnerable.same(fromReference) || fromVulnerable.same(fromCandidate);
+            return new Divergence(index, inputSeed, input, fromReference, fromCandidate, fromVulnerable, difference,
+                    strong);
+        }
+
+        /**
+         * A minimal witness: the divergence's input made simpler one change at a time ({@link
+         * Shrink}) while it still diverges as strongly, until no simpler variant does.
+         */
+        Divergence shrink(Divergence found) throws IOException, InterruptedException {
+            Divergence current = found;
+            double[] size = Shrink.size(found.input());
+            long deadline = System.nanoTime() + MAX_SHRINK_NANOS;
+            int attempts = 0;
+            boolean progress = true;
+            while (progress) {
+                progress = false;
+                for (Inputs.Input variant : Shrink.variants(current.input())) {
+                    if (attempts >= MAX_SHRINK_ATTEMPTS || System.nanoTime() > deadline) {
+                        return current;
+                    }
+                    double[] variantSize = Shrink.size(variant);
+                    if (!Shrink.smaller(variantSize, size)) {
+                        continue;
+                    }
+                    attempts++;
+                    Divergence simpler = diverge(found.index(), found.inputSeed(), variant, new int[2]);
+                    if (simpler != null && (simpler.strong() || !found.strong())) {
+                        current = simpler;
+                        size = variantSize;
+                        progress = true;
+                        break;
+                    }
+                }
+            }
+            return current;
+        }
+    }
+
+    /**
+     * What one call showed: how it ended (returned, threw which exception, timed out), the values
+     * behind it (the returned value, the receiver and the arguments after the call), what it printed
+     * and which files it left, and the rendering of all that for a witness.
+     */
+    record Observation(String text, String ending, Object value, Object receiver, Object[] args, String rest,
+            ClassLoader loader, String scratch) {
+        static Observation of(String ending, ClassLoader loader) {
+            return new Observation(ending, ending, null, null, null, "", loader, null);
+        }
+
+        /** Whether two calls showed the same, compared as {@link Compare} compares values. */
+        Compare.Result compare(Observation other) {
+            if (!ending.equals(other.ending)) {
+                return new Compare.Result(Compare.Outcome.DIFFERENT, "the call " + ending + ", against " + other.ending);
+            }
+            if (!rest.equals(other.rest)) {
+                return new Compare.Result(Compare.Outcome.DIFFERENT, "what the call printed or left in files");
+            }
+            Compare.Result firstOpaque = null;
+            Object[][] parts = {{"the returned value", value, other.value}, {"the receiver", receiver, other.receiver},
+                {"the arguments after the call", args, other.args}};
+            for (Object[] part : parts) {
+                Compare.Result one = Compare.values(part[1], loader, scratch, part[2], other.loader, other.scratch);
+                if (one.outcome() == Compare.Outcome.DIFFERENT) {
+                    return new Compare.Result(one.outcome(), part[0] + ", " + one.where());
+                }
+                if (one.outcome() == Compare.Outcome.NOT_COMPARABLE && firstOpaque == null) {
+                    firstOpaque = new Compare.Result(one.outcome(), part[0] + ", " + one.where());
+                }
+            }
+            return firstOpaque != null ? firstOpaque : Compare.Result.SAME;
+        }
+
+        boolean same(Observation other) {
+            return compare(other).same();
+        }
+    }
+
+    /** Runs one input in one version, on a thread of its own, and observes what it shows. */
     @SuppressWarnings("removal")
-    private static String execute(Version version, Inputs.Input input, Path scratchBase, List<String> fileNames,
+    private static Observation execute(Version version, Inputs.Input input, Path scratchBase, List<String> fileNames,
             long callMillis) throws IOException, InterruptedException {
         Path scratch = scratchBase.resolveSibling(scratchBase.getFileName() + "-" + version.name() + "-" + System.nanoTime());
         // Only an input that names files gets a scratch folder (making one per call costs).
@@ -263,39 +395,40 @@ public final class Main {
             Files.createDirectories(scratch);
             Scratch.populate(scratch, fileNames);
         }
-        String[] shown = {"no result"};
+        Observation[] shown = {Observation.of("no result", version.loader())};
         Observe.Capture.start();
         Thread thread = new Thread(() -> shown[0] = call(version, input, scratch), "avrlab-difftest-call");
         thread.setDaemon(true);
         thread.setContextClassLoader(version.loader());
         thread.start();
         thread.join(callMillis);
-        String result;
+        Observation result;
         if (thread.isAlive()) {
             try {
                 thread.stop();
             } catch (UnsupportedOperationException e) {
                 // A JDK without Thread.stop: the thread spins on until the JVM halts.
             }
-            result = "timed out";
+            result = Observation.of("timed out", version.loader());
         } else {
             result = shown[0];
         }
         String printed = Observe.Capture.stop();
-        StringBuilder out = new StringBuilder(result);
+        StringBuilder rest = new StringBuilder();
         if (!printed.isEmpty()) {
-            out.append(" | printed ").append(Observe.literal(printed));
+            rest.append(" | printed ").append(Observe.literal(printed));
         }
         if (input.usesScratch()) {
-            out.append(" | files ").append(Scratch.list(scratch));
-        }
-        if (input.usesScratch()) {
+            rest.append(" | files ").append(Scratch.list(scratch));
             Scratch.delete(scratch);
         }
-        return Observe.cut(out.toString().replace(scratch.toString(), "$SCRATCH"));
+        String restText = rest.toString().replace(scratch.toString(), "$SCRATCH");
+        String text = Observe.cut((result.text() + rest).replace(scratch.toString(), "$SCRATCH"));
+        return new Observation(text, result.ending(), result.value(), result.receiver(), result.args(), restText,
+                version.loader(), scratch.toString());
     }
 
-    private static String call(Version version, Inputs.Input input, Path scratch) {
+    private static Observation call(Version version, Inputs.Input input, Path scratch) {
         ClassLoader loader = version.loader();
         Inputs.Target target = input.target();
         Object receiver = null;
@@ -314,26 +447,33 @@ public final class Main {
                     try {
                         method.invoke(receiver, callArgs);
                     } catch (InvocationTargetException e) {
-                        return "set-up call " + call.name() + " threw " + e.getCause().getClass().getName()
-                                + " | receiver " + Observe.render(receiver, loader);
+                        String ending = "set-up call " + call.name() + " threw " + e.getCause().getClass().getName();
+                        return new Observation(ending + " | receiver " + Observe.render(receiver, loader), ending, null,
+                                receiver, null, "", loader, null);
                     }
                 }
             }
             args = makeAll(input.args(), loader, scratch);
         } catch (Recipe.Unmakeable | Inputs.Ungeneratable e) {
-            return "cannot make the input: " + e.getMessage();
+            return Observation.of("cannot make the input: " + e.getMessage(), loader);
         } catch (Throwable e) {
-            return "making the input threw " + e.getClass().getName();
+            return Observation.of("making the input threw " + e.getClass().getName(), loader);
         }
         StringBuilder out = new StringBuilder();
+        String ending;
+        Object value = null;
         try {
-            Object result = executable instanceof Method method ? method.invoke(receiver, args)
+            value = executable instanceof Method method ? method.invoke(receiver, args)
                     : ((Constructor<?>) executable).newInstance(args);
-            out.append("returned ").append(Observe.render(result, loader));
+            ending = "returned";
+            out.append("returned ").append(Observe.render(value, loader));
         } catch (InvocationTargetException e) {
-            out.append("threw ").append(e.getCause().getClass().getName());
+            // A thrown exception counts by its type: a fix's own message is how it is written.
+            ending = "threw " + e.getCause().getClass().getName();
+            out.append(ending);
         } catch (Throwable e) {
-            out.append("could not call: ").append(e.getClass().getName());
+            ending = "could not call: " + e.getClass().getName();
+            out.append(ending);
         }
         if (receiver != null) {
             out.append(" | receiver ").append(Observe.render(receiver, loader));
@@ -341,7 +481,7 @@ public final class Main {
         if (args.length > 0) {
             out.append(" | arguments after ").append(Observe.render(args, loader));
         }
-        return out.toString();
+        return new Observation(out.toString(), ending, value, receiver, args, "", loader, null);
     }
 
     private static Object[] makeAll(List<Recipe> recipes, ClassLoader loader, Path scratch) throws Throwable {

@@ -57,6 +57,16 @@ final class Recipe {
         return new Recipe(kind, null, type, names, parts);
     }
 
+    /** This recipe with other parts (a shrunk collection, constructor or proxy). */
+    Recipe withParts(List<Recipe> parts) {
+        return new Recipe(kind, value, type, names, List.copyOf(parts));
+    }
+
+    /** This recipe with another value (a shrunk string, number or byte string). */
+    Recipe withValue(Object value) {
+        return new Recipe(kind, value, type, names, parts);
+    }
+
     /** Whether making this value touches the scratch folder. */
     boolean usesScratch() {
         if (kind == Kind.PATH || kind == Kind.FILE) {
