@@ -22,11 +22,12 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V10_ITEM_CLASSES),
         M::up(V11_GENERATION_COST),
         M::up(V12_VERDICT_CLASSES),
+        M::up(V13_TASK_DATES),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 12;
+pub(crate) const SCHEMA_VERSION: i64 = 13;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -300,5 +301,19 @@ CREATE TABLE verdict_attempts (
     tests          TEXT NOT NULL,
     superseded_at  TEXT NOT NULL,
     PRIMARY KEY (run_id, candidate_id, attempt)
+);
+"#;
+
+/// Version 13: each task's dates as the run saw them (the fix commit's author and committer
+/// dates, the CVE's publication date; NULL where the task does not know), so a report can split
+/// a run's scores at a model's training cut-off from the store alone.
+const V13_TASK_DATES: &str = r#"
+CREATE TABLE task_dates (
+    run_id         TEXT NOT NULL REFERENCES runs(id),
+    task           TEXT NOT NULL,
+    fix_authored   TEXT,
+    fix_committed  TEXT,
+    cve_published  TEXT,
+    PRIMARY KEY (run_id, task)
 );
 "#;

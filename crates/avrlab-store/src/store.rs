@@ -193,6 +193,18 @@ pub struct TestRow {
     pub message: String,
 }
 
+/// A task's dates as a run stored them: ISO 8601 dates or date-times, `None` where unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskDatesRow {
+    pub task: String,
+    /// The fix commit's author date.
+    pub fix_authored: Option<String>,
+    /// The fix commit's committer date.
+    pub fix_committed: Option<String>,
+    /// The CVE's publication date.
+    pub cve_published: Option<String>,
+}
+
 /// One auditor's label of one candidate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditRow {
@@ -971,6 +983,58 @@ impl Store {
         tx.commit().map_err(sqlite)
     }
 
+    /// Records the dates of the tasks of run `run_id` (a task's new dates replace its old ones).
+    pub fn record_task_dates(
+        &mut self,
+        run_id: &str,
+        dates: &[TaskDatesRow],
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT OR REPLACE INTO task_dates
+                         (run_id, task, fix_authored, fix_committed, cve_published)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(sqlite)?;
+            for row in dates {
+                insert
+                    .execute(params![
+                        run_id,
+                        row.task,
+                        row.fix_authored,
+                        row.fix_committed,
+                        row.cve_published
+                    ])
+                    .map_err(sqlite)?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    /// The task dates stored with a run, by task; empty for a run stored before schema 13.
+    pub fn task_dates(&self, run_id: &str) -> Result<Vec<TaskDatesRow>, StoreError> {
+        self.all_rows(
+            "SELECT task, fix_authored, fix_committed, cve_published FROM task_dates
+                 WHERE run_id = ?1 ORDER BY task",
+            [run_id],
+            |r| {
+                Ok(TaskDatesRow {
+                    task: r.get(0)?,
+                    fix_authored: r.get(1)?,
+                    fix_committed: r.get(2)?,
+                    cve_published: r.get(3)?,
+                })
+            },
+        )
+    }
+
     /// Every audit label of a run, by candidate then auditor.
     pub fn audits(&self, run_id: &str) -> Result<Vec<AuditRow>, StoreError> {
         self.all_rows(
@@ -1697,6 +1761,18 @@ pub(crate) mod tests {
             (version, application, engines),
             (SCHEMA_VERSION, APPLICATION_ID, 1)
         );
+        // A run stored before schema 13 has no task dates; the upgraded store keeps new ones.
+        let mut store = store;
+        assert!(store.task_dates("e0").unwrap().is_empty());
+        let dates = TaskDatesRow {
+            task: "t".into(),
+            fix_committed: Some("2020-06-07T20:53:51-04:00".into()),
+            ..TaskDatesRow::default()
+        };
+        store
+            .record_task_dates("e0", std::slice::from_ref(&dates))
+            .unwrap();
+        assert_eq!(store.task_dates("e0").unwrap(), [dates]);
         drop(store);
 
         // Another program's database, with its own tables: refused, and not written to.
