@@ -367,10 +367,7 @@ impl TaskDates {
     /// The month the fix became part of the project's history, which a cut-off is compared with:
     /// the commit date, else the author date; `None` when neither is known.
     pub fn fixed_in(&self) -> Option<Month> {
-        self.fix_committed
-            .as_deref()
-            .or(self.fix_authored.as_deref())
-            .and_then(|date| Month::of_date(date).ok())
+        avrlab_core::fix_month(self.fix_committed.as_deref(), self.fix_authored.as_deref())
     }
 
     /// Each date that is given but not an ISO 8601 date, as `(key, value)`.

@@ -12,7 +12,7 @@ mod untrusted_file;
 mod vocabulary;
 
 pub use candidate_kind::{CandidateKind, ReplacementTarget};
-pub use month::{BadMonth, Month};
+pub use month::{BadMonth, Month, fix_month};
 pub use run_config::{BadShard, MalformedRunConfig, ModelPrice, ReplaySource, RunConfig, Shard};
 pub use untrusted_file::{RegularFile, UntrustedFileError, kind_of, read_untrusted_file};
 pub use vocabulary::{

@@ -40,6 +40,14 @@ impl Month {
     }
 }
 
+/// The month a fix became part of its project's history, which a cut-off is compared with: that
+/// of its commit date, else of its author date; `None` when neither is known (or readable).
+pub fn fix_month(committed: Option<&str>, authored: Option<&str>) -> Option<Month> {
+    committed
+        .or(authored)
+        .and_then(|date| Month::of_date(date).ok())
+}
+
 impl FromStr for Month {
     type Err = BadMonth;
 

@@ -7,6 +7,7 @@
 
 mod completeness;
 mod cost;
+mod cutoff;
 mod engine_checks;
 mod eval_report;
 pub mod figures;
@@ -19,10 +20,12 @@ mod svg;
 
 pub use completeness::Completeness;
 pub use cost::CostSummary;
+pub use cutoff::{CUTOFF_MIN_TASKS, CutoffDifference, CutoffSide, CutoffSplit};
 pub use engine_checks::{Disagreement, EngineChecks};
 pub use eval_report::{
-    DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, ModelSummary, ReportError, TaskCell,
-    build_eval_report, differential_cell, has_differential,
+    DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, EvalReportOptions, ModelSummary,
+    ReportError, TaskCell, build_eval_report, build_eval_report_with, differential_cell,
+    has_differential,
 };
 pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};

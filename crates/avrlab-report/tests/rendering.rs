@@ -50,6 +50,7 @@ fn summary(
         disputed: 0,
         published: None,
         differential: None,
+        cutoff: None,
         completeness: Completeness {
             registered: 6,
             judged: 5,

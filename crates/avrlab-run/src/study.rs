@@ -890,8 +890,8 @@ pub struct StudyModels {
     pub models: HashMap<String, Arc<dyn Model>>,
     /// Prompts asked at a time, per model (its `concurrency`; 1 where absent).
     pub concurrency: HashMap<String, usize>,
-    /// Each model's price and cost cap per sample, where its configuration gives them.
-    pub costs: HashMap<String, (Option<avrlab_core::ModelPrice>, Option<f64>)>,
+    /// Each model's configuration: its price, cost cap per sample and cut-off, where given.
+    pub configs: HashMap<String, crate::models::ModelConfig>,
     pub cache: PathBuf,
 }
 
@@ -920,22 +920,19 @@ impl StudyModels {
         names.dedup();
         let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
         let mut concurrency: HashMap<String, usize> = HashMap::new();
-        let mut costs = HashMap::new();
+        let mut model_configs = HashMap::new();
         for name in names {
             progress.message(&format!("loading model `{name}`"));
             let model_config = configs.model(name, config_path)?;
             let model = build_model(name, &model_config, config_path, sandbox)?;
             models.insert(name.to_owned(), Arc::from(model));
             concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
-            costs.insert(
-                name.to_owned(),
-                (model_config.price.clone(), model_config.max_cost_per_sample),
-            );
+            model_configs.insert(name.to_owned(), model_config);
         }
         Ok(Self {
             models,
             concurrency,
-            costs,
+            configs: model_configs,
             cache,
         })
     }
@@ -1145,8 +1142,15 @@ pub fn execute_study(
                         max_tokens: plan.max_tokens,
                         seed: plan.seed,
                         concurrency: models.concurrency.get(&cell.model).copied().unwrap_or(1),
-                        price: models.costs.get(&cell.model).and_then(|c| c.0.clone()),
-                        max_cost_per_sample: models.costs.get(&cell.model).and_then(|c| c.1),
+                        price: models
+                            .configs
+                            .get(&cell.model)
+                            .and_then(|c| c.price.clone()),
+                        max_cost_per_sample: models
+                            .configs
+                            .get(&cell.model)
+                            .and_then(|c| c.max_cost_per_sample),
+                        model_cutoff: models.configs.get(&cell.model).and_then(|c| c.cutoff),
                     },
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),

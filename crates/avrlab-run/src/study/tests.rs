@@ -243,7 +243,7 @@ fn models(reviewer: ScriptedReviewer, cache: &Path) -> StudyModels {
     StudyModels {
         models,
         concurrency: HashMap::from([("baseline".to_owned(), 3)]),
-        costs: HashMap::new(),
+        configs: HashMap::new(),
         cache: cache.to_owned(),
     }
 }
