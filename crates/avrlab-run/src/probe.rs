@@ -9,9 +9,9 @@
 //! under renaming than one the model infers from the code.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use avrlab_bench::Task;
+use avrlab_bench::{Task, apply_to_text};
 use avrlab_model::{GenParams, Model, ModelError, Request};
 use avrlab_prompt::Prompt;
 use avrlab_store::ProbeScoreRow;
@@ -84,24 +84,43 @@ pub struct ProbeWindow {
 }
 
 impl ProbeWindow {
-    /// The window at the first line where `vulnerable` and `fixed` differ; `None` when they do
-    /// not differ.
-    pub fn of(vulnerable: &str, fixed: &str, lines: usize, context_lines: usize) -> Option<Self> {
+    /// The window at the fix's first change at or after line `from` (1-based) of the vulnerable
+    /// file (the localized method's first line: a fix's new imports say little), else at its
+    /// first change; `None` when the files do not differ. The lines of the two files are aligned
+    /// by a line diff, so changes above the window shift nothing.
+    pub fn of(
+        vulnerable: &str,
+        fixed: &str,
+        from: usize,
+        lines: usize,
+        context_lines: usize,
+    ) -> Option<Self> {
+        let diff = similar::TextDiff::from_lines(vulnerable, fixed);
+        let changes: Vec<(usize, usize)> = diff
+            .ops()
+            .iter()
+            .filter(|op| op.tag() != similar::DiffTag::Equal)
+            .map(|op| (op.old_range().start, op.new_range().start))
+            .collect();
+        let (old_at, new_at) = changes
+            .iter()
+            .copied()
+            .find(|(old, _)| *old + 1 >= from)
+            .or_else(|| changes.first().copied())?;
         let old: Vec<&str> = vulnerable.split_inclusive('\n').collect();
         let new: Vec<&str> = fixed.split_inclusive('\n').collect();
-        let first = (0..old.len().max(new.len())).find(|&i| old.get(i) != new.get(i))?;
-        let window = |side: &[&str]| -> Vec<String> {
+        let window = |side: &[&str], at: usize| -> Vec<String> {
             side.iter()
-                .skip(first)
+                .skip(at)
                 .take(lines)
                 .map(|l| l.trim_end_matches(['\n', '\r']).to_owned())
                 .collect()
         };
         Some(Self {
-            line: u32::try_from(first + 1).unwrap_or(u32::MAX),
-            prefix: new[first.saturating_sub(context_lines)..first].concat(),
-            fixed: window(&new),
-            vulnerable: window(&old),
+            line: u32::try_from(new_at + 1).unwrap_or(u32::MAX),
+            prefix: new[new_at.saturating_sub(context_lines)..new_at].concat(),
+            fixed: window(&new, new_at),
+            vulnerable: window(&old, old_at),
         })
     }
 
@@ -154,6 +173,18 @@ fn changed_file(input: &TaskInput) -> Option<(String, String, String)> {
     })
 }
 
+/// The first file the reference fix changes (not creates), read from the task state alone.
+fn changed_file_alone(task: &Task, state: &Path) -> Option<(String, String, String)> {
+    task.reference.as_ref()?.files.iter().find_map(|diff| {
+        if diff.created || diff.deleted {
+            return None;
+        }
+        let vulnerable = std::fs::read_to_string(state.join(&diff.old_path)).ok()?;
+        let fixed = apply_to_text(diff, &vulnerable).ok()?;
+        (vulnerable != fixed).then(|| (diff.old_path.clone(), vulnerable, fixed))
+    })
+}
+
 /// The mean of a list of log-probabilities; `None` when empty.
 fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
@@ -167,11 +198,45 @@ pub fn probe_task(
     model: &dyn Model,
     config: &ProbeConfig,
 ) -> Result<ProbeScoreRow, ProbeError> {
-    let input = read_task(task, &config.scratch, config.mirrors.as_deref())?;
-    let (file, vulnerable, fixed) =
-        changed_file(&input).ok_or_else(|| ProbeError::NoChange(task.id.clone()))?;
-    let window = ProbeWindow::of(&vulnerable, &fixed, config.lines, config.context_lines)
-        .ok_or_else(|| ProbeError::NoChange(task.id.clone()))?;
+    let mut notes = Vec::new();
+    // The transformer reads every Java file of the task state; where it cannot (a file that is
+    // not UTF-8), the probe reads the changed file alone and measures no renamed likelihood.
+    let (input, state) = match read_task(task, &config.scratch, config.mirrors.as_deref()) {
+        Ok(input) => {
+            let state = input.state.clone();
+            (Ok(input), state)
+        }
+        Err(TransformTaskError::Io { path, source }) => {
+            let state = config.scratch.join(format!("{}.plain", task.id));
+            let _ = std::fs::remove_dir_all(&state);
+            avrlab_validate::materialize_task(task, &state, config.mirrors.as_deref())
+                .map_err(|e| TransformTaskError::Materialize(Box::new(e)))?;
+            (
+                Err(format!("cannot read {}: {source}", path.display())),
+                state,
+            )
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let (file, vulnerable, fixed) = match &input {
+        Ok(input) => changed_file(input),
+        Err(_) => changed_file_alone(task, &state),
+    }
+    .ok_or_else(|| ProbeError::NoChange(task.id.clone()))?;
+    // The localized method of that file, where the task names one, is where the probe looks.
+    let from = task
+        .localization
+        .iter()
+        .find(|l| l.file == file)
+        .map_or(1, |l| l.method_lines.0 as usize);
+    let window = ProbeWindow::of(
+        &vulnerable,
+        &fixed,
+        from,
+        config.lines,
+        config.context_lines,
+    )
+    .ok_or_else(|| ProbeError::NoChange(task.id.clone()))?;
     let model_error = |source| ProbeError::Model {
         task: task.id.clone(),
         source,
@@ -191,7 +256,7 @@ pub fn probe_task(
         seed: Some(0),
     };
     // A back end that reads the method rather than text (the template baseline) gets it.
-    let method = vulnerable_method(task, &input.state).ok();
+    let method = vulnerable_method(task, &state).ok();
     let prompt_id = format!("probe/{}", task.id);
     let request = Request {
         prompt_id: &prompt_id,
@@ -212,14 +277,17 @@ pub fn probe_task(
     let control = matched(&continuation, &window.vulnerable);
     let lines_compared = u32::try_from(window.fixed.len()).unwrap_or(u32::MAX);
 
-    let mut notes = Vec::new();
     let fix_log_likelihood = model
         .log_likelihood(&window.prefix, &window.fixed_text())
         .map_err(model_error)?
         .and_then(|scores| mean(&scores));
     let renamed_log_likelihood = match fix_log_likelihood {
         None => None,
-        Some(_) => match renamed_window(&input, &file, config) {
+        Some(_) => match input
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|input| renamed_window(input, &file, config))
+        {
             Ok(renamed) if renamed == window => {
                 notes.push("the renaming changes nothing the probe reads".to_owned());
                 None
@@ -272,7 +340,12 @@ fn renamed_window(
         .fixed_files
         .get(path)
         .ok_or_else(|| format!("{path} has no renamed fixed version"))?;
-    ProbeWindow::of(vulnerable, fixed, config.lines, config.context_lines)
+    let from = if output.localization.file == path {
+        output.localization.method_lines.start
+    } else {
+        1
+    };
+    ProbeWindow::of(vulnerable, fixed, from, config.lines, config.context_lines)
         .ok_or_else(|| "the renamed fix changes nothing".to_owned())
 }
 
@@ -333,12 +406,25 @@ mod tests {
     fn the_window_starts_at_the_first_changed_line() {
         let vulnerable = "a\nb\nc\nd\n";
         let fixed = "a\nb\nguard\nc\nd\n";
-        let window = ProbeWindow::of(vulnerable, fixed, 2, 1).unwrap();
+        let window = ProbeWindow::of(vulnerable, fixed, 1, 2, 1).unwrap();
         assert_eq!(window.line, 3);
         assert_eq!(window.prefix, "b\n");
         assert_eq!(window.fixed, ["guard", "c"]);
         assert_eq!(window.vulnerable, ["c", "d"]);
-        assert!(ProbeWindow::of(fixed, fixed, 2, 1).is_none());
+        assert!(ProbeWindow::of(fixed, fixed, 1, 2, 1).is_none());
+        // A new import above the method shifts its lines; the window is the method's change.
+        let vulnerable = "import a;\n\nclass C {\n  void m() {\n    run();\n  }\n}\n";
+        let fixed =
+            "import a;\nimport b;\n\nclass C {\n  void m() {\n    check();\n    run();\n  }\n}\n";
+        let window = ProbeWindow::of(vulnerable, fixed, 4, 2, 100).unwrap();
+        assert_eq!(window.line, 6);
+        assert_eq!(window.fixed, ["    check();", "    run();"]);
+        assert_eq!(window.vulnerable, ["    run();", "  }"]);
+        assert!(window.prefix.ends_with("void m() {\n") && window.prefix.contains("import b;"));
+        assert_eq!(
+            ProbeWindow::of(vulnerable, fixed, 1, 2, 100).unwrap().line,
+            2
+        );
     }
 
     #[test]

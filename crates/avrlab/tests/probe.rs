@@ -7,9 +7,10 @@ use std::path::Path;
 
 use crate::common::{avrlab, demo_tasks, heavy, project_root, repo_root, text};
 
-/// The fixture model's memory: for each demo task, the fixed file up to its first changed line
-/// (the prompt it will be shown) and the fixed file from that line on (what it answers).
+/// The fixture model's memory: every demo task's fixed file (the changed file with the
+/// reference fix applied).
 fn write_memory(memory: &Path) {
+    std::fs::create_dir_all(memory).unwrap();
     for id in demo_tasks() {
         let task = avrlab_bench::Task::load(
             &repo_root()
@@ -18,17 +19,10 @@ fn write_memory(memory: &Path) {
                 .join("task.toml"),
         )
         .unwrap();
-        let reference = task.reference.as_ref().unwrap();
-        let diff = &reference.files[0];
+        let diff = &task.reference.as_ref().unwrap().files[0];
         let vulnerable = std::fs::read_to_string(project_root(&task).join(&diff.old_path)).unwrap();
         let fixed = avrlab_bench::apply_to_text(diff, &vulnerable).unwrap();
-        let old: Vec<&str> = vulnerable.split_inclusive('\n').collect();
-        let new: Vec<&str> = fixed.split_inclusive('\n').collect();
-        let first = (0..new.len()).find(|&i| old.get(i) != new.get(i)).unwrap();
-        let dir = memory.join(&id);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("key"), new[..first].concat()).unwrap();
-        std::fs::write(dir.join("answer"), new[first..].concat()).unwrap();
+        std::fs::write(memory.join(format!("{id}.java")), fixed).unwrap();
     }
 }
 
@@ -53,10 +47,12 @@ fn a_model_with_the_fixes_memorized_scores_every_task_and_the_baseline_none() {
     let dir = tempfile::tempdir().unwrap();
     let memory = dir.path().join("memory");
     write_memory(&memory);
-    // The prompt is compared whole (a trailing `x` keeps its final newlines through `$(…)`).
+    // Shown the start of a file it knows, it writes the rest (a trailing `x` keeps the final
+    // newlines through `$(…)`).
     let script = format!(
-        "prompt=$(cat; echo x); for d in '{}'/*; do key=$(cat \"$d/key\"; echo x); \
-         if [ \"$prompt\" = \"$key\" ]; then cat \"$d/answer\"; exit 0; fi; done",
+        "prompt=$(cat; echo x); prompt=${{prompt%x}}; for f in '{}'/*.java; do \
+         known=$(cat \"$f\"; echo x); known=${{known%x}}; \
+         case \"$known\" in \"$prompt\"*) printf '%s' \"${{known#\"$prompt\"}}\"; exit 0;; esac; done",
         memory.display()
     );
     std::fs::write(
