@@ -165,17 +165,28 @@ pub fn matched(continuation: &str, reference: &[String]) -> Matched {
     }
 }
 
-/// The first file the reference fix changes (not creates), vulnerable and fixed.
-fn changed_file(input: &TaskInput) -> Option<(String, String, String)> {
-    input.sources.fixed_files.iter().find_map(|(path, fixed)| {
+/// The file of the task's first localized method when the reference fix changes it, else the
+/// first file the fix changes (not creates): its path, vulnerable and fixed.
+fn changed_file(task: &Task, input: &TaskInput) -> Option<(String, String, String)> {
+    let changed = |path: &String| {
+        let fixed = input.sources.fixed_files.get(path)?;
         let vulnerable = input.sources.files.get(path)?;
         (vulnerable != fixed).then(|| (path.clone(), vulnerable.clone(), fixed.clone()))
-    })
+    };
+    task.localization
+        .first()
+        .and_then(|l| changed(&l.file))
+        .or_else(|| input.sources.fixed_files.keys().find_map(changed))
 }
 
-/// The first file the reference fix changes (not creates), read from the task state alone.
+/// The same as [`changed_file`], read from the task state alone.
 fn changed_file_alone(task: &Task, state: &Path) -> Option<(String, String, String)> {
-    task.reference.as_ref()?.files.iter().find_map(|diff| {
+    let diffs = &task.reference.as_ref()?.files;
+    let localized = task
+        .localization
+        .first()
+        .and_then(|l| diffs.iter().find(|d| d.old_path == l.file));
+    localized.into_iter().chain(diffs).find_map(|diff| {
         if diff.created || diff.deleted {
             return None;
         }
@@ -219,7 +230,7 @@ pub fn probe_task(
         Err(other) => return Err(other.into()),
     };
     let (file, vulnerable, fixed) = match &input {
-        Ok(input) => changed_file(input),
+        Ok(input) => changed_file(task, input),
         Err(_) => changed_file_alone(task, &state),
     }
     .ok_or_else(|| ProbeError::NoChange(task.id.clone()))?;

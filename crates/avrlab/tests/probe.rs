@@ -126,9 +126,9 @@ fn the_local_model_gives_the_fixs_log_likelihood_as_is_and_renamed() {
             "--tasks",
             "demo-zip-slip",
             "--lines",
-            "3",
+            "2",
             "--max-tokens",
-            "40",
+            "24",
         ],
     );
     assert!(!stderr.contains("gives no log-probabilities"), "{stderr}");
