@@ -92,15 +92,7 @@ pub struct ModelConfig {
     pub max_cost_per_sample: Option<f64>,
     /// The month the model's training data ends (`cutoff = "YYYY-MM"`), as its maker states it:
     /// reports split the model's scores into tasks fixed in or before that month and after it.
-    #[serde(default, deserialize_with = "month")]
     pub cutoff: Option<Month>,
-}
-
-/// Reads `cutoff = "YYYY-MM"`.
-fn month<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Month>, D::Error> {
-    let text: Option<String> = Option::deserialize(deserializer)?;
-    text.map(|t| t.parse().map_err(serde::de::Error::custom))
-        .transpose()
 }
 
 /// The kinds of model avrlab can drive.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::Shard;
+use avrlab_core::{Month, Shard};
 use avrlab_exec::SandboxKind;
 use avrlab_model::{Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, VulnerableMethod};
@@ -110,6 +110,9 @@ pub struct ModelEntry {
     /// The model's folder in published generations (`Model_patches/model_output/<published>`),
     /// read instead of asking the model when the study runs with `--replay`.
     pub published: Option<String>,
+    /// The model's training cut-off (`YYYY-MM`) for this study, instead of its `cutoff` in
+    /// avrlab.toml: every cell's scores are split at it.
+    pub cutoff: Option<String>,
 }
 
 /// The reviewer model.
@@ -259,6 +262,9 @@ pub struct Plan {
     /// replay cannot read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
+    /// The training cut-offs the study file gives, by model (they override avrlab.toml's).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub cutoffs: BTreeMap<String, Month>,
 }
 
 impl Plan {
@@ -562,6 +568,7 @@ pub fn resolve_plan(
                         name: name.clone(),
                         formats: Vec::new(),
                         published: None,
+                        cutoff: None,
                     })
             })
             .collect();
@@ -656,6 +663,15 @@ pub fn resolve_plan(
             .check(&reviewer.model)
             .map_err(|message| invalid("reviewer.model", message))?;
     }
+    let mut cutoffs = BTreeMap::new();
+    for entry in &model_entries {
+        if let Some(text) = &entry.cutoff {
+            let month: Month = text
+                .parse()
+                .map_err(|e: avrlab_core::BadMonth| invalid("models.cutoff", e.to_string()))?;
+            cutoffs.insert(entry.name.clone(), month);
+        }
+    }
     let plan = Plan {
         name,
         benchmarks: planned,
@@ -670,6 +686,7 @@ pub fn resolve_plan(
         report: file.report.clone(),
         replay: overrides.replay.clone(),
         left_out,
+        cutoffs,
     };
     if plan.cells.is_empty() {
         return Err(invalid(
@@ -1150,7 +1167,11 @@ pub fn execute_study(
                             .configs
                             .get(&cell.model)
                             .and_then(|c| c.max_cost_per_sample),
-                        model_cutoff: models.configs.get(&cell.model).and_then(|c| c.cutoff),
+                        model_cutoff: plan
+                            .cutoffs
+                            .get(&cell.model)
+                            .copied()
+                            .or_else(|| models.configs.get(&cell.model).and_then(|c| c.cutoff)),
                     },
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
