@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::completeness::Completeness;
 use crate::cost::CostSummary;
 use crate::cutoff::CutoffSplit;
+use crate::probe_summary::ProbeSummary;
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 
 /// Why a report could not be built.
@@ -101,6 +102,10 @@ pub struct ModelSummary {
     /// the run or given to the report); `None` otherwise (and then not serialized).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cutoff: Option<CutoffSplit>,
+    /// The memorization probe's scores of the run's model on the run's benchmark, beside its
+    /// score, when `avrlab probe` stored some; `None` otherwise (and then not serialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSummary>,
 }
 
 /// A run's distinct plausible candidates and what differential testing showed of them.
@@ -476,6 +481,10 @@ pub fn build_eval_report_with(
             }
             None => None,
         };
+        let probe = match &config.model {
+            Some(model) => ProbeSummary::of(&cells, &store.probe_scores(&run.benchmark, model)?),
+            None => None,
+        };
         let plausible_tasks = cells.values().filter(|c| **c != TaskCell::NotFixed).count();
         let correct_tasks = cells.values().filter(|c| **c == TaskCell::Correct).count();
         let interval = wilson(plausible_tasks as u64, tasks.len() as u64, 0.95)
@@ -569,6 +578,7 @@ pub fn build_eval_report_with(
             published,
             differential,
             cutoff,
+            probe,
             run_id: run_id.clone(),
             benchmark: benchmark_label(&run.benchmark, config),
             model: config.model.clone().unwrap_or_else(|| "?".to_owned()),

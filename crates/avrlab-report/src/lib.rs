@@ -13,6 +13,7 @@ mod eval_report;
 pub mod figures;
 mod html;
 mod latex;
+mod probe_summary;
 mod published;
 mod render;
 mod study_report;
@@ -29,6 +30,7 @@ pub use eval_report::{
 };
 pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};
+pub use probe_summary::ProbeSummary;
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
 pub use study_report::{

@@ -118,6 +118,20 @@ fn markdown(report: &EvalReport) -> String {
             let _ = writeln!(out, "- {}: {}", m.run_id, c.line());
         }
     }
+    let probed: Vec<_> = report
+        .models
+        .iter()
+        .filter_map(|m| m.probe.as_ref().map(|p| (m, p)))
+        .collect();
+    if !probed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nMemorization probe (`avrlab probe` of the run's model on its benchmark):"
+        );
+        for (m, p) in probed {
+            let _ = writeln!(out, "- {}: {}", m.run_id, p.line());
+        }
+    }
     let _ = writeln!(out, "\nCost (samples the model was heard on):");
     for line in report.cost_lines() {
         let _ = writeln!(out, "- {line}");

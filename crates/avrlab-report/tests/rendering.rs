@@ -51,6 +51,7 @@ fn summary(
         published: None,
         differential: None,
         cutoff: None,
+        probe: None,
         completeness: Completeness {
             registered: 6,
             judged: 5,
