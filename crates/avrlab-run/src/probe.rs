@@ -404,9 +404,12 @@ pub fn render_scores(rows: &[ProbeScoreRow]) -> String {
     out
 }
 
-/// Where `avrlab probe` makes task states when not told: a fresh folder in the temp dir.
+/// A fresh folder in the temp dir for a probe's task states: its own for each call, so that two
+/// probes of one process never share one.
 pub fn default_scratch() -> PathBuf {
-    std::env::temp_dir().join(format!("avrlab-probe-{}", std::process::id()))
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("avrlab-probe-{}-{call}", std::process::id()))
 }
 
 #[cfg(test)]

@@ -59,6 +59,10 @@ pub struct StudyFile {
     pub reviewer: Option<ReviewerEntry>,
     #[serde(default)]
     pub report: ReportSettings,
+    /// Run the memorization probe (`avrlab probe`) of every generator model on every original
+    /// benchmark of the study, so that its report shows the probe beside each score.
+    #[serde(default)]
+    pub probe: bool,
 }
 
 fn default_offsets() -> Vec<i64> {
@@ -265,6 +269,9 @@ pub struct Plan {
     /// The training cut-offs the study file gives, by model (they override avrlab.toml's).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub cutoffs: BTreeMap<String, Month>,
+    /// Whether the study runs the memorization probe.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub probe: bool,
 }
 
 impl Plan {
@@ -687,6 +694,7 @@ pub fn resolve_plan(
         replay: overrides.replay.clone(),
         left_out,
         cutoffs,
+        probe: file.probe,
     };
     if plan.cells.is_empty() {
         return Err(invalid(
@@ -852,6 +860,14 @@ impl Model for SharedModel {
     fn generate(&self, request: &Request<'_>) -> Result<Vec<avrlab_model::Generation>, ModelError> {
         self.0.generate(request)
     }
+
+    fn log_likelihood(
+        &self,
+        prefix: &str,
+        continuation: &str,
+    ) -> Result<Option<Vec<f64>>, ModelError> {
+        self.0.log_likelihood(prefix, continuation)
+    }
 }
 
 /// Why a study stopped.
@@ -860,6 +876,13 @@ pub enum StudyError {
     /// The store already holds this study with another plan, or holds it and no resume was asked.
     #[error("{0}")]
     Conflict(String),
+    /// The memorization probe failed on a task.
+    #[error("the memorization probe of model {model}")]
+    Probe {
+        model: String,
+        #[source]
+        source: Box<crate::probe::ProbeError>,
+    },
     /// An eval cell failed.
     #[error("cell {run_id}")]
     Eval {
@@ -1223,11 +1246,72 @@ pub fn execute_study(
             outcome.cells_already_done += 1;
         }
     }
+    if plan.probe {
+        probe_models(store, plan, benchmarks, models, config, progress)?;
+    }
     outcome.reused_validations = oracle.reused();
     if outcome.unprepared.is_empty() {
         store.finish_study(&plan.name)?;
     }
     Ok(outcome)
+}
+
+/// The memorization probe of each generator model on each original benchmark of the plan (a
+/// transformed variant's fix is the original's, renamed or restructured: the probe of the
+/// original is the one that tells). Scores already stored are kept, so a resumed study does
+/// not probe again.
+fn probe_models(
+    store: &mut Store,
+    plan: &Plan,
+    benchmarks: &[Benchmark],
+    models: &StudyModels,
+    config: &EngineConfig,
+    progress: &dyn Progress,
+) -> Result<(), StudyError> {
+    let mut seen = Vec::new();
+    for cell in plan.cells.iter().filter(|c| c.published.is_none()) {
+        let planned = &plan.benchmarks[cell.benchmark];
+        let key = (cell.model.clone(), planned.name.clone());
+        if planned.variant != "original" || seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let benchmark = &benchmarks[cell.benchmark];
+        let done: Vec<String> = store
+            .probe_scores(&benchmark.name, &cell.model)?
+            .into_iter()
+            .map(|r| r.task)
+            .collect();
+        let probe_config = crate::probe::ProbeConfig {
+            model_name: cell.model.clone(),
+            lines: 5,
+            context_lines: 120,
+            max_tokens: 160,
+            rename_seed: 1,
+            scratch: crate::probe::default_scratch(),
+            mirrors: config.validator.mirrors.clone(),
+        };
+        let model = SharedModel(models.models[&cell.model].clone());
+        let mut rows = Vec::new();
+        for task in benchmark.tasks.iter().filter(|t| !done.contains(&t.id)) {
+            progress.message(&format!("probing {} with {}", task.id, cell.model));
+            let row = crate::probe::probe_task(task, &benchmark.name, &model, &probe_config)
+                .map_err(|source| StudyError::Probe {
+                    model: cell.model.clone(),
+                    source: Box::new(source),
+                });
+            match row {
+                Ok(row) => rows.push(row),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&probe_config.scratch);
+                    return Err(e);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&probe_config.scratch);
+        store.record_probe_scores(&rows)?;
+    }
+    Ok(())
 }
 
 /// Each task's vulnerable method, for the reviewer's prompt (tasks that have none are skipped:

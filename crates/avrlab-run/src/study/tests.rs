@@ -619,15 +619,17 @@ fn variants_get_table_6_and_cwes_table_5() {
 }
 
 #[test]
-fn a_study_files_cutoff_splits_its_cells_and_table_6_shows_the_tasks_fixed_after_it() {
+fn a_study_files_cutoff_and_probe_show_beside_each_score_and_in_table_6() {
     let text = SMALL
         .replace("fl_offsets = [0, 2]", "fl_offsets = [0]")
         .replace("[reviewer]\nmodel = \"reviewer\"\n", "")
         .replace(
             "name = \"baseline\"",
             "name = \"baseline\"\ncutoff = \"2024-06\"",
-        );
+        )
+        .replace("temperature = 0.0", "temperature = 0.0\nprobe = true");
     let (plan, benchmarks) = plan_of(&text).unwrap();
+    assert!(plan.probe);
     assert_eq!(plan.cutoffs["baseline"].to_string(), "2024-06");
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
@@ -654,6 +656,10 @@ fn a_study_files_cutoff_splits_its_cells_and_table_6_shows_the_tasks_fixed_after
     let cell = &report.models.models[0];
     let split = cell.cutoff.as_ref().expect("each cell's row is split");
     assert_eq!((split.before.tasks, split.after.tasks), (0, 2));
+    // The study probed its model on its original benchmark: every row shows it.
+    let probe = cell.probe.as_ref().expect("the study ran the probe");
+    assert_eq!((probe.probed, probe.memorized), (2, 0));
+    assert_eq!(store.probe_scores("demo", "baseline").unwrap().len(), 2);
     let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
     assert!(
         text.contains("| baseline | 0 / 1 / 2 | 0 / 1 / 2 (after 2024-06) |"),
