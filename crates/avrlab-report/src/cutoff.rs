@@ -130,7 +130,7 @@ impl CutoffSplit {
         };
         let undated = if self.undated > 0 {
             format!(
-                "; {} tasks without a fix date on neither side",
+                "; {} tasks without a fix date, on neither side",
                 self.undated
             )
         } else {
