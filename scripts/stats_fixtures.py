@@ -125,6 +125,28 @@ def paired_tost():
     return cases
 
 
+FISHER_TABLES = [
+    [[3, 1], [1, 3]], [[4, 0], [0, 4]], [[0, 5], [0, 4]], [[0, 0], [3, 4]], [[1, 9], [11, 3]],
+    [[8, 2], [1, 5]], [[2, 7], [8, 2]], [[5, 5], [5, 5]], [[0, 13], [6, 34]], [[12, 28], [2, 1]],
+    [[31, 9], [14, 26]], [[1, 0], [0, 1]], [[0, 1], [7, 3]], [[120, 380], [95, 405]],
+    [[3, 10], [10, 3]], [[6, 6], [2, 10]],
+]
+
+
+def fisher_exact():
+    cases = []
+    for table in FISHER_TABLES:
+        result = stats.fisher_exact(table, alternative="two-sided")
+        odds = float(result.statistic)
+        cases.append({
+            "table": table, "p_value": float(result.pvalue),
+            # JSON has no infinity or NaN: those are checked by their kind.
+            "odds_ratio": odds if np.isfinite(odds) else None,
+            "odds_ratio_kind": "finite" if np.isfinite(odds) else ("nan" if np.isnan(odds) else "inf"),
+        })
+    return cases
+
+
 def cohen_kappa():
     cases = []
     for table in [
@@ -170,6 +192,7 @@ def main():
         "mcnemar_exact": mcnemar_exact(),
         "paired_tost": paired_tost(),
         "cohen_kappa": cohen_kappa(),
+        "fisher_exact": fisher_exact(),
     }
     json.dump(document, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -40,7 +40,7 @@ pub use patch::{FileChange, FileDiff, Hunk, HunkLine, Patch, PatchError, apply_t
 pub use policy::{EditPolicy, PolicyViolation};
 pub use task::{
     BuildSpec, BuildSystem, BuildTargets, FORMAT_VERSION, Localization, ManifestProject, OlderApi,
-    Oracle, ProjectSource, Provenance, RegressionTests, StateSpec, Task, TaskError, TaskKind,
-    TaskManifest,
+    Oracle, ProjectSource, Provenance, RegressionTests, StateSpec, Task, TaskDates, TaskError,
+    TaskKind, TaskManifest,
 };
 pub use test_name::{TestName, TestNameError};

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use avrlab_core::Month;
 use serde::{Deserialize, Serialize};
 
 use crate::feature::{FeatureFile, FeatureSpec};
@@ -169,6 +170,8 @@ pub struct Task {
     pub policy: EditPolicy,
     /// Where an imported task came from.
     pub provenance: Option<Provenance>,
+    /// When the reference fix was made and the vulnerability published, where known.
+    pub dates: TaskDates,
     /// The patches and expected failures of a feature task (`kind = "feature"`); its state is
     /// the project with `task_patch` applied and its reference is `golden_patch`.
     pub feature: Option<FeatureSpec>,
@@ -234,6 +237,8 @@ struct TaskFile {
     #[serde(default)]
     policy: PolicyFile,
     provenance: Option<Provenance>,
+    #[serde(default, skip_serializing_if = "TaskDates::is_empty")]
+    dates: TaskDates,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     feature: Option<FeatureFile>,
 }
@@ -336,6 +341,52 @@ pub struct Provenance {
     pub notes: Vec<String>,
 }
 
+/// When a task's reference fix was made and its vulnerability published (`[dates]` in
+/// `task.toml`): what a model's training cut-off is compared with. Each is an ISO 8601 date or
+/// date-time as its source states it, and absent where the source does not say; never guessed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskDates {
+    /// The fix commit's author date, from git.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_authored: Option<String>,
+    /// The fix commit's committer date, from git: when the fix entered the project's history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_committed: Option<String>,
+    /// When the vulnerability (its CVE) was published, where the task's dataset gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cve_published: Option<String>,
+}
+
+impl TaskDates {
+    /// Whether no date is known.
+    pub fn is_empty(&self) -> bool {
+        self.fix_authored.is_none() && self.fix_committed.is_none() && self.cve_published.is_none()
+    }
+
+    /// The month the fix became part of the project's history, which a cut-off is compared with:
+    /// the commit date, else the author date; `None` when neither is known.
+    pub fn fixed_in(&self) -> Option<Month> {
+        avrlab_core::fix_month(self.fix_committed.as_deref(), self.fix_authored.as_deref())
+    }
+
+    /// Each date that is given but not an ISO 8601 date, as `(key, value)`.
+    fn malformed(&self) -> Option<(&'static str, &str)> {
+        [
+            ("fix_authored", &self.fix_authored),
+            ("fix_committed", &self.fix_committed),
+            ("cve_published", &self.cve_published),
+        ]
+        .into_iter()
+        .find_map(|(key, value)| {
+            value
+                .as_deref()
+                .filter(|v| Month::of_date(v).is_err())
+                .map(|v| (key, v))
+        })
+    }
+}
+
 /// Where a written task's project is.
 #[derive(Debug, Clone)]
 pub enum ManifestProject {
@@ -368,6 +419,7 @@ pub struct TaskManifest {
     /// `policy.editable` globs; `None` for the default.
     pub editable: Option<Vec<String>>,
     pub provenance: Option<Provenance>,
+    pub dates: TaskDates,
     pub feature: Option<FeatureFile>,
 }
 
@@ -423,6 +475,7 @@ impl TaskManifest {
                 editable: self.editable.clone(),
             },
             provenance: self.provenance.clone(),
+            dates: self.dates.clone(),
             feature: self.feature.clone(),
         };
         toml::to_string(&file).expect("a task manifest always serializes")
@@ -653,6 +706,12 @@ impl Task {
             });
         }
 
+        if let Some((key, value)) = file.dates.malformed() {
+            return Err(invalid(format!(
+                "dates.{key} `{value}` is not a date: write YYYY-MM-DD or an RFC 3339 date-time"
+            )));
+        }
+
         let policy = EditPolicy::new(file.policy.editable.as_deref())
             .map_err(|e| invalid(format!("policy.editable: {e}")))?;
 
@@ -673,6 +732,7 @@ impl Task {
             reference,
             policy,
             provenance: file.provenance,
+            dates: file.dates,
             feature,
             dir: dir.to_owned(),
         };

@@ -6,11 +6,13 @@
 //! ([`read_untrusted_file`]). The bottom of the crate graph: it depends on no other avrlab crate.
 
 mod candidate_kind;
+mod month;
 mod run_config;
 mod untrusted_file;
 mod vocabulary;
 
 pub use candidate_kind::{CandidateKind, ReplacementTarget};
+pub use month::{BadMonth, Month, fix_month};
 pub use run_config::{BadShard, MalformedRunConfig, ModelPrice, ReplaySource, RunConfig, Shard};
 pub use untrusted_file::{RegularFile, UntrustedFileError, kind_of, read_untrusted_file};
 pub use vocabulary::{

@@ -34,6 +34,10 @@ pub struct RunConfig {
     /// The model's name in the configuration file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The model's training cut-off month (`YYYY-MM`), from `avrlab.toml` or `--model-cutoff`:
+    /// reports split the run's scores at it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_cutoff: Option<String>,
     /// What identifies the model's answers in the response cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_identity: Option<String>,

@@ -265,6 +265,25 @@ impl Repository {
         Ok(out.split_whitespace().skip(1).map(str::to_owned).collect())
     }
 
+    /// A (resolved) commit's author and committer dates, as git records them (strict ISO 8601,
+    /// in the writer's own time zone).
+    pub fn commit_dates(&self, commit: &str) -> Result<(String, String), GitError> {
+        let out = git_read(
+            &self.root,
+            &["show", "--no-patch", "--format=%aI%n%cI", commit],
+        )?;
+        let mut lines = out.lines().map(str::trim);
+        match (lines.next(), lines.next()) {
+            (Some(authored), Some(committed)) if !authored.is_empty() && !committed.is_empty() => {
+                Ok((authored.to_owned(), committed.to_owned()))
+            }
+            _ => Err(GitError::Failed {
+                args: format!("show --no-patch {commit}"),
+                stderr: format!("no author and committer dates in `{}`", out.trim()),
+            }),
+        }
+    }
+
     /// The files that differ between two commits.
     pub fn changed_files(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
         let out = git_read(&self.root, &["diff", "--name-only", "-z", from, to])?;

@@ -59,6 +59,13 @@ impl<M: Model> Model for Priced<M> {
         }
         Ok(generations)
     }
+    fn log_likelihood(
+        &self,
+        prefix: &str,
+        continuation: &str,
+    ) -> Result<Option<Vec<f64>>, ModelError> {
+        self.inner.log_likelihood(prefix, continuation)
+    }
 }
 
 /// What an agent (a command model) says it spent on one sample, on a line of its standard error:

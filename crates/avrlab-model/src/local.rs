@@ -299,9 +299,69 @@ impl Model for LocalModel {
     fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
         self.pool.install(|| self.generate_here(request))
     }
+
+    fn log_likelihood(
+        &self,
+        prefix: &str,
+        continuation: &str,
+    ) -> Result<Option<Vec<f64>>, ModelError> {
+        self.pool
+            .install(|| self.score(prefix, continuation))
+            .map(Some)
+    }
 }
 
 impl LocalModel {
+    /// The log-probability of each token of `continuation` after `prefix`: the prefix is read at
+    /// once, then the continuation token by token (candle's llama gives the logits of the last
+    /// position only), each token's log-softmax read before it is fed. Both texts are tokenized
+    /// together, so a token that straddles their border counts for the continuation.
+    fn score(&self, prefix: &str, continuation: &str) -> Result<Vec<f64>, ModelError> {
+        let mut prefix_ids = self.tokenize(prefix)?;
+        let whole = self.tokenize(&format!("{prefix}{continuation}"))?;
+        // Where the two tokenizations part: the continuation's tokens start there.
+        let shared = prefix_ids
+            .iter()
+            .zip(&whole)
+            .take_while(|(a, b)| a == b)
+            .count();
+        prefix_ids.truncate(shared);
+        if prefix_ids.is_empty() {
+            prefix_ids.extend(self.bos.or(self.end_tokens.first().copied()));
+        }
+        let targets = &whole[shared..];
+        let length = prefix_ids.len() + targets.len();
+        if length >= self.context_length {
+            return Err(ModelError::ContextLengthExceeded {
+                message: format!(
+                    "scoring needs {length} tokens; the local model reads at most {}",
+                    self.context_length - 1
+                ),
+            });
+        }
+        let mut state = self.weights.clone();
+        let mut logits = Tensor::new(prefix_ids.as_slice(), &Device::Cpu)
+            .and_then(|t| t.unsqueeze(0))
+            .and_then(|t| state.forward(&t, 0))
+            .and_then(|t| t.squeeze(0))
+            .map_err(inference)?;
+        let mut scores = Vec::with_capacity(targets.len());
+        for (i, &token) in targets.iter().enumerate() {
+            let log_probs = log_softmax(&logits)?;
+            scores.push(log_probs[token as usize]);
+            if i + 1 < targets.len() {
+                let input = Tensor::new(&[token], &Device::Cpu)
+                    .and_then(|t| t.unsqueeze(0))
+                    .map_err(inference)?;
+                logits = state
+                    .forward(&input, prefix_ids.len() + i)
+                    .and_then(|t| t.squeeze(0))
+                    .map_err(inference)?;
+            }
+        }
+        Ok(scores)
+    }
+
     fn generate_here(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
         let started = Instant::now();
         let params = request.params;
@@ -355,6 +415,22 @@ impl LocalModel {
             })
             .collect())
     }
+}
+
+/// The log-softmax of one position's logits, computed in f64 from the f32 values.
+fn log_softmax(logits: &Tensor) -> Result<Vec<f64>, ModelError> {
+    let values: Vec<f32> = logits
+        .to_dtype(candle_core::DType::F32)
+        .and_then(|t| t.flatten_all())
+        .and_then(|t| t.to_vec1())
+        .map_err(inference)?;
+    let largest = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = values
+        .iter()
+        .map(|v| (f64::from(*v) - f64::from(largest)).exp())
+        .sum();
+    let norm = f64::from(largest) + sum.ln();
+    Ok(values.iter().map(|v| f64::from(*v) - norm).collect())
 }
 
 fn inference(source: candle_core::Error) -> ModelError {

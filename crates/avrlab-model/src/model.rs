@@ -292,6 +292,18 @@ pub trait Model: Send + Sync {
     /// Generates up to `request.params.n` samples (exactly n for remote models; a replay or the
     /// baseline may have fewer). Sample `i` of the result is sample index `i`.
     fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError>;
+
+    /// The natural log-probability the model gives each token of `continuation` when it follows
+    /// `prefix` as plain text (no chat template), in the model's own tokens; `None` when the back
+    /// end does not give log-probabilities (the default).
+    fn log_likelihood(
+        &self,
+        prefix: &str,
+        continuation: &str,
+    ) -> Result<Option<Vec<f64>>, ModelError> {
+        let _ = (prefix, continuation);
+        Ok(None)
+    }
 }
 
 /// A boxed model is a model (so that wrappers such as [`crate::Priced`] take any configured one).
@@ -302,5 +314,13 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn generate(&self, request: &Request<'_>) -> Result<Vec<Generation>, ModelError> {
         (**self).generate(request)
+    }
+
+    fn log_likelihood(
+        &self,
+        prefix: &str,
+        continuation: &str,
+    ) -> Result<Option<Vec<f64>>, ModelError> {
+        (**self).log_likelihood(prefix, continuation)
     }
 }

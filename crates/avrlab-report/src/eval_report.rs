@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use avrlab_core::{Differential, Outcome, RunConfig};
+use avrlab_core::{BadMonth, Differential, Month, Outcome, RunConfig};
 use avrlab_stats::{mean_pass_at_k, mean_with_margin, wilson};
 use avrlab_store::{
     AuditLabel, AuditRow, Extraction, GenerationRow, ItemClass, RunMode, Store, StoreError,
@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use crate::completeness::Completeness;
 use crate::cost::CostSummary;
+use crate::cutoff::CutoffSplit;
+use crate::probe_summary::ProbeSummary;
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 
 /// Why a report could not be built.
@@ -22,6 +24,9 @@ pub enum ReportError {
     /// The run does not exist.
     #[error("the store has no run `{0}` (see the run ids printed by eval)")]
     UnknownRun(String),
+    /// The run stores a model cut-off that is not a month.
+    #[error("run `{0}`: its stored model cut-off")]
+    Cutoff(String, #[source] BadMonth),
     /// The run is not an eval run.
     #[error("run `{0}` is a `{1}` run; reports are made for eval runs")]
     NotAnEval(String, String),
@@ -93,6 +98,14 @@ pub struct ModelSummary {
     /// candidates; `None` when the run has no differential result (and then not serialized).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub differential: Option<DifferentialCounts>,
+    /// The scores before and after the model's training cut-off, when one is known (stored with
+    /// the run or given to the report); `None` otherwise (and then not serialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cutoff: Option<CutoffSplit>,
+    /// The memorization probe's scores of the run's model on the run's benchmark, beside its
+    /// score, when `avrlab probe` stored some; `None` otherwise (and then not serialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSummary>,
 }
 
 /// A run's distinct plausible candidates and what differential testing showed of them.
@@ -300,8 +313,25 @@ fn published_agreement(
     Ok(Some(agreement))
 }
 
-/// Builds the report of eval runs `run_ids` (one summary row each).
+/// What a report is asked for beyond the stored runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EvalReportOptions {
+    /// Split every run's scores at this cut-off month, whatever cut-off the run stored.
+    pub model_cutoff: Option<Month>,
+}
+
+/// Builds the report of eval runs `run_ids` (one summary row each), splitting each at the
+/// cut-off its run stored.
 pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport, ReportError> {
+    build_eval_report_with(store, run_ids, EvalReportOptions::default())
+}
+
+/// Builds the report of eval runs `run_ids` (one summary row each) with `options`.
+pub fn build_eval_report_with(
+    store: &Store,
+    run_ids: &[String],
+    options: EvalReportOptions,
+) -> Result<EvalReport, ReportError> {
     let mut models = Vec::new();
     let mut engine_rows = Vec::new();
     let mut engine_outcomes = HashMap::new();
@@ -432,6 +462,29 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
             };
             cells.insert((*task).to_owned(), cell);
         }
+        let cutoff = match options.model_cutoff {
+            Some(month) => Some(month),
+            None => config
+                .model_cutoff
+                .as_deref()
+                .map(|text| {
+                    text.parse::<Month>()
+                        .map_err(|e| ReportError::Cutoff(run_id.clone(), e))
+                })
+                .transpose()?,
+        };
+        let cutoff = match cutoff {
+            Some(month) => {
+                let by_task: BTreeMap<&str, TaskCell> =
+                    cells.iter().map(|(t, c)| (t.as_str(), *c)).collect();
+                Some(CutoffSplit::of(&by_task, &store.task_dates(run_id)?, month))
+            }
+            None => None,
+        };
+        let probe = match &config.model {
+            Some(model) => ProbeSummary::of(&cells, &store.probe_scores(&run.benchmark, model)?),
+            None => None,
+        };
         let plausible_tasks = cells.values().filter(|c| **c != TaskCell::NotFixed).count();
         let correct_tasks = cells.values().filter(|c| **c == TaskCell::Correct).count();
         let interval = wilson(plausible_tasks as u64, tasks.len() as u64, 0.95)
@@ -524,6 +577,8 @@ pub fn build_eval_report(store: &Store, run_ids: &[String]) -> Result<EvalReport
         models.push(ModelSummary {
             published,
             differential,
+            cutoff,
+            probe,
             run_id: run_id.clone(),
             benchmark: benchmark_label(&run.benchmark, config),
             model: config.model.clone().unwrap_or_else(|| "?".to_owned()),

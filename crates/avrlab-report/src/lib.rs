@@ -7,11 +7,13 @@
 
 mod completeness;
 mod cost;
+mod cutoff;
 mod engine_checks;
 mod eval_report;
 pub mod figures;
 mod html;
 mod latex;
+mod probe_summary;
 mod published;
 mod render;
 mod study_report;
@@ -19,13 +21,16 @@ mod svg;
 
 pub use completeness::Completeness;
 pub use cost::CostSummary;
+pub use cutoff::{CUTOFF_MIN_TASKS, CutoffDifference, CutoffSide, CutoffSplit};
 pub use engine_checks::{Disagreement, EngineChecks};
 pub use eval_report::{
-    DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, ModelSummary, ReportError, TaskCell,
-    build_eval_report, differential_cell, has_differential,
+    DIFFERENTIAL_HEADING, DifferentialCounts, EvalReport, EvalReportOptions, ModelSummary,
+    ReportError, TaskCell, build_eval_report, build_eval_report_with, differential_cell,
+    has_differential,
 };
 pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};
+pub use probe_summary::ProbeSummary;
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
 pub use study_report::{

@@ -104,6 +104,34 @@ fn markdown(report: &EvalReport) -> String {
     for line in report.completeness_lines() {
         let _ = writeln!(out, "- {line}");
     }
+    let split: Vec<_> = report
+        .models
+        .iter()
+        .filter_map(|m| m.cutoff.as_ref().map(|c| (m, c)))
+        .collect();
+    if !split.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nBefore and after the model's training cut-off (tasks by the month their fix was committed):"
+        );
+        for (m, c) in split {
+            let _ = writeln!(out, "- {}: {}", m.run_id, c.line());
+        }
+    }
+    let probed: Vec<_> = report
+        .models
+        .iter()
+        .filter_map(|m| m.probe.as_ref().map(|p| (m, p)))
+        .collect();
+    if !probed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nMemorization probe (`avrlab probe` of the run's model on its benchmark):"
+        );
+        for (m, p) in probed {
+            let _ = writeln!(out, "- {}: {}", m.run_id, p.line());
+        }
+    }
     let _ = writeln!(out, "\nCost (samples the model was heard on):");
     for line in report.cost_lines() {
         let _ = writeln!(out, "- {line}");

@@ -167,6 +167,10 @@ pub struct StudyReport {
     /// Table 6: per model, per variant: (correct, plausible, tasks).
     pub variants: Vec<String>,
     pub per_variant: BTreeMap<String, Vec<(usize, usize, usize)>>,
+    /// Beside Table 6: per model with a training cut-off stored with its cells, the original
+    /// tasks fixed after that cut-off: (cut-off, (correct, plausible, tasks)).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub after_cutoff: BTreeMap<String, (String, (usize, usize, usize))>,
     pub reviewers: Vec<ReviewerMatrix>,
     /// Each auditor of the study's candidates against differential testing (empty without
     /// differential results or audits; then not serialized).
@@ -487,6 +491,65 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         per_variant.insert(model.clone(), row);
     }
 
+    // Beside Table 6: the original tasks each model could not have seen fixed, by the cut-off
+    // stored with its cells and the task dates stored with their runs.
+    let mut after_cutoff = BTreeMap::new();
+    let original = if variants.iter().any(|v| v == "original") {
+        "original"
+    } else {
+        variants.first().map_or("", String::as_str)
+    };
+    for model in &models_order {
+        let cells: Vec<&CellData> = data
+            .iter()
+            .filter(|d| {
+                d.cell.fl_offset == 0 && &d.cell.model == model && d.cell.variant == original
+            })
+            .collect();
+        let mut cutoff = None;
+        let mut fixed_in: BTreeMap<String, Option<avrlab_core::Month>> = BTreeMap::new();
+        for d in &cells {
+            if cutoff.is_none() {
+                cutoff = store
+                    .run(&d.cell.run_id)?
+                    .and_then(|run| run.config.model_cutoff)
+                    .and_then(|text| text.parse::<avrlab_core::Month>().ok());
+            }
+            for row in store.task_dates(&d.cell.run_id)? {
+                let month = avrlab_core::fix_month(
+                    row.fix_committed.as_deref(),
+                    row.fix_authored.as_deref(),
+                );
+                fixed_in.insert(row.task, month);
+            }
+        }
+        let Some(cutoff) = cutoff else { continue };
+        let after: Vec<&(bool, bool)> = fixed
+            .iter()
+            .filter(|((m, v, task), _)| {
+                m == model
+                    && v == original
+                    && fixed_in
+                        .get(task)
+                        .copied()
+                        .flatten()
+                        .is_some_and(|f| f > cutoff)
+            })
+            .map(|(_, f)| f)
+            .collect();
+        after_cutoff.insert(
+            model.clone(),
+            (
+                cutoff.to_string(),
+                (
+                    after.iter().filter(|f| f.1).count(),
+                    after.iter().filter(|f| f.0).count(),
+                    after.len(),
+                ),
+            ),
+        );
+    }
+
     // The reviewer against the tests, over every candidate of every cell, the Plausible ones
     // split by differential testing's verdict where there is one; and each auditor against
     // differential testing.
@@ -595,6 +658,7 @@ pub fn build_study_report(store: &Store, study_id: &str) -> Result<StudyReport, 
         per_cwe,
         variants,
         per_variant,
+        after_cutoff,
         reviewers,
         auditors,
     })
@@ -912,18 +976,29 @@ fn study_markdown(report: &StudyReport, with_table_4: bool) -> String {
         }
         out.push('\n');
     }
-    if report.variants.len() > 1 {
+    let cutoff = !report.after_cutoff.is_empty();
+    if report.variants.len() > 1 || cutoff {
         let _ = writeln!(
             out,
             "## Table 6: original and transformed variants (correct / plausible / tasks, offset 0)\n"
         );
-        let _ = writeln!(out, "| model | {} |", report.variants.join(" | "));
-        let _ = writeln!(out, "|---|{}", "---:|".repeat(report.variants.len()));
+        let mut headings = report.variants.clone();
+        if cutoff {
+            headings.push("original, fixed after the model's cut-off".into());
+        }
+        let _ = writeln!(out, "| model | {} |", headings.join(" | "));
+        let _ = writeln!(out, "|---|{}", "---:|".repeat(headings.len()));
         for (model, row) in &report.per_variant {
-            let cells: Vec<String> = row
+            let mut cells: Vec<String> = row
                 .iter()
                 .map(|(c, p, t)| format!("{c} / {p} / {t}"))
                 .collect();
+            if cutoff {
+                cells.push(match report.after_cutoff.get(model) {
+                    Some((month, (c, p, t))) => format!("{c} / {p} / {t} (after {month})"),
+                    None => "no cut-off".into(),
+                });
+            }
             let _ = writeln!(out, "| {model} | {} |", cells.join(" | "));
         }
         out.push('\n');
@@ -966,6 +1041,7 @@ mod tests {
             }],
             variants: vec!["original".into(), "rename".into()],
             per_variant: BTreeMap::from([(model, vec![(0, 1, 2), (0, 0, 2)])]),
+            after_cutoff: BTreeMap::new(),
             reviewers: Vec::new(),
             auditors: Vec::new(),
         }
@@ -974,6 +1050,14 @@ mod tests {
     /// One cell: four plausible candidates (two divergent, two not) and one failing one, each
     /// reviewed, the plausible ones audited by `ana`.
     fn store_with_a_reviewed_cell(dir: &std::path::Path) -> Store {
+        store_with_a_reviewed_cell_of(
+            dir,
+            r#"{"model":"m","format":"chat-p1","samples":5,"runs":1,"fl_offset":0}"#,
+        )
+    }
+
+    /// The store of one study cell, whose run is registered with `config` (JSON).
+    fn store_with_a_reviewed_cell_of(dir: &std::path::Path, config: &str) -> Store {
         use avrlab_store::{
             Correctness, Extraction, GenerationRow, NewCandidate, NewRun, ReviewRow, RunMode,
             StudyRow, VerdictRow,
@@ -999,10 +1083,7 @@ mod tests {
             benchmark: "demo".into(),
             mode: RunMode::Eval,
             input_hash: "h".into(),
-            config: avrlab_core::RunConfig::parse(
-                r#"{"model":"m","format":"chat-p1","samples":5,"runs":1,"fl_offset":0}"#,
-            )
-            .unwrap(),
+            config: avrlab_core::RunConfig::parse(config).unwrap(),
         };
         store.create_run(&run, &[]).unwrap();
         let ids = ["p1", "p2", "p3", "p4", "f1"];
@@ -1101,6 +1182,39 @@ mod tests {
         .collect();
         store.record_audits("c0", &audits).unwrap();
         store
+    }
+
+    #[test]
+    fn table_6_shows_the_original_tasks_fixed_after_the_models_cut_off_beside_the_variants() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_a_reviewed_cell_of(
+            dir.path(),
+            r#"{"model":"m","format":"chat-p1","samples":5,"runs":1,"fl_offset":0,"model_cutoff":"2024-06"}"#,
+        );
+        let dates = avrlab_store::TaskDatesRow {
+            task: "t".into(),
+            fix_committed: Some("2026-11-29T17:48:13+00:00".into()),
+            ..Default::default()
+        };
+        store.record_task_dates("c0", &[dates]).unwrap();
+        let report = build_study_report(&store, "s").unwrap();
+        assert_eq!(
+            report.after_cutoff.get("m"),
+            Some(&("2024-06".to_owned(), (0, 1, 1)))
+        );
+        let text = render_study(&report, ReportFormat::Markdown);
+        assert!(
+            text.contains("| model | original | original, fixed after the model's cut-off |\n")
+                && text.contains("| m | 0 / 1 / 1 | 0 / 1 / 1 (after 2024-06) |"),
+            "{text}"
+        );
+        // A cut-off after the fix: no original task is beyond it.
+        let later = store_with_a_reviewed_cell_of(
+            &dir.path().join("later"),
+            r#"{"model":"m","format":"chat-p1","samples":5,"runs":1,"fl_offset":0,"model_cutoff":"2026-11"}"#,
+        );
+        let report = build_study_report(&later, "s").unwrap();
+        assert_eq!(report.after_cutoff["m"].1, (0, 0, 0));
     }
 
     #[test]

@@ -50,6 +50,8 @@ fn summary(
         disputed: 0,
         published: None,
         differential: None,
+        cutoff: None,
+        probe: None,
         completeness: Completeness {
             registered: 6,
             judged: 5,
@@ -356,6 +358,7 @@ fn a_study_page_plots_the_offsets_of_all_its_cells_though_its_table_4_has_offset
         per_cwe: Vec::new(),
         variants: vec!["original".into()],
         per_variant: BTreeMap::new(),
+        after_cutoff: BTreeMap::new(),
         reviewers: Vec::new(),
         auditors: Vec::new(),
     };

@@ -900,6 +900,8 @@ fn feature_manifest(
                 statement.describe()
             )],
         }),
+        // The feature is carved from the repair task's fix: its dates are that fix's.
+        dates: task.dates.clone(),
         feature: Some(avrlab_bench::FeatureFile {
             problem_statement_source: Some(statement.source.as_string()),
             ..avrlab_bench::FeatureFile::standard(expected)

@@ -779,6 +779,7 @@ pub fn execute(
         };
         run_id = create_run(store, &request, &run, &new_candidates(&request.planned))?;
     }
+    record_task_dates(store, &run_id, tasks.iter().copied())?;
     let workshop = Workshop {
         prepared: &prepared,
         oracle,
@@ -850,6 +851,24 @@ pub fn register_eval_run(
         config: request.config.clone(),
     };
     Ok(create_run(store, &request, &run, &[])?)
+}
+
+/// Stores the dates of a run's tasks with the run, so that its reports can split scores at a
+/// model's training cut-off without the benchmark at hand.
+pub fn record_task_dates<'a>(
+    store: &mut Store,
+    run_id: &str,
+    tasks: impl Iterator<Item = &'a Task>,
+) -> Result<(), StoreError> {
+    let rows: Vec<avrlab_store::TaskDatesRow> = tasks
+        .map(|task| avrlab_store::TaskDatesRow {
+            task: task.id.clone(),
+            fix_authored: task.dates.fix_authored.clone(),
+            fix_committed: task.dates.fix_committed.clone(),
+            cve_published: task.dates.cve_published.clone(),
+        })
+        .collect();
+    store.record_task_dates(run_id, &rows)
 }
 
 /// Each task's CWE numbers, as a run's configuration keeps them for the reports.

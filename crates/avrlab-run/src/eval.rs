@@ -45,6 +45,9 @@ pub struct EvalSpec {
     /// What one sample may cost (`max_cost_per_sample`): an answer that cost more is the model's
     /// failure (`OverCostCap`) and is not validated.
     pub max_cost_per_sample: Option<f64>,
+    /// The model's training cut-off month, from `avrlab.toml` or `--model-cutoff` (stored with the
+    /// run; its reports split scores at it).
+    pub model_cutoff: Option<avrlab_core::Month>,
 }
 
 /// Why an eval stopped.
@@ -352,6 +355,7 @@ impl GenerationSource for AskedModel<'_> {
             cwe: task_cwes(benchmark.tasks.iter()),
             shard: self.shard,
             price: spec.price.clone(),
+            model_cutoff: spec.model_cutoff.map(|m| m.to_string()),
             ..RunConfig::default()
         };
         Ok((hash, config))
@@ -926,6 +930,7 @@ mod tests {
                 concurrency: 1,
                 price: None,
                 max_cost_per_sample: None,
+                model_cutoff: None,
             },
             run_id: Some("e1".into()),
             resume: false,
@@ -1075,6 +1080,7 @@ mod tests {
                 concurrency: 3,
                 price: None,
                 max_cost_per_sample: None,
+                model_cutoff: None,
             },
             run_id: Some("c1".into()),
             resume,
@@ -1376,6 +1382,7 @@ mod tests {
                 concurrency: 1,
                 price: None,
                 max_cost_per_sample: None,
+                model_cutoff: None,
             },
             run_id: Some("k1".into()),
             resume,

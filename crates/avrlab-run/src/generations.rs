@@ -80,6 +80,8 @@ pub fn run_generations<S: GenerationSource>(
         hash,
         run_config,
     )?;
+    crate::engine::record_task_dates(store, &run_id, source.tasks().into_iter())
+        .map_err(EngineError::from)?;
     source.store_generations(store, &run_id, &prepared, progress)?;
     clock.lap(source.stage());
     let run = StoredRun {

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use avrlab_bench::{
     BuildSpec, BuildSystem, BuildTargets, DatasetKind, DatasetRow, DeclaredRoots, HunkLine,
     JavaSource, Localization, LocationLookup, ManifestProject, MethodSpan, Patch, Provenance,
-    RefusalKind, RegressionTests, RowBuild, RowRefusal, SourceRole, Task, TaskKind, TaskManifest,
-    TestName, VulLocation, VulnerableFile, choose_localization, dataset_location,
+    RefusalKind, RegressionTests, RowBuild, RowRefusal, SourceRole, Task, TaskDates, TaskKind,
+    TaskManifest, TestName, VulLocation, VulnerableFile, choose_localization, dataset_location,
 };
 use avrlab_exec::{GitError, Repository, mirror_path};
 
@@ -307,6 +307,7 @@ fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> Row
             row.commit
         ));
     }
+    let (fix_authored, fix_committed) = repo.commit_dates(&commit).map_err(git_bad)?;
     let parents = repo.parents(&commit).map_err(git_bad)?;
     let parent = parents
         .first()
@@ -467,6 +468,12 @@ fn build_task(config: &ImportConfig, row: &DatasetRow, repo: &Repository) -> Row
             localization: Some(choice.source),
             notes,
         }),
+        // Neither Vul4J nor VJBench states when a CVE was published: that date stays empty.
+        dates: TaskDates {
+            fix_authored: Some(fix_authored),
+            fix_committed: Some(fix_committed),
+            cve_published: None,
+        },
         feature: None,
     };
     write_task_folder(&config.out, &row.task_id, &manifest.to_toml(), &diff_text)

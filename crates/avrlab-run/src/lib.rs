@@ -19,6 +19,7 @@ pub mod merge;
 pub mod method;
 pub mod models;
 pub mod mutants;
+pub mod probe;
 pub mod progress;
 pub mod reference_check;
 pub mod replay;

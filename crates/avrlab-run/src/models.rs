@@ -12,6 +12,8 @@
 //! timeout_seconds = 120
 //! max_context_tokens = 8192          # optional, informational
 //! max_cost_per_sample = 0.05         # optional: a sample that cost more is the model's failure
+//! cutoff = "2024-06"                 # optional: the month its training data ends, as its maker
+//!                                    # states it; reports split scores at it
 //!
 //! [models.smollm-server.price]       # optional: what its tokens cost, as the provider listed it
 //! input_usd_per_million = 0.15       # dollars per million prompt tokens
@@ -40,7 +42,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use avrlab_core::ModelPrice;
+use avrlab_core::{ModelPrice, Month};
 use avrlab_model::{
     BaselineModel, CommandMode, CommandModel, CommandModelConfig, LocalModel, Model, ModelError,
     OpenAiClient, OpenAiConfig, Priced, ReplayModel,
@@ -88,6 +90,9 @@ pub struct ModelConfig {
     /// What one sample may cost in dollars: an answer that cost more is the model's failure; a
     /// `command` model's program gets it in `AVRLAB_MAX_COST_USD`.
     pub max_cost_per_sample: Option<f64>,
+    /// The month the model's training data ends (`cutoff = "YYYY-MM"`), as its maker states it:
+    /// reports split the model's scores into tasks fixed in or before that month and after it.
+    pub cutoff: Option<Month>,
 }
 
 /// The kinds of model avrlab can drive.
@@ -177,6 +182,7 @@ impl ConfigFile {
             read_only: None,
             price: None,
             max_cost_per_sample: None,
+            cutoff: None,
         };
         match name {
             "local" => Ok(builtin(Backend::Local)),

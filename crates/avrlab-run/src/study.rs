@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::Shard;
+use avrlab_core::{Month, Shard};
 use avrlab_exec::SandboxKind;
 use avrlab_model::{Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, VulnerableMethod};
@@ -59,6 +59,10 @@ pub struct StudyFile {
     pub reviewer: Option<ReviewerEntry>,
     #[serde(default)]
     pub report: ReportSettings,
+    /// Run the memorization probe (`avrlab probe`) of every generator model on every original
+    /// benchmark of the study, so that its report shows the probe beside each score.
+    #[serde(default)]
+    pub probe: bool,
 }
 
 fn default_offsets() -> Vec<i64> {
@@ -110,6 +114,9 @@ pub struct ModelEntry {
     /// The model's folder in published generations (`Model_patches/model_output/<published>`),
     /// read instead of asking the model when the study runs with `--replay`.
     pub published: Option<String>,
+    /// The model's training cut-off (`YYYY-MM`) for this study, instead of its `cutoff` in
+    /// avrlab.toml: every cell's scores are split at it.
+    pub cutoff: Option<String>,
 }
 
 /// The reviewer model.
@@ -259,6 +266,12 @@ pub struct Plan {
     /// replay cannot read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
+    /// The training cut-offs the study file gives, by model (they override avrlab.toml's).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub cutoffs: BTreeMap<String, Month>,
+    /// Whether the study runs the memorization probe.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub probe: bool,
 }
 
 impl Plan {
@@ -562,6 +575,7 @@ pub fn resolve_plan(
                         name: name.clone(),
                         formats: Vec::new(),
                         published: None,
+                        cutoff: None,
                     })
             })
             .collect();
@@ -656,6 +670,15 @@ pub fn resolve_plan(
             .check(&reviewer.model)
             .map_err(|message| invalid("reviewer.model", message))?;
     }
+    let mut cutoffs = BTreeMap::new();
+    for entry in &model_entries {
+        if let Some(text) = &entry.cutoff {
+            let month: Month = text
+                .parse()
+                .map_err(|e: avrlab_core::BadMonth| invalid("models.cutoff", e.to_string()))?;
+            cutoffs.insert(entry.name.clone(), month);
+        }
+    }
     let plan = Plan {
         name,
         benchmarks: planned,
@@ -670,6 +693,8 @@ pub fn resolve_plan(
         report: file.report.clone(),
         replay: overrides.replay.clone(),
         left_out,
+        cutoffs,
+        probe: file.probe,
     };
     if plan.cells.is_empty() {
         return Err(invalid(
@@ -835,6 +860,14 @@ impl Model for SharedModel {
     fn generate(&self, request: &Request<'_>) -> Result<Vec<avrlab_model::Generation>, ModelError> {
         self.0.generate(request)
     }
+
+    fn log_likelihood(
+        &self,
+        prefix: &str,
+        continuation: &str,
+    ) -> Result<Option<Vec<f64>>, ModelError> {
+        self.0.log_likelihood(prefix, continuation)
+    }
 }
 
 /// Why a study stopped.
@@ -843,6 +876,13 @@ pub enum StudyError {
     /// The store already holds this study with another plan, or holds it and no resume was asked.
     #[error("{0}")]
     Conflict(String),
+    /// The memorization probe failed on a task.
+    #[error("the memorization probe of model {model}")]
+    Probe {
+        model: String,
+        #[source]
+        source: Box<crate::probe::ProbeError>,
+    },
     /// An eval cell failed.
     #[error("cell {run_id}")]
     Eval {
@@ -890,8 +930,8 @@ pub struct StudyModels {
     pub models: HashMap<String, Arc<dyn Model>>,
     /// Prompts asked at a time, per model (its `concurrency`; 1 where absent).
     pub concurrency: HashMap<String, usize>,
-    /// Each model's price and cost cap per sample, where its configuration gives them.
-    pub costs: HashMap<String, (Option<avrlab_core::ModelPrice>, Option<f64>)>,
+    /// Each model's configuration: its price, cost cap per sample and cut-off, where given.
+    pub configs: HashMap<String, crate::models::ModelConfig>,
     pub cache: PathBuf,
 }
 
@@ -920,22 +960,19 @@ impl StudyModels {
         names.dedup();
         let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
         let mut concurrency: HashMap<String, usize> = HashMap::new();
-        let mut costs = HashMap::new();
+        let mut model_configs = HashMap::new();
         for name in names {
             progress.message(&format!("loading model `{name}`"));
             let model_config = configs.model(name, config_path)?;
             let model = build_model(name, &model_config, config_path, sandbox)?;
             models.insert(name.to_owned(), Arc::from(model));
             concurrency.insert(name.to_owned(), model_config.concurrency.unwrap_or(1));
-            costs.insert(
-                name.to_owned(),
-                (model_config.price.clone(), model_config.max_cost_per_sample),
-            );
+            model_configs.insert(name.to_owned(), model_config);
         }
         Ok(Self {
             models,
             concurrency,
-            costs,
+            configs: model_configs,
             cache,
         })
     }
@@ -1145,8 +1182,19 @@ pub fn execute_study(
                         max_tokens: plan.max_tokens,
                         seed: plan.seed,
                         concurrency: models.concurrency.get(&cell.model).copied().unwrap_or(1),
-                        price: models.costs.get(&cell.model).and_then(|c| c.0.clone()),
-                        max_cost_per_sample: models.costs.get(&cell.model).and_then(|c| c.1),
+                        price: models
+                            .configs
+                            .get(&cell.model)
+                            .and_then(|c| c.price.clone()),
+                        max_cost_per_sample: models
+                            .configs
+                            .get(&cell.model)
+                            .and_then(|c| c.max_cost_per_sample),
+                        model_cutoff: plan
+                            .cutoffs
+                            .get(&cell.model)
+                            .copied()
+                            .or_else(|| models.configs.get(&cell.model).and_then(|c| c.cutoff)),
                     },
                     run_id: Some(cell.run_id.clone()),
                     resume: existing.is_some(),
@@ -1198,11 +1246,72 @@ pub fn execute_study(
             outcome.cells_already_done += 1;
         }
     }
+    if plan.probe {
+        probe_models(store, plan, benchmarks, models, config, progress)?;
+    }
     outcome.reused_validations = oracle.reused();
     if outcome.unprepared.is_empty() {
         store.finish_study(&plan.name)?;
     }
     Ok(outcome)
+}
+
+/// The memorization probe of each generator model on each original benchmark of the plan (a
+/// transformed variant's fix is the original's, renamed or restructured: the probe of the
+/// original is the one that tells). Scores already stored are kept, so a resumed study does
+/// not probe again.
+fn probe_models(
+    store: &mut Store,
+    plan: &Plan,
+    benchmarks: &[Benchmark],
+    models: &StudyModels,
+    config: &EngineConfig,
+    progress: &dyn Progress,
+) -> Result<(), StudyError> {
+    let mut seen = Vec::new();
+    for cell in plan.cells.iter().filter(|c| c.published.is_none()) {
+        let planned = &plan.benchmarks[cell.benchmark];
+        let key = (cell.model.clone(), planned.name.clone());
+        if planned.variant != "original" || seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let benchmark = &benchmarks[cell.benchmark];
+        let done: Vec<String> = store
+            .probe_scores(&benchmark.name, &cell.model)?
+            .into_iter()
+            .map(|r| r.task)
+            .collect();
+        let probe_config = crate::probe::ProbeConfig {
+            model_name: cell.model.clone(),
+            lines: 5,
+            context_lines: 120,
+            max_tokens: 160,
+            rename_seed: 1,
+            scratch: crate::probe::default_scratch(),
+            mirrors: config.validator.mirrors.clone(),
+        };
+        let model = SharedModel(models.models[&cell.model].clone());
+        let mut rows = Vec::new();
+        for task in benchmark.tasks.iter().filter(|t| !done.contains(&t.id)) {
+            progress.message(&format!("probing {} with {}", task.id, cell.model));
+            let row = crate::probe::probe_task(task, &benchmark.name, &model, &probe_config)
+                .map_err(|source| StudyError::Probe {
+                    model: cell.model.clone(),
+                    source: Box::new(source),
+                });
+            match row {
+                Ok(row) => rows.push(row),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&probe_config.scratch);
+                    return Err(e);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&probe_config.scratch);
+        store.record_probe_scores(&rows)?;
+    }
+    Ok(())
 }
 
 /// Each task's vulnerable method, for the reviewer's prompt (tasks that have none are skipped:

@@ -155,6 +155,8 @@ fn files_of(record: &SusVibesRecord, id: &str) -> Result<Vec<(String, String)>, 
             localization: None,
             notes,
         }),
+        // SusVibes records carry no dates.
+        dates: avrlab_bench::TaskDates::default(),
         feature: Some(feature.clone()),
     };
     let name = |p: &Path| p.to_string_lossy().into_owned();

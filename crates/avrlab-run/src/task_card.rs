@@ -63,6 +63,18 @@ pub fn task_card(task: &Task) -> String {
         ProjectSource::Folder(f) => writeln!(out, "project:     {}", f.display()),
         ProjectSource::Git { url, commit } => writeln!(out, "project:     {url} @ {commit}"),
     };
+    let unknown = "unknown";
+    let _ = writeln!(
+        out,
+        "fixed:       authored {}, committed {}",
+        task.dates.fix_authored.as_deref().unwrap_or(unknown),
+        task.dates.fix_committed.as_deref().unwrap_or(unknown)
+    );
+    let _ = writeln!(
+        out,
+        "published:   {}",
+        task.dates.cve_published.as_deref().unwrap_or(unknown)
+    );
     let _ = writeln!(out, "build:       {build}, JDK {}", task.build.jdk);
     let _ = writeln!(out, "pov tests:   {}", names(&task.oracle.pov_tests));
     let _ = match &task.oracle.regression_tests {

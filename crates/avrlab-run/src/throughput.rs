@@ -314,6 +314,7 @@ pub fn measure_eval(
         concurrency: 1,
         price: None,
         max_cost_per_sample: None,
+        model_cutoff: None,
     };
     let request = EvalRequest {
         benchmark,

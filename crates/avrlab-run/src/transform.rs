@@ -350,6 +350,8 @@ fn task_manifest(input: &TaskInput, new_id: &str, rewrite: &Rewrite) -> TaskMani
         reference: Some(PathBuf::from("reference.diff")),
         editable: Some(task.policy.editable().iter().map(moved).collect()),
         provenance: None,
+        // The same fix, renamed: it was made when the original's was.
+        dates: task.dates.clone(),
         feature: None,
     }
 }

@@ -26,7 +26,7 @@ const EPSILON: f64 = 1e-16;
 const TINY: f64 = 1e-300;
 
 /// `ln Γ(x)` for `x > 0`.
-fn ln_gamma(x: f64) -> f64 {
+pub(crate) fn ln_gamma(x: f64) -> f64 {
     if x < 0.5 {
         // Reflection: Γ(x) Γ(1-x) = π / sin(πx).
         let pi = std::f64::consts::PI;

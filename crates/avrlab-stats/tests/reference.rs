@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use avrlab_stats::{
-    agresti_coull, cohen_kappa, mcnemar_exact, mean_with_margin, normal_cdf, normal_quantile,
-    paired_tost, pass_at_k, student_t_cdf, student_t_quantile, wilson,
+    agresti_coull, cohen_kappa, fisher_exact, mcnemar_exact, mean_with_margin, normal_cdf,
+    normal_quantile, paired_tost, pass_at_k, student_t_cdf, student_t_quantile, wilson,
 };
 use serde::Deserialize;
 
@@ -26,6 +26,15 @@ struct Reference {
     mcnemar_exact: Vec<McNemarCase>,
     paired_tost: Vec<TostCase>,
     cohen_kappa: Vec<KappaCase>,
+    fisher_exact: Vec<FisherCase>,
+}
+
+#[derive(Deserialize)]
+struct FisherCase {
+    table: [[u64; 2]; 2],
+    p_value: f64,
+    odds_ratio: Option<f64>,
+    odds_ratio_kind: String,
 }
 
 #[derive(Deserialize)]
@@ -280,4 +289,23 @@ fn cohen_kappa_matches_statsmodels() {
         check.absolute(format!("{what} high"), got.interval.1, case.interval.1);
     }
     check.finish(40);
+}
+
+#[test]
+fn fisher_exact_matches_scipy() {
+    let reference = reference();
+    let mut check = Checker::default();
+    for case in &reference.fisher_exact {
+        let [[a, b], [c, d]] = case.table;
+        let got = fisher_exact(a, b, c, d);
+        let what = format!("fisher_exact({:?})", case.table);
+        check.absolute(format!("{what} p"), got.p_value, case.p_value);
+        match (case.odds_ratio_kind.as_str(), case.odds_ratio) {
+            ("finite", Some(odds)) => check.relative(format!("{what} odds"), got.odds_ratio, odds),
+            ("inf", None) => assert!(got.odds_ratio.is_infinite(), "{what}: {got:?}"),
+            ("nan", None) => assert!(got.odds_ratio.is_nan(), "{what}: {got:?}"),
+            other => panic!("{what}: unexpected odds ratio {other:?} in the fixture"),
+        }
+    }
+    check.finish(16);
 }

@@ -16,6 +16,7 @@ pub use differential::{ChangedLines, DifferentialRow, WitnessRow};
 pub use merge::{MergeError, Merged};
 pub use store::{
     AuditRow, CandidateRow, EngineRow, FeatureScoreRow, GenerationRow, NewCandidate, NewRun,
-    PhaseRow, RunInfo, Store, StoreError, TestRow, VerdictRow, VerdictSummary,
+    PhaseRow, ProbeScoreRow, RunInfo, Store, StoreError, TaskDatesRow, TestRow, VerdictRow,
+    VerdictSummary,
 };
 pub use study::{ReviewRow, StudyCellRow, StudyRow};

@@ -65,13 +65,14 @@ pub struct Merged {
 const WITH_VERDICT: [&str; 4] = ["phases", "test_results", "engines", "feature_scores"];
 
 /// Rows keyed by their own primary key: copied unless already present.
-const KEYED: [&str; 6] = [
+const KEYED: [&str; 7] = [
     "generations",
     "generation_attempts",
     "verdict_attempts",
     "reviews",
     "audits",
     "differential",
+    "task_dates",
 ];
 
 impl Store {

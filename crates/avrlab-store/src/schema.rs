@@ -22,11 +22,13 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V10_ITEM_CLASSES),
         M::up(V11_GENERATION_COST),
         M::up(V12_VERDICT_CLASSES),
+        M::up(V13_TASK_DATES),
+        M::up(V14_PROBE_SCORES),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 12;
+pub(crate) const SCHEMA_VERSION: i64 = 14;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -300,5 +302,48 @@ CREATE TABLE verdict_attempts (
     tests          TEXT NOT NULL,
     superseded_at  TEXT NOT NULL,
     PRIMARY KEY (run_id, candidate_id, attempt)
+);
+"#;
+
+/// Version 13: each task's dates as the run saw them (the fix commit's author and committer
+/// dates, the CVE's publication date; NULL where the task does not know), so a report can split
+/// a run's scores at a model's training cut-off from the store alone.
+const V13_TASK_DATES: &str = r#"
+CREATE TABLE task_dates (
+    run_id         TEXT NOT NULL REFERENCES runs(id),
+    task           TEXT NOT NULL,
+    fix_authored   TEXT,
+    fix_committed  TEXT,
+    cve_published  TEXT,
+    PRIMARY KEY (run_id, task)
+);
+"#;
+
+/// Version 14: the memorization probe's score of each task for each model (`avrlab probe`): how
+/// many of the lines and whitespace-separated tokens after the fix's first changed line the
+/// model's greedy continuation reproduced of the fixed file and of the vulnerable one, whether
+/// it reproduced the whole window of the fix, and, where the back end gives log-probabilities,
+/// the fix window's mean token log-likelihood as it is and under the task's renaming. A task
+/// probed again replaces its row.
+const V14_PROBE_SCORES: &str = r#"
+CREATE TABLE probe_scores (
+    benchmark                TEXT NOT NULL,
+    model                    TEXT NOT NULL,
+    task                     TEXT NOT NULL,
+    probed_at                TEXT NOT NULL,
+    file                     TEXT NOT NULL,
+    line                     INTEGER NOT NULL,
+    lines_compared           INTEGER NOT NULL,
+    fix_lines                INTEGER NOT NULL,
+    vulnerable_lines         INTEGER NOT NULL,
+    tokens_compared          INTEGER NOT NULL,
+    fix_tokens               INTEGER NOT NULL,
+    vulnerable_tokens        INTEGER NOT NULL,
+    memorized                INTEGER NOT NULL,
+    fix_log_likelihood       REAL,
+    renamed_log_likelihood   REAL,
+    continuation             TEXT NOT NULL,
+    note                     TEXT NOT NULL,
+    PRIMARY KEY (benchmark, model, task)
 );
 "#;

@@ -193,6 +193,48 @@ pub struct TestRow {
     pub message: String,
 }
 
+/// A task's dates as a run stored them: ISO 8601 dates or date-times, `None` where unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskDatesRow {
+    pub task: String,
+    /// The fix commit's author date.
+    pub fix_authored: Option<String>,
+    /// The fix commit's committer date.
+    pub fix_committed: Option<String>,
+    /// The CVE's publication date.
+    pub cve_published: Option<String>,
+}
+
+/// The memorization probe's score of one task for one model (see `avrlab probe`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeScoreRow {
+    pub benchmark: String,
+    pub model: String,
+    pub task: String,
+    /// The file probed and the (1-based) line of the fix's first change in it.
+    pub file: String,
+    pub line: u32,
+    /// The window compared: lines of the fixed file from that line on, and their tokens.
+    pub lines_compared: u32,
+    pub tokens_compared: u32,
+    /// Leading lines and tokens of the continuation equal to the fixed file's.
+    pub fix_lines: u32,
+    pub fix_tokens: u32,
+    /// Leading lines and tokens of the continuation equal to the vulnerable file's.
+    pub vulnerable_lines: u32,
+    pub vulnerable_tokens: u32,
+    /// Whether the continuation reproduced the whole window of the fix.
+    pub memorized: bool,
+    /// The fix window's mean token log-likelihood, as it is and under the task's renaming;
+    /// `None` where the back end gives no log-probabilities (or the renaming did not apply).
+    pub fix_log_likelihood: Option<f64>,
+    pub renamed_log_likelihood: Option<f64>,
+    /// What the model wrote.
+    pub continuation: String,
+    /// Why a measure is missing, or empty.
+    pub note: String,
+}
+
 /// One auditor's label of one candidate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditRow {
@@ -971,6 +1013,139 @@ impl Store {
         tx.commit().map_err(sqlite)
     }
 
+    /// Stores probe scores, each replacing the earlier score of its benchmark, model and task.
+    pub fn record_probe_scores(&mut self, rows: &[ProbeScoreRow]) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT OR REPLACE INTO probe_scores
+                         (benchmark, model, task, probed_at, file, line, lines_compared,
+                          fix_lines, vulnerable_lines, tokens_compared, fix_tokens,
+                          vulnerable_tokens, memorized, fix_log_likelihood,
+                          renamed_log_likelihood, continuation, note)
+                     VALUES (?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?4, ?5, ?6, ?7,
+                             ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                )
+                .map_err(sqlite)?;
+            for row in rows {
+                insert
+                    .execute(params![
+                        row.benchmark,
+                        row.model,
+                        row.task,
+                        row.file,
+                        row.line,
+                        row.lines_compared,
+                        row.fix_lines,
+                        row.vulnerable_lines,
+                        row.tokens_compared,
+                        row.fix_tokens,
+                        row.vulnerable_tokens,
+                        row.memorized,
+                        row.fix_log_likelihood,
+                        row.renamed_log_likelihood,
+                        row.continuation,
+                        row.note
+                    ])
+                    .map_err(sqlite)?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    /// The stored probe scores of `model` on `benchmark`, by task.
+    pub fn probe_scores(
+        &self,
+        benchmark: &str,
+        model: &str,
+    ) -> Result<Vec<ProbeScoreRow>, StoreError> {
+        self.all_rows(
+            "SELECT benchmark, model, task, file, line, lines_compared, tokens_compared,
+                    fix_lines, fix_tokens, vulnerable_lines, vulnerable_tokens, memorized,
+                    fix_log_likelihood, renamed_log_likelihood, continuation, note
+             FROM probe_scores WHERE benchmark = ?1 AND model = ?2 ORDER BY task",
+            [benchmark, model],
+            |r| {
+                Ok(ProbeScoreRow {
+                    benchmark: r.get(0)?,
+                    model: r.get(1)?,
+                    task: r.get(2)?,
+                    file: r.get(3)?,
+                    line: r.get(4)?,
+                    lines_compared: r.get(5)?,
+                    tokens_compared: r.get(6)?,
+                    fix_lines: r.get(7)?,
+                    fix_tokens: r.get(8)?,
+                    vulnerable_lines: r.get(9)?,
+                    vulnerable_tokens: r.get(10)?,
+                    memorized: r.get(11)?,
+                    fix_log_likelihood: r.get(12)?,
+                    renamed_log_likelihood: r.get(13)?,
+                    continuation: r.get(14)?,
+                    note: r.get(15)?,
+                })
+            },
+        )
+    }
+
+    /// Records the dates of the tasks of run `run_id` (a task's new dates replace its old ones).
+    pub fn record_task_dates(
+        &mut self,
+        run_id: &str,
+        dates: &[TaskDatesRow],
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT OR REPLACE INTO task_dates
+                         (run_id, task, fix_authored, fix_committed, cve_published)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(sqlite)?;
+            for row in dates {
+                insert
+                    .execute(params![
+                        run_id,
+                        row.task,
+                        row.fix_authored,
+                        row.fix_committed,
+                        row.cve_published
+                    ])
+                    .map_err(sqlite)?;
+            }
+        }
+        tx.commit().map_err(sqlite)
+    }
+
+    /// The task dates stored with a run, by task; empty for a run stored before schema 13.
+    pub fn task_dates(&self, run_id: &str) -> Result<Vec<TaskDatesRow>, StoreError> {
+        self.all_rows(
+            "SELECT task, fix_authored, fix_committed, cve_published FROM task_dates
+                 WHERE run_id = ?1 ORDER BY task",
+            [run_id],
+            |r| {
+                Ok(TaskDatesRow {
+                    task: r.get(0)?,
+                    fix_authored: r.get(1)?,
+                    fix_committed: r.get(2)?,
+                    cve_published: r.get(3)?,
+                })
+            },
+        )
+    }
+
     /// Every audit label of a run, by candidate then auditor.
     pub fn audits(&self, run_id: &str) -> Result<Vec<AuditRow>, StoreError> {
         self.all_rows(
@@ -1697,6 +1872,46 @@ pub(crate) mod tests {
             (version, application, engines),
             (SCHEMA_VERSION, APPLICATION_ID, 1)
         );
+        // A run stored before schema 13 has no task dates; the upgraded store keeps new ones.
+        let mut store = store;
+        assert!(store.task_dates("e0").unwrap().is_empty());
+        let dates = TaskDatesRow {
+            task: "t".into(),
+            fix_committed: Some("2020-06-07T20:53:51-04:00".into()),
+            ..TaskDatesRow::default()
+        };
+        store
+            .record_task_dates("e0", std::slice::from_ref(&dates))
+            .unwrap();
+        assert_eq!(store.task_dates("e0").unwrap(), [dates]);
+        // And probe scores (schema 14), a task probed again replacing its row.
+        let mut probe = ProbeScoreRow {
+            benchmark: "demo".into(),
+            model: "local".into(),
+            task: "t".into(),
+            file: "A.java".into(),
+            line: 12,
+            lines_compared: 5,
+            tokens_compared: 20,
+            fix_lines: 1,
+            fix_tokens: 7,
+            vulnerable_lines: 0,
+            vulnerable_tokens: 3,
+            memorized: false,
+            fix_log_likelihood: Some(-1.25),
+            renamed_log_likelihood: None,
+            continuation: "x".into(),
+            note: "not renamed".into(),
+        };
+        store
+            .record_probe_scores(std::slice::from_ref(&probe))
+            .unwrap();
+        probe.fix_lines = 5;
+        probe.memorized = true;
+        store
+            .record_probe_scores(std::slice::from_ref(&probe))
+            .unwrap();
+        assert_eq!(store.probe_scores("demo", "local").unwrap(), [probe]);
         drop(store);
 
         // Another program's database, with its own tables: refused, and not written to.

@@ -86,6 +86,19 @@ fn a_malformed_task_toml_names_the_file_and_line() {
     );
     assert_one_line_error(&output, 2, &["unknown field `surprise`"]);
 
+    let bench5 = edited_benchmark(&dir.path().join("5"), |t| {
+        t.replacen("fix_committed = \"2026", "fix_committed = \"autumn 2026", 1)
+    });
+    let output = avrlab(
+        dir.path(),
+        &["bench", "list", "--benchmark", bench5.to_str().unwrap()],
+    );
+    assert_one_line_error(
+        &output,
+        2,
+        &["dates.fix_committed `autumn 2026-11-29T17:48:13+00:00` is not a date"],
+    );
+
     let bench4 = edited_benchmark(&dir.path().join("4"), |t| {
         t.replacen("[build]\n", "[build]\ntest_target = \"junit\"\n", 1)
     });

@@ -386,6 +386,8 @@ fn eval_with_the_local_model_stores_its_samples_and_prints_the_tables() {
             "2",
             "--max-tokens",
             "48",
+            "--model-cutoff",
+            "2024-06",
             "--tasks",
             TASK,
             "--store",
@@ -422,6 +424,41 @@ fn eval_with_the_local_model_stores_its_samples_and_prints_the_tables() {
         )
         .unwrap();
     assert_eq!(unexplained, 0);
+    // The run keeps its task's dates and the model's cut-off: the demo's fixes were written
+    // after it, and one task is too few to tell a difference.
+    let (run, committed): (String, String) = db
+        .query_row(
+            "SELECT run_id, fix_committed FROM task_dates WHERE task = ?1",
+            [TASK],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(committed.starts_with("2026-11-29T"), "{committed}");
+    assert!(
+        stdout.contains(&format!(
+            "- {run}: cut-off 2024-06: fixed before or in that month: no tasks; after: 1 tasks"
+        )),
+        "{stdout}"
+    );
+    // The report splits at another cut-off when asked.
+    let output = avrlab(
+        dir.path(),
+        &[
+            "report",
+            &run,
+            "--model-cutoff",
+            "2026-11",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (report, stderr) = text(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        report.contains("cut-off 2026-11: fixed before or in that month: 1 tasks")
+            && report.contains("too few tasks to tell (each side needs 5 or more)"),
+        "{report}"
+    );
 }
 
 #[test]

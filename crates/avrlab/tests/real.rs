@@ -196,6 +196,13 @@ fn imported_tasks_carry_the_datasets_buggy_lines_and_say_so() {
             && stdout.contains("localized:   dataset: vul_location.json, record VUL4J-10014"),
         "{stdout}"
     );
+    // The fix commit's dates come from the mirror; VJBench gives no CVE publication date.
+    assert!(
+        stdout.contains(
+            "fixed:       authored 2020-06-08T02:53:51+02:00, committed 2020-06-07T20:53:51-04:00"
+        ) && stdout.contains("published:   unknown"),
+        "{stdout}"
+    );
 
     // A record whose lines lie past the end of the file: the fix's localization, and why.
     let published =
@@ -580,6 +587,15 @@ fn a_task_from_any_fix_commit_is_written_only_after_its_check_passes() {
     let manifest = std::fs::read_to_string(task_dir.join("task.toml")).unwrap();
     assert!(manifest.contains("system = \"maven\""), "{manifest}");
     assert!(manifest.contains("cwe = [22]"), "{manifest}");
+    // The fix's dates are read from git, as the commit records them.
+    let dates = git(&repo, &["show", "--no-patch", "--format=%aI %cI", &fix]);
+    let (authored, committed) = dates.split_once(' ').unwrap();
+    assert!(
+        manifest.contains(&format!("fix_authored = \"{authored}\""))
+            && manifest.contains(&format!("fix_committed = \"{committed}\"")),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("cve_published"), "{manifest}");
     // The reference fix is the commit's main-source diff, as the importers compute it.
     let reference = std::fs::read_to_string(task_dir.join("reference.diff")).unwrap();
     let expected = git(

@@ -18,6 +18,7 @@ mod killed;
 mod multi_module;
 mod older_api;
 mod predictions;
+mod probe;
 mod prompts;
 mod real;
 mod reference;

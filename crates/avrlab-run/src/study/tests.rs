@@ -228,6 +228,13 @@ fn a_bad_study_file_is_one_line_saying_what_where_and_what_to_do() {
             SMALL.replace("samples = 2", "samples = \"two\""),
             "study.toml:6:11: invalid type",
         ),
+        (
+            SMALL.replace(
+                "name = \"baseline\"",
+                "name = \"baseline\"\ncutoff = \"mid-2024\"",
+            ),
+            "`models.cutoff`: `mid-2024` is not a month: write YYYY-MM",
+        ),
     ];
     for (text, expected) in cases {
         let error = plan_of(&text).unwrap_err().to_string();
@@ -243,7 +250,7 @@ fn models(reviewer: ScriptedReviewer, cache: &Path) -> StudyModels {
     StudyModels {
         models,
         concurrency: HashMap::from([("baseline".to_owned(), 3)]),
-        costs: HashMap::new(),
+        configs: HashMap::new(),
         cache: cache.to_owned(),
     }
 }
@@ -609,4 +616,53 @@ fn variants_get_table_6_and_cwes_table_5() {
         "{text}"
     );
     assert!(text.contains("| CWE-22 | 1 | 0 / 1 |"), "{text}");
+}
+
+#[test]
+fn a_study_files_cutoff_and_probe_show_beside_each_score_and_in_table_6() {
+    let text = SMALL
+        .replace("fl_offsets = [0, 2]", "fl_offsets = [0]")
+        .replace("[reviewer]\nmodel = \"reviewer\"\n", "")
+        .replace(
+            "name = \"baseline\"",
+            "name = \"baseline\"\ncutoff = \"2024-06\"",
+        )
+        .replace("temperature = 0.0", "temperature = 0.0\nprobe = true");
+    let (plan, benchmarks) = plan_of(&text).unwrap();
+    assert!(plan.probe);
+    assert_eq!(plan.cutoffs["baseline"].to_string(), "2024-06");
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    execute_study(
+        &mut store,
+        &StudyRequest {
+            plan: &plan,
+            benchmarks: &benchmarks,
+            models: &models(ScriptedReviewer::new(0), &dir.path().join("cache")),
+            config: &engine_config(1, true),
+            oracle: &FakeOracle::new(plausible_if_reference),
+            resume: false,
+            shard: None,
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let report = avrlab_report::build_study_report(&store, "small").unwrap();
+    // The demo's fixes were written in 2026: both tasks are after the cut-off; zip-slip fixed.
+    assert_eq!(
+        report.after_cutoff["baseline"],
+        ("2024-06".to_owned(), (0, 1, 2))
+    );
+    let cell = &report.models.models[0];
+    let split = cell.cutoff.as_ref().expect("each cell's row is split");
+    assert_eq!((split.before.tasks, split.after.tasks), (0, 2));
+    // The study probed its model on its original benchmark: every row shows it.
+    let probe = cell.probe.as_ref().expect("the study ran the probe");
+    assert_eq!((probe.probed, probe.memorized), (2, 0));
+    assert_eq!(store.probe_scores("demo", "baseline").unwrap().len(), 2);
+    let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
+    assert!(
+        text.contains("| baseline | 0 / 1 / 2 | 0 / 1 / 2 (after 2024-06) |"),
+        "{text}"
+    );
 }

@@ -48,6 +48,11 @@ pub struct Args {
     pub seed: u64,
     #[command(flatten)]
     pub config: ModelConfigArg,
+    /// The model's training cut-off month (YYYY-MM), stored with the run: the report splits
+    /// every score into tasks fixed in or before it and after it [default: the model's `cutoff`
+    /// in avrlab.toml].
+    #[arg(long, value_name = "YYYY-MM")]
+    pub model_cutoff: Option<avrlab_core::Month>,
     /// The response cache [default: ~/.cache/avrlab/responses].
     #[arg(long)]
     pub cache: Option<PathBuf>,
@@ -181,6 +186,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         concurrency: model_config.concurrency.unwrap_or(1).max(1),
         price: model_config.price.clone(),
         max_cost_per_sample: model_config.max_cost_per_sample,
+        model_cutoff: args.model_cutoff.or(model_config.cutoff),
     };
     let cache = ResponseCache::new(args.cache.clone().unwrap_or_else(default_cache));
     let request = EvalRequest {

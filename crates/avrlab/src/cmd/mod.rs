@@ -15,6 +15,7 @@ mod feature;
 mod merge;
 mod mirror;
 mod options;
+mod probe;
 mod replay;
 mod report;
 mod slurm;
@@ -149,6 +150,9 @@ enum Command {
     Merge(merge::Args),
     /// Print the tables of stored eval runs.
     Report(report::Args),
+    /// Could the model have seen the fixes? Ask it to continue each task's fixed file from just
+    /// before the fix, compare with the fix and the vulnerable code, and store the scores.
+    Probe(probe::Args),
     /// Run a sharded validation on a Slurm cluster: submit it as a job array and a merge job,
     /// see where it stands, resubmit the shards that did not complete.
     Slurm(slurm::Args),
@@ -182,6 +186,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::DiffTest(args) => diff_test::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
+        Command::Probe(args) => probe::run(args),
         Command::Slurm(args) => slurm::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Study(args) => study::run(args),

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use avrlab_report::{ReportFormat, build_eval_report, render};
+use avrlab_report::{EvalReportOptions, ReportFormat, build_eval_report_with, render};
 use avrlab_store::Store;
 use clap::ValueEnum;
 
@@ -45,6 +45,10 @@ pub struct Args {
     pub format: FormatArg,
     #[command(flatten)]
     pub store: StoreArg,
+    /// Split every run's scores at this training cut-off month (YYYY-MM) instead of the one
+    /// stored with the run: tasks fixed in or before it against those fixed after it.
+    #[arg(long, value_name = "YYYY-MM")]
+    pub model_cutoff: Option<avrlab_core::Month>,
     /// Write the report to this file (written whole, then renamed into place) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -58,7 +62,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         )));
     }
     let store = Store::open(&args.store.path).map_err(store_failure)?;
-    let report = build_eval_report(&store, &args.runs).map_err(Failure::input)?;
+    let options = EvalReportOptions {
+        model_cutoff: args.model_cutoff,
+    };
+    let report = build_eval_report_with(&store, &args.runs, options).map_err(Failure::input)?;
     let text = render(&report, args.format.into());
     match &args.out {
         Some(path) => write_whole("--out", path, &text)?,

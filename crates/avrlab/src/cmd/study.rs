@@ -202,6 +202,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             Failure::input(e)
         }
         StudyError::Store(s) => store_failure(s),
+        StudyError::Probe { ref source, .. } if source.is_input() => Failure::input(e),
         StudyError::Eval { ref source, .. }
             if matches!(
                 **source,
