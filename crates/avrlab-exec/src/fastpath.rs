@@ -23,7 +23,7 @@ use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 use crate::surefire::{TestCaseResult, TestStatus};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const CONTROL_SOURCES: [(&str, &str); 6] = [
+const CONTROL_SOURCES: [(&str, &str); 7] = [
     (
         "module-info.java",
         include_str!("../../../java/fastpath/control/module-info.java"),
@@ -48,11 +48,24 @@ const CONTROL_SOURCES: [(&str, &str); 6] = [
         "avrlab/fastpath/Api.java",
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Api.java"),
     ),
+    (
+        "avrlab/fastpath/Start.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Start.java"),
+    ),
 ];
-const RUNNER_SOURCE: (&str, &str) = (
-    "avrlab/fastpath/runner/Runner.java",
-    include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
-);
+const RUNNER_SOURCES: [(&str, &str); 2] = [
+    (
+        "avrlab/fastpath/runner/Runner.java",
+        include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
+    ),
+    (
+        "avrlab/fastpath/runner/Boot.java",
+        include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Boot.java"),
+    ),
+];
+/// The class-path launcher of the test JVM (in the runner's jar), which starts the control module
+/// in a module layer of its own.
+const BOOT_CLASS: &str = "avrlab.fastpath.runner.Boot";
 
 /// Tests of the helper's own that a pooled test JVM runs before its candidate arrives (the JUnit
 /// engine's execution path loaded and compiled by then), each compiled into the runner where the
@@ -558,7 +571,8 @@ impl Maven {
         let mut hasher = Sha256::new();
         // The layout of a build folder (which jars it holds); a new layout never reads an old one.
         hasher.update(b"helper layout 2: control.jar, runner.jar\0");
-        let runner_sources: Vec<(&str, &str)> = std::iter::once(RUNNER_SOURCE)
+        let runner_sources: Vec<(&str, &str)> = RUNNER_SOURCES
+            .into_iter()
             .chain(warm_sources(classpath))
             .collect();
         for (name, text) in CONTROL_SOURCES.iter().chain(&runner_sources) {
@@ -665,34 +679,41 @@ impl Maven {
         }
     }
 
-    /// The sandboxed command of one helper JVM (`main`: `Main`, the test JVM, or `Compiler`) with
-    /// `mounts` besides the toolchain, in the module folder, like Surefire's fork.
+    /// The sandboxed command of one helper JVM with `mounts` besides the toolchain, in the module
+    /// folder, like Surefire's fork: `launch` says how it starts.
     fn helper_spec(
         &self,
         (helper, cwd): (&Path, &Path),
         mounts: Vec<Mount>,
         jvm_args: Vec<String>,
-        main: &str,
+        launch: HelperLaunch,
     ) -> RunSpec {
         let home = match self.settings().sandbox {
             SandboxKind::Bubblewrap => "/tmp".to_owned(),
             SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
         };
-        let mut args = jvm_args;
-        args.extend(
-            [
-                "-XX:+DisableAttachMechanism",
-                // No hsperfdata file in /tmp (nothing reads it: attach is off).
-                "-XX:-UsePerfData",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "--module-path",
-                &helper.join(CONTROL_JAR).display().to_string(),
-                "-m",
-                &format!("avrlab.fastpath/avrlab.fastpath.{main}"),
-            ]
-            .map(str::to_owned),
-        );
+        // Neither flag is visible to the code a JVM runs as a system property; Maven's test JVM
+        // gets the same two through `JAVA_TOOL_OPTIONS`.
+        let mut args = vec![
+            "-XX:+DisableAttachMechanism".to_owned(),
+            // No hsperfdata file in /tmp (nothing reads it: attach is off).
+            "-XX:-UsePerfData".to_owned(),
+        ];
+        args.extend(jvm_args);
+        match launch {
+            HelperLaunch::Compiler => args.extend([
+                // The compiler runs no project code: it may start as fast as a JVM can.
+                "-XX:+UseSerialGC".to_owned(),
+                "-XX:TieredStopAtLevel=1".to_owned(),
+                "--module-path".to_owned(),
+                helper.join(CONTROL_JAR).display().to_string(),
+                "-m".to_owned(),
+                "avrlab.fastpath/avrlab.fastpath.Compiler".to_owned(),
+            ]),
+            // Class-path mode, as Surefire's fork: the JVM's own heap, collector and compilers,
+            // no `jdk.module.main`, the JDK's default modules.
+            HelperLaunch::TestJvm => args.push(BOOT_CLASS.to_owned()),
+        }
         RunSpec {
             program: self.jdk().home.join("bin/java"),
             args,
@@ -825,20 +846,26 @@ impl Maven {
             .map_err(|e| FastPathError::Start(e.to_string()))?
             .to_string_lossy()
             .into_owned();
+        if self.jdk().major >= 18 {
+            // From JDK 18 the guard can be installed only so (a property Surefire's fork lacks;
+            // on JDK 11 to 17 the default allows it and nothing is set).
+            jvm_args.push("-Djava.security.manager=allow".to_owned());
+        }
         jvm_args.extend([
-            "-Djava.security.manager=allow".to_owned(),
             format!("-Dbasedir={}", build.project.display()),
             // Surefire's `enableAssertions` is true unless the pom says otherwise.
             "-ea".to_owned(),
-            // Class-path mode, so the JDK's default modules (java.sql, jdk.unsupported, …)
-            // are there as in Surefire's fork, although the helper is a named module.
-            "--add-modules".to_owned(),
-            "ALL-DEFAULT".to_owned(),
-            "-Xmx1g".to_owned(),
+            // No heap, collector or compiler flags: Surefire's fork has the JVM's defaults (the
+            // fast path takes no project whose `argLine` sets any).
             "-cp".to_owned(),
             joined,
         ]);
-        let spec = self.helper_spec((&build.helper, &build.project), mounts, jvm_args, "Main");
+        let spec = self.helper_spec(
+            (&build.helper, &build.project),
+            mounts,
+            jvm_args,
+            HelperLaunch::TestJvm,
+        );
         let setup = [
             "SETUP".to_owned(),
             test_timeout.as_millis().to_string(),
@@ -883,13 +910,23 @@ impl Maven {
             (helper, sources),
             mounts,
             vec!["-Xmx2g".to_owned()],
-            "Compiler",
+            HelperLaunch::Compiler,
         );
         Ok(CompilerSession {
             channel: HelperChannel::start(&spec, "SETUP")?,
             release: self.jdk().major,
         })
     }
+}
+
+/// How a helper JVM starts.
+#[derive(Debug, Clone, Copy)]
+enum HelperLaunch {
+    /// The compiler process: the control module's `Compiler`, as a module.
+    Compiler,
+    /// A test JVM: the class-path launcher, which starts the control module's `Main` from a
+    /// module layer of its own.
+    TestJvm,
 }
 
 /// The file name of a task state's class-data archive in its folder.

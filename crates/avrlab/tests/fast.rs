@@ -390,6 +390,8 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
         "deletes-the-class",
         "logs-every-archive",
         "floods-the-report",
+        "fixes-outside-a-module",
+        "fixes-with-a-large-heap",
     ]
     .iter()
     .map(|label| {
