@@ -740,9 +740,10 @@ impl Maven {
     }
 
     /// Starts a test JVM for `build` and hands it its set-up; it then loads JUnit and waits for
-    /// its one request while the host goes on. With [`TestJvmRole::Candidate`], `classes` (where
-    /// the compiler will write the candidate's class files) heads the class path, before the
-    /// project's test and main classes and the dependencies, as on Surefire's fork; with
+    /// its one request while the host goes on. With [`TestJvmRole::Candidate`], the candidate's
+    /// folders (where the compiler will write its class files, and the host then the build's
+    /// others) are the project's `target/classes` and `target/test-classes`, in Surefire's order
+    /// with the dependencies; with
     /// [`TestJvmRole::Record`], the project is not on the class path at all. `test_timeout`
     /// bounds each test phase.
     pub fn start_test_jvm(
@@ -760,18 +761,24 @@ impl Maven {
             Mount::ReadOnly(build.project.clone()),
             Mount::Tmpfs(target.clone()),
         ];
-        let main_classes = match role {
-            TestJvmRole::Candidate { main_classes, .. } => main_classes,
+        // A candidate's folders (`classes/` and `test-classes/` under `folder`: where the compiler
+        // writes its classes, and where the host then adds the build's others) are seen as
+        // `target/classes` and `target/test-classes`: every main class of the project comes from
+        // one class-path location, as on Surefire's fork, so classes of one project share their
+        // code source (and so do test classes a full recompilation wrote).
+        let merged = match role {
+            TestJvmRole::Candidate { folder, .. } => Some(folder),
             TestJvmRole::Record { .. } => None,
         };
         for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
             let plain = std::fs::symlink_metadata(entry.path())
                 .map(|m| m.is_dir() || m.is_file())
                 .unwrap_or(false);
-            match main_classes {
-                Some(source) if entry.file_name() == "classes" => {
+            let name = entry.file_name();
+            match merged {
+                Some(folder) if name == "classes" || name == "test-classes" => {
                     mounts.push(Mount::ReadOnlyAt {
-                        source: source.to_owned(),
+                        source: folder.join(&name),
                         target: entry.path(),
                     });
                 }
@@ -780,17 +787,19 @@ impl Maven {
             }
         }
         mounts.push(Mount::ReadOnly(build.helper.clone()));
-        // Without a sandbox nothing is mounted: the stand-in folder is named on the class path.
-        let main_entry = match (main_classes, self.settings().sandbox) {
-            (Some(source), SandboxKind::None) => source.to_owned(),
-            _ => target.join("classes"),
+        // Without a sandbox nothing is mounted: the candidate's folders are named on the class
+        // path.
+        let (main_entry, test_entry) = match (merged, self.settings().sandbox) {
+            (Some(folder), SandboxKind::None) => {
+                (folder.join("classes"), folder.join("test-classes"))
+            }
+            _ => (target.join("classes"), target.join("test-classes")),
         };
         let runner = build.helper.join(RUNNER_JAR);
         let mut jvm_args = Vec::new();
         let mut classpath = Vec::new();
         match role {
             TestJvmRole::Candidate {
-                classes,
                 archive: Some(archive),
                 ..
             } => {
@@ -798,24 +807,16 @@ impl Maven {
                 // path, which must lead the class path here; the warm-up made sure that no
                 // project class is also a dependency's, so the order changes no class found.
                 mounts.push(Mount::ReadOnly(archive.to_owned()));
-                mounts.push(Mount::ReadOnly(classes.to_owned()));
                 jvm_args.push(format!("-XX:SharedArchiveFile={}", archive.display()));
                 classpath.extend(build.classpath.iter().cloned());
                 classpath.push(runner);
-                classpath.push(classes.to_owned());
-                classpath.push(target.join("test-classes"));
+                classpath.push(test_entry.clone());
                 classpath.push(main_entry.clone());
             }
-            TestJvmRole::Candidate {
-                classes,
-                archive: None,
-                ..
-            } => {
+            TestJvmRole::Candidate { archive: None, .. } => {
                 // Surefire's order: test classes, main classes, then the dependencies.
-                mounts.push(Mount::ReadOnly(classes.to_owned()));
                 classpath.push(runner);
-                classpath.push(classes.to_owned());
-                classpath.push(target.join("test-classes"));
+                classpath.push(test_entry.clone());
                 classpath.push(main_entry.clone());
                 classpath.extend(build.classpath.iter().cloned());
             }
@@ -870,11 +871,12 @@ impl Maven {
             "SETUP".to_owned(),
             test_timeout.as_millis().to_string(),
             target.join("classes").display().to_string(),
-            target.join("test-classes").display().to_string(),
+            test_entry.display().to_string(),
             // What the tests may print per phase, as each Maven test run may print.
             self.settings().limits.output_bytes.to_string(),
+            // Where the candidate's classes are seen: the merged main classes.
             match role {
-                TestJvmRole::Candidate { classes, .. } => classes.display().to_string(),
+                TestJvmRole::Candidate { .. } => main_entry.display().to_string(),
                 TestJvmRole::Record { .. } => String::new(),
             },
             // What one test class may print: its Surefire report holds its output, and Maven's
@@ -919,6 +921,10 @@ impl Maven {
     }
 }
 
+/// The folders under a candidate's folder that its test JVM sees as `target/classes` and
+/// `target/test-classes`; both exist before the JVM starts.
+pub const CANDIDATE_FOLDERS: [&str; 2] = ["classes", "test-classes"];
+
 /// How a helper JVM starts.
 #[derive(Debug, Clone, Copy)]
 enum HelperLaunch {
@@ -935,15 +941,14 @@ pub const ARCHIVE_FILE: &str = "classes.jsa";
 /// Where a test JVM's project classes come from.
 #[derive(Debug, Clone, Copy)]
 pub enum TestJvmRole<'a> {
-    /// It will run one candidate, whose class files the compiler writes to `classes`; with
-    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies;
-    /// with `main_classes`, that folder stands for the project's main classes.
+    /// It will run one candidate, whose class files the compiler writes to `classes/` under
+    /// `folder` (and test classes, when it recompiles them, to `test-classes/`), to which the
+    /// host then adds the build's others: the two are seen as `target/classes` and
+    /// `target/test-classes` (see [`CANDIDATE_FOLDERS`]). With `archive`, it starts from that
+    /// class-data archive of the JDK, JUnit and the dependencies.
     Candidate {
-        classes: &'a Path,
+        folder: &'a Path,
         archive: Option<&'a Path>,
-        /// A folder seen as `target/classes` instead of the kept build's: its classes without
-        /// those of the files the candidate deletes or moves away.
-        main_classes: Option<&'a Path>,
     },
     /// It records which project classes each regression test class loads (test-impact
     /// selection), loading the project itself, one test class at a time; with `dump`, it writes

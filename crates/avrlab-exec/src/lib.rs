@@ -37,9 +37,9 @@ pub use cgroup::cgroup_delegation;
 pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};
 pub use disk::available_bytes;
 pub use fastpath::{
-    ARCHIVE_FILE, CompileReply, CompileRequest, CompiledClasses, CompilerSession, FastBuild,
-    FastPathError, FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope,
-    RunRequest, TestClassLoads, TestJvm, TestJvmRole, Unsupported,
+    ARCHIVE_FILE, CANDIDATE_FOLDERS, CompileReply, CompileRequest, CompiledClasses,
+    CompilerSession, FastBuild, FastPathError, FastPhase, FastReply, Lost, PhaseEnd, Recorded,
+    RegressionRun, RegressionScope, RunRequest, TestClassLoads, TestJvm, TestJvmRole, Unsupported,
 };
 pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,

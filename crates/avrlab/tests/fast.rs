@@ -409,7 +409,11 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
     // A second task, whose deleted class no test names: its candidates run in the same runs.
     const DELETES: &str = "demo-form-xss";
     let mut lines = std::fs::read_to_string(&patches).unwrap();
-    for label in ["inlines-the-escaper", "escapes-only-if-present"] {
+    for label in [
+        "inlines-the-escaper",
+        "escapes-only-if-present",
+        "escapes-with-own-code-source",
+    ] {
         let diff = std::fs::read_to_string(
             fixtures()
                 .join("fast-path")

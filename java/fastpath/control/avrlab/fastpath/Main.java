@@ -23,7 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The fast path's test JVM. It is started ahead of need, with the JDK, JUnit and the project's
  * dependencies on the class path and the JUnit Platform launcher created, and serves exactly one
  * candidate: the host sends a session key and the set-up, the compiler writes the candidate's class
- * files into the folder that heads this JVM's class path, then one {@code RUN} request runs the
+ * files into the folder this JVM sees as {@code target/classes}, the host adds the build's other
+ * main classes to it, then one {@code RUN} request runs the
  * PoV and the regression tests, and the JVM answers with one authenticated frame and ends. No
  * code of one candidate ever runs in a JVM where another candidate's code ran.
  *
@@ -46,7 +47,10 @@ public final class Main {
     private static long outputLimit;
     private static Path classes;
     private static Path testClasses;
-    /** The folder the compiler writes the candidate's classes to (null when recording). */
+    /**
+     * The candidate's main classes as this JVM sees them: the compiler's output with the build's
+     * other main classes added (null when recording).
+     */
     private static Path candidateClasses;
     private static Method runner;
     private static Method discoverer;
@@ -152,13 +156,15 @@ public final class Main {
         guard.candidate = new HashSet<>(List.of(Channel.split(Channel.unhexText(f[5]))));
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CAPTURE.reset();
-        // The candidate's classes must come from its folder, which heads the class path: a
-        // folder this JVM does not see would have the task state's classes tested instead.
+        // The candidate's classes must come from its folders, seen as target/classes and
+        // target/test-classes (the build's other classes added to them): a folder this JVM does
+        // not see would have the task state's classes tested instead.
         for (String name : guard.candidate) {
             URL found = ClassLoader.getSystemResource(name.replace('.', '/') + ".class");
-            if (found == null || !found.getPath().startsWith(candidateClasses.toUri().getPath())) {
+            if (found == null || !(found.getPath().startsWith(candidateClasses.toUri().getPath())
+                    || found.getPath().startsWith(testClasses.toUri().getPath()))) {
                 out.add("PHASE\tpov\tcrashed\t0\t" + Channel.hex("the candidate's class " + name
-                        + " is not first on the test JVM's class path (found at " + found + ")"));
+                        + " is not where the test JVM's project classes are (found at " + found + ")"));
                 return;
             }
         }
