@@ -852,15 +852,12 @@ impl Maven {
             // on JDK 11 to 17 the default allows it and nothing is set).
             jvm_args.push("-Djava.security.manager=allow".to_owned());
         }
-        jvm_args.extend([
-            format!("-Dbasedir={}", build.project.display()),
-            // Surefire's `enableAssertions` is true unless the pom says otherwise.
-            "-ea".to_owned(),
-            // No heap, collector or compiler flags: Surefire's fork has the JVM's defaults (the
-            // fast path takes no project whose `argLine` sets any).
-            "-cp".to_owned(),
-            joined,
-        ]);
+        // No heap, collector or compiler flags: Surefire's fork has the JVM's defaults (the fast
+        // path takes no project whose `argLine` sets any). Neither `-ea` nor `-D` flags: Surefire's
+        // booter enables assertions through the class loader and sets its system properties at
+        // run time, and so does the helper (`surefire_properties`), so the JVM's input arguments
+        // show neither.
+        jvm_args.extend(["-cp".to_owned(), joined]);
         let spec = self.helper_spec(
             (&build.helper, &build.project),
             mounts,
@@ -882,6 +879,12 @@ impl Maven {
             // What one test class may print: its Surefire report holds its output, and Maven's
             // engine refuses a larger report as unusable.
             crate::surefire::MAX_REPORT_BYTES.to_string(),
+            hex::encode(
+                self.surefire_properties(build, (&test_entry, &main_entry))
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}\n"))
+                    .collect::<String>(),
+            ),
         ]
         .join("\t");
         let channel = HelperChannel::start(&spec, &setup)?;
@@ -889,6 +892,58 @@ impl Maven {
             channel,
             phase_limit: test_timeout,
         })
+    }
+
+    /// The system properties Surefire's booter sets in its fork for a test step of Maven's engine
+    /// that the fast path's test JVM can have too (the fidelity probe compares the rest): the
+    /// Maven user properties avrlab's own command line passes (`-Dmaven.repo.local`, the empty
+    /// `argLine`, `trimStackTrace`, `surefire.failIfNoSpecifiedTests`, `jvm` for the relayed
+    /// fork), Maven's `basedir` and `localRepository`, and the test class path in Surefire's
+    /// order as `java.class.path` and `surefire.test.class.path`.
+    fn surefire_properties(
+        &self,
+        build: &FastBuild,
+        (test_classes, main_classes): (&Path, &Path),
+    ) -> Vec<(String, String)> {
+        let repository = self.repository_view().display().to_string();
+        // The project's test class path as Maven resolved it at warm-up (without the launcher
+        // and engines the fast path adds, which Surefire keeps on its provider's class path);
+        // Surefire writes a separator after every entry.
+        let resolved =
+            std::fs::read_to_string(build.project.join("target/avrlab-test-classpath.txt"))
+                .unwrap_or_default();
+        let mut joined = String::new();
+        for entry in [test_classes.to_owned(), main_classes.to_owned()]
+            .into_iter()
+            .chain(std::env::split_paths(resolved.trim()).filter(|p| !p.as_os_str().is_empty()))
+        {
+            joined.push_str(&entry.display().to_string());
+            joined.push(':');
+        }
+        // `a/.` is `a`, as Maven writes the module folder.
+        let basedir: PathBuf = build.project.components().collect();
+        let mut properties = vec![
+            ("basedir".to_owned(), basedir.display().to_string()),
+            ("localRepository".to_owned(), repository.clone()),
+            ("maven.repo.local".to_owned(), repository),
+            ("trimStackTrace".to_owned(), "false".to_owned()),
+            (
+                "surefire.failIfNoSpecifiedTests".to_owned(),
+                "false".to_owned(),
+            ),
+            ("java.class.path".to_owned(), joined.clone()),
+            ("surefire.test.class.path".to_owned(), joined),
+        ];
+        if !crate::maven::defines_arg_line(&build.project) {
+            properties.push(("argLine".to_owned(), String::new()));
+        }
+        if matches!(self.settings().sandbox, SandboxKind::Bubblewrap) {
+            properties.push((
+                "jvm".to_owned(),
+                format!("{}/bin/java", crate::fork_relay::LAUNCHER_VIEW),
+            ));
+        }
+        properties
     }
 
     /// Starts a compiler process for this JDK, shared by every task state that builds with it:

@@ -32,7 +32,10 @@ use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
+mod fidelity;
 mod rerun;
+
+pub use fidelity::{Fidelity, ProbeDifference};
 
 /// Which fast verdicts Maven re-judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +171,8 @@ pub struct FastOracle {
     /// Per task state (fingerprint): which project classes each regression test class loads
     /// (test-impact selection), or why there is no such record.
     dependence: Mutex<HashMap<String, Result<Arc<ClassDependence>, String>>>,
+    /// Per task: what its warm-up's fidelity probe found, or why it could not run.
+    fidelities: Mutex<HashMap<String, Result<Fidelity, String>>>,
     /// Tasks in which the engines disagreed on a candidate: their later candidates go to Maven.
     disagreed: Mutex<HashSet<String>>,
     /// Per JDK (its home and the task's level, which decides the JDK substitution's options):
@@ -198,6 +203,7 @@ impl FastOracle {
             builds: Mutex::new(HashMap::new()),
             states: Mutex::new(HashMap::new()),
             dependence: Mutex::new(HashMap::new()),
+            fidelities: Mutex::new(HashMap::new()),
             disagreed: Mutex::new(HashSet::new()),
             compilers: Mutex::new(HashMap::new()),
             expected: Mutex::new(HashMap::new()),
@@ -210,6 +216,15 @@ impl FastOracle {
     pub fn set_cross_checks(&self, on: bool) {
         self.unchecked
             .store(!on, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// What the fidelity probe found for `task` at its warm-up (none: no probe ran for it).
+    pub fn fidelity(&self, task: &str) -> Option<Result<Fidelity, String>> {
+        self.fidelities
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(task)
+            .cloned()
     }
 
     /// Why the fast path does not take `task` (it falls back to Maven), if it does not.
@@ -1221,6 +1236,25 @@ impl Oracle for FastOracle {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
+            // The fidelity probe: what a test sees of Surefire's fork and of this path's test
+            // JVM; a difference no entry of the table explains hands the task to Maven.
+            let archive = (use_archive && archive_file.is_file()).then(|| archive_file.clone());
+            let fidelity = self.probe_fidelity(task, &maven, &kept, build, archive.as_deref())?;
+            let unfaithful = match &fidelity {
+                Ok(found) => found.unexplained(),
+                Err(why) => Some(format!("the fidelity probe could not run: {why}")),
+            };
+            self.fidelities
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone(), fidelity);
+            if let Some(why) = unfaithful {
+                self.builds
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(task.id.clone(), (fingerprint, Err(why)));
+                return Ok(());
+            }
             let sources = StateSources::scan(prepared.pristine(), Path::new(&task.build.module))
                 .map_err(|source| ValidateError::Workspace {
                     path: prepared.pristine().to_owned(),

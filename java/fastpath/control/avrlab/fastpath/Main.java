@@ -110,7 +110,8 @@ public final class Main {
     }
 
     /**
-     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses reportLimit}:
+     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses reportLimit
+     * properties}:
      * loads the
      * runner and creates
      * the launcher (its engines found), so that a candidate pays for none of it.
@@ -132,6 +133,17 @@ public final class Main {
         c.getMethod("countPrintedWith", java.util.function.LongSupplier.class, long.class)
                 .invoke(null, (java.util.function.LongSupplier) CAPTURE::total, reportLimit);
         c.getMethod("prewarm").invoke(null);
+        // As Surefire's booter does before the tests: assertions enabled through the class loader
+        // (no -ea), and its system properties set at run time (no -D on the command line).
+        ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(true);
+        if (f.length > 7 && !f[7].isEmpty()) {
+            for (String line : Channel.unhexText(f[7]).split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    System.setProperty(line.substring(0, eq), line.substring(eq + 1));
+                }
+            }
+        }
         CAPTURE.reset();
     }
 
@@ -385,6 +397,8 @@ public final class Main {
             String name = testClassNames.get(i);
             CAPTURE.reset();
             RecordingLoader loader = new RecordingLoader(folders);
+            // Assertions as in a candidate's run (the system loader's default, set at set-up).
+            loader.setDefaultAssertionStatus(true);
             Thread.currentThread().setContextClassLoader(loader);
             Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
             List<String> ran = new ArrayList<>();

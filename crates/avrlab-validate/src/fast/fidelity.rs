@@ -1,0 +1,375 @@
+//! The fidelity probe at a task state's warm-up: the probe test (`avrlab-exec` `fidelity`) runs
+//! once in Surefire's fork, through the same Maven test step as `--engine maven`, and once in a
+//! test JVM of the fast path started as a candidate's is; the two records are kept with the task
+//! state's kept build, and every difference is either explained (a table of known differences,
+//! each with its reason) or makes the fast path hand the task to Maven.
+
+use std::path::{Path, PathBuf};
+
+use avrlab_bench::{Task, TestName, copy_project};
+use avrlab_exec::{
+    CANDIDATE_FOLDERS, FastBuild, Maven, PROBE_CLASS, ProbeRecord, RegressionRun, RunRequest,
+    TestJvmRole, TestSelection, probe_record,
+};
+
+use super::{FastOracle, merge_main_classes};
+use crate::error::ValidateError;
+
+/// The two records kept with a task state: `fidelity-surefire.txt`, `fidelity-fast.txt`.
+const RECORDS: [&str; 2] = ["fidelity-surefire.txt", "fidelity-fast.txt"];
+/// Bumped when the probe records something new: kept records of an older probe are taken again.
+const PROBE_VERSION: &str = "probe 3";
+
+/// One observation on which the two JVMs differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeDifference {
+    pub key: String,
+    pub surefire: Option<String>,
+    pub fast: Option<String>,
+    /// Why the difference changes nothing a test could rely on, or `None`: unexplained.
+    pub explained: Option<&'static str>,
+}
+
+/// What the probe found for one task state.
+#[derive(Debug, Clone, Default)]
+pub struct Fidelity {
+    /// Observations compared.
+    pub compared: usize,
+    pub differences: Vec<ProbeDifference>,
+}
+
+impl Fidelity {
+    /// The task's reason to go to Maven: the unexplained differences, if any.
+    pub fn unexplained(&self) -> Option<String> {
+        let keys: Vec<&str> = self
+            .differences
+            .iter()
+            .filter(|d| d.explained.is_none())
+            .map(|d| d.key.as_str())
+            .collect();
+        (!keys.is_empty()).then(|| {
+            format!(
+                "the fidelity probe found the fast path's test JVM unlike Surefire's fork in {}",
+                keys.join(", ")
+            )
+        })
+    }
+}
+
+impl FastOracle {
+    /// The probe's records for the task state kept in `kept` (taken now unless kept there), and
+    /// their comparison.
+    pub(super) fn probe_fidelity(
+        &self,
+        task: &Task,
+        maven: &Maven,
+        kept: &Path,
+        build: &FastBuild,
+        archive: Option<&Path>,
+    ) -> Result<Result<Fidelity, String>, ValidateError> {
+        let paths = RECORDS.map(|name| kept.join(name));
+        let read = |path: &PathBuf| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let body = text.strip_prefix(&format!("{PROBE_VERSION}\n"))?;
+            Some(parse_record(body))
+        };
+        let (surefire, fast) = match (read(&paths[0]), read(&paths[1])) {
+            (Some(surefire), Some(fast)) => (surefire, fast),
+            _ => {
+                let taken = self.take_probe(task, maven, (kept, build), archive)?;
+                let (surefire, fast) = match taken {
+                    Ok(records) => records,
+                    Err(why) => return Ok(Err(why)),
+                };
+                for (path, record) in paths.iter().zip([&surefire, &fast]) {
+                    std::fs::write(path, format!("{PROBE_VERSION}\n{}", write_record(record)))
+                        .map_err(|source| ValidateError::Workspace {
+                            path: path.clone(),
+                            source,
+                        })?;
+                }
+                (surefire, fast)
+            }
+        };
+        Ok(Ok(compare(&surefire, &fast)))
+    }
+
+    /// Runs the probe in Surefire's fork and in a fast test JVM for `build`, kept in
+    /// `kept_root`; the module folder is written as `${basedir}` in both records.
+    fn take_probe(
+        &self,
+        task: &Task,
+        maven: &Maven,
+        (kept_root, build): (&Path, &FastBuild),
+        archive: Option<&Path>,
+    ) -> Result<Result<(ProbeRecord, ProbeRecord), String>, ValidateError> {
+        let scratch = self.config.work_root.join("fidelity").join(&task.id);
+        let ws_err = |path: &Path| {
+            let path = path.to_owned();
+            move |source| ValidateError::Workspace { path, source }
+        };
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).map_err(ws_err(&scratch))?;
+        let fast_err = |source| ValidateError::FastPath {
+            task: task.id.clone(),
+            source,
+        };
+        let probe = scratch.join("probe");
+        std::fs::create_dir_all(&probe).map_err(ws_err(&probe))?;
+        maven.compile_probe(build, &probe).map_err(fast_err)?;
+        let probe_classes = probe.join("classes");
+        let class = TestName::parse(PROBE_CLASS).expect("the probe's name is a class name");
+        // Surefire's fork: a copy of the kept build with the probe among its test classes, run
+        // by the Maven test step `--engine maven` runs (its sandbox, its fork).
+        let workspace = scratch.join("workspace");
+        copy_project(kept_root, &workspace).map_err(|source| ValidateError::Checkout {
+            task: task.id.clone(),
+            source,
+        })?;
+        let module = workspace.join(
+            build
+                .project
+                .strip_prefix(kept_root)
+                .unwrap_or(Path::new("")),
+        );
+        // The copy leaves build output out: the kept build's is copied in, as the compile step
+        // of `--engine maven` would have made it.
+        copy_tree(&build.project.join("target"), &module.join("target"))
+            .map_err(ws_err(&module))?;
+        copy_tree(&probe_classes, &module.join("target/test-classes")).map_err(ws_err(&module))?;
+        let reports = scratch.join("reports");
+        let run = maven
+            .test(
+                &workspace,
+                &TestSelection::Only(vec![class.clone()]),
+                &reports,
+            )
+            .map_err(|source| ValidateError::Build {
+                task: task.id.clone(),
+                source,
+            })?;
+        let surefire = match probe_record(&run.cases) {
+            Ok(record) => relative_to(record, &module),
+            Err(why) => {
+                let said = run
+                    .log
+                    .lines()
+                    .rfind(|l| l.contains("[ERROR]") || l.contains("Tests run"))
+                    .unwrap_or("no output");
+                return Ok(Err(format!("in Surefire's fork, {why} (Maven: {said})")));
+            }
+        };
+        // The fast path's test JVM, started and filled as a candidate's.
+        let folder = self.new_class_folder("probe")?;
+        for sub in CANDIDATE_FOLDERS {
+            std::fs::create_dir_all(folder.0.join(sub)).map_err(ws_err(&folder.0))?;
+        }
+        let jvm = maven
+            .start_test_jvm(
+                build,
+                TestJvmRole::Candidate {
+                    folder: &folder.0,
+                    archive,
+                },
+                self.fast.test_timeout,
+            )
+            .map_err(fast_err)?;
+        copy_tree(&probe_classes, &folder.0.join(CANDIDATE_FOLDERS[1]))
+            .map_err(ws_err(&folder.0))?;
+        for sub in CANDIDATE_FOLDERS {
+            merge_main_classes(
+                &build.project.join("target").join(sub),
+                &folder.0.join(sub),
+                None,
+            )
+            .map_err(ws_err(&folder.0))?;
+        }
+        let reply = jvm.run(&RunRequest {
+            pov: std::slice::from_ref(&class),
+            again: &[],
+            regression: RegressionRun::Listed(&[]),
+            excluded: &[],
+            candidate_classes: &[],
+            first: &[],
+            stop_at_failure: false,
+        });
+        let cases: Vec<_> = reply.phases.iter().flat_map(|p| p.cases.clone()).collect();
+        let fast = match probe_record(&cases) {
+            Ok(record) => relative_to(record, &build.project),
+            Err(why) => return Ok(Err(format!("in the fast path's test JVM, {why}"))),
+        };
+        let _ = std::fs::remove_dir_all(&scratch);
+        Ok(Ok((surefire, fast)))
+    }
+}
+
+/// Copies the files under `from` into `to` (folders made as needed).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let target = to.join(entry.path().strip_prefix(from).unwrap_or(entry.path()));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// `record` with the module folder written `${basedir}` wherever it appears.
+fn relative_to(record: ProbeRecord, module: &Path) -> ProbeRecord {
+    // `a/./` and `a/` are `a`: the same folder, written as a JVM writes it.
+    let module: PathBuf = module.components().collect();
+    let module = module.display().to_string();
+    record
+        .into_iter()
+        .map(|(key, value)| (key, value.replace(&module, "${basedir}")))
+        .collect()
+}
+
+fn write_record(record: &ProbeRecord) -> String {
+    record
+        .iter()
+        .map(|(key, value)| format!("{key}\t{}\n", hex::encode(value)))
+        .collect()
+}
+
+fn parse_record(text: &str) -> ProbeRecord {
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.split_once('\t')?;
+            let value = String::from_utf8(hex::decode(value).ok()?).ok()?;
+            Some((key.to_owned(), value))
+        })
+        .collect()
+}
+
+/// The differences between the two records, each with its explanation if it has one.
+pub fn compare(surefire: &ProbeRecord, fast: &ProbeRecord) -> Fidelity {
+    let mut keys: Vec<&String> = surefire.keys().chain(fast.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut fidelity = Fidelity {
+        compared: keys.len(),
+        differences: Vec::new(),
+    };
+    for key in keys {
+        let (s, f) = (surefire.get(key), fast.get(key));
+        if s == f {
+            continue;
+        }
+        fidelity.differences.push(ProbeDifference {
+            key: key.clone(),
+            surefire: s.cloned(),
+            fast: f.cloned(),
+            explained: explanation(key),
+        });
+    }
+    fidelity
+}
+
+/// Why a known difference changes nothing a verdict rests on, or `None`. Each entry names what
+/// differs and why it must: these are the differences that remain, everything else a test can
+/// see of its JVM is equal (the test JVM sets Surefire's properties itself, see `avrlab-exec`
+/// `surefire_properties`).
+const EXPLAINED: [(&str, &str); 6] = [
+    (
+        "property sun.java.command",
+        "the JVM's own record of its main class: Surefire's booter jar and its arguments (a \
+         file name with a time stamp, new in every fork) against the fast path's launcher",
+    ),
+    (
+        "property surefire.real.class.path",
+        "Surefire's own booter jar, which the fast path has no use for; the class path the \
+         tests see (java.class.path, surefire.test.class.path) is equal",
+    ),
+    (
+        "property test",
+        "the Maven run's -Dtest: set per Maven test run (the PoV run names its tests, the \
+         regression run has none), while one fast JVM runs both phases",
+    ),
+    (
+        "jvm input arguments",
+        "the fast JVM's class-data archive and its quieted logging (-XX:SharedArchiveFile, \
+         -Xlog:cds=off), which change how fast classes load, not which; the containment flags \
+         and java.io.tmpdir are equal",
+    ),
+    (
+        "jvm security manager installed",
+        "the fast path's guard (it blocks System.exit during tests and flags what could reach \
+         the result channel); a candidate that depends on it is caught by the flags and the \
+         sample Maven re-judges (detects-the-fast-path)",
+    ),
+    (
+        "environment variables",
+        "Maven's own variables (JAVA_HOME, MAVEN_OPTS, MAVEN_CMD_LINE_ARGS, \
+         MAVEN_PROJECTBASEDIR, and JAVA_TOOL_OPTIONS that carries the containment flags the \
+         fast JVM gets on its command line), inherited by Surefire's fork; names only compared",
+    ),
+];
+
+/// Why a known difference changes nothing a verdict rests on, or `None`.
+fn explanation(key: &str) -> Option<&'static str> {
+    EXPLAINED
+        .iter()
+        .find(|(known, _)| *known == key)
+        .map(|(_, why)| *why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(entries: &[(&str, &str)]) -> ProbeRecord {
+        entries
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    /// Equal observations are no difference; a known one is explained; anything else, a value
+    /// or an observation only one side has, is unexplained and sends the task to Maven.
+    #[test]
+    fn only_known_differences_are_explained() {
+        let surefire = record(&[
+            ("runtime maxMemory", "6320816128"),
+            ("property sun.java.command", "surefirebooter.jar"),
+            ("property jdk.module.main", "x"),
+        ]);
+        let fast = record(&[
+            ("runtime maxMemory", "1037959168"),
+            ("property sun.java.command", "avrlab.fastpath.runner.Boot"),
+        ]);
+        let found = compare(&surefire, &fast);
+        assert_eq!(found.compared, 3);
+        let keys: Vec<(&str, bool)> = found
+            .differences
+            .iter()
+            .map(|d| (d.key.as_str(), d.explained.is_some()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("property jdk.module.main", false),
+                ("property sun.java.command", true),
+                ("runtime maxMemory", false),
+            ]
+        );
+        assert_eq!(
+            found.unexplained().unwrap(),
+            "the fidelity probe found the fast path's test JVM unlike Surefire's fork in \
+             property jdk.module.main, runtime maxMemory"
+        );
+        assert!(compare(&surefire, &surefire).unexplained().is_none());
+    }
+
+    /// Kept records read back as written, line breaks and tabs in values included.
+    #[test]
+    fn kept_records_read_back_as_written() {
+        let kept = record(&[("a b", "x\ty\nz"), ("working directory", "${basedir}")]);
+        assert_eq!(parse_record(&write_record(&kept)), kept);
+        let relative = relative_to(record(&[("d", "/w/m/target:/w/m")]), Path::new("/w/m/."));
+        assert_eq!(relative["d"], "${basedir}/target:${basedir}");
+    }
+}
