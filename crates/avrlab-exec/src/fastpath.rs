@@ -879,12 +879,23 @@ impl Maven {
             // What one test class may print: its Surefire report holds its output, and Maven's
             // engine refuses a larger report as unusable.
             crate::surefire::MAX_REPORT_BYTES.to_string(),
-            hex::encode(
+            hex::encode({
+                let basedir: PathBuf = build.project.components().collect();
+                let basedir = basedir.display().to_string();
+                let learned = match role {
+                    TestJvmRole::Candidate { learned, .. } => learned,
+                    TestJvmRole::Record { .. } => &[][..],
+                };
                 self.surefire_properties(build, (&test_entry, &main_entry))
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}\n"))
-                    .collect::<String>(),
-            ),
+                    .into_iter()
+                    .chain(
+                        learned
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.replace("${basedir}", &basedir))),
+                    )
+                    .map(|(k, v)| format!("{k}={}\n", v.replace('\\', "\\\\").replace('\n', "\\n")))
+                    .collect::<String>()
+            }),
         ]
         .join("\t");
         let channel = HelperChannel::start(&spec, &setup)?;
@@ -1004,6 +1015,10 @@ pub enum TestJvmRole<'a> {
     Candidate {
         folder: &'a Path,
         archive: Option<&'a Path>,
+        /// System properties Surefire's fork of this task state has (learned by the fidelity
+        /// probe), set after [`Maven::surefire_properties`]; `${basedir}` stands for the module
+        /// folder.
+        learned: &'a [(String, String)],
     },
     /// It records which project classes each regression test class loads (test-impact
     /// selection), loading the project itself, one test class at a time; with `dump`, it writes

@@ -19,6 +19,26 @@ pub const PROBE_CLASS: &str = "avrlabprobe.AvrlabFidelityProbe";
 
 const PROBE_SOURCE: &str = include_str!("../../../java/fastpath/probe/AvrlabFidelityProbe.java");
 
+/// What decides the two records besides the task state: the probe, the helper (its Java sources
+/// are hashed into `build.helper`), and the code that starts Surefire's fork and the fast test
+/// JVM. Records kept under another key are taken again.
+pub fn probe_key(build: &FastBuild) -> String {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    for text in [
+        PROBE_SOURCE,
+        include_str!("fastpath.rs"),
+        include_str!("maven.rs"),
+        include_str!("fork_relay.rs"),
+        include_str!("sandbox.rs"),
+    ] {
+        hasher.update(text.as_bytes());
+        hasher.update([0]);
+    }
+    hasher.update(build.helper.to_string_lossy().as_bytes());
+    hex::encode(&hasher.finalize()[..12])
+}
+
 /// What a test saw of its JVM: one value per observation (`property java.version`, `runtime
 /// maxMemory`, `main class code source`, …).
 pub type ProbeRecord = BTreeMap<String, String>;
@@ -134,8 +154,10 @@ pub fn probe_record(cases: &[TestCaseResult]) -> Result<ProbeRecord, String> {
         ));
     }
     let hex: String = (0..total).map(|i| parts[&i].as_str()).collect();
-    let bytes = hex::decode(&hex).map_err(|e| format!("the probe's record is not hex: {e}"))?;
-    let text = String::from_utf8_lossy(&bytes);
+    let packed = hex::decode(&hex).map_err(|e| format!("the probe's record is not hex: {e}"))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::ZlibDecoder::new(&packed[..]), &mut text)
+        .map_err(|e| format!("the probe's record does not inflate: {e}"))?;
     let mut record = ProbeRecord::new();
     for line in text.lines() {
         if let Some((key, value)) = line.split_once('=') {
@@ -181,7 +203,10 @@ mod tests {
     /// Parts arrive in any order, with whatever prefix the engine puts before the message.
     #[test]
     fn a_record_is_read_from_the_parts_in_any_order() {
-        let hex = hex::encode("property a=1\\\\n2\nworking directory=/w\n");
+        let mut packed = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut packed, b"property a=1\\\\n2\nworking directory=/w\n")
+            .unwrap();
+        let hex = hex::encode(packed.finish().unwrap());
         let (first, second) = hex.split_at(10);
         let cases = [
             case(

@@ -42,7 +42,7 @@ pub use fastpath::{
     CompilerSession, FastBuild, FastPathError, FastPhase, FastReply, Lost, PhaseEnd, Recorded,
     RegressionRun, RegressionScope, RunRequest, TestClassLoads, TestJvm, TestJvmRole, Unsupported,
 };
-pub use fidelity::{PROBE_CLASS, ProbeRecord, probe_record};
+pub use fidelity::{PROBE_CLASS, ProbeRecord, probe_key, probe_record};
 pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,
     init_state_repository, mirror_path, repo_slug,

@@ -113,6 +113,8 @@ struct StateRuntime {
     failing: Mutex<Vec<(String, usize)>>,
     /// Which sources the compiler plug-in compiles, and which classes they define.
     sources: StateSources,
+    /// The system properties of Surefire's fork its test JVMs set too (the fidelity probe's).
+    learned: Vec<(String, String)>,
 }
 
 impl StateRuntime {
@@ -324,6 +326,7 @@ impl FastOracle {
                 TestJvmRole::Candidate {
                     folder: &classes.0,
                     archive: runtime.archive.as_deref(),
+                    learned: &runtime.learned,
                 },
                 self.fast.test_timeout,
             )
@@ -1240,9 +1243,12 @@ impl Oracle for FastOracle {
             // JVM; a difference no entry of the table explains hands the task to Maven.
             let archive = (use_archive && archive_file.is_file()).then(|| archive_file.clone());
             let fidelity = self.probe_fidelity(task, &maven, &kept, build, archive.as_deref())?;
-            let unfaithful = match &fidelity {
-                Ok(found) => found.unexplained(),
-                Err(why) => Some(format!("the fidelity probe could not run: {why}")),
+            let (unfaithful, learned) = match &fidelity {
+                Ok(found) => (found.unexplained(), found.learned.clone()),
+                Err(why) => (
+                    Some(format!("the fidelity probe could not run: {why}")),
+                    Vec::new(),
+                ),
             };
             self.fidelities
                 .lock()
@@ -1268,6 +1274,7 @@ impl Oracle for FastOracle {
                 task: task.id.clone(),
                 archive: (use_archive && archive_file.is_file()).then(|| archive_file.clone()),
                 failing: Mutex::new(Vec::new()),
+                learned,
             });
             // The pool's first JVMs start now, loading the JDK, JUnit and the dependencies
             // while the warm-up of other tasks goes on.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use avrlab_bench::{Task, TestName, copy_project};
 use avrlab_exec::{
     CANDIDATE_FOLDERS, FastBuild, Maven, PROBE_CLASS, ProbeRecord, RegressionRun, RunRequest,
-    TestJvmRole, TestSelection, probe_record,
+    TestJvmRole, TestSelection, probe_key, probe_record,
 };
 
 use super::{FastOracle, merge_main_classes};
@@ -17,8 +17,9 @@ use crate::error::ValidateError;
 
 /// The two records kept with a task state: `fidelity-surefire.txt`, `fidelity-fast.txt`.
 const RECORDS: [&str; 2] = ["fidelity-surefire.txt", "fidelity-fast.txt"];
-/// Bumped when the probe records something new: kept records of an older probe are taken again.
-const PROBE_VERSION: &str = "probe 3";
+/// The kept records' first word; the rest of their first line is [`probe_key`], and records
+/// under another key are taken again.
+const PROBE_VERSION: &str = "probe";
 
 /// One observation on which the two JVMs differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,9 +37,54 @@ pub struct Fidelity {
     /// Observations compared.
     pub compared: usize,
     pub differences: Vec<ProbeDifference>,
+    /// The system properties of Surefire's fork that the test JVM sets too ([`learned`]).
+    pub learned: Vec<(String, String)>,
 }
 
 impl Fidelity {
+    /// The differences as a Markdown table (observation, Surefire's fork, the fast JVM, why),
+    /// after a line with how many observations were compared; long values are cut.
+    pub fn table(&self) -> String {
+        let cell = |value: &Option<String>| {
+            let text = value.as_deref().map_or("(absent)".to_owned(), |v| {
+                let v = v.replace('|', "\\|").replace('\n', " ");
+                match v.char_indices().nth(90) {
+                    Some((at, _)) => format!("{}…", &v[..at]),
+                    None if v.is_empty() => "(empty)".to_owned(),
+                    None => v,
+                }
+            });
+            format!("`{text}`")
+        };
+        let unexplained = self
+            .differences
+            .iter()
+            .filter(|d| d.explained.is_none())
+            .count();
+        let mut out = format!(
+            "{} observations compared, {} differ, {} unexplained\n\n",
+            self.compared,
+            self.differences.len(),
+            unexplained
+        );
+        if self.differences.is_empty() {
+            return out;
+        }
+        out.push_str("| observation | Surefire's fork | fast test JVM | why it may differ |\n");
+        out.push_str("|---|---|---|---|\n");
+        for d in &self.differences {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                d.key,
+                cell(&d.surefire),
+                cell(&d.fast),
+                d.explained
+                    .unwrap_or("**unexplained: the task goes to Maven**")
+            ));
+        }
+        out
+    }
+
     /// The task's reason to go to Maven: the unexplained differences, if any.
     pub fn unexplained(&self) -> Option<String> {
         let keys: Vec<&str> = self
@@ -68,9 +114,10 @@ impl FastOracle {
         archive: Option<&Path>,
     ) -> Result<Result<Fidelity, String>, ValidateError> {
         let paths = RECORDS.map(|name| kept.join(name));
+        let header = format!("{PROBE_VERSION} {}\n", probe_key(build));
         let read = |path: &PathBuf| {
             let text = std::fs::read_to_string(path).ok()?;
-            let body = text.strip_prefix(&format!("{PROBE_VERSION}\n"))?;
+            let body = text.strip_prefix(&header)?;
             Some(parse_record(body))
         };
         let (surefire, fast) = match (read(&paths[0]), read(&paths[1])) {
@@ -82,16 +129,19 @@ impl FastOracle {
                     Err(why) => return Ok(Err(why)),
                 };
                 for (path, record) in paths.iter().zip([&surefire, &fast]) {
-                    std::fs::write(path, format!("{PROBE_VERSION}\n{}", write_record(record)))
-                        .map_err(|source| ValidateError::Workspace {
+                    std::fs::write(path, format!("{header}{}", write_record(record))).map_err(
+                        |source| ValidateError::Workspace {
                             path: path.clone(),
                             source,
-                        })?;
+                        },
+                    )?;
                 }
                 (surefire, fast)
             }
         };
-        Ok(Ok(compare(&surefire, &fast)))
+        let mut found = compare(&surefire, &fast);
+        found.learned = learned(&surefire);
+        Ok(Ok(found))
     }
 
     /// Runs the probe in Surefire's fork and in a fast test JVM for `build`, kept in
@@ -170,6 +220,7 @@ impl FastOracle {
                 TestJvmRole::Candidate {
                     folder: &folder.0,
                     archive,
+                    learned: &learned(&surefire),
                 },
                 self.fast.test_timeout,
             )
@@ -252,7 +303,7 @@ pub fn compare(surefire: &ProbeRecord, fast: &ProbeRecord) -> Fidelity {
     keys.dedup();
     let mut fidelity = Fidelity {
         compared: keys.len(),
-        differences: Vec::new(),
+        ..Fidelity::default()
     };
     for key in keys {
         let (s, f) = (surefire.get(key), fast.get(key));
@@ -263,17 +314,63 @@ pub fn compare(surefire: &ProbeRecord, fast: &ProbeRecord) -> Fidelity {
             key: key.clone(),
             surefire: s.cloned(),
             fast: f.cloned(),
-            explained: explanation(key),
+            explained: explained(key, surefire, fast),
         });
     }
     fidelity
+}
+
+/// System properties the JVM owns (its version and vendor, the platform, encodings, the user and
+/// its folders, the JDK's internals): never copied from Surefire's fork, so that a difference
+/// there stays a difference. Prefixes of property names.
+const JVM_OWNED: [&str; 22] = [
+    "java.version",
+    "java.vendor",
+    "java.vm.",
+    "java.runtime.",
+    "java.specification.",
+    "java.class.version",
+    "java.home",
+    "java.library.path",
+    "java.io.tmpdir",
+    "jdk.",
+    "sun.",
+    "os.",
+    "file.",
+    "path.separator",
+    "line.separator",
+    "native.encoding",
+    "stdout.encoding",
+    "stderr.encoding",
+    "user.dir",
+    "user.home",
+    "user.name",
+    "user.language",
+];
+
+/// The system properties of Surefire's fork the fast path's test JVM sets too, as Surefire's
+/// booter sets them at run time: every property of its record but those the JVM owns and those
+/// the table explains. They are what the project's build hands the fork (Maven's user
+/// properties, the Surefire configuration's `systemPropertyVariables` of a parent pom the fast
+/// path does not read) and Surefire's own (`basedir`, the test class path); the probe's run in
+/// the fast JVM then shows whether they took effect (a time zone set too late would differ).
+fn learned(surefire: &ProbeRecord) -> Vec<(String, String)> {
+    surefire
+        .iter()
+        .filter_map(|(key, value)| {
+            let name = key.strip_prefix("property ")?;
+            let owned = JVM_OWNED.iter().any(|p| name.starts_with(p))
+                || name.starts_with("user.") && name != "user.timezone";
+            (!owned && explanation(key).is_none()).then(|| (name.to_owned(), value.clone()))
+        })
+        .collect()
 }
 
 /// Why a known difference changes nothing a verdict rests on, or `None`. Each entry names what
 /// differs and why it must: these are the differences that remain, everything else a test can
 /// see of its JVM is equal (the test JVM sets Surefire's properties itself, see `avrlab-exec`
 /// `surefire_properties`).
-const EXPLAINED: [(&str, &str); 6] = [
+const EXPLAINED: [(&str, &str); 4] = [
     (
         "property sun.java.command",
         "the JVM's own record of its main class: Surefire's booter jar and its arguments (a \
@@ -290,24 +387,30 @@ const EXPLAINED: [(&str, &str); 6] = [
          regression run has none), while one fast JVM runs both phases",
     ),
     (
-        "jvm input arguments",
-        "the fast JVM's class-data archive and its quieted logging (-XX:SharedArchiveFile, \
-         -Xlog:cds=off), which change how fast classes load, not which; the containment flags \
-         and java.io.tmpdir are equal",
-    ),
-    (
         "jvm security manager installed",
         "the fast path's guard (it blocks System.exit during tests and flags what could reach \
-         the result channel); a candidate that depends on it is caught by the flags and the \
-         sample Maven re-judges (detects-the-fast-path)",
-    ),
-    (
-        "environment variables",
-        "Maven's own variables (JAVA_HOME, MAVEN_OPTS, MAVEN_CMD_LINE_ARGS, \
-         MAVEN_PROJECTBASEDIR, and JAVA_TOOL_OPTIONS that carries the containment flags the \
-         fast JVM gets on its command line), inherited by Surefire's fork; names only compared",
+         the result channel); the one difference a candidate can still test for on purpose: \
+         Maven's sample and every flag re-judge such code, and a disagreement sends the task's \
+         later candidates to Maven (detects-the-fast-path)",
     ),
 ];
+
+/// The environment variables Maven's own launch gives Surefire's fork and the fast JVM lacks.
+const MAVEN_ENVIRONMENT: [&str; 6] = [
+    "CLASSPATH",
+    "JAVA_HOME",
+    "JAVA_TOOL_OPTIONS",
+    "MAVEN_CMD_LINE_ARGS",
+    "MAVEN_OPTS",
+    "MAVEN_PROJECTBASEDIR",
+];
+
+/// The fast JVM's own flags for its class-data archive and quieted logging.
+fn archive_flag(arg: &str) -> bool {
+    arg.starts_with("-XX:SharedArchiveFile=")
+        || arg == "-Xlog:cds=off"
+        || arg == "-Xlog:cds+dynamic=off"
+}
 
 /// Why a known difference changes nothing a verdict rests on, or `None`.
 fn explanation(key: &str) -> Option<&'static str> {
@@ -315,6 +418,67 @@ fn explanation(key: &str) -> Option<&'static str> {
         .iter()
         .find(|(known, _)| *known == key)
         .map(|(_, why)| *why)
+}
+
+/// [`explanation`], and for the observations whose difference is explained only as long as it
+/// stays within bounds (the JVM's arguments, the environment), whether it does.
+fn explained(key: &str, surefire: &ProbeRecord, fast: &ProbeRecord) -> Option<&'static str> {
+    let words = |record: &ProbeRecord, separator: &str| -> Vec<String> {
+        let mut words: Vec<String> = record
+            .get(key)
+            .map(|v| {
+                v.split(separator)
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        words.sort();
+        words
+    };
+    match key {
+        "jvm input arguments" => {
+            let (s, mut f) = (words(surefire, " "), words(fast, " "));
+            f.retain(|a| !archive_flag(a));
+            // What one side has and the other not, flags that are equal left out.
+            let residue: Vec<&String> = s
+                .iter()
+                .filter(|a| !f.contains(a))
+                .chain(f.iter().filter(|a| !s.contains(a)))
+                .collect();
+            // A `-Dk=v` flag's one effect is the property, compared on its own (and what the
+            // JVM derives from it at start-up, the charset say, is observed too).
+            let same_property = |arg: &&String| {
+                arg.strip_prefix("-D")
+                    .and_then(|kv| kv.split_once('='))
+                    .is_some_and(|(k, v)| {
+                        let key = format!("property {k}");
+                        surefire.get(&key).map(String::as_str) == Some(v)
+                            && fast.get(&key).map(String::as_str) == Some(v)
+                    })
+            };
+            residue.iter().all(same_property).then_some(
+                "the same flags but the fast JVM's class-data archive and quieted logging \
+                 (-XX:SharedArchiveFile, -Xlog:cds=off), which change how fast classes load, \
+                 not which, and -D flags whose property has the same value on both sides; the \
+                 containment flags come through JAVA_TOOL_OPTIONS on Maven, so in another order",
+            )
+        }
+        "environment variables" => {
+            let (s, f) = (words(surefire, ", "), words(fast, ", "));
+            let within = f.iter().all(|name| s.contains(name))
+                && s.iter()
+                    .filter(|name| !f.contains(name))
+                    .all(|name| MAVEN_ENVIRONMENT.contains(&name.as_str()));
+            within.then_some(
+                "Maven's own variables, which Surefire's fork inherits (JAVA_HOME, MAVEN_OPTS, \
+                 MAVEN_CMD_LINE_ARGS, MAVEN_PROJECTBASEDIR, CLASSPATH when Surefire passes the \
+                 class path so, and JAVA_TOOL_OPTIONS, which carries the containment flags the \
+                 fast JVM gets on its command line); names compared, every other one equal",
+            )
+        }
+        _ => explanation(key),
+    }
 }
 
 #[cfg(test)]
@@ -362,6 +526,40 @@ mod tests {
              property jdk.module.main, runtime maxMemory"
         );
         assert!(compare(&surefire, &surefire).unexplained().is_none());
+    }
+
+    /// The JVM's arguments and environment are explained only within bounds: the archive's
+    /// flags, `-D` flags whose property is equal on both sides, Maven's own variables.
+    #[test]
+    fn arguments_and_environment_are_explained_only_within_bounds() {
+        let surefire = record(&[
+            (
+                "jvm input arguments",
+                "-XX:-UsePerfData -Dfile.encoding=UTF-8 --add-opens=a",
+            ),
+            ("property file.encoding", "UTF-8"),
+            ("environment variables", "HOME, JAVA_HOME, MAVEN_OPTS"),
+        ]);
+        let fast = record(&[
+            (
+                "jvm input arguments",
+                "--add-opens=a -XX:-UsePerfData -XX:SharedArchiveFile=/a.jsa",
+            ),
+            ("property file.encoding", "UTF-8"),
+            ("environment variables", "HOME"),
+        ]);
+        assert!(compare(&surefire, &fast).unexplained().is_none());
+        let mut heap = fast.clone();
+        heap.insert(
+            "jvm input arguments".into(),
+            "--add-opens=a -XX:-UsePerfData -Xmx1g".into(),
+        );
+        heap.insert("environment variables".into(), "HOME, SECRET".into());
+        assert_eq!(
+            compare(&surefire, &heap).unexplained().unwrap(),
+            "the fidelity probe found the fast path's test JVM unlike Surefire's fork in \
+             environment variables, jvm input arguments"
+        );
     }
 
     /// Kept records read back as written, line breaks and tabs in values included.

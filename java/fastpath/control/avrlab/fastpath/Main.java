@@ -137,10 +137,11 @@ public final class Main {
         // (no -ea), and its system properties set at run time (no -D on the command line).
         ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(true);
         if (f.length > 7 && !f[7].isEmpty()) {
+            // One property a line; in a value a backslash escapes the next character, n a line break.
             for (String line : Channel.unhexText(f[7]).split("\n")) {
                 int eq = line.indexOf('=');
                 if (eq > 0) {
-                    System.setProperty(line.substring(0, eq), line.substring(eq + 1));
+                    System.setProperty(line.substring(0, eq), unescape(line.substring(eq + 1)));
                 }
             }
         }
@@ -299,6 +300,21 @@ public final class Main {
         }
         out.add("PHASE\t" + name + "\tdone\t" + millis + "\t");
         return null;
+    }
+
+    /** A value as the host wrote it: a backslash escapes the next character, n a line break. */
+    private static String unescape(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\\' && i + 1 < value.length()) {
+                char next = value.charAt(++i);
+                out.append(next == 'n' ? '\n' : next);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     /** Whether the phase has a test case that is not one of {@code besides}. */
