@@ -288,7 +288,7 @@ fn surefire_differences(pom: &str) -> Vec<String> {
 }
 
 /// `…/junit-platform-engine-1.10.2.jar` → `1.10.2`.
-fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
+pub(crate) fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let rest = name.strip_prefix(artifact)?.strip_prefix('-')?;
     let version = rest.strip_suffix(".jar")?;
@@ -318,7 +318,7 @@ struct PlatformPlan {
 }
 
 /// `4.8.2` → (4, 8); `3.8.1` → (3, 8).
-fn major_minor(version: &str) -> (u32, u32) {
+pub(crate) fn major_minor(version: &str) -> (u32, u32) {
     let mut parts = version
         .split(['.', '-'])
         .map(|p| p.parse::<u32>().unwrap_or(0));

@@ -46,24 +46,36 @@ pub type ProbeRecord = BTreeMap<String, String>;
 impl Maven {
     /// Compiles the probe against `build`'s test class path into `out` (a fresh folder, where
     /// `avrlabprobe/AvrlabFidelityProbe.class` appears), for the project's JUnit (Jupiter when its
-    /// API is on the class path, else JUnit 4) and naming one of the project's main classes.
+    /// API is on the class path, a `TestCase` for JUnit 3, else JUnit 4) and naming one of the
+    /// project's main classes.
     pub fn compile_probe(&self, build: &FastBuild, out: &Path) -> Result<(), FastPathError> {
         let io = |path: &Path| {
             let path = path.to_owned();
             move |source| FastPathError::Io { path, source }
         };
-        let jupiter = build.classpath.iter().any(|p| {
+        // The project's own test class path as Maven resolved it (the fast path may have
+        // replaced an old JUnit, which Surefire's fork keeps).
+        let resolved =
+            std::fs::read_to_string(build.project.join("target/avrlab-test-classpath.txt"))
+                .unwrap_or_default();
+        let resolved: Vec<PathBuf> = std::env::split_paths(resolved.trim()).collect();
+        let jupiter = resolved.iter().chain(&build.classpath).any(|p| {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("junit-jupiter-api-"))
         });
-        let annotation = if jupiter {
-            "org.junit.jupiter.api.Test"
-        } else {
-            "org.junit.Test"
+        let junit3 = resolved
+            .iter()
+            .find_map(|p| crate::fastpath::artifact_version(p, "junit"))
+            .is_some_and(|v| crate::fastpath::major_minor(&v).0 < 4);
+        let (annotation, superclass) = match (jupiter, junit3) {
+            (true, _) => ("@org.junit.jupiter.api.Test", ""),
+            (false, false) => ("@org.junit.Test", ""),
+            (false, true) => ("", "extends junit.framework.TestCase "),
         };
         let main = first_main_class(&build.project.join("target/classes")).unwrap_or_default();
         let source = PROBE_SOURCE
             .replace("@TEST@", annotation)
+            .replace("@EXTENDS@", superclass)
             .replace("@MAIN@", &main);
         let file = out.join("src/avrlabprobe/AvrlabFidelityProbe.java");
         std::fs::create_dir_all(file.parent().expect("a file in a folder")).map_err(io(out))?;

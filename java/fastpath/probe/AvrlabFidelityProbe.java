@@ -20,10 +20,10 @@ import java.util.TreeMap;
  * one thing both engines report in full for every test), compressed, hex-encoded and cut into
  * parts; every part fails, so both engines report every part.
  *
- * <p>{@code @TEST@} is the test annotation of the project's JUnit (4 or Jupiter) and
- * {@code @MAIN@} a main class of the project, filled in by the host.
+ * <p>The host fills in the test annotation of the project's JUnit (4 or Jupiter; none, and a
+ * {@code TestCase} superclass, for JUnit 3) and the name of one of the project's main classes.
  */
-public class AvrlabFidelityProbe {
+public class AvrlabFidelityProbe @EXTENDS@{
     /** How many characters of the record each part carries (the fast path keeps 2000 of a message). */
     private static final int PART = 1800;
     private static final String MAIN = "@MAIN@";
@@ -130,44 +130,44 @@ public class AvrlabFidelityProbe {
         return hex.toString();
     }
 
-    @@TEST@ public void part00() { part(0); }
-    @@TEST@ public void part01() { part(1); }
-    @@TEST@ public void part02() { part(2); }
-    @@TEST@ public void part03() { part(3); }
-    @@TEST@ public void part04() { part(4); }
-    @@TEST@ public void part05() { part(5); }
-    @@TEST@ public void part06() { part(6); }
-    @@TEST@ public void part07() { part(7); }
-    @@TEST@ public void part08() { part(8); }
-    @@TEST@ public void part09() { part(9); }
-    @@TEST@ public void part10() { part(10); }
-    @@TEST@ public void part11() { part(11); }
-    @@TEST@ public void part12() { part(12); }
-    @@TEST@ public void part13() { part(13); }
-    @@TEST@ public void part14() { part(14); }
-    @@TEST@ public void part15() { part(15); }
-    @@TEST@ public void part16() { part(16); }
-    @@TEST@ public void part17() { part(17); }
-    @@TEST@ public void part18() { part(18); }
-    @@TEST@ public void part19() { part(19); }
-    @@TEST@ public void part20() { part(20); }
-    @@TEST@ public void part21() { part(21); }
-    @@TEST@ public void part22() { part(22); }
-    @@TEST@ public void part23() { part(23); }
-    @@TEST@ public void part24() { part(24); }
-    @@TEST@ public void part25() { part(25); }
-    @@TEST@ public void part26() { part(26); }
-    @@TEST@ public void part27() { part(27); }
-    @@TEST@ public void part28() { part(28); }
-    @@TEST@ public void part29() { part(29); }
-    @@TEST@ public void part30() { part(30); }
-    @@TEST@ public void part31() { part(31); }
-    @@TEST@ public void part32() { part(32); }
-    @@TEST@ public void part33() { part(33); }
-    @@TEST@ public void part34() { part(34); }
-    @@TEST@ public void part35() { part(35); }
-    @@TEST@ public void part36() { part(36); }
-    @@TEST@ public void part37() { part(37); }
-    @@TEST@ public void part38() { part(38); }
-    @@TEST@ public void part39() { part(39); }
+    @TEST@ public void testPart00() { part(0); }
+    @TEST@ public void testPart01() { part(1); }
+    @TEST@ public void testPart02() { part(2); }
+    @TEST@ public void testPart03() { part(3); }
+    @TEST@ public void testPart04() { part(4); }
+    @TEST@ public void testPart05() { part(5); }
+    @TEST@ public void testPart06() { part(6); }
+    @TEST@ public void testPart07() { part(7); }
+    @TEST@ public void testPart08() { part(8); }
+    @TEST@ public void testPart09() { part(9); }
+    @TEST@ public void testPart10() { part(10); }
+    @TEST@ public void testPart11() { part(11); }
+    @TEST@ public void testPart12() { part(12); }
+    @TEST@ public void testPart13() { part(13); }
+    @TEST@ public void testPart14() { part(14); }
+    @TEST@ public void testPart15() { part(15); }
+    @TEST@ public void testPart16() { part(16); }
+    @TEST@ public void testPart17() { part(17); }
+    @TEST@ public void testPart18() { part(18); }
+    @TEST@ public void testPart19() { part(19); }
+    @TEST@ public void testPart20() { part(20); }
+    @TEST@ public void testPart21() { part(21); }
+    @TEST@ public void testPart22() { part(22); }
+    @TEST@ public void testPart23() { part(23); }
+    @TEST@ public void testPart24() { part(24); }
+    @TEST@ public void testPart25() { part(25); }
+    @TEST@ public void testPart26() { part(26); }
+    @TEST@ public void testPart27() { part(27); }
+    @TEST@ public void testPart28() { part(28); }
+    @TEST@ public void testPart29() { part(29); }
+    @TEST@ public void testPart30() { part(30); }
+    @TEST@ public void testPart31() { part(31); }
+    @TEST@ public void testPart32() { part(32); }
+    @TEST@ public void testPart33() { part(33); }
+    @TEST@ public void testPart34() { part(34); }
+    @TEST@ public void testPart35() { part(35); }
+    @TEST@ public void testPart36() { part(36); }
+    @TEST@ public void testPart37() { part(37); }
+    @TEST@ public void testPart38() { part(38); }
+    @TEST@ public void testPart39() { part(39); }
 }
