@@ -11,7 +11,7 @@ use avrlab_stats::{fisher_exact, wilson};
 use avrlab_store::TaskDatesRow;
 use serde::Serialize;
 
-use crate::eval_report::TaskCell;
+use crate::task_cell::TaskCell;
 
 /// A side with fewer tasks than this is "too few tasks to tell": with four tasks or fewer a
 /// share's Wilson interval is wider than half the scale, and no difference is significant.

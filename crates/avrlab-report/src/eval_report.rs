@@ -14,6 +14,7 @@ use crate::cost::CostSummary;
 use crate::cutoff::CutoffSplit;
 use crate::probe_summary::ProbeSummary;
 use crate::published::{PublishedAgreement, PublishedLabel, UnknownLabel};
+pub use crate::task_cell::TaskCell;
 
 /// Why a report could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -210,14 +211,6 @@ fn consensus(audits: &[AuditRow]) -> HashMap<&str, Option<AuditLabel>> {
             .or_insert(Some(audit.label));
     }
     labels
-}
-
-/// One cell of the task × model matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum TaskCell {
-    Correct,
-    Plausible,
-    NotFixed,
 }
 
 /// The whole report.

@@ -18,6 +18,7 @@ mod published;
 mod render;
 mod study_report;
 mod svg;
+mod task_cell;
 
 pub use completeness::Completeness;
 pub use cost::CostSummary;

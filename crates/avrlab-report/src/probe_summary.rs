@@ -9,7 +9,7 @@ use avrlab_stats::fisher_exact;
 use avrlab_store::ProbeScoreRow;
 use serde::Serialize;
 
-use crate::eval_report::TaskCell;
+use crate::task_cell::TaskCell;
 
 /// A run's tasks split by the probe's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
