@@ -62,8 +62,8 @@ fn a_bad_study_file_is_refused_in_one_line_and_nothing_is_stored() {
         stderr.trim(),
         "error: bad.toml:5:1: unknown field `fl_ofsets`, expected one of `format_version`, `name`, \
          `description`, `benchmarks`, `models`, `formats`, `fl_offsets`, `samples`, `runs`, \
-         `temperature`, `top_p`, `max_tokens`, `seed`, `reviewer`, `report`; fix the study file \
-         (see docs/study-format.md)"
+         `temperature`, `top_p`, `max_tokens`, `seed`, `reviewer`, `report`, `probe`; fix the \
+         study file (see docs/study-format.md)"
     );
     assert!(!store.exists(), "nothing is stored for a bad study file");
 }
