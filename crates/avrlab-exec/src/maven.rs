@@ -1646,7 +1646,7 @@ pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
 }
 
 /// Whether a pom of the project defines the `argLine` property itself.
-pub(crate) fn defines_arg_line(project: &Path) -> bool {
+fn defines_arg_line(project: &Path) -> bool {
     walk_poms(project).iter().any(|pom| {
         let text = std::fs::read_to_string(pom).unwrap_or_default();
         text.split("<properties>")
