@@ -283,10 +283,20 @@ impl Oracle for MavenOracle {
     /// `failed_warm_up`).
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         let note = failed_warm_up::note_path(&self.config.work_root, &prepared.task.id);
-        let state = crate::fingerprint::tree_fingerprint(prepared.pristine(), b"warm-up attempt")
-            .map_err(Self::workspace_err(prepared.pristine()))?;
-        let key = failed_warm_up::attempt_key(&state);
-        if let Some(failed) = failed_warm_up::recall(&note, &key, failed_warm_up::seconds_now()) {
+        // The state is fingerprinted (a read of the whole tree) only where a note may be read or
+        // written: after an earlier failure, or after this one.
+        let key = || -> Result<String, ValidateError> {
+            let state =
+                crate::fingerprint::tree_fingerprint(prepared.pristine(), b"warm-up attempt")
+                    .map_err(Self::workspace_err(prepared.pristine()))?;
+            Ok(failed_warm_up::attempt_key(&state))
+        };
+        let recalled = if note.exists() {
+            failed_warm_up::recall(&note, &key()?, failed_warm_up::seconds_now())
+        } else {
+            None
+        };
+        if let Some(failed) = recalled {
             let seen = failed_warm_up::seconds_now().saturating_sub(failed.at) / 60;
             return Err(ValidateError::Build {
                 task: prepared.task.id.clone(),
@@ -309,7 +319,7 @@ impl Oracle for MavenOracle {
                 ..
             }) => failed_warm_up::remember(
                 &note,
-                &key,
+                &key()?,
                 &failed_warm_up::fresh(project.clone(), tail.clone(), log.clone()),
             ),
             Ok(()) => failed_warm_up::forget(&note),
