@@ -531,17 +531,42 @@ pub fn fork_from_command_line_in(text: &str) -> (String, Vec<String>) {
 /// public suffix list.
 const BUILD_DOWNLOADERS: [&str; 1] = ["download-maven-plugin"];
 
+/// Plug-ins that drive `apt`, the annotation processing tool that left the JDK with JDK 8
+/// (its processors run inside javac since JDK 6): MyFaces Tobago's, which Struts 2 uses to
+/// write its tag library descriptors, and the Codehaus one.
+const APT_DRIVERS: [&str; 2] = ["maven-apt-plugin", "apt-maven-plugin"];
+
 /// Binds every execution of a [`BUILD_DOWNLOADERS`] plug-in in one pom to the phase `none`, so
 /// that it does not run (the plug-in's own `skip` exists only in some releases). Returns the text
 /// and one note per plug-in whose executions were unbound.
 pub fn skip_build_downloads_in(text: &str) -> (String, Vec<String>) {
+    unbind_plugins_in(
+        text,
+        &BUILD_DOWNLOADERS,
+        "it fetches a file from the web while the project builds, which an offline test run cannot",
+    )
+}
+
+/// Binds every execution of an [`APT_DRIVERS`] plug-in in one pom to the phase `none`: on
+/// JDK 8 and newer there is no `apt` for it to start. Returns the text and one note per plug-in.
+pub fn skip_apt_in(text: &str) -> (String, Vec<String>) {
+    unbind_plugins_in(
+        text,
+        &APT_DRIVERS,
+        "it starts apt, which JDK 8 and newer do not have; what it would generate is missing",
+    )
+}
+
+/// Every execution of each of `plugins` bound to the phase `none`, with one note per plug-in
+/// saying how many and `why`.
+fn unbind_plugins_in(text: &str, plugins: &[&str], why: &str) -> (String, Vec<String>) {
     let mut out = text.to_owned();
     let mut notes = Vec::new();
-    for downloader in BUILD_DOWNLOADERS {
-        let (unbound, count) = unbind_executions(&out, downloader);
+    for plugin in plugins {
+        let (unbound, count) = unbind_executions(&out, plugin);
         if count > 0 {
             notes.push(format!(
-                "{downloader}: {count} execution(s) bound to no phase (it fetches a file from the web while the project builds, which an offline test run cannot)"
+                "{plugin}: {count} execution(s) bound to no phase ({why})"
             ));
         }
         out = unbound;
@@ -604,6 +629,11 @@ fn unbind_executions(text: &str, artifact: &str) -> (String, usize) {
 /// [`skip_build_downloads_in`] for every `pom.xml` of `project`; one note per changed file.
 pub fn skip_build_downloads(project: &Path) -> std::io::Result<Vec<String>> {
     adapt_poms(project, skip_build_downloads_in)
+}
+
+/// [`skip_apt_in`] for every `pom.xml` of `project`; one note per changed file.
+pub fn skip_apt(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, skip_apt_in)
 }
 
 /// The Surefire release that first passes an empty `<systemPropertyVariables>` entry to the
@@ -856,6 +886,26 @@ mod tests {
             skip_build_downloads_in("<project/>"),
             ("<project/>".to_owned(), Vec::new())
         );
+    }
+
+    #[test]
+    fn an_apt_driver_is_bound_to_no_phase_and_other_plugins_are_not() {
+        // Struts 2.3's core pom, cut down: Tobago's apt plug-in after the compiler.
+        let pom = "<plugins><plugin><artifactId>maven-compiler-plugin</artifactId><executions>\
+            <execution><phase>compile</phase></execution></executions></plugin><plugin>\
+            <groupId>org.apache.myfaces.tobago</groupId><artifactId>maven-apt-plugin</artifactId>\
+            <executions><execution><phase>generate-resources</phase><goals><goal>execute</goal>\
+            </goals></execution></executions></plugin></plugins>";
+        let (out, notes) = skip_apt_in(pom);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("maven-apt-plugin: 1 execution(s)"),
+            "{notes:?}"
+        );
+        assert!(out.contains("<phase>compile</phase>"), "{out}");
+        assert!(!out.contains("generate-resources"), "{out}");
+        assert_eq!(skip_apt_in(&out), (out.clone(), Vec::new()));
+        assert_eq!(skip_build_downloads_in(pom), (pom.to_owned(), Vec::new()));
     }
 
     /// Santuario's pom (VUL4J-21), cut down: Surefire 2.17 in `<pluginManagement>`, a system

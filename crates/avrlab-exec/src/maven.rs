@@ -397,9 +397,14 @@ pub fn adapt_build_files(
 /// The environment repairs that are kept only where they make more of the suite count (the
 /// caller compares baselines with and without each): library and plug-in substitutions under a
 /// substitute JDK, and, whatever the JDK, plug-ins that download from the web at build time
-/// left unbound.
-pub const OPTIONAL_REPAIRS: [&str; 4] =
-    ["byte-buddy", "bundle-plugin", "nashorn", "build-downloads"];
+/// left unbound, and on JDK 8 or newer plug-ins that start `apt` (gone from those JDKs).
+pub const OPTIONAL_REPAIRS: [&str; 5] = [
+    "byte-buddy",
+    "bundle-plugin",
+    "nashorn",
+    "build-downloads",
+    "apt",
+];
 
 /// Applies the [`OPTIONAL_REPAIRS`] that fit the project, except those in `skip`, to its poms
 /// (after [`adapt_build_files`]). Returns each applied repair's name and its notes, one line.
@@ -422,6 +427,8 @@ pub fn apply_optional_repairs(
         }
         let notes = match name {
             "build-downloads" => crate::levels::skip_build_downloads(project),
+            "apt" if jdk.major >= 8 => crate::levels::skip_apt(project),
+            "apt" => Ok(Vec::new()),
             _ if !substituted => Ok(Vec::new()),
             "byte-buddy" => crate::levels::pin_byte_buddy(project),
             "bundle-plugin" => crate::levels::pin_bundle_plugin(project, repository),
