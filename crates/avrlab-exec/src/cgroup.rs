@@ -1,5 +1,7 @@
-//! Per-command control groups: a memory and a process limit for a whole process tree, and a
-//! reliable way to kill every process in it. Both cgroup v2 and the v1 hierarchies are detected at
+//! Per-command control groups: a memory and a process limit for a whole process tree, a CPU share
+//! of its own (so that a command with a thousand runnable processes, a fork bomb, gets no more of
+//! the processors than one with a single busy thread, and cannot starve another worker's test JVM
+//! into a `Timeout`), and a reliable way to kill every process in it. Both cgroup v2 and the v1 hierarchies are detected at
 //! run time (some machines still mount v1); where neither can be written, commands run without
 //! them and the log says so.
 
@@ -38,7 +40,12 @@ fn alive(pid: &str) -> bool {
 
 /// Removes the cgroups of avrlab processes that died without cleaning up (killed with SIGKILL).
 fn sweep_stale(root: &Path) {
-    for parent in [root.to_owned(), root.join("memory"), root.join("pids")] {
+    for parent in [
+        root.to_owned(),
+        root.join("memory"),
+        root.join("pids"),
+        root.join("cpu"),
+    ] {
         let Ok(entries) = std::fs::read_dir(&parent) else {
             continue;
         };
@@ -67,6 +74,29 @@ pub fn cgroup_delegation() -> Result<String, String> {
 
 static SWEPT: std::sync::Once = std::sync::Once::new();
 
+/// How the log says that a command's processes share the CPU as one (the kernel divides the
+/// processors between sibling cgroups, then within each).
+const CPU_SHARE: &str = "a CPU share of its own";
+
+/// Whether new cgroup v2 children get the `cpu` controller (their own CPU weight), turning it on
+/// for the root's children where the root has it and this process may: the log's phrase.
+fn cpu_controller_v2(root: &Path) -> String {
+    let enabled = |file: &str| {
+        std::fs::read_to_string(root.join(file))
+            .is_ok_and(|text| text.split_whitespace().any(|c| c == "cpu"))
+    };
+    if enabled("cgroup.subtree_control") {
+        return CPU_SHARE.to_owned();
+    }
+    if !enabled("cgroup.controllers") {
+        return "no CPU share of its own (no cpu controller)".to_owned();
+    }
+    match std::fs::write(root.join("cgroup.subtree_control"), "+cpu") {
+        Ok(()) => CPU_SHARE.to_owned(),
+        Err(e) => format!("no CPU share of its own ({e})"),
+    }
+}
+
 impl Cgroup {
     /// Creates the cgroup(s) for one command, or explains why none could be made.
     pub(crate) fn create(limits: &Limits) -> Result<Self, String> {
@@ -75,6 +105,7 @@ impl Cgroup {
         let name = unique_name();
         if root.join("cgroup.controllers").is_file() {
             let dir = root.join(&name);
+            let share = cpu_controller_v2(root);
             let setup = || -> std::io::Result<()> {
                 std::fs::create_dir(&dir)?;
                 std::fs::write(dir.join("memory.max"), limits.memory_bytes.to_string())?;
@@ -85,7 +116,7 @@ impl Cgroup {
                 Ok(()) => Ok(Self::new(
                     vec![dir],
                     format!(
-                        "cgroup v2: memory {} MiB, {} processes",
+                        "cgroup v2: memory {} MiB, {} processes, {share}",
                         limits.memory_bytes >> 20,
                         limits.processes
                     ),
@@ -113,14 +144,26 @@ impl Cgroup {
             Ok(())
         };
         match setup() {
-            Ok(()) => Ok(Self::new(
-                dirs,
-                format!(
-                    "cgroup v1: memory {} MiB, {} processes",
-                    limits.memory_bytes >> 20,
-                    limits.processes
-                ),
-            )),
+            Ok(()) => {
+                let mut dirs = dirs;
+                // The CPU share is best effort: without it the limits above still hold.
+                let cpu = root.join("cpu").join(&name);
+                let share = match std::fs::create_dir(&cpu) {
+                    Ok(()) => {
+                        dirs.push(cpu);
+                        CPU_SHARE.to_owned()
+                    }
+                    Err(e) => format!("no CPU share of its own ({e})"),
+                };
+                Ok(Self::new(
+                    dirs,
+                    format!(
+                        "cgroup v1: memory {} MiB, {} processes, {share}",
+                        limits.memory_bytes >> 20,
+                        limits.processes
+                    ),
+                ))
+            }
             Err(e) => {
                 for dir in &dirs {
                     let _ = std::fs::remove_dir(dir);

@@ -214,3 +214,50 @@ fn a_tree_that_keeps_printing_is_not_idle() {
     let result = run(&spec).unwrap();
     assert_eq!(result.exit, ExitKind::Code(0));
 }
+
+/// A command's processes share the CPU as one: its cgroup has the `cpu` controller, so a fork
+/// bomb in one worker's command gets no more of the processors than another worker's test JVM.
+#[test]
+fn a_command_gets_a_cpu_share_of_its_own_where_cgroups_can_be_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(&shell(
+        "cat /proc/self/cgroup",
+        dir.path(),
+        SandboxKind::None,
+        Duration::from_secs(20),
+    ))
+    .unwrap();
+    let out = result.stdout.text();
+    assert!(result.exit.success(), "{out}");
+    let root = unsafe { libc::geteuid() } == 0;
+    let cpu_controller = Path::new("/sys/fs/cgroup/cpu").is_dir()
+        || std::fs::read_to_string("/sys/fs/cgroup/cgroup.controllers")
+            .is_ok_and(|c| c.split_whitespace().any(|c| c == "cpu"));
+    if !(root && cpu_controller) {
+        // Without cgroups (an unprivileged user) the log says what is not enforced.
+        assert!(
+            !result.enforcement.contains("a CPU share of its own")
+                || out.lines().any(|l| l.contains("avrlab-")),
+            "{}\n{out}",
+            result.enforcement
+        );
+        return;
+    }
+    assert!(
+        result.enforcement.contains("a CPU share of its own"),
+        "{}",
+        result.enforcement
+    );
+    // v1: a `cpu` (or `cpu,cpuacct`) line naming avrlab's cgroup; v2: one line, whose cgroup has
+    // its own cpu.weight.
+    let cpu_line = out
+        .lines()
+        .find(|l| {
+            l.split(':')
+                .nth(1)
+                .is_some_and(|c| c.split(',').any(|c| c == "cpu"))
+        })
+        .or_else(|| out.lines().find(|l| l.starts_with("0::")))
+        .unwrap_or_else(|| panic!("no cpu line in {out}"));
+    assert!(cpu_line.contains("avrlab-"), "{cpu_line}\n{out}");
+}
