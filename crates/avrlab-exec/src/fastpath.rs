@@ -23,7 +23,7 @@ use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 use crate::surefire::{TestCaseResult, TestStatus};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const CONTROL_SOURCES: [(&str, &str); 6] = [
+const CONTROL_SOURCES: [(&str, &str); 7] = [
     (
         "module-info.java",
         include_str!("../../../java/fastpath/control/module-info.java"),
@@ -48,11 +48,24 @@ const CONTROL_SOURCES: [(&str, &str); 6] = [
         "avrlab/fastpath/Api.java",
         include_str!("../../../java/fastpath/control/avrlab/fastpath/Api.java"),
     ),
+    (
+        "avrlab/fastpath/Start.java",
+        include_str!("../../../java/fastpath/control/avrlab/fastpath/Start.java"),
+    ),
 ];
-const RUNNER_SOURCE: (&str, &str) = (
-    "avrlab/fastpath/runner/Runner.java",
-    include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
-);
+const RUNNER_SOURCES: [(&str, &str); 2] = [
+    (
+        "avrlab/fastpath/runner/Runner.java",
+        include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
+    ),
+    (
+        "avrlab/fastpath/runner/Boot.java",
+        include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Boot.java"),
+    ),
+];
+/// The class-path launcher of the test JVM (in the runner's jar), which starts the control module
+/// in a module layer of its own.
+const BOOT_CLASS: &str = "avrlab.fastpath.runner.Boot";
 
 /// Tests of the helper's own that a pooled test JVM runs before its candidate arrives (the JUnit
 /// engine's execution path loaded and compiled by then), each compiled into the runner where the
@@ -275,7 +288,7 @@ fn surefire_differences(pom: &str) -> Vec<String> {
 }
 
 /// `…/junit-platform-engine-1.10.2.jar` → `1.10.2`.
-fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
+pub(crate) fn artifact_version(path: &Path, artifact: &str) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let rest = name.strip_prefix(artifact)?.strip_prefix('-')?;
     let version = rest.strip_suffix(".jar")?;
@@ -305,7 +318,7 @@ struct PlatformPlan {
 }
 
 /// `4.8.2` → (4, 8); `3.8.1` → (3, 8).
-fn major_minor(version: &str) -> (u32, u32) {
+pub(crate) fn major_minor(version: &str) -> (u32, u32) {
     let mut parts = version
         .split(['.', '-'])
         .map(|p| p.parse::<u32>().unwrap_or(0));
@@ -558,7 +571,8 @@ impl Maven {
         let mut hasher = Sha256::new();
         // The layout of a build folder (which jars it holds); a new layout never reads an old one.
         hasher.update(b"helper layout 2: control.jar, runner.jar\0");
-        let runner_sources: Vec<(&str, &str)> = std::iter::once(RUNNER_SOURCE)
+        let runner_sources: Vec<(&str, &str)> = RUNNER_SOURCES
+            .into_iter()
             .chain(warm_sources(classpath))
             .collect();
         for (name, text) in CONTROL_SOURCES.iter().chain(&runner_sources) {
@@ -665,34 +679,41 @@ impl Maven {
         }
     }
 
-    /// The sandboxed command of one helper JVM (`main`: `Main`, the test JVM, or `Compiler`) with
-    /// `mounts` besides the toolchain, in the module folder, like Surefire's fork.
+    /// The sandboxed command of one helper JVM with `mounts` besides the toolchain, in the module
+    /// folder, like Surefire's fork: `launch` says how it starts.
     fn helper_spec(
         &self,
         (helper, cwd): (&Path, &Path),
         mounts: Vec<Mount>,
         jvm_args: Vec<String>,
-        main: &str,
+        launch: HelperLaunch,
     ) -> RunSpec {
         let home = match self.settings().sandbox {
             SandboxKind::Bubblewrap => "/tmp".to_owned(),
             SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
         };
-        let mut args = jvm_args;
-        args.extend(
-            [
-                "-XX:+DisableAttachMechanism",
-                // No hsperfdata file in /tmp (nothing reads it: attach is off).
-                "-XX:-UsePerfData",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "--module-path",
-                &helper.join(CONTROL_JAR).display().to_string(),
-                "-m",
-                &format!("avrlab.fastpath/avrlab.fastpath.{main}"),
-            ]
-            .map(str::to_owned),
-        );
+        // Neither flag is visible to the code a JVM runs as a system property; Maven's test JVM
+        // gets the same two through `JAVA_TOOL_OPTIONS`.
+        let mut args = vec![
+            "-XX:+DisableAttachMechanism".to_owned(),
+            // No hsperfdata file in /tmp (nothing reads it: attach is off).
+            "-XX:-UsePerfData".to_owned(),
+        ];
+        args.extend(jvm_args);
+        match launch {
+            HelperLaunch::Compiler => args.extend([
+                // The compiler runs no project code: it may start as fast as a JVM can.
+                "-XX:+UseSerialGC".to_owned(),
+                "-XX:TieredStopAtLevel=1".to_owned(),
+                "--module-path".to_owned(),
+                helper.join(CONTROL_JAR).display().to_string(),
+                "-m".to_owned(),
+                "avrlab.fastpath/avrlab.fastpath.Compiler".to_owned(),
+            ]),
+            // Class-path mode, as Surefire's fork: the JVM's own heap, collector and compilers,
+            // no `jdk.module.main`, the JDK's default modules.
+            HelperLaunch::TestJvm => args.push(BOOT_CLASS.to_owned()),
+        }
         RunSpec {
             program: self.jdk().home.join("bin/java"),
             args,
@@ -719,9 +740,10 @@ impl Maven {
     }
 
     /// Starts a test JVM for `build` and hands it its set-up; it then loads JUnit and waits for
-    /// its one request while the host goes on. With [`TestJvmRole::Candidate`], `classes` (where
-    /// the compiler will write the candidate's class files) heads the class path, before the
-    /// project's test and main classes and the dependencies, as on Surefire's fork; with
+    /// its one request while the host goes on. With [`TestJvmRole::Candidate`], the candidate's
+    /// folders (where the compiler will write its class files, and the host then the build's
+    /// others) are the project's `target/classes` and `target/test-classes`, in Surefire's order
+    /// with the dependencies; with
     /// [`TestJvmRole::Record`], the project is not on the class path at all. `test_timeout`
     /// bounds each test phase.
     pub fn start_test_jvm(
@@ -739,18 +761,24 @@ impl Maven {
             Mount::ReadOnly(build.project.clone()),
             Mount::Tmpfs(target.clone()),
         ];
-        let main_classes = match role {
-            TestJvmRole::Candidate { main_classes, .. } => main_classes,
+        // A candidate's folders (`classes/` and `test-classes/` under `folder`: where the compiler
+        // writes its classes, and where the host then adds the build's others) are seen as
+        // `target/classes` and `target/test-classes`: every main class of the project comes from
+        // one class-path location, as on Surefire's fork, so classes of one project share their
+        // code source (and so do test classes a full recompilation wrote).
+        let merged = match role {
+            TestJvmRole::Candidate { folder, .. } => Some(folder),
             TestJvmRole::Record { .. } => None,
         };
         for entry in std::fs::read_dir(&target).map_err(io(&target))?.flatten() {
             let plain = std::fs::symlink_metadata(entry.path())
                 .map(|m| m.is_dir() || m.is_file())
                 .unwrap_or(false);
-            match main_classes {
-                Some(source) if entry.file_name() == "classes" => {
+            let name = entry.file_name();
+            match merged {
+                Some(folder) if name == "classes" || name == "test-classes" => {
                     mounts.push(Mount::ReadOnlyAt {
-                        source: source.to_owned(),
+                        source: folder.join(&name),
                         target: entry.path(),
                     });
                 }
@@ -759,17 +787,19 @@ impl Maven {
             }
         }
         mounts.push(Mount::ReadOnly(build.helper.clone()));
-        // Without a sandbox nothing is mounted: the stand-in folder is named on the class path.
-        let main_entry = match (main_classes, self.settings().sandbox) {
-            (Some(source), SandboxKind::None) => source.to_owned(),
-            _ => target.join("classes"),
+        // Without a sandbox nothing is mounted: the candidate's folders are named on the class
+        // path.
+        let (main_entry, test_entry) = match (merged, self.settings().sandbox) {
+            (Some(folder), SandboxKind::None) => {
+                (folder.join("classes"), folder.join("test-classes"))
+            }
+            _ => (target.join("classes"), target.join("test-classes")),
         };
         let runner = build.helper.join(RUNNER_JAR);
         let mut jvm_args = Vec::new();
         let mut classpath = Vec::new();
         match role {
             TestJvmRole::Candidate {
-                classes,
                 archive: Some(archive),
                 ..
             } => {
@@ -777,24 +807,16 @@ impl Maven {
                 // path, which must lead the class path here; the warm-up made sure that no
                 // project class is also a dependency's, so the order changes no class found.
                 mounts.push(Mount::ReadOnly(archive.to_owned()));
-                mounts.push(Mount::ReadOnly(classes.to_owned()));
                 jvm_args.push(format!("-XX:SharedArchiveFile={}", archive.display()));
                 classpath.extend(build.classpath.iter().cloned());
                 classpath.push(runner);
-                classpath.push(classes.to_owned());
-                classpath.push(target.join("test-classes"));
+                classpath.push(test_entry.clone());
                 classpath.push(main_entry.clone());
             }
-            TestJvmRole::Candidate {
-                classes,
-                archive: None,
-                ..
-            } => {
+            TestJvmRole::Candidate { archive: None, .. } => {
                 // Surefire's order: test classes, main classes, then the dependencies.
-                mounts.push(Mount::ReadOnly(classes.to_owned()));
                 classpath.push(runner);
-                classpath.push(classes.to_owned());
-                classpath.push(target.join("test-classes"));
+                classpath.push(test_entry.clone());
                 classpath.push(main_entry.clone());
                 classpath.extend(build.classpath.iter().cloned());
             }
@@ -825,34 +847,55 @@ impl Maven {
             .map_err(|e| FastPathError::Start(e.to_string()))?
             .to_string_lossy()
             .into_owned();
-        jvm_args.extend([
-            "-Djava.security.manager=allow".to_owned(),
-            format!("-Dbasedir={}", build.project.display()),
-            // Surefire's `enableAssertions` is true unless the pom says otherwise.
-            "-ea".to_owned(),
-            // Class-path mode, so the JDK's default modules (java.sql, jdk.unsupported, …)
-            // are there as in Surefire's fork, although the helper is a named module.
-            "--add-modules".to_owned(),
-            "ALL-DEFAULT".to_owned(),
-            "-Xmx1g".to_owned(),
-            "-cp".to_owned(),
-            joined,
-        ]);
-        let spec = self.helper_spec((&build.helper, &build.project), mounts, jvm_args, "Main");
+        if self.jdk().major >= 18 {
+            // From JDK 18 the guard can be installed only so (a property Surefire's fork lacks;
+            // on JDK 11 to 17 the default allows it and nothing is set).
+            jvm_args.push("-Djava.security.manager=allow".to_owned());
+        }
+        // No heap, collector or compiler flags: Surefire's fork has the JVM's defaults (the fast
+        // path takes no project whose `argLine` sets any). Neither `-ea` nor `-D` flags: Surefire's
+        // booter enables assertions through the class loader and sets its system properties at
+        // run time, and so does the helper (`surefire_properties`), so the JVM's input arguments
+        // show neither.
+        jvm_args.extend(["-cp".to_owned(), joined]);
+        let spec = self.helper_spec(
+            (&build.helper, &build.project),
+            mounts,
+            jvm_args,
+            HelperLaunch::TestJvm,
+        );
         let setup = [
             "SETUP".to_owned(),
             test_timeout.as_millis().to_string(),
             target.join("classes").display().to_string(),
-            target.join("test-classes").display().to_string(),
+            test_entry.display().to_string(),
             // What the tests may print per phase, as each Maven test run may print.
             self.settings().limits.output_bytes.to_string(),
+            // Where the candidate's classes are seen: the merged main classes.
             match role {
-                TestJvmRole::Candidate { classes, .. } => classes.display().to_string(),
+                TestJvmRole::Candidate { .. } => main_entry.display().to_string(),
                 TestJvmRole::Record { .. } => String::new(),
             },
             // What one test class may print: its Surefire report holds its output, and Maven's
             // engine refuses a larger report as unusable.
             crate::surefire::MAX_REPORT_BYTES.to_string(),
+            hex::encode({
+                let basedir: PathBuf = build.project.components().collect();
+                let basedir = basedir.display().to_string();
+                let learned = match role {
+                    TestJvmRole::Candidate { learned, .. } => learned,
+                    TestJvmRole::Record { .. } => &[][..],
+                };
+                self.surefire_properties(build, (&test_entry, &main_entry))
+                    .into_iter()
+                    .chain(
+                        learned
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.replace("${basedir}", &basedir))),
+                    )
+                    .map(|(k, v)| format!("{k}={}\n", v.replace('\\', "\\\\").replace('\n', "\\n")))
+                    .collect::<String>()
+            }),
         ]
         .join("\t");
         let channel = HelperChannel::start(&spec, &setup)?;
@@ -860,6 +903,58 @@ impl Maven {
             channel,
             phase_limit: test_timeout,
         })
+    }
+
+    /// The system properties Surefire's booter sets in its fork for a test step of Maven's engine
+    /// that the fast path's test JVM can have too (the fidelity probe compares the rest): the
+    /// Maven user properties avrlab's own command line passes (`-Dmaven.repo.local`, the empty
+    /// `argLine`, `trimStackTrace`, `surefire.failIfNoSpecifiedTests`, `jvm` for the relayed
+    /// fork), Maven's `basedir` and `localRepository`, and the test class path in Surefire's
+    /// order as `java.class.path` and `surefire.test.class.path`.
+    fn surefire_properties(
+        &self,
+        build: &FastBuild,
+        (test_classes, main_classes): (&Path, &Path),
+    ) -> Vec<(String, String)> {
+        let repository = self.repository_view().display().to_string();
+        // The project's test class path as Maven resolved it at warm-up (without the launcher
+        // and engines the fast path adds, which Surefire keeps on its provider's class path);
+        // Surefire writes a separator after every entry.
+        let resolved =
+            std::fs::read_to_string(build.project.join("target/avrlab-test-classpath.txt"))
+                .unwrap_or_default();
+        let mut joined = String::new();
+        for entry in [test_classes.to_owned(), main_classes.to_owned()]
+            .into_iter()
+            .chain(std::env::split_paths(resolved.trim()).filter(|p| !p.as_os_str().is_empty()))
+        {
+            joined.push_str(&entry.display().to_string());
+            joined.push(':');
+        }
+        // `a/.` is `a`, as Maven writes the module folder.
+        let basedir: PathBuf = build.project.components().collect();
+        let mut properties = vec![
+            ("basedir".to_owned(), basedir.display().to_string()),
+            ("localRepository".to_owned(), repository.clone()),
+            ("maven.repo.local".to_owned(), repository),
+            ("trimStackTrace".to_owned(), "false".to_owned()),
+            (
+                "surefire.failIfNoSpecifiedTests".to_owned(),
+                "false".to_owned(),
+            ),
+            ("java.class.path".to_owned(), joined.clone()),
+            ("surefire.test.class.path".to_owned(), joined),
+        ];
+        if !crate::maven::defines_arg_line(&build.project) {
+            properties.push(("argLine".to_owned(), String::new()));
+        }
+        if matches!(self.settings().sandbox, SandboxKind::Bubblewrap) {
+            properties.push((
+                "jvm".to_owned(),
+                format!("{}/bin/java", crate::fork_relay::LAUNCHER_VIEW),
+            ));
+        }
+        properties
     }
 
     /// Starts a compiler process for this JDK, shared by every task state that builds with it:
@@ -883,7 +978,7 @@ impl Maven {
             (helper, sources),
             mounts,
             vec!["-Xmx2g".to_owned()],
-            "Compiler",
+            HelperLaunch::Compiler,
         );
         Ok(CompilerSession {
             channel: HelperChannel::start(&spec, "SETUP")?,
@@ -892,21 +987,38 @@ impl Maven {
     }
 }
 
+/// The folders under a candidate's folder that its test JVM sees as `target/classes` and
+/// `target/test-classes`; both exist before the JVM starts.
+pub const CANDIDATE_FOLDERS: [&str; 2] = ["classes", "test-classes"];
+
+/// How a helper JVM starts.
+#[derive(Debug, Clone, Copy)]
+enum HelperLaunch {
+    /// The compiler process: the control module's `Compiler`, as a module.
+    Compiler,
+    /// A test JVM: the class-path launcher, which starts the control module's `Main` from a
+    /// module layer of its own.
+    TestJvm,
+}
+
 /// The file name of a task state's class-data archive in its folder.
 pub const ARCHIVE_FILE: &str = "classes.jsa";
 
 /// Where a test JVM's project classes come from.
 #[derive(Debug, Clone, Copy)]
 pub enum TestJvmRole<'a> {
-    /// It will run one candidate, whose class files the compiler writes to `classes`; with
-    /// `archive`, it starts from that class-data archive of the JDK, JUnit and the dependencies;
-    /// with `main_classes`, that folder stands for the project's main classes.
+    /// It will run one candidate, whose class files the compiler writes to `classes/` under
+    /// `folder` (and test classes, when it recompiles them, to `test-classes/`), to which the
+    /// host then adds the build's others: the two are seen as `target/classes` and
+    /// `target/test-classes` (see [`CANDIDATE_FOLDERS`]). With `archive`, it starts from that
+    /// class-data archive of the JDK, JUnit and the dependencies.
     Candidate {
-        classes: &'a Path,
+        folder: &'a Path,
         archive: Option<&'a Path>,
-        /// A folder seen as `target/classes` instead of the kept build's: its classes without
-        /// those of the files the candidate deletes or moves away.
-        main_classes: Option<&'a Path>,
+        /// System properties Surefire's fork of this task state has (learned by the fidelity
+        /// probe), set after [`Maven::surefire_properties`]; `${basedir}` stands for the module
+        /// folder.
+        learned: &'a [(String, String)],
     },
     /// It records which project classes each regression test class loads (test-impact
     /// selection), loading the project itself, one test class at a time; with `dump`, it writes

@@ -12,6 +12,7 @@ mod cgroup;
 mod difftest;
 mod disk;
 mod fastpath;
+mod fidelity;
 mod fork_relay;
 mod git;
 mod gradle;
@@ -37,10 +38,11 @@ pub use cgroup::cgroup_delegation;
 pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};
 pub use disk::available_bytes;
 pub use fastpath::{
-    ARCHIVE_FILE, CompileReply, CompileRequest, CompiledClasses, CompilerSession, FastBuild,
-    FastPathError, FastPhase, FastReply, Lost, PhaseEnd, Recorded, RegressionRun, RegressionScope,
-    RunRequest, TestClassLoads, TestJvm, TestJvmRole, Unsupported,
+    ARCHIVE_FILE, CANDIDATE_FOLDERS, CompileReply, CompileRequest, CompiledClasses,
+    CompilerSession, FastBuild, FastPathError, FastPhase, FastReply, Lost, PhaseEnd, Recorded,
+    RegressionRun, RegressionScope, RunRequest, TestClassLoads, TestJvm, TestJvmRole, Unsupported,
 };
+pub use fidelity::{PROBE_CLASS, ProbeRecord, probe_key, probe_record};
 pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,
     init_state_repository, mirror_path, repo_slug,

@@ -1653,7 +1653,7 @@ pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
 }
 
 /// Whether a pom of the project defines the `argLine` property itself.
-fn defines_arg_line(project: &Path) -> bool {
+pub(crate) fn defines_arg_line(project: &Path) -> bool {
     walk_poms(project).iter().any(|pom| {
         let text = std::fs::read_to_string(pom).unwrap_or_default();
         text.split("<properties>")

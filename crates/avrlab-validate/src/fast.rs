@@ -2,7 +2,8 @@
 //! pool per task state and ended after its one candidate, so that no candidate's code ever runs
 //! in a JVM where another candidate's code ran. A long-lived compiler process per task state
 //! (which runs no project or candidate code) compiles each candidate's changed files into the
-//! folder that heads its test JVM's class path; the JVM then runs the PoV, then the regression
+//! folder its test JVM sees as `target/classes`, where the build's other main classes join them
+//! (one code source for every main class); the JVM then runs the PoV, then the regression
 //! tests through the JUnit Platform launcher, as Surefire's fork would (see `avrlab-exec`'s
 //! `fastpath`). Fast verdicts stand on their own: Maven re-judges one for a reason only — a
 //! random sample, a flag raised while its code ran or in its diff, an earlier disagreement in
@@ -16,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    ARCHIVE_FILE, CompileRequest, CompilerSession, ExitKind, FastBuild, FastPhase, FastReply, Lost,
-    Maven, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest, TestJvm, TestJvmRole,
-    TestRun, TestStatus,
+    ARCHIVE_FILE, CANDIDATE_FOLDERS, CompileRequest, CompilerSession, ExitKind, FastBuild,
+    FastPhase, FastReply, Lost, Maven, PhaseEnd, Recorded, RegressionRun, RegressionScope,
+    RunRequest, TestJvm, TestJvmRole, TestRun, TestStatus,
 };
 use sha2::{Digest, Sha256};
 
@@ -31,7 +32,10 @@ use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
 use crate::validator::{MavenOracle, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
+mod fidelity;
 mod rerun;
+
+pub use fidelity::{Fidelity, ProbeDifference};
 
 /// Which fast verdicts Maven re-judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +113,8 @@ struct StateRuntime {
     failing: Mutex<Vec<(String, usize)>>,
     /// Which sources the compiler plug-in compiles, and which classes they define.
     sources: StateSources,
+    /// The system properties of Surefire's fork its test JVMs set too (the fidelity probe's).
+    learned: Vec<(String, String)>,
 }
 
 impl StateRuntime {
@@ -167,6 +173,8 @@ pub struct FastOracle {
     /// Per task state (fingerprint): which project classes each regression test class loads
     /// (test-impact selection), or why there is no such record.
     dependence: Mutex<HashMap<String, Result<Arc<ClassDependence>, String>>>,
+    /// Per task: what its warm-up's fidelity probe found, or why it could not run.
+    fidelities: Mutex<HashMap<String, Result<Fidelity, String>>>,
     /// Tasks in which the engines disagreed on a candidate: their later candidates go to Maven.
     disagreed: Mutex<HashSet<String>>,
     /// Per JDK (its home and the task's level, which decides the JDK substitution's options):
@@ -197,6 +205,7 @@ impl FastOracle {
             builds: Mutex::new(HashMap::new()),
             states: Mutex::new(HashMap::new()),
             dependence: Mutex::new(HashMap::new()),
+            fidelities: Mutex::new(HashMap::new()),
             disagreed: Mutex::new(HashSet::new()),
             compilers: Mutex::new(HashMap::new()),
             expected: Mutex::new(HashMap::new()),
@@ -209,6 +218,15 @@ impl FastOracle {
     pub fn set_cross_checks(&self, on: bool) {
         self.unchecked
             .store(!on, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// What the fidelity probe found for `task` at its warm-up (none: no probe ran for it).
+    pub fn fidelity(&self, task: &str) -> Option<Result<Fidelity, String>> {
+        self.fidelities
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(task)
+            .cloned()
     }
 
     /// Why the fast path does not take `task` (it falls back to Maven), if it does not.
@@ -296,30 +314,48 @@ impl FastOracle {
     /// Starts one test JVM for a candidate of `task`, with a fresh, empty class folder.
     fn start_jvm(&self, task: &Task, runtime: &StateRuntime) -> Result<PooledJvm, ValidateError> {
         let classes = self.new_class_folder("jvm")?;
-        let jvm = self.start_jvm_on(task, runtime, &classes.0, None)?;
-        Ok(PooledJvm { jvm, classes })
-    }
-
-    /// Starts a test JVM for a candidate of `task` whose classes are in `classes`, with
-    /// `main_classes` standing for the project's main classes when given.
-    fn start_jvm_on(
-        &self,
-        task: &Task,
-        runtime: &StateRuntime,
-        classes: &Path,
-        main_classes: Option<&Path>,
-    ) -> Result<TestJvm, ValidateError> {
-        self.maven_for(task)?
+        for sub in CANDIDATE_FOLDERS {
+            let path = classes.0.join(sub);
+            std::fs::create_dir_all(&path)
+                .map_err(|source| ValidateError::Workspace { path, source })?;
+        }
+        let jvm = self
+            .maven_for(task)?
             .start_test_jvm(
                 &runtime.build,
                 TestJvmRole::Candidate {
-                    classes,
+                    folder: &classes.0,
                     archive: runtime.archive.as_deref(),
-                    main_classes,
+                    learned: &runtime.learned,
                 },
                 self.fast.test_timeout,
             )
-            .map_err(Self::fast_error(task))
+            .map_err(Self::fast_error(task))?;
+        Ok(PooledJvm { jvm, classes })
+    }
+
+    /// Adds the build's main and test classes to the candidate's in `pooled`'s class folders,
+    /// which its test JVM sees as `target/classes` and `target/test-classes` (see
+    /// [`merge_main_classes`]); with `removes_files`, the main classes the candidate's full
+    /// recompilation no longer has are left out.
+    fn merge_into(
+        &self,
+        build: &FastBuild,
+        pooled: &PooledJvm,
+        compiled: &avrlab_exec::CompileReply,
+        removes_files: bool,
+    ) -> Result<MergedClasses, ValidateError> {
+        let recompiled = removes_files.then_some(compiled.classes.classes.as_slice());
+        let mut merged = MergedClasses::default();
+        for (sub, recompiled) in CANDIDATE_FOLDERS.into_iter().zip([recompiled, None]) {
+            let to = pooled.classes.0.join(sub);
+            let done = merge_main_classes(&build.project.join("target").join(sub), &to, recompiled)
+                .map_err(|source| ValidateError::Workspace { path: to, source })?;
+            merged.stale.extend(done.stale);
+            merged.added += done.added;
+            merged.wall += done.wall;
+        }
+        Ok(merged)
     }
 
     /// Fills the state's pool up to its size, each JVM starting while the host goes on, and
@@ -418,10 +454,16 @@ impl FastOracle {
     fn give_back(&self, runtime: &StateRuntime, pooled: PooledJvm) {
         // Emptied in place: the JVM's sandbox holds this very folder (a bind mount), and a
         // folder made anew at the same path would never be seen by it.
-        let emptied = std::fs::read_dir(&pooled.classes.0).and_then(|entries| {
-            entries
-                .flatten()
-                .try_for_each(|entry| std::fs::remove_dir_all(entry.path()))
+        let emptied = CANDIDATE_FOLDERS.iter().try_for_each(|sub| {
+            std::fs::read_dir(pooled.classes.0.join(sub)).and_then(|entries| {
+                entries.flatten().try_for_each(|entry| {
+                    if entry.file_type()?.is_dir() {
+                        std::fs::remove_dir_all(entry.path())
+                    } else {
+                        std::fs::remove_file(entry.path())
+                    }
+                })
+            })
         });
         if emptied.is_ok() {
             runtime
@@ -688,17 +730,34 @@ fn named_files(task: &Task, candidate: &Candidate) -> Vec<String> {
     files
 }
 
-/// Copies the kept build's main classes (`from`) into `to`, leaving out every class file whose
-/// class the candidate's full recompilation (`compiled`, binary names) no longer has: the classes
-/// of the files it removed. Resources and everything else are copied. Returns the classes left
-/// out.
-fn copy_without_stale_classes(
+/// The main classes a candidate's test JVM sees as `target/classes`: its own and the build's.
+#[derive(Debug, Default)]
+struct MergedClasses {
+    /// Classes of the build left out (those of the files the candidate removed).
+    stale: Vec<String>,
+    /// Files of the build added (linked, or copied where a link cannot be made).
+    added: usize,
+    /// How long it took.
+    wall: Duration,
+}
+
+/// Adds the kept build's main classes (`from`) to `to`, which holds the candidate's class files,
+/// so that every main class comes from one folder, as from `target/classes` on Surefire's fork: a
+/// file the candidate's compilation wrote stays, the others are hard links to the build's (copies
+/// where the file system will not link; the test JVM sees the folder read-only, and nothing is
+/// compiled into it afterwards, so the kept build cannot be written through a link). With
+/// `recompiled` (every class the candidate's full recompilation has, when it removes files), a
+/// class file whose class it no longer has (a removed file's) is left out. Resources and
+/// everything else are added.
+fn merge_main_classes(
     from: &Path,
     to: &Path,
-    compiled: &[String],
-) -> std::io::Result<Vec<String>> {
-    let compiled: HashSet<&str> = compiled.iter().map(String::as_str).collect();
-    let mut stale = Vec::new();
+    recompiled: Option<&[String]>,
+) -> std::io::Result<MergedClasses> {
+    let started = Instant::now();
+    let recompiled: Option<HashSet<&str>> =
+        recompiled.map(|classes| classes.iter().map(String::as_str).collect());
+    let mut merged = MergedClasses::default();
     for entry in walkdir::WalkDir::new(from).follow_links(false) {
         let entry = entry.map_err(std::io::Error::other)?;
         let relative = entry.path().strip_prefix(from).unwrap_or(entry.path());
@@ -707,21 +766,25 @@ fn copy_without_stale_classes(
             std::fs::create_dir_all(&target)?;
             continue;
         }
-        if !entry.file_type().is_file() {
+        if !entry.file_type().is_file() || target.exists() {
             continue;
         }
         let text = relative.to_string_lossy();
-        if let Some(class) = text.strip_suffix(".class") {
+        if let (Some(class), Some(recompiled)) = (text.strip_suffix(".class"), &recompiled) {
             let class = class.replace('/', ".");
-            if !compiled.contains(class.as_str()) {
-                stale.push(class);
+            if !recompiled.contains(class.as_str()) {
+                merged.stale.push(class);
                 continue;
             }
         }
-        std::fs::copy(entry.path(), &target)?;
+        if std::fs::hard_link(entry.path(), &target).is_err() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+        merged.added += 1;
     }
-    stale.sort();
-    Ok(stale)
+    merged.stale.sort();
+    merged.wall = started.elapsed();
+    Ok(merged)
 }
 
 /// A hash of every file of a task state (paths and contents), the JDK that compiles it and where
@@ -1176,6 +1239,28 @@ impl Oracle for FastOracle {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(fingerprint.clone(), dependence);
+            // The fidelity probe: what a test sees of Surefire's fork and of this path's test
+            // JVM; a difference no entry of the table explains hands the task to Maven.
+            let archive = (use_archive && archive_file.is_file()).then(|| archive_file.clone());
+            let fidelity = self.probe_fidelity(task, &maven, &kept, build, archive.as_deref())?;
+            let (unfaithful, learned) = match &fidelity {
+                Ok(found) => (found.unexplained(), found.learned.clone()),
+                Err(why) => (
+                    Some(format!("the fidelity probe could not run: {why}")),
+                    Vec::new(),
+                ),
+            };
+            self.fidelities
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone(), fidelity);
+            if let Some(why) = unfaithful {
+                self.builds
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(task.id.clone(), (fingerprint, Err(why)));
+                return Ok(());
+            }
             let sources = StateSources::scan(prepared.pristine(), Path::new(&task.build.module))
                 .map_err(|source| ValidateError::Workspace {
                     path: prepared.pristine().to_owned(),
@@ -1189,6 +1274,7 @@ impl Oracle for FastOracle {
                 task: task.id.clone(),
                 archive: (use_archive && archive_file.is_file()).then(|| archive_file.clone()),
                 failing: Mutex::new(Vec::new()),
+                learned,
             });
             // The pool's first JVMs start now, loading the JDK, JUnit and the dependencies
             // while the warm-up of other tasks goes on.
@@ -1407,7 +1493,7 @@ impl Oracle for FastOracle {
             .chain(&left_out)
             .map(in_kept)
             .collect();
-        let mut pooled = self.take_jvm(&state, task, &runtime)?;
+        let pooled = self.take_jvm(&state, task, &runtime)?;
         let request = CompileRequest {
             sources: &sources,
             removed: &removed_kept,
@@ -1417,7 +1503,7 @@ impl Oracle for FastOracle {
             task,
             (&runtime.compiler, &runtime.build),
             &request,
-            &pooled.classes.0,
+            &pooled.classes.0.join(CANDIDATE_FOLDERS[0]),
         );
         // The sources stay until the verdict (removed on drop, as a class folder is): a flaky
         // check compiles them again (`rerun.rs`).
@@ -1441,29 +1527,21 @@ impl Oracle for FastOracle {
             // Every reason the compiler gives is about this candidate's files (see `Fallback`).
             return self.fallback(prepared, candidate, slot, Fallback::Candidate(why));
         }
-        // A removed file's classes are still in the kept build's `target/classes`, behind the
-        // candidate's recompiled ones: the test JVM gets a copy without them in its place (one
-        // started for this candidate, since a pooled JVM's mounts are fixed), so a look-up by
-        // name fails as it would on Maven's build of the candidate's tree.
-        let mut stand_in = None;
-        if !removed.is_empty() && compiled.compile.as_ref().is_some_and(|(_, d)| d.is_empty()) {
-            let folder = self.new_class_folder("main")?;
-            let kept_classes = build.project.join("target/classes");
-            let stale =
-                copy_without_stale_classes(&kept_classes, &folder.0, &compiled.classes.classes)
-                    .map_err(|source| ValidateError::Workspace {
-                        path: folder.0.clone(),
-                        source,
-                    })?;
-            if !stale.is_empty() {
+        // The build's other main classes join the candidate's in the folder its test JVM sees
+        // as `target/classes` (one code source for all of them); a removed file's classes are
+        // left out, so a look-up by name fails as it would on Maven's build of the candidate's
+        // tree.
+        let removes_files = !removed.is_empty();
+        let mut merged = None;
+        if compiled.compile.as_ref().is_some_and(|(_, d)| d.is_empty()) {
+            let done = self.merge_into(&build, &pooled, &compiled, removes_files)?;
+            if !done.stale.is_empty() {
                 notes.push(format!(
                     "the test JVM's target/classes leaves out the removed files' classes: {}",
-                    stale.join(", ")
+                    done.stale.join(", ")
                 ));
-                pooled.jvm =
-                    self.start_jvm_on(task, &runtime, &pooled.classes.0, Some(&folder.0))?;
-                stand_in = Some(folder);
             }
+            merged = Some(done);
         }
         let mut compile = compiled.compile.clone();
         // Diagnostics name files as the project does (`src/main/java/…`), like Maven's.
@@ -1476,10 +1554,18 @@ impl Oracle for FastOracle {
             }
         }
         let compiles = compile.as_ref().is_some_and(|(_, d)| d.is_empty());
-        let enforcement = format!(
+        let mut enforcement = format!(
             "a test JVM of its own for this candidate; {}",
             pooled.jvm.enforcement()
         );
+        if let Some(merged) = &merged {
+            enforcement.push_str(&format!(
+                "; main and test classes each from one folder, target/classes and \
+                 target/test-classes: the candidate's with {} files of the build linked in {} ms",
+                merged.added,
+                merged.wall.as_millis()
+            ));
+        }
         // Test-impact selection, from the classes the candidate's files compiled to.
         let mut impact = None;
         let chosen_classes;
@@ -1577,7 +1663,7 @@ impl Oracle for FastOracle {
             runtime: &runtime,
             selection: &selection,
             request: &request,
-            stand_in: stand_in.as_ref().map(|folder| folder.0.as_path()),
+            removes_files,
             again,
             regression,
             reply: &reply,
@@ -1585,7 +1671,6 @@ impl Oracle for FastOracle {
         let mut fast = self.settle_flaky(fast, &first_run)?;
         fast.wall = started.elapsed();
         fast.engine.flags = flags;
-        drop(stand_in);
         self.cross_check(prepared, candidate, slot, fast, impact.as_deref(), started)
     }
 }
@@ -1741,44 +1826,56 @@ mod tests {
         }
     }
 
-    /// A removed file's classes are left out of the stand-in for `target/classes`; the classes
-    /// the recompilation still has, resources and folders are copied.
+    /// The build's main classes join the candidate's: the candidate's own files stay, a removed
+    /// file's classes are left out, resources and folders are added.
     #[test]
-    fn the_stand_in_main_classes_leave_out_only_the_removed_classes() {
+    fn merged_main_classes_keep_the_candidates_and_leave_out_only_the_removed() {
         let dir = tempfile::tempdir().unwrap();
         let from = dir.path().join("classes");
-        let to = dir.path().join("stand-in");
-        for (file, text) in [
-            ("a/Kept.class", "k"),
-            ("a/Kept$1.class", "k1"),
-            ("a/Gone.class", "g"),
-            ("a/Gone$Inner.class", "gi"),
-            ("a/messages.properties", "m"),
-            ("META-INF/services/a.Service", "a.Gone"),
+        let to = dir.path().join("candidate");
+        for (root, file, text) in [
+            (&from, "a/Kept.class", "k"),
+            (&from, "a/Kept$1.class", "k1"),
+            (&from, "a/Changed.class", "old"),
+            (&from, "a/Gone.class", "g"),
+            (&from, "a/Gone$Inner.class", "gi"),
+            (&from, "a/messages.properties", "m"),
+            (&from, "META-INF/services/a.Service", "a.Gone"),
+            (&to, "a/Changed.class", "new"),
+            (&to, "b/New.class", "n"),
         ] {
-            let path = from.join(file);
+            let path = root.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let stale = copy_without_stale_classes(
-            &from,
-            &to,
-            &[
-                "a.Kept".to_owned(),
-                "a.Kept$1".to_owned(),
-                "b.New".to_owned(),
-            ],
-        )
-        .unwrap();
-        assert_eq!(stale, ["a.Gone", "a.Gone$Inner"]);
-        assert_eq!(
-            std::fs::read_to_string(to.join("a/Kept$1.class")).unwrap(),
-            "k1"
-        );
+        let classes = [
+            "a.Kept".to_owned(),
+            "a.Kept$1".to_owned(),
+            "a.Changed".to_owned(),
+            "b.New".to_owned(),
+        ];
+        let merged = merge_main_classes(&from, &to, Some(&classes)).unwrap();
+        assert_eq!(merged.stale, ["a.Gone", "a.Gone$Inner"]);
+        assert_eq!(merged.added, 4);
+        let read = |file: &str| std::fs::read_to_string(to.join(file)).unwrap();
+        assert_eq!(read("a/Kept$1.class"), "k1");
+        assert_eq!(read("a/Changed.class"), "new");
+        assert_eq!(read("b/New.class"), "n");
         assert!(to.join("a/messages.properties").is_file());
         assert!(to.join("META-INF/services/a.Service").is_file());
         assert!(!to.join("a/Gone.class").exists());
         assert!(!to.join("a/Gone$Inner.class").exists());
+        // Without removed files, every class of the build is added; the build is unchanged.
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(plain.join("a")).unwrap();
+        std::fs::write(plain.join("a/Changed.class"), "new").unwrap();
+        let merged = merge_main_classes(&from, &plain, None).unwrap();
+        assert!(merged.stale.is_empty());
+        assert_eq!(merged.added, 6);
+        assert_eq!(
+            std::fs::read_to_string(from.join("a/Changed.class")).unwrap(),
+            "old"
+        );
     }
 
     /// A kept build records its classpath as the sandbox showed the repository; one made without

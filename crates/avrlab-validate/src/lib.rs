@@ -30,7 +30,7 @@ pub use candidate::{
     apply_candidate, candidate_identity, check_candidate,
 };
 pub use error::ValidateError;
-pub use fast::{ConfirmPolicy, FastConfig, FastOracle};
+pub use fast::{ConfirmPolicy, FastConfig, FastOracle, Fidelity, ProbeDifference};
 pub use feature::{
     FeatureRun, FeatureRunPlan, FeatureRunner, Judged, StateEdit, judge_functional, judge_security,
 };

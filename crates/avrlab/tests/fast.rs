@@ -390,6 +390,8 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
         "deletes-the-class",
         "logs-every-archive",
         "floods-the-report",
+        "fixes-outside-a-module",
+        "fixes-with-a-large-heap",
     ]
     .iter()
     .map(|label| {
@@ -407,7 +409,11 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
     // A second task, whose deleted class no test names: its candidates run in the same runs.
     const DELETES: &str = "demo-form-xss";
     let mut lines = std::fs::read_to_string(&patches).unwrap();
-    for label in ["inlines-the-escaper", "escapes-only-if-present"] {
+    for label in [
+        "inlines-the-escaper",
+        "escapes-only-if-present",
+        "escapes-with-own-code-source",
+    ] {
         let diff = std::fs::read_to_string(
             fixtures()
                 .join("fast-path")
@@ -580,6 +586,41 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
             "{log}"
         );
     }
+}
+
+/// The fidelity probe on the demo task whose candidates the tests above judge: every
+/// difference between Surefire's fork and the fast test JVM is explained (exit 0), and what a
+/// candidate could tell them apart by before (`jdk.module.main`, the heap, the collector, the
+/// code sources, the class path) is no difference at all.
+#[test]
+fn the_fidelity_probe_finds_only_explained_differences() {
+    let _lock = heavy();
+    let dir = tempfile::tempdir().unwrap();
+    let output = avrlab(
+        dir.path(),
+        &["bench", "--benchmark", "demo", "fidelity", "--tasks", TASK],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(
+        output.status.success(),
+        "{stdout}
+{stderr}"
+    );
+    assert!(stdout.contains("differ, 0 unexplained"), "{stdout}");
+    for same in [
+        "property jdk.module.main",
+        "runtime maxMemory",
+        "jvm garbage collectors",
+        "jvm JIT compiler",
+        "main class code source",
+        "test class code source",
+        "property java.class.path",
+        "assertions enabled",
+        "working directory",
+    ] {
+        assert!(!stdout.contains(&format!("| {same} |")), "{same}: {stdout}");
+    }
+    assert!(stdout.contains("| property sun.java.command |"), "{stdout}");
 }
 
 /// A case's candidate id: a bare label is one of the demo task's, `task/label` another task's.

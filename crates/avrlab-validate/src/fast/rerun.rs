@@ -4,8 +4,6 @@
 //! first JVM is gone). A failure that does not
 //! repeat leaves the verdict `Indeterminate` (`verdict_rules::after_rerun`), as on Maven.
 
-use std::path::Path;
-
 use avrlab_bench::{Task, TestName};
 use avrlab_exec::{CompileRequest, FastReply, RegressionRun, RunRequest};
 
@@ -26,8 +24,8 @@ pub(super) struct FirstRun<'a> {
     /// What the candidate's first run compiled: its changed files, still on disk, and the files
     /// it removes or the build leaves out.
     pub(super) request: &'a CompileRequest<'a>,
-    /// The `target/classes` without the removed files' classes its test JVM was started on.
-    pub(super) stand_in: Option<&'a Path>,
+    /// The candidate removes files: their classes are left out of its main classes.
+    pub(super) removes_files: bool,
     /// Its regression phase: the PoV tests run again, and the regression tests.
     pub(super) again: &'a [TestName],
     pub(super) regression: RegressionRun<'a>,
@@ -67,18 +65,13 @@ impl FastOracle {
         if failed.is_empty() {
             return Ok(verdict);
         }
-        let mut pooled = self.take_jvm(first.state, first.task, first.runtime)?;
+        let pooled = self.take_jvm(first.state, first.task, first.runtime)?;
         let compiled = self.compile(
             first.task,
             (&first.runtime.compiler, &first.runtime.build),
             first.request,
-            &pooled.classes.0,
+            &pooled.classes.0.join(avrlab_exec::CANDIDATE_FOLDERS[0]),
         )?;
-        if let Some(stand_in) = first.stand_in {
-            // As the first run's: one started on the folder without the removed classes.
-            pooled.jvm =
-                self.start_jvm_on(first.task, first.runtime, &pooled.classes.0, Some(stand_in))?;
-        }
         if compiled.lost.is_some()
             || compiled.fallback.is_some()
             || compiled.compile.as_ref().is_none_or(|(_, d)| !d.is_empty())
@@ -88,6 +81,13 @@ impl FastOracle {
             self.give_back(first.runtime, pooled);
             return Ok(verdict);
         }
+        // As the first run's: the build's main classes join the candidate's.
+        self.merge_into(
+            &first.runtime.build,
+            &pooled,
+            &compiled,
+            first.removes_files,
+        )?;
         let super::PooledJvm { jvm, classes } = pooled;
         let reply = jvm.run(&RunRequest {
             pov: &first.task.oracle.pov_tests,

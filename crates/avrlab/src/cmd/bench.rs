@@ -1,4 +1,4 @@
-//! `avrlab bench list|show|checkout`: what tasks a benchmark has, and a task's state on disk.
+//! `avrlab bench list|show|checkout|fidelity`: what tasks a benchmark has, and a task's state on disk.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -57,6 +57,10 @@ pub enum BenchCommand {
     /// The reference check with one row per task: builds? vulnerable fails its PoV tests?
     /// reference fix Plausible? baseline exclusions, JDK, minutes. Exit 3 when a task fails it.
     Check(CheckArgs),
+    /// The fidelity probe's table per task: every difference a test could see between
+    /// Surefire's fork and the fast engine's test JVM, with why it may differ. Warms the tasks up
+    /// for the fast engine; exit 3 when a difference is unexplained (the task goes to Maven).
+    Fidelity(FidelityArgs),
     /// Write the task state (the vulnerable project) into a new folder.
     Checkout {
         task: String,
@@ -94,6 +98,20 @@ pub struct CheckArgs {
     /// `--run NAME --resume-if-started`: a long check stopped anywhere goes on where it stopped.
     #[command(flatten)]
     pub target: super::options::RunArgs,
+}
+
+/// Arguments of `avrlab bench fidelity` (the benchmark is `bench --benchmark`).
+#[derive(Debug, clap::Args)]
+pub struct FidelityArgs {
+    /// Only these tasks (comma-separated ids).
+    #[arg(long, value_delimiter = ',')]
+    pub tasks: Vec<String>,
+    /// A folder of bare git mirrors (owner+repo.git); default `$AVRLAB_MIRRORS`.
+    #[arg(long)]
+    pub mirrors: Option<PathBuf>,
+    /// Where task states and workspaces are made [default: a fresh temp folder].
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
 }
 
 /// Arguments of `avrlab bench new`.
@@ -478,9 +496,29 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             retry: Vec::new(),
         });
     }
+    if let BenchCommand::Fidelity(fidelity) = args.command {
+        return super::warm_up::fidelity(ValidationOptions {
+            benchmark: args.benchmark,
+            tasks: fidelity.tasks,
+            workers: None,
+            timeout: 180,
+            sandbox: SandboxArg::Bwrap,
+            maven_repo: None,
+            work_dir: fidelity.work_dir,
+            mirrors: mirrors_dir(fidelity.mirrors),
+            keep_workspaces: false,
+            engine: vec![EngineArg::Fast],
+            confirm_sample: 0.0,
+            confirm: super::options::ConfirmArg::Sampled,
+            keep_going: true,
+        });
+    }
     let benchmark = Benchmark::open(&args.benchmark).map_err(Failure::input)?;
     match args.command {
-        BenchCommand::Import { .. } | BenchCommand::Check(_) | BenchCommand::New(_) => {
+        BenchCommand::Import { .. }
+        | BenchCommand::Check(_)
+        | BenchCommand::New(_)
+        | BenchCommand::Fidelity(_) => {
             unreachable!("handled above")
         }
         BenchCommand::List => print!("{}", task_list(&benchmark)),

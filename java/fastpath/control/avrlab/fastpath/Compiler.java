@@ -105,7 +105,11 @@ public final class Compiler {
         return all;
     }
 
-    /** Compiles one candidate's files into {@code outdir}; the answer's lines go to {@code out}. */
+    /**
+     * Compiles one candidate's files into {@code outdir} (the test JVM's target/classes; test
+     * classes of a full recompilation into the {@code test-classes} folder beside it); the
+     * answer's lines go to {@code out}.
+     */
     private static void compile(String[] sources, Path outdir, String[] removed,
             Set<Path> notCompiled, List<String> out) throws Exception {
         long t0 = System.nanoTime();
@@ -138,6 +142,7 @@ public final class Compiler {
         // source against the main class path, then every test source against those classes and
         // the test class path, the candidate's files in place of their originals.
         String note = "";
+        Map<String, byte[]> recompiledTests = Map.of();
         String changedApi = Api.changed(compiled, classes);
         if (changedApi == null && removed.length > 0) {
             // The removed file's classes must be gone for the project's other sources too: they
@@ -176,13 +181,17 @@ public final class Compiler {
                 return;
             }
             compiled = mainClasses;
-            compiled.putAll(testClasses);
+            recompiledTests = testClasses;
             note = changedApi + ": " + (mainSources.size() + testSources.size())
                     + " main and test sources recompiled in memory";
         }
         write(compiled, outdir);
+        // Recompiled test classes go where the test JVM sees target/test-classes (the folder
+        // beside outdir), as Maven's build writes them.
+        write(recompiledTests, outdir.resolveSibling("test-classes"));
         out.add("COMPILE\tok\t" + millis(t0) + "\t" + Channel.hex(note));
         List<String> names = new ArrayList<>(compiled.keySet());
+        names.addAll(recompiledTests.keySet());
         Collections.sort(names);
         out.add("CLASSES\t" + (all ? "all" : "some") + "\t"
                 + Channel.hex(String.join(",", names)));

@@ -23,7 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The fast path's test JVM. It is started ahead of need, with the JDK, JUnit and the project's
  * dependencies on the class path and the JUnit Platform launcher created, and serves exactly one
  * candidate: the host sends a session key and the set-up, the compiler writes the candidate's class
- * files into the folder that heads this JVM's class path, then one {@code RUN} request runs the
+ * files into the folder this JVM sees as {@code target/classes}, the host adds the build's other
+ * main classes to it, then one {@code RUN} request runs the
  * PoV and the regression tests, and the JVM answers with one authenticated frame and ends. No
  * code of one candidate ever runs in a JVM where another candidate's code ran.
  *
@@ -46,7 +47,10 @@ public final class Main {
     private static long outputLimit;
     private static Path classes;
     private static Path testClasses;
-    /** The folder the compiler writes the candidate's classes to (null when recording). */
+    /**
+     * The candidate's main classes as this JVM sees them: the compiler's output with the build's
+     * other main classes added (null when recording).
+     */
     private static Path candidateClasses;
     private static Method runner;
     private static Method discoverer;
@@ -106,7 +110,8 @@ public final class Main {
     }
 
     /**
-     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses reportLimit}:
+     * {@code SETUP timeoutMillis classes testClasses outputLimit candidateClasses reportLimit
+     * properties}:
      * loads the
      * runner and creates
      * the launcher (its engines found), so that a candidate pays for none of it.
@@ -128,6 +133,18 @@ public final class Main {
         c.getMethod("countPrintedWith", java.util.function.LongSupplier.class, long.class)
                 .invoke(null, (java.util.function.LongSupplier) CAPTURE::total, reportLimit);
         c.getMethod("prewarm").invoke(null);
+        // As Surefire's booter does before the tests: assertions enabled through the class loader
+        // (no -ea), and its system properties set at run time (no -D on the command line).
+        ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(true);
+        if (f.length > 7 && !f[7].isEmpty()) {
+            // One property a line; in a value a backslash escapes the next character, n a line break.
+            for (String line : Channel.unhexText(f[7]).split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    System.setProperty(line.substring(0, eq), unescape(line.substring(eq + 1)));
+                }
+            }
+        }
         CAPTURE.reset();
     }
 
@@ -152,13 +169,15 @@ public final class Main {
         guard.candidate = new HashSet<>(List.of(Channel.split(Channel.unhexText(f[5]))));
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CAPTURE.reset();
-        // The candidate's classes must come from its folder, which heads the class path: a
-        // folder this JVM does not see would have the task state's classes tested instead.
+        // The candidate's classes must come from its folders, seen as target/classes and
+        // target/test-classes (the build's other classes added to them): a folder this JVM does
+        // not see would have the task state's classes tested instead.
         for (String name : guard.candidate) {
             URL found = ClassLoader.getSystemResource(name.replace('.', '/') + ".class");
-            if (found == null || !found.getPath().startsWith(candidateClasses.toUri().getPath())) {
+            if (found == null || !(found.getPath().startsWith(candidateClasses.toUri().getPath())
+                    || found.getPath().startsWith(testClasses.toUri().getPath()))) {
                 out.add("PHASE\tpov\tcrashed\t0\t" + Channel.hex("the candidate's class " + name
-                        + " is not first on the test JVM's class path (found at " + found + ")"));
+                        + " is not where the test JVM's project classes are (found at " + found + ")"));
                 return;
             }
         }
@@ -283,6 +302,21 @@ public final class Main {
         return null;
     }
 
+    /** A value as the host wrote it: a backslash escapes the next character, n a line break. */
+    private static String unescape(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\\' && i + 1 < value.length()) {
+                char next = value.charAt(++i);
+                out.append(next == 'n' ? '\n' : next);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
     /** Whether the phase has a test case that is not one of {@code besides}. */
     private static boolean anyCaseBesides(List<String> out, String phase, String[] besides) {
         Set<String> skip = new HashSet<>(List.of(besides));
@@ -379,6 +413,8 @@ public final class Main {
             String name = testClassNames.get(i);
             CAPTURE.reset();
             RecordingLoader loader = new RecordingLoader(folders);
+            // Assertions as in a candidate's run (the system loader's default, set at set-up).
+            loader.setDefaultAssertionStatus(true);
             Thread.currentThread().setContextClassLoader(loader);
             Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
             List<String> ran = new ArrayList<>();
