@@ -444,6 +444,26 @@ fn run_suite(uid: Option<u32>, engine: &str, recheck_sample: &str) {
         // Hand the base folder back so that the temporary directory can be removed.
         chown_tree(base, 0);
     }
+    {
+        // The slowest phases, to tell a starved or slow candidate from a wrong verdict.
+        let slowest: Vec<String> = db
+            .prepare(
+                "SELECT candidate_id, phase, wall_ms FROM phases ORDER BY wall_ms DESC LIMIT 12",
+            )
+            .unwrap()
+            .query_map([], |r| {
+                Ok(format!(
+                    "{} {} {} ms",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        eprintln!("slowest phases: {}", slowest.join("; "));
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
