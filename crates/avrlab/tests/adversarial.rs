@@ -283,8 +283,12 @@ fn run_suite(uid: Option<u32>, engine: &str, recheck_sample: &str) {
         recheck_sample,
         "--workers",
         "2",
+        // A candidate's phase takes about 5 s here; beside the fork bomb (the other worker) its
+        // PoV phase took 13-26 s in runs under load, even with a CPU share of its own (the
+        // bomb's fork and exit churn slows every process start on the machine). 60 s keeps the
+        // honest margin; the bomb and the sleeper end as Timeout whatever the limit.
         "--timeout",
-        "30",
+        "60",
         "--work-dir",
         work.to_str().unwrap(),
         "--maven-repo",
