@@ -210,6 +210,10 @@ impl Gradle {
     }
 }
 
+/// How test runs go, for the baseline's key: every project's test task to its end (failing tests
+/// and projects without the selected tests do not stop the build).
+pub const GRADLE_TEST_RUNS: &str = "every project to its end";
+
 /// Init-script lines that raise a Java level below 8 (`sourceCompatibility = 1.5`, Bouncy
 /// Castle) to 8: the JDK here compiles nothing older, as the Maven driver's level repairs do for
 /// poms. Every compile runs with them, so the warm-up and candidates agree.

@@ -47,7 +47,7 @@ pub use git::{
     GitError, Repository, checkout_git_project, export_folder, fetch_mirror, find_mirror,
     init_state_repository, mirror_path, repo_slug,
 };
-pub use gradle::Gradle;
+pub use gradle::{GRADLE_TEST_RUNS, Gradle};
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks, installed_runtimes};
 pub use maven::{
     BuildError, COMMAND_LINE_ADAPTATIONS, CompileResult, Maven, MavenSettings, OPTIONAL_REPAIRS,

@@ -319,6 +319,14 @@ pub(crate) fn baseline_path(
         avrlab_exec::COMMAND_LINE_ADAPTATIONS
     ));
     // Only where it applies.
+    if task.build.system == avrlab_bench::BuildSystem::Gradle {
+        // Gradle test runs before this went no further than the first project with a failing
+        // test: their baselines counted that project's tests alone.
+        parts.push(format!(
+            "gradle test runs: {}",
+            avrlab_exec::GRADLE_TEST_RUNS
+        ));
+    }
     if let Some(older) = &task.build.older_api {
         parts.push(format!("release: {}", older.release));
         parts.push(format!(
