@@ -173,6 +173,33 @@ impl TestSelection {
         }
     }
 
+    /// The same selection by whole classes, for a test framework that cannot select single
+    /// methods: the classes of the selected methods run whole; methods excluded alone run (the
+    /// caller counts only the selected cases, see [`crate::build_tool::selected_cases`]).
+    fn by_class(&self) -> Self {
+        match self {
+            Self::Only(tests) => {
+                let mut classes: Vec<TestName> = Vec::new();
+                for test in tests {
+                    if !classes.iter().any(|c| c.class == test.class) {
+                        classes.push(TestName {
+                            class: test.class.clone(),
+                            method: None,
+                        });
+                    }
+                }
+                Self::Only(classes)
+            }
+            Self::AllExcept(tests) => Self::AllExcept(
+                tests
+                    .iter()
+                    .filter(|t| t.method.is_none())
+                    .cloned()
+                    .collect(),
+            ),
+        }
+    }
+
     /// The lines of Surefire's `excludesFile`: the class file pattern of each excluded class, or
     /// of the excluded method's class with `#method`.
     fn excluded_patterns(&self) -> Vec<String> {
@@ -964,6 +991,38 @@ impl Maven {
         hex::encode(&hasher.finalize()[..12])
     }
 
+    /// The TestNG jar on the tested module's test classpath (as the warm-up of these build files
+    /// resolved it) when that TestNG cannot select single test methods through Surefire: TestNG
+    /// 5.1 (Struts 2.3) has no `org.testng.IMethodSelectorContext`, and Surefire's provider then
+    /// fails the fork before any test runs. Read from the jar's own entries, not its version.
+    fn testng_without_method_selection(&self, workspace: &Path) -> Option<String> {
+        let warm = self.warmed_classpath(workspace)?;
+        let jar = warm.iter().find(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("testng-") && n.ends_with(".jar"))
+        })?;
+        let bytes = std::fs::read(jar).ok()?;
+        let entry = b"org/testng/IMethodSelectorContext.class";
+        let has_it = bytes.windows(entry.len()).any(|w| w == entry);
+        (!has_it).then(|| {
+            jar.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+    }
+
+    /// The test classpath the warm-up of the workspace's build files recorded, if any.
+    fn warmed_classpath(&self, project: &Path) -> Option<Vec<PathBuf>> {
+        let marker = self
+            .settings
+            .repository
+            .join(".avrlab-warm")
+            .join(self.build_fingerprint(project));
+        let text = std::fs::read_to_string(marker).ok()?;
+        Some(self.classpath_entries(&text))
+    }
+
     /// Whether a jar of JDK 8's removed APIs this task's JVMs take is missing.
     pub fn platform_missing(&self) -> bool {
         !self.removed_apis.iter().all(|jar| jar.is_file())
@@ -1190,9 +1249,10 @@ impl Maven {
     pub fn test(
         &self,
         workspace: &Path,
-        selection: &TestSelection,
+        wanted: &TestSelection,
         reports: &Path,
     ) -> Result<TestRun, BuildError> {
+        let selection = wanted;
         let io = |path: &Path, source| BuildError::Io {
             path: path.to_owned(),
             source,
@@ -1206,6 +1266,13 @@ impl Maven {
         let test_jars = reactor
             .as_ref()
             .and_then(|r| TestJarReactor::plan(workspace, r));
+        // What Surefire is asked to run, and the note when it is not the selection itself.
+        let by_class = self.testng_without_method_selection(workspace);
+        let requested = match &by_class {
+            Some(_) => selection.by_class(),
+            None => selection.clone(),
+        };
+        let selection = &requested;
         let mut excluded = selection.excluded_patterns();
         if let (Some(reactor), None) = (&reactor, selection.surefire_filter()) {
             // A sibling whose test classes the tested module uses keeps them visible (see
@@ -1431,10 +1498,21 @@ impl Maven {
         if sandboxed {
             enforcement = format!("{enforcement}; {TEST_TMPDIR_NOTE}");
         }
+        let mut log = with_reactor_note(combined_log(&result), reactor.as_ref());
+        let cases = match by_class {
+            Some(jar) => {
+                let (cases, others) = crate::build_tool::selected_cases(cases, wanted);
+                log = format!(
+                    "[avrlab] {jar} cannot select single test methods (it has no org.testng.IMethodSelectorContext, which Surefire's TestNG provider needs for that): the selected classes ran whole, and {others} reported test case(s) outside this phase's selection are not counted\n{log}"
+                );
+                cases
+            }
+            None => cases,
+        };
         Ok(TestRun {
             exit: result.exit,
             cases,
-            log: with_reactor_note(combined_log(&result), reactor.as_ref()),
+            log,
             wall: result.wall,
             enforcement,
             tree_gone: result.tree_gone,
@@ -1767,6 +1845,49 @@ mod tests {
             limits: Limits::default(),
         };
         Maven::for_build(settings, &build)
+    }
+
+    #[test]
+    fn a_selection_by_class_runs_the_selected_methods_classes_and_excludes_only_classes() {
+        let names = ["a.B#m", "a.B#n", "c.D"].map(|n| TestName::parse(n).unwrap());
+        let only = TestSelection::Only(names.to_vec()).by_class();
+        assert_eq!(only.surefire_filter().as_deref(), Some("a.B,c.D"));
+        let all_except = TestSelection::AllExcept(names.to_vec()).by_class();
+        assert_eq!(all_except.excluded_patterns(), ["c/D.class"]);
+    }
+
+    /// Struts 2.3's TestNG 5.1 has no `IMethodSelectorContext`; a newer TestNG has. Read from the
+    /// classpath the warm-up of the project's build files recorded; no warm-up, no finding.
+    #[test]
+    fn a_testng_without_a_method_selector_context_is_found_on_the_warm_classpath() {
+        let repository = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(project.path().join("pom.xml"), "<project/>").unwrap();
+        let maven = unsandboxed(17, ".", repository.path()).unwrap();
+        assert_eq!(maven.testng_without_method_selection(project.path()), None);
+        let jars = repository.path().join("org/testng");
+        std::fs::create_dir_all(&jars).unwrap();
+        let (old, new) = (
+            jars.join("testng-5.1-jdk15.jar"),
+            jars.join("testng-6.8.jar"),
+        );
+        std::fs::write(&old, b"PK..org/testng/ITestContext.class..").unwrap();
+        std::fs::write(&new, b"PK..org/testng/IMethodSelectorContext.class..").unwrap();
+        let marker_dir = repository.path().join(".avrlab-warm");
+        std::fs::create_dir_all(&marker_dir).unwrap();
+        let marker = marker_dir.join(maven.build_fingerprint(project.path()));
+        for (jar, expected) in [(&old, Some("testng-5.1-jdk15.jar")), (&new, None)] {
+            let classpath = std::env::join_paths([Path::new("/x/junit-4.13.2.jar"), jar]).unwrap();
+            std::fs::write(&marker, classpath.to_string_lossy().as_bytes()).unwrap();
+            assert_eq!(
+                maven
+                    .testng_without_method_selection(project.path())
+                    .as_deref(),
+                expected,
+                "{}",
+                jar.display()
+            );
+        }
     }
 
     /// Surefire 3.2.5 read with real Maven: `a/B.class#m` excludes every invocation of `m`;
