@@ -13,9 +13,7 @@ use std::path::{Path, PathBuf};
 
 use avrlab_bench::{BuildSpec, BuildSystem, BuildTargets};
 
-use crate::build_tool::{
-    BuildTool, javac_diagnostics, policy, selected_cases, substitution_note, tool_env,
-};
+use crate::build_tool::{BuildTool, javac_diagnostics, policy, substitution_note, tool_env};
 use crate::jdk::Jdk;
 use crate::maven::{
     BuildError, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, MavenSettings, TEST_TMPDIR,
@@ -316,7 +314,7 @@ impl BuildTool for Ant {
                 Err(problem) => unusable_reports = Some(problem),
             }
         }
-        let (cases, others) = selected_cases(cases, selection);
+        let (cases, others) = selection.keep_selected(cases);
         let mut log = note;
         log.push_str(&format!(
             "[avrlab] Ant cannot select tests: `{}` ran the project's suite; {others} reported test case(s) outside this phase's selection are not counted\n",

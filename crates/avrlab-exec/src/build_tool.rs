@@ -6,14 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-use avrlab_bench::{BuildSystem, TestName};
+use avrlab_bench::BuildSystem;
 use sha2::{Digest, Sha256};
 
 use crate::jdk::Jdk;
 use crate::maven::{BuildError, CompileResult, Maven, TestRun, TestSelection, WarmUp};
 use crate::process::ExitKind;
 use crate::sandbox::{Mount, SandboxKind, SandboxPolicy};
-use crate::surefire::TestCaseResult;
 
 /// A build tool set up for one task: its JDK, its tested module, and how it compiles and tests.
 pub trait BuildTool: Send + Sync + std::fmt::Debug {
@@ -116,21 +115,6 @@ pub(crate) fn locate_tool(env: &str, name: &str, missing: &str) -> Result<PathBu
         None => crate::sandbox::find_on_path(name)
             .ok_or_else(|| BuildError::ToolMissing(missing.to_owned())),
     }
-}
-
-/// The cases of a run the selection asked for, and how many others the tool ran (a tool that
-/// cannot select single tests runs more; those are not evidence about the selection).
-pub(crate) fn selected_cases(
-    cases: Vec<TestCaseResult>,
-    selection: &TestSelection,
-) -> (Vec<TestCaseResult>, usize) {
-    let covered =
-        |list: &[TestName], c: &TestCaseResult| list.iter().any(|t| t.covers(&c.class, &c.method));
-    let (kept, dropped): (Vec<_>, Vec<_>) = cases.into_iter().partition(|c| match selection {
-        TestSelection::Only(list) => covered(list, c),
-        TestSelection::AllExcept(list) => !covered(list, c),
-    });
-    (kept, dropped.len())
 }
 
 /// What a Gradle or Ant task's phase logs say of its JDK when it is a substitute: the build
@@ -314,6 +298,8 @@ pub(crate) fn policy(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::surefire::TestCaseResult;
+    use avrlab_bench::TestName;
 
     fn case(class: &str, method: &str) -> TestCaseResult {
         TestCaseResult {
@@ -329,12 +315,10 @@ mod tests {
     fn only_the_selected_cases_count_and_the_others_are_counted() {
         let cases = vec![case("a.T", "one"), case("a.T", "two"), case("a.U", "three")];
         let pov: TestName = TestName::parse("a.T#one").unwrap();
-        let (kept, others) = selected_cases(cases.clone(), &TestSelection::Only(vec![pov.clone()]));
+        let (kept, others) = TestSelection::Only(vec![pov.clone()]).keep_selected(cases.clone());
         assert_eq!((kept.len(), others), (1, 2));
-        let (kept, others) = selected_cases(
-            cases,
-            &TestSelection::AllExcept(vec![pov, TestName::parse("a.U").unwrap()]),
-        );
+        let (kept, others) = TestSelection::AllExcept(vec![pov, TestName::parse("a.U").unwrap()])
+            .keep_selected(cases);
         assert_eq!(
             kept.iter().map(|c| c.method.as_str()).collect::<Vec<_>>(),
             ["two"]

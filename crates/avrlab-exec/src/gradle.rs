@@ -20,7 +20,7 @@ use avrlab_bench::{BuildSpec, BuildSystem, BuildTargets};
 
 use crate::build_tool::{
     BuildTool, build_files, build_fingerprint, host_file, javac_diagnostics, locate_tool, policy,
-    read_marker, selected_cases, substitution_note, tool_env, write_marker,
+    read_marker, substitution_note, tool_env, write_marker,
 };
 use crate::jdk::Jdk;
 use crate::maven::{
@@ -528,7 +528,7 @@ impl BuildTool for Gradle {
         } else {
             (Vec::new(), None)
         };
-        let (cases, others) = selected_cases(cases, selection);
+        let (cases, others) = selection.keep_selected(cases);
         let mut log = format!("[avrlab] {note}\n");
         if others > 0 {
             log.push_str(&format!(

@@ -159,6 +159,19 @@ pub enum TestSelection {
 }
 
 impl TestSelection {
+    /// The cases of a run this selection asked for, and how many others the tool ran (a tool
+    /// that cannot select single tests runs more; those are not evidence about the selection).
+    pub(crate) fn keep_selected(&self, cases: Vec<TestCaseResult>) -> (Vec<TestCaseResult>, usize) {
+        let covered = |list: &[TestName], c: &TestCaseResult| {
+            list.iter().any(|t| t.covers(&c.class, &c.method))
+        };
+        let (kept, dropped): (Vec<_>, Vec<_>) = cases.into_iter().partition(|c| match self {
+            Self::Only(list) => covered(list, c),
+            Self::AllExcept(list) => !covered(list, c),
+        });
+        (kept, dropped.len())
+    }
+
     /// The value of Surefire's `-Dtest` (none for [`TestSelection::AllExcept`]).
     fn surefire_filter(&self) -> Option<String> {
         match self {
@@ -175,7 +188,7 @@ impl TestSelection {
 
     /// The same selection by whole classes, for a test framework that cannot select single
     /// methods: the classes of the selected methods run whole; methods excluded alone run (the
-    /// caller counts only the selected cases, see [`crate::build_tool::selected_cases`]).
+    /// caller counts only the selected cases, see [`TestSelection::keep_selected`]).
     fn by_class(&self) -> Self {
         match self {
             Self::Only(tests) => {
@@ -1501,7 +1514,7 @@ impl Maven {
         let mut log = with_reactor_note(combined_log(&result), reactor.as_ref());
         let cases = match by_class {
             Some(jar) => {
-                let (cases, others) = crate::build_tool::selected_cases(cases, wanted);
+                let (cases, others) = wanted.keep_selected(cases);
                 log = format!(
                     "[avrlab] {jar} cannot select single test methods (it has no org.testng.IMethodSelectorContext, which Surefire's TestNG provider needs for that): the selected classes ran whole, and {others} reported test case(s) outside this phase's selection are not counted\n{log}"
                 );
