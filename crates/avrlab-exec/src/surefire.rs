@@ -67,8 +67,16 @@ fn typed(kind: &str, message: &str) -> String {
     }
 }
 
+/// The method name a report gives, as the fast path's runner names it: JUnit 4's parameterized
+/// invocation keeps its name (`m[PercentCodec %De]`, as the datasets name PoV invocations, and
+/// what follows the bracket may hold anything); JUnit 5's parameter types and index (`m(Path)[1]`)
+/// and TestNG's instance (`m on instance m(pkg.Class)`, its JUnit 3 mode) are left out.
 fn method_name(reported: &str) -> &str {
-    reported.split(['(', '[']).next().unwrap_or(reported)
+    match reported.find(['(', '[', ' ']) {
+        Some(at) if reported[at..].starts_with('[') => reported,
+        Some(at) => &reported[..at],
+        None => reported,
+    }
 }
 
 /// Reads one report through the hostile-file reader, at most `budget` bytes (and never more than
@@ -191,6 +199,21 @@ mod tests {
   </testcase>
   <testcase name="four(Path)[1]" classname="x.ATest" time="0"><skipped message="off"/></testcase>
 </testsuite>"#;
+
+    #[test]
+    fn a_junit_4_invocation_keeps_its_name_and_other_decorations_go() {
+        assert_eq!(
+            method_name("testImmuneEncode[PercentCodec IMMUNE_PERCENT (%)]"),
+            "testImmuneEncode[PercentCodec IMMUNE_PERCENT (%)]"
+        );
+        assert_eq!(method_name("four(Path)[1]"), "four");
+        assert_eq!(method_name("four(String, int)"), "four");
+        assert_eq!(
+            method_name("testEmpty on instance testEmpty(x.URLValidatorTest)"),
+            "testEmpty"
+        );
+        assert_eq!(method_name("plain"), "plain");
+    }
 
     #[test]
     fn reads_every_status_from_a_surefire_report() {
