@@ -1042,16 +1042,16 @@ impl Maven {
     }
 
     /// Fetches or makes the missing jars of JDK 8's removed APIs (a warm-up of an earlier avrlab
-    /// did not make them all), working in `scratch`.
+    /// did not make them all), working in `scratch`. The JDK access file comes first: its folder,
+    /// which every JVM of the task sees, does not exist on a machine (or beside a repository)
+    /// no task has used yet.
     pub fn complete_platform(&self, scratch: &Path) -> Result<(), BuildError> {
+        self.make_legacy_access()?;
         self.fetch_removed_apis(scratch)
     }
 
-    /// What an earlier warm-up of a project with these build files left, if there was one: the
-    /// repository is warm for it and nothing needs to run (read from `project`, unmodified). Also
-    /// makes the JDK access file of a substitution for JDK 8 or older (see `access`).
-    pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, BuildError> {
-        // Every warm-up passes here first: what the JVMs of the task read is made now.
+    /// Makes the JDK access file of a substitution for JDK 8 or older, unless it is there.
+    fn make_legacy_access(&self) -> Result<(), BuildError> {
         if let Some(file) = &self.legacy_access {
             crate::access::make_legacy_access_file(
                 file,
@@ -1060,6 +1060,15 @@ impl Maven {
                 self.settings.limits,
             )?;
         }
+        Ok(())
+    }
+
+    /// What an earlier warm-up of a project with these build files left, if there was one: the
+    /// repository is warm for it and nothing needs to run (read from `project`, unmodified). Also
+    /// makes the JDK access file of a substitution for JDK 8 or older (see `access`).
+    pub fn warmed(&self, project: &Path) -> Result<Option<WarmUp>, BuildError> {
+        // Every warm-up passes here first: what the JVMs of the task read is made now.
+        self.make_legacy_access()?;
         let marker = self
             .settings
             .repository
