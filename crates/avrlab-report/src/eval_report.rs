@@ -254,7 +254,41 @@ impl EvalReport {
             .map(|m| format!("{}: {}", m.run_id, m.completeness.line()))
             .collect()
     }
+
+    /// The scores before and after the model's cut-off, one line for each run that has a split,
+    /// named by its run.
+    pub fn cutoff_lines(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .filter_map(|m| {
+                m.cutoff
+                    .as_ref()
+                    .map(|c| format!("{}: {}", m.run_id, c.line()))
+            })
+            .collect()
+    }
+
+    /// The memorization probe beside the score, one line for each run whose tasks were probed,
+    /// named by its run.
+    pub fn probe_lines(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .filter_map(|m| {
+                m.probe
+                    .as_ref()
+                    .map(|p| format!("{}: {}", m.run_id, p.line()))
+            })
+            .collect()
+    }
 }
+
+/// What the report says of the cut-off split, in every format that has prose.
+pub const CUTOFF_HEADING: &str =
+    "Before and after the model's training cut-off (tasks by the month their fix was committed)";
+
+/// What the report says of the memorization probe, in every format that has prose.
+pub const PROBE_HEADING: &str =
+    "Memorization probe (`avrlab probe` of the run's model on its benchmark)";
 
 /// Our verdicts against the labels a replayed run keeps in its configuration (`published`:
 /// sample id → label; `unmapped`: what could not be replayed). `None` for other runs.

@@ -166,6 +166,27 @@ fn engine_notes(out: &mut String, report: &EvalReport) {
     out.push_str("</ul>");
 }
 
+/// The cut-off split and the memorization probe, where the runs have them.
+fn control_notes(out: &mut String, report: &EvalReport) {
+    for (heading, lines) in [
+        (crate::eval_report::CUTOFF_HEADING, report.cutoff_lines()),
+        (crate::eval_report::PROBE_HEADING, report.probe_lines()),
+    ] {
+        if lines.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            r#"<p class="note">{}:</p><ul class="note">"#,
+            escape(heading)
+        );
+        for line in lines {
+            let _ = write!(out, "<li>{}</li>", escape(&line));
+        }
+        out.push_str("</ul>");
+    }
+}
+
 fn audit_notes(out: &mut String, models: &[ModelSummary]) {
     for m in models {
         if m.audited + m.disputed > 0 || !m.to_audit.is_empty() {
@@ -283,6 +304,7 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &
     );
     audit_notes(body, &report.models);
     engine_notes(body, report);
+    control_notes(body, report);
 
     for m in &report.models {
         if let Some(p) = &m.published {

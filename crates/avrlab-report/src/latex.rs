@@ -97,6 +97,19 @@ pub fn render_latex(report: &EvalReport) -> String {
         "\\par\\smallskip{{\\footnotesize Cost: {}.}}",
         escape(&report.cost_lines().join("; "))
     );
+    for (heading, lines) in [
+        (crate::eval_report::CUTOFF_HEADING, report.cutoff_lines()),
+        (crate::eval_report::PROBE_HEADING, report.probe_lines()),
+    ] {
+        if !lines.is_empty() {
+            let _ = writeln!(
+                out,
+                "\\par\\smallskip{{\\footnotesize {}: {}.}}",
+                escape(heading),
+                escape(&lines.join("; "))
+            );
+        }
+    }
     if differential {
         out.push_str("\\par\\smallskip{\\footnotesize Differential: plausible candidates (P), no divergence found from the reference fix (N), divergent (D), divergent only on the vulnerability's inputs (V).}\n");
     }

@@ -4,9 +4,12 @@
 
 use std::fmt::Write as _;
 
+use crate::cutoff::{CutoffDifference, CutoffSide, CutoffSplit};
 use crate::eval_report::{
-    DIFFERENTIAL_HEADING, EvalReport, TaskCell, differential_cell, has_differential,
+    CUTOFF_HEADING, DIFFERENTIAL_HEADING, EvalReport, PROBE_HEADING, TaskCell, differential_cell,
+    has_differential,
 };
+use crate::probe_summary::ProbeSummary;
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,32 +107,15 @@ fn markdown(report: &EvalReport) -> String {
     for line in report.completeness_lines() {
         let _ = writeln!(out, "- {line}");
     }
-    let split: Vec<_> = report
-        .models
-        .iter()
-        .filter_map(|m| m.cutoff.as_ref().map(|c| (m, c)))
-        .collect();
-    if !split.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nBefore and after the model's training cut-off (tasks by the month their fix was committed):"
-        );
-        for (m, c) in split {
-            let _ = writeln!(out, "- {}: {}", m.run_id, c.line());
-        }
-    }
-    let probed: Vec<_> = report
-        .models
-        .iter()
-        .filter_map(|m| m.probe.as_ref().map(|p| (m, p)))
-        .collect();
-    if !probed.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nMemorization probe (`avrlab probe` of the run's model on its benchmark):"
-        );
-        for (m, p) in probed {
-            let _ = writeln!(out, "- {}: {}", m.run_id, p.line());
+    for (heading, lines) in [
+        (CUTOFF_HEADING, report.cutoff_lines()),
+        (PROBE_HEADING, report.probe_lines()),
+    ] {
+        if !lines.is_empty() {
+            let _ = writeln!(out, "\n{heading}:");
+            for line in lines {
+                let _ = writeln!(out, "- {line}");
+            }
         }
     }
     let _ = writeln!(out, "\nCost (samples the model was heard on):");
@@ -253,9 +239,19 @@ fn csv(report: &EvalReport) -> String {
     } else {
         &[]
     };
+    let split = report.models.iter().any(|m| m.cutoff.is_some());
+    let probed = report.models.iter().any(|m| m.probe.is_some());
+    let split_header: &[&str] = if split { &CUTOFF_COLUMNS } else { &[] };
+    let probe_header: &[&str] = if probed { &PROBE_COLUMNS } else { &[] };
     // Writing to memory fails only on a record of the wrong length, which these are not.
     writer
-        .write_record(header.iter().chain(extra))
+        .write_record(
+            header
+                .iter()
+                .chain(extra)
+                .chain(split_header)
+                .chain(probe_header),
+        )
         .expect("csv header");
     for m in &report.models {
         let counts = m.differential.map_or_else(
@@ -309,10 +305,89 @@ fn csv(report: &EvalReport) -> String {
                         .map_or_else(String::new, |p| p.read_on.clone()),
                 ]
                 .into_iter()
-                .chain(counts),
+                .chain(counts)
+                .chain(if split {
+                    cutoff_cells(m.cutoff.as_ref())
+                } else {
+                    Vec::new()
+                })
+                .chain(if probed {
+                    probe_cells(m.probe.as_ref())
+                } else {
+                    Vec::new()
+                }),
             )
             .expect("csv record");
     }
     let bytes = writer.into_inner().expect("csv to memory");
     String::from_utf8(bytes).expect("csv of UTF-8 strings")
+}
+
+/// The CSV columns of the cut-off split (empty cells for a run without one).
+const CUTOFF_COLUMNS: [&str; 14] = [
+    "cutoff",
+    "before_tasks",
+    "before_plausible",
+    "before_correct",
+    "after_tasks",
+    "after_plausible",
+    "after_correct",
+    "undated_tasks",
+    "plausible_before_minus_after",
+    "plausible_fisher_p",
+    "correct_before_minus_after",
+    "correct_fisher_p",
+    "after_plausible_low",
+    "after_plausible_high",
+];
+
+fn cutoff_cells(split: Option<&CutoffSplit>) -> Vec<String> {
+    let Some(c) = split else {
+        return vec![String::new(); CUTOFF_COLUMNS.len()];
+    };
+    let side = |s: &CutoffSide| [s.tasks, s.plausible, s.correct].map(|n| n.to_string());
+    // No test (a side with too few tasks) is an empty cell, never a number.
+    let test = |d: &Option<CutoffDifference>| {
+        d.map_or_else(
+            || [String::new(), String::new()],
+            |d| [format!("{:.4}", d.difference), format!("{:.6}", d.p_value)],
+        )
+    };
+    let interval = c.after.plausible_interval.map_or_else(
+        || [String::new(), String::new()],
+        |(low, high)| [format!("{low:.4}"), format!("{high:.4}")],
+    );
+    let mut cells = vec![c.cutoff.clone()];
+    cells.extend(side(&c.before));
+    cells.extend(side(&c.after));
+    cells.push(c.undated.to_string());
+    cells.extend(test(&c.plausible_difference));
+    cells.extend(test(&c.correct_difference));
+    cells.extend(interval);
+    cells
+}
+
+/// The CSV columns of the memorization probe (empty cells for a run without one).
+const PROBE_COLUMNS: [&str; 6] = [
+    "probed_tasks",
+    "memorized_tasks",
+    "memorized_plausible",
+    "not_memorized_plausible",
+    "memorized_fisher_p",
+    "mean_rename_drop",
+];
+
+fn probe_cells(probe: Option<&ProbeSummary>) -> Vec<String> {
+    let Some(p) = probe else {
+        return vec![String::new(); PROBE_COLUMNS.len()];
+    };
+    vec![
+        p.probed.to_string(),
+        p.memorized.to_string(),
+        p.memorized_plausible.to_string(),
+        p.other_plausible.to_string(),
+        p.p_value.map_or_else(String::new, |v| format!("{v:.6}")),
+        p.mean_rename_drop
+            .map_or_else(String::new, |v| format!("{v:.4}")),
+    ]
 }

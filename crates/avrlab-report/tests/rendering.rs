@@ -472,3 +472,85 @@ fn costs_show_in_every_format_and_an_unknown_one_is_never_zero() {
     assert!(html.contains(">$0.0126</td>"), "{html}");
     assert!(html.contains(">unknown</td>"), "{html}");
 }
+
+/// The cut-off split and the memorization probe appear in every format once a run has them: a
+/// line per run in Markdown, LaTeX and HTML, columns in CSV (empty cells for the runs without,
+/// and for a test that was not made), and nothing of them in a report without.
+#[test]
+fn the_cutoff_split_and_the_probe_show_in_every_format() {
+    use avrlab_report::{CutoffDifference, CutoffSide, CutoffSplit, ProbeSummary};
+    let plain = report();
+    for format in [
+        ReportFormat::Markdown,
+        ReportFormat::Html,
+        ReportFormat::Latex,
+        ReportFormat::Csv,
+    ] {
+        let text = render(&plain, format);
+        assert!(!text.contains("cut-off"), "{format:?}: {text}");
+        assert!(!text.contains("emoriz"), "{format:?}: {text}");
+    }
+    let side = |tasks, plausible, correct| CutoffSide {
+        tasks,
+        plausible,
+        correct,
+        plausible_interval: Some((0.1, 0.9)),
+        correct_interval: Some((0.0, 0.5)),
+    };
+    let mut with = report();
+    with.models[0].cutoff = Some(CutoffSplit {
+        cutoff: "2021-09".into(),
+        before: side(8, 6, 2),
+        after: side(5, 1, 0),
+        undated: 1,
+        plausible_difference: Some(CutoffDifference {
+            difference: 0.55,
+            p_value: 0.0862,
+        }),
+        correct_difference: None,
+    });
+    with.models[1].probe = Some(ProbeSummary {
+        probed: 13,
+        memorized: 3,
+        memorized_plausible: 3,
+        other_plausible: 2,
+        p_value: Some(0.035),
+        mean_rename_drop: None,
+    });
+    for format in [
+        ReportFormat::Markdown,
+        ReportFormat::Html,
+        ReportFormat::Latex,
+    ] {
+        let text = render(&with, format);
+        assert!(
+            text.contains(
+                "r0: cut-off 2021-09: fixed before or in that month: 8 tasks, 6 plausible"
+            ),
+            "{format:?}: {text}"
+        );
+        assert!(
+            text.contains(
+                "r1: 3 of 13 probed tasks memorized (3 of them fixed), 2 of the other 10 fixed"
+            ),
+            "{format:?}: {text}"
+        );
+    }
+    let csv = render(&with, ReportFormat::Csv);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+    assert_eq!(&rows[0][at("cutoff")], "2021-09");
+    assert_eq!(&rows[0][at("after_plausible")], "1");
+    assert_eq!(&rows[0][at("plausible_fisher_p")], "0.086200");
+    assert_eq!(
+        &rows[0][at("correct_fisher_p")],
+        "",
+        "no test: an empty cell"
+    );
+    assert_eq!(&rows[1][at("cutoff")], "");
+    assert_eq!(&rows[1][at("memorized_tasks")], "3");
+    assert_eq!(&rows[0][at("memorized_tasks")], "");
+}
