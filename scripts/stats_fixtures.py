@@ -147,6 +147,32 @@ def fisher_exact():
     return cases
 
 
+# Paired samples: probe scores against fix rates as a report pairs them (shares in [0, 1], ties,
+# a binary column), and plain numbers with negative, weak and strong correlations.
+PEARSON_PAIRS = [
+    ([0.0, 0.1, 0.5, 1.0, 0.0, 0.2], [0.0, 0.2, 0.4, 0.9, 0.1, 0.0]),
+    ([1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0], [0.5, 0.1, 0.0, 0.8, 0.0, 0.3, 0.2, 0.0]),
+    ([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0], [2.7, 1.8, 2.8, 1.8, 2.8, 4.5, 9.0, 4.5, 2.3, 5.3]),
+    ([1.0, 2.0, 3.0, 4.0], [4.1, 2.9, 2.2, 0.8]),
+    ([0.25, 0.5, 0.75, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0, 0.0]),
+    ([float(i) for i in range(30)], [float((i * 7) % 11) for i in range(30)]),
+]
+
+
+def pearson():
+    cases = []
+    for xs, ys in PEARSON_PAIRS:
+        for confidence in [0.95, 0.90]:
+            result = stats.pearsonr(xs, ys)
+            interval = result.confidence_interval(confidence_level=confidence)
+            cases.append({
+                "xs": xs, "ys": ys, "confidence": confidence, "r": float(result.statistic),
+                "p_value": float(result.pvalue),
+                "interval": [float(interval.low), float(interval.high)],
+            })
+    return cases
+
+
 def cohen_kappa():
     cases = []
     for table in [
@@ -193,6 +219,7 @@ def main():
         "paired_tost": paired_tost(),
         "cohen_kappa": cohen_kappa(),
         "fisher_exact": fisher_exact(),
+        "pearson": pearson(),
     }
     json.dump(document, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -509,7 +509,20 @@ pub fn build_eval_report_with(
             None => None,
         };
         let probe = match &config.model {
-            Some(model) => ProbeSummary::of(&cells, &store.probe_scores(&run.benchmark, model)?),
+            Some(model) => {
+                // Each task's share of heard samples that were Plausible: the probe plot's y.
+                let rates: HashMap<String, f64> = tasks
+                    .iter()
+                    .filter_map(|task| {
+                        let of_task: Vec<&GenerationRow> =
+                            generations.iter().filter(|g| g.task == *task).collect();
+                        let fixed = of_task.iter().filter(|g| plausible(g)).count();
+                        (!of_task.is_empty())
+                            .then(|| ((*task).to_owned(), fixed as f64 / of_task.len() as f64))
+                    })
+                    .collect();
+                ProbeSummary::of(&cells, &rates, &store.probe_scores(&run.benchmark, model)?)
+            }
             None => None,
         };
         let plausible_tasks = cells.values().filter(|c| **c != TaskCell::NotFixed).count();

@@ -367,6 +367,34 @@ pub(crate) fn eval_sections(page: &mut Page, report: &EvalReport, offset_runs: &
         page_figures += 1;
     }
 
+    // The memorization probe against the score, for each run whose tasks were probed.
+    let probed: Vec<(&str, &crate::ProbeSummary)> = report
+        .models
+        .iter()
+        .filter_map(|m| {
+            m.probe
+                .as_ref()
+                .filter(|p| !p.points.is_empty())
+                .map(|p| (m.run_id.as_str(), p))
+        })
+        .collect();
+    if !probed.is_empty() {
+        body.push_str("<h2>Memorization probe and score</h2>");
+    }
+    for (run, probe) in probed {
+        let caption = probe.correlation.map_or_else(
+            || "too few tasks or no spread for a correlation".to_owned(),
+            |c| {
+                format!(
+                    "r = {:.2} (95% CI {:.2} to {:.2}) over {} tasks",
+                    c.r, c.interval.0, c.interval.1, c.tasks
+                )
+            },
+        );
+        body.push_str(&svg::probe_scatter(run, &probe.points, &caption));
+        page_figures += 1;
+    }
+
     body.push_str("<h2>Vulnerabilities fixed, per task</h2>");
     matrix_table(body, report);
 

@@ -31,7 +31,7 @@ pub use eval_report::{
 };
 pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};
-pub use probe_summary::ProbeSummary;
+pub use probe_summary::{ProbeCorrelation, ProbePoint, ProbeSummary};
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
 pub use study_report::{

@@ -368,13 +368,17 @@ fn cutoff_cells(split: Option<&CutoffSplit>) -> Vec<String> {
 }
 
 /// The CSV columns of the memorization probe (empty cells for a run without one).
-const PROBE_COLUMNS: [&str; 6] = [
+const PROBE_COLUMNS: [&str; 10] = [
     "probed_tasks",
     "memorized_tasks",
     "memorized_plausible",
     "not_memorized_plausible",
     "memorized_fisher_p",
     "mean_rename_drop",
+    "probe_rate_r",
+    "probe_rate_r_low",
+    "probe_rate_r_high",
+    "probe_rate_p",
 ];
 
 fn probe_cells(probe: Option<&ProbeSummary>) -> Vec<String> {
@@ -390,4 +394,17 @@ fn probe_cells(probe: Option<&ProbeSummary>) -> Vec<String> {
         p.mean_rename_drop
             .map_or_else(String::new, |v| format!("{v:.4}")),
     ]
+    .into_iter()
+    .chain(p.correlation.map_or_else(
+        || vec![String::new(); 4],
+        |c| {
+            vec![
+                format!("{:.4}", c.r),
+                format!("{:.4}", c.interval.0),
+                format!("{:.4}", c.interval.1),
+                format!("{:.6}", c.p_value),
+            ]
+        },
+    ))
+    .collect()
 }

@@ -248,3 +248,66 @@ pub fn series(figure: &str, title: &str, series: &[Series]) -> String {
     out.push_str("</svg>");
     out
 }
+
+/// The memorization probe against the score, one plot per run: each probed task a dot at its
+/// probe score (x: share of the fix's tokens the continuation reproduced) and its plausible rate
+/// (y: share of its heard samples that were Plausible), the task's name as the dot's tooltip.
+pub fn probe_scatter(run: &str, points: &[crate::ProbePoint], caption: &str) -> String {
+    const SIDE: f64 = 300.0;
+    const LEFT: f64 = 70.0;
+    const TOP: f64 = 30.0;
+    let height = TOP + SIDE + 50.0;
+    let mut out = String::new();
+    open(
+        &mut out,
+        "probe-scatter",
+        height,
+        &format!("{run}: probe score against plausible rate per task"),
+    );
+    let _ = write!(
+        out,
+        r#"<text x="{LEFT}" y="18" font-weight="bold"><title>{}</title>{}</text>"#,
+        escape(run),
+        escape(&format!("{}: {caption}", short(run)))
+    );
+    let x_at = |v: f64| LEFT + SIDE * v.clamp(0.0, 1.0);
+    let y_at = |v: f64| TOP + SIDE * (1.0 - v.clamp(0.0, 1.0));
+    for tick in 0..=5 {
+        let v = f64::from(tick) / 5.0;
+        let (x, y) = (x_at(v), y_at(v));
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" y1="{TOP:.1}" x2="{x:.1}" y2="{:.1}" stroke="#ddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}%</text><line x1="{LEFT:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#555">{}%</text>"##,
+            TOP + SIDE,
+            TOP + SIDE + 14.0,
+            tick * 20,
+            LEFT + SIDE,
+            LEFT - 6.0,
+            y + 4.0,
+            tick * 20
+        );
+    }
+    let _ = write!(
+        out,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">probe score (share of the fix reproduced)</text><text x="{:.1}" y="{:.1}" text-anchor="middle" transform="rotate(-90 {:.1} {:.1})">plausible rate</text>"##,
+        LEFT + SIDE / 2.0,
+        TOP + SIDE + 34.0,
+        LEFT - 44.0,
+        TOP + SIDE / 2.0,
+        LEFT - 44.0,
+        TOP + SIDE / 2.0
+    );
+    for p in points {
+        let _ = write!(
+            out,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{CORRECT}" fill-opacity="0.6"><title>{}: score {:.2}, plausible {:.0}%</title></circle>"#,
+            x_at(p.score),
+            y_at(p.plausible_rate),
+            escape(&p.task),
+            p.score,
+            p.plausible_rate * 100.0
+        );
+    }
+    out.push_str("</svg>");
+    out
+}

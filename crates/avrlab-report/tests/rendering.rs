@@ -478,7 +478,9 @@ fn costs_show_in_every_format_and_an_unknown_one_is_never_zero() {
 /// and for a test that was not made), and nothing of them in a report without.
 #[test]
 fn the_cutoff_split_and_the_probe_show_in_every_format() {
-    use avrlab_report::{CutoffDifference, CutoffSide, CutoffSplit, ProbeSummary};
+    use avrlab_report::{
+        CutoffDifference, CutoffSide, CutoffSplit, ProbeCorrelation, ProbePoint, ProbeSummary,
+    };
     let plain = report();
     for format in [
         ReportFormat::Markdown,
@@ -516,6 +518,25 @@ fn the_cutoff_split_and_the_probe_show_in_every_format() {
         other_plausible: 2,
         p_value: Some(0.035),
         mean_rename_drop: None,
+        points: vec![
+            ProbePoint {
+                task: "a<b>".into(),
+                score: 1.0,
+                plausible_rate: 0.5,
+            },
+            ProbePoint {
+                task: "c".into(),
+                score: 0.0,
+                plausible_rate: 0.0,
+            },
+        ],
+        correlation: Some(ProbeCorrelation {
+            tasks: 13,
+            r: 0.61,
+            p_value: 0.027,
+            interval: (0.08, 0.87),
+        }),
+        no_correlation: None,
     });
     for format in [
         ReportFormat::Markdown,
@@ -553,4 +574,20 @@ fn the_cutoff_split_and_the_probe_show_in_every_format() {
     assert_eq!(&rows[1][at("cutoff")], "");
     assert_eq!(&rows[1][at("memorized_tasks")], "3");
     assert_eq!(&rows[0][at("memorized_tasks")], "");
+    assert_eq!(&rows[1][at("probe_rate_r")], "0.6100");
+    // The HTML page plots the probed run's tasks, their names escaped.
+    let html = render(&with, ReportFormat::Html);
+    assert_eq!(
+        html.matches("data-figure=\"probe-scatter\"").count(),
+        1,
+        "{html}"
+    );
+    assert!(
+        html.contains("a&lt;b&gt;: score 1.00, plausible 50%"),
+        "{html}"
+    );
+    assert!(
+        html.contains("r = 0.61 (95% CI 0.08 to 0.87) over 13 tasks"),
+        "{html}"
+    );
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use avrlab_stats::{
     agresti_coull, cohen_kappa, fisher_exact, mcnemar_exact, mean_with_margin, normal_cdf,
-    normal_quantile, paired_tost, pass_at_k, student_t_cdf, student_t_quantile, wilson,
+    normal_quantile, paired_tost, pass_at_k, pearson, student_t_cdf, student_t_quantile, wilson,
 };
 use serde::Deserialize;
 
@@ -27,6 +27,17 @@ struct Reference {
     paired_tost: Vec<TostCase>,
     cohen_kappa: Vec<KappaCase>,
     fisher_exact: Vec<FisherCase>,
+    pearson: Vec<PearsonCase>,
+}
+
+#[derive(Deserialize)]
+struct PearsonCase {
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    confidence: f64,
+    r: f64,
+    p_value: f64,
+    interval: (f64, f64),
 }
 
 #[derive(Deserialize)]
@@ -308,4 +319,19 @@ fn fisher_exact_matches_scipy() {
         }
     }
     check.finish(16);
+}
+
+#[test]
+fn pearson_matches_scipy() {
+    let reference = reference();
+    let mut check = Checker::default();
+    for case in &reference.pearson {
+        let got = pearson(&case.xs, &case.ys, case.confidence).unwrap();
+        let what = format!("pearson({:?}, {:?}, {})", case.xs, case.ys, case.confidence);
+        check.absolute(format!("{what} r"), got.r, case.r);
+        check.absolute(format!("{what} p"), got.p_value, case.p_value);
+        check.absolute(format!("{what} low"), got.lower, case.interval.0);
+        check.absolute(format!("{what} high"), got.upper, case.interval.1);
+    }
+    check.finish(12);
 }
