@@ -36,6 +36,7 @@ pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
 pub use render::{ReportFormat, render};
 pub use study_report::{
     AuditorAgreement, Comparison, CweRow, GridCell, OffsetGrid, Rates, ReviewerDifferential,
-    ReviewerMatrix, StudyReport, StudyReportError, TostLine, build_study_report, render_study,
+    ReviewerMatrix, StudyFormat, StudyReport, StudyReportError, TostLine, build_study_report,
+    render_study,
 };
 pub use svg::escape as escape_html;

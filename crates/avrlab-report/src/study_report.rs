@@ -684,14 +684,23 @@ fn signed(offset: i64) -> String {
     }
 }
 
+/// The formats of a study report. A study's tables are of several shapes (transformations,
+/// offsets, equivalence tests, reviewers), so it has no single CSV or LaTeX table: a run's are
+/// `avrlab report RUN --format csv|latex`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StudyFormat {
+    Markdown,
+    Json,
+    Html,
+}
+
 /// Renders the study report as Markdown, JSON, or one self-contained HTML page (the study's
-/// tables, then the eval report of its cells at offset 0 with its plots); other formats render
-/// as Markdown.
-pub fn render_study(report: &StudyReport, format: ReportFormat) -> String {
+/// tables, then the eval report of its cells at offset 0 with its plots).
+pub fn render_study(report: &StudyReport, format: StudyFormat) -> String {
     match format {
-        ReportFormat::Json => serde_json::to_string_pretty(report).expect("reports serialize"),
-        ReportFormat::Html => render_study_html(report),
-        _ => study_markdown(report, true),
+        StudyFormat::Json => serde_json::to_string_pretty(report).expect("reports serialize"),
+        StudyFormat::Html => render_study_html(report),
+        StudyFormat::Markdown => study_markdown(report, true),
     }
 }
 
@@ -1202,7 +1211,7 @@ mod tests {
             report.after_cutoff.get("m"),
             Some(&("2024-06".to_owned(), (0, 1, 1)))
         );
-        let text = render_study(&report, ReportFormat::Markdown);
+        let text = render_study(&report, StudyFormat::Markdown);
         assert!(
             text.contains("| model | original | original, fixed after the model's cut-off |\n")
                 && text.contains("| m | 0 / 1 / 1 | 0 / 1 / 1 (after 2024-06) |"),
@@ -1224,7 +1233,7 @@ mod tests {
         let before = build_study_report(&store, "s").unwrap();
         assert_eq!(before.reviewers[0].differential, None);
         assert!(before.auditors.is_empty());
-        let text = render_study(&before, ReportFormat::Markdown);
+        let text = render_study(&before, StudyFormat::Markdown);
         assert!(
             text.contains("| reviewer \\ tests | Plausible | not Plausible |\n"),
             "{text}"
@@ -1248,7 +1257,7 @@ mod tests {
             r.grids[0].cells.values().map(|c| c.samples).collect()
         };
         assert_eq!(samples(&with_errored), samples(&before));
-        let text = render_study(&with_errored, ReportFormat::Markdown);
+        let text = render_study(&with_errored, StudyFormat::Markdown);
         assert!(
             text.contains("\n**Incomplete:** run `c0` is incomplete: 1 errored sample(s)"),
             "{text}"
@@ -1299,7 +1308,7 @@ mod tests {
         assert_eq!(ana.table, [[1, 0], [1, 2]]);
         let (kappa, _) = ana.kappa.clone().unwrap();
         assert!((kappa - 0.5).abs() < 1e-12, "{kappa}");
-        let text = render_study(&report, ReportFormat::Markdown);
+        let text = render_study(&report, StudyFormat::Markdown);
         for part in [
             "| reviewer \\ tests | Plausible | not Plausible | Plausible, Divergent | Plausible, no divergence found |",
             "| accept | 2 | 1 | 1 | 1 |",
@@ -1316,7 +1325,7 @@ mod tests {
 
     #[test]
     fn the_study_page_shows_stored_markup_as_text_and_checks_its_own_tables() {
-        let page = render_study(&hostile_report(), ReportFormat::Html);
+        let page = render_study(&hostile_report(), StudyFormat::Html);
         assert_eq!(page.matches("<script").count(), 1, "{page}");
         assert!(!page.contains("<img"), "{page}");
         assert!(

@@ -362,7 +362,7 @@ fn a_study_page_plots_the_offsets_of_all_its_cells_though_its_table_4_has_offset
         reviewers: Vec::new(),
         auditors: Vec::new(),
     };
-    let html = avrlab_report::render_study(&study, ReportFormat::Html);
+    let html = avrlab_report::render_study(&study, avrlab_report::StudyFormat::Html);
     assert!(html.contains("data-figure=\"offsets\""), "{html}");
     assert!(!html.contains("No model, format and benchmark was run at two or more FL offsets"));
 }

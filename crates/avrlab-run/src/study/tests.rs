@@ -438,7 +438,7 @@ fn a_study_stores_every_cell_validates_identical_candidates_once_and_resumes() {
         decided + matrix.unparseable + matrix.no_answer + matrix.indeterminate,
         candidates as u64
     );
-    let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
+    let text = avrlab_report::render_study(&report, avrlab_report::StudyFormat::Markdown);
     for part in [
         "## FL offset × prompt: baseline on demo (original), 2 tasks",
         "| offset | chat-p1 | chat-p2 |",
@@ -608,7 +608,7 @@ fn variants_get_table_6_and_cwes_table_5() {
         report.comparisons.is_empty(),
         "one offset: nothing to compare"
     );
-    let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
+    let text = avrlab_report::render_study(&report, avrlab_report::StudyFormat::Markdown);
     assert!(
         text.contains(
             "| model | original | rename |\n|---|---:|---:|\n| baseline | 0 / 1 / 2 | 0 / 1 / 1 |"
@@ -660,7 +660,7 @@ fn a_study_files_cutoff_and_probe_show_beside_each_score_and_in_table_6() {
     let probe = cell.probe.as_ref().expect("the study ran the probe");
     assert_eq!((probe.probed, probe.memorized), (2, 0));
     assert_eq!(store.probe_scores("demo", "baseline").unwrap().len(), 2);
-    let text = avrlab_report::render_study(&report, avrlab_report::ReportFormat::Markdown);
+    let text = avrlab_report::render_study(&report, avrlab_report::StudyFormat::Markdown);
     assert!(
         text.contains("| baseline | 0 / 1 / 2 | 0 / 1 / 2 (after 2024-06) |"),
         "{text}"

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use avrlab_report::{ReportFormat, build_study_report, render_study};
+use avrlab_report::{StudyFormat, build_study_report, render_study};
 use avrlab_run::models::ConfigFile;
 use avrlab_run::study::{
     ConfiguredModels, ReplaySource, StudyError, StudyModels, StudyOverrides, StudyRequest,
@@ -217,9 +217,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     avrlab_run::engine::Progress::message(&progress, &closing);
     let report = build_study_report(&store, &plan.name).map_err(Failure::infrastructure)?;
     let format = match args.report_format {
-        StudyFormatArg::Md => ReportFormat::Markdown,
-        StudyFormatArg::Json => ReportFormat::Json,
-        StudyFormatArg::Html => ReportFormat::Html,
+        StudyFormatArg::Md => StudyFormat::Markdown,
+        StudyFormatArg::Json => StudyFormat::Json,
+        StudyFormatArg::Html => StudyFormat::Html,
     };
     #[expect(clippy::print_stdout, reason = "the tables are the command's result")]
     {
