@@ -1186,6 +1186,9 @@ struct HelperChannel {
     process: ResidentProcess,
     key: [u8; 32],
     seq: u64,
+    /// How the process ended, when something outside killed it before it took its key: its
+    /// first request is then lost with this, as one killed before a request is.
+    lost_at_start: Option<String>,
 }
 
 impl HelperChannel {
@@ -1196,14 +1199,29 @@ impl HelperChannel {
         std::fs::File::open("/dev/urandom")
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
             .map_err(io(Path::new("/dev/urandom")))?;
-        process
+        let sent = process
             .send_line(&format!("KEY\t{}", hex::encode(key)))
-            .and_then(|()| process.send_line(setup))
-            .map_err(|e| FastPathError::Start(format!("{e}; {}", process.stderr_text())))?;
+            .and_then(|()| process.send_line(setup));
+        let mut lost_at_start = None;
+        if let Err(e) = sent {
+            // How it ended is read before it is killed here (it has ended already).
+            let ended = process.stderr_and_end();
+            process.kill();
+            // Killed from outside while it started (no candidate code has run in it): the
+            // candidate it was meant for is errored by its first request, not the whole task.
+            // Anything else is a JVM that cannot start.
+            if !crate::resident::ProcessEnd::of_last_line(&ended)
+                .is_some_and(|end| end.killed_from_outside())
+            {
+                return Err(FastPathError::Start(format!("{e}; {ended}")));
+            }
+            lost_at_start = Some(format!("cannot send the set-up ({e}): {ended}"));
+        }
         Ok(Self {
             process,
             key,
             seq: 0,
+            lost_at_start,
         })
     }
 
@@ -1217,6 +1235,9 @@ impl HelperChannel {
         deadline: Instant,
         forged: &mut usize,
     ) -> Result<String, Lost> {
+        if let Some(ended) = self.lost_at_start.take() {
+            return Err(Lost::Closed(ended));
+        }
         self.seq += 1;
         let mut line = format!("{kind}\t{}", self.seq);
         for field in fields {
