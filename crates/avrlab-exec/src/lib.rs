@@ -54,7 +54,9 @@ pub use maven::{
     TEST_TMPDIR, TestRun, TestSelection, WarmUp, adapt_build_files, apply_optional_repairs,
     compiler_diagnostics, plan_older_api,
 };
-pub use process::{CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run};
+pub use process::{
+    CPU_LIMIT_EXIT, CapturedOutput, ExitKind, ProcessError, ProcessResult, RunSpec, run,
+};
 pub use removal::{RemovalError, remove_tree};
 pub use resident::{ProcessEnd, ReadLine, ResidentProcess};
 pub use sandbox::{Limits, Mount, SandboxError, SandboxKind, SandboxPolicy, check_sandbox};

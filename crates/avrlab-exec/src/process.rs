@@ -206,9 +206,22 @@ impl DiskWatch {
 }
 
 fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+    set_rlimits(resource, value, value)
+}
+
+/// Seconds of CPU time a process may go on past its CPU limit before the kernel kills it: at
+/// the limit itself it gets `SIGXCPU`, which ends a JVM with exit status 152 (128 + 24), so a test
+/// JVM that computed until its limit (a regular expression that backtracks for ever) is told apart
+/// from one killed from outside (137) by the build tool's report of its exit.
+const CPU_GRACE_SECONDS: u64 = 5;
+
+/// The exit status of a process ended by `SIGXCPU`: it used up its CPU time limit.
+pub const CPU_LIMIT_EXIT: i32 = 128 + libc::SIGXCPU;
+
+fn set_rlimits(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {
     let limit = libc::rlimit {
-        rlim_cur: value,
-        rlim_max: value,
+        rlim_cur: soft,
+        rlim_max: hard,
     };
     // SAFETY: setrlimit reads a valid, initialized struct; it is async-signal-safe.
     if unsafe { libc::setrlimit(resource, &limit) } == 0 {
@@ -333,7 +346,8 @@ pub(crate) fn prepare(spec: &RunSpec) -> Result<Prepared, ProcessError> {
     // fcntl) on data prepared before the fork.
     unsafe {
         command.pre_exec(move || {
-            set_rlimit(libc::RLIMIT_CPU, limits.cpu.as_secs().max(1))?;
+            let cpu = limits.cpu.as_secs().max(1);
+            set_rlimits(libc::RLIMIT_CPU, cpu, cpu + CPU_GRACE_SECONDS)?;
             set_rlimit(libc::RLIMIT_FSIZE, limits.file_size_bytes)?;
             set_rlimit(libc::RLIMIT_CORE, 0)?;
             if let Some(processes) = user_processes {

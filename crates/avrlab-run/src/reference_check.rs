@@ -76,11 +76,12 @@ pub fn check_row(
         / 60.0;
     let mut note = String::new();
     for (name, v) in [("vulnerable", vulnerable), ("reference", reference)] {
+        let expected = match name {
+            "vulnerable" => v.is_some_and(crate::summary::VerdictLine::fails_pov),
+            _ => v.is_some_and(|v| v.outcome == Outcome::Plausible),
+        };
         if let Some(v) = v
-            && !matches!(
-                (name, v.outcome),
-                ("vulnerable", Outcome::PovFailing) | ("reference", Outcome::Plausible)
-            )
+            && !expected
         {
             note = format!("{name}: {} ({})", v.outcome, v.reason);
         }
@@ -88,7 +89,7 @@ pub fn check_row(
     CheckRow {
         task: task.id.clone(),
         builds,
-        vulnerable_fails_pov: vulnerable.map_or("-", |v| yes_no(v.outcome == Outcome::PovFailing)),
+        vulnerable_fails_pov: vulnerable.map_or("-", |v| yes_no(v.fails_pov())),
         reference_plausible: reference.map_or("-", |v| yes_no(v.outcome == Outcome::Plausible)),
         excluded: baseline.map_or_else(
             || "no baseline".to_owned(),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use avrlab_core::{Outcome, RunMode};
+use avrlab_core::{Outcome, Phase, RunMode};
 use avrlab_store::{Store, StoreError};
 use serde::Serialize;
 
@@ -27,6 +27,22 @@ pub struct VerdictLine {
     pub attempt: u32,
     pub reason: String,
     pub seconds: f64,
+    /// The phase that decided the verdict (the last that ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_in: Option<Phase>,
+}
+
+impl VerdictLine {
+    /// Whether the verdict says the PoV tests do not pass: they failed, or they ran past the
+    /// time limit (a denial-of-service PoV on its vulnerable state computes without end, and a
+    /// test that never ends never passes).
+    pub fn fails_pov(&self) -> bool {
+        match self.outcome {
+            Outcome::PovFailing => true,
+            Outcome::Timeout => self.decided_in == Some(Phase::Pov),
+            _ => false,
+        }
+    }
 }
 
 /// The benchmark self-check of a reference run.
@@ -89,6 +105,7 @@ pub fn summarize(
             attempt: v.attempt,
             reason: v.reason,
             seconds: v.wall_ms as f64 / 1000.0,
+            decided_in: v.last_phase,
         })
         .collect();
     let mut outcomes: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -145,11 +162,11 @@ fn reference_check(
     verdicts: &[VerdictLine],
     unprepared: &crate::engine::Unprepared,
 ) -> ReferenceCheck {
-    let mut tasks: BTreeMap<&str, (Option<Outcome>, Option<Outcome>)> = BTreeMap::new();
+    let mut tasks: BTreeMap<&str, (Option<&VerdictLine>, Option<Outcome>)> = BTreeMap::new();
     for v in verdicts {
         let entry = tasks.entry(&v.task).or_default();
         match v.label.as_str() {
-            "vulnerable" => entry.0 = Some(v.outcome),
+            "vulnerable" => entry.0 = Some(v),
             "reference" => entry.1 = Some(v.outcome),
             _ => {}
         }
@@ -176,10 +193,10 @@ fn reference_check(
             ));
             continue;
         }
-        if *vulnerable != Some(pov) {
+        if !vulnerable.is_some_and(VerdictLine::fails_pov) {
             problems.push(format!(
                 "{task}: vulnerable state is {}, not {pov}",
-                vulnerable.map_or("missing", Outcome::as_str)
+                vulnerable.map_or("missing", |v| v.outcome.as_str())
             ));
         }
         if *reference != Some(plausible) {
@@ -191,7 +208,10 @@ fn reference_check(
     }
     ReferenceCheck {
         tasks: tasks.len(),
-        vulnerable_failing_pov: tasks.values().filter(|(v, _)| *v == Some(pov)).count(),
+        vulnerable_failing_pov: tasks
+            .values()
+            .filter(|(v, _)| v.is_some_and(VerdictLine::fails_pov))
+            .count(),
         reference_plausible: tasks
             .values()
             .filter(|(_, r)| *r == Some(plausible))
@@ -307,6 +327,7 @@ mod tests {
             attempt: 1,
             reason: String::new(),
             seconds: 0.0,
+            decided_in: None,
         }
     }
 
@@ -331,5 +352,31 @@ mod tests {
         );
         let all_warm = reference_check(&verdicts, &crate::engine::Unprepared::new());
         assert!(all_warm.passed);
+    }
+
+    /// A vulnerable state whose PoV tests ran out of time fails its PoV (a denial-of-service
+    /// PoV computes without end there); one that timed out in a later phase, after its PoV
+    /// tests passed, does not.
+    #[test]
+    fn a_pov_that_times_out_on_the_vulnerable_state_fails_it() {
+        let timed_out_in = |phase| VerdictLine {
+            decided_in: Some(phase),
+            ..verdict("a", "vulnerable", Outcome::Timeout)
+        };
+        let check = |vulnerable| {
+            let verdicts = [vulnerable, verdict("a", "reference", Outcome::Plausible)];
+            reference_check(&verdicts, &crate::engine::Unprepared::new())
+        };
+        let in_pov = check(timed_out_in(Phase::Pov));
+        assert_eq!((in_pov.vulnerable_failing_pov, in_pov.passed), (1, true));
+        let in_regression = check(timed_out_in(Phase::Regression));
+        assert_eq!(
+            (in_regression.vulnerable_failing_pov, in_regression.passed),
+            (0, false)
+        );
+        assert_eq!(
+            in_regression.problems,
+            ["a: vulnerable state is Timeout, not PovFailing"]
+        );
     }
 }

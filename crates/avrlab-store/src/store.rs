@@ -317,6 +317,9 @@ pub struct VerdictSummary {
     pub error_cause: Option<ErrorCause>,
     /// Which attempt at the candidate this verdict is (1, and one more per `--retry`).
     pub attempt: u32,
+    /// The last phase the verdict's validation ran (the one that decided it); `None` when no
+    /// phase ran (a diff that did not apply).
+    pub last_phase: Option<Phase>,
 }
 
 /// The functional and security results of one feature prediction.
@@ -924,7 +927,11 @@ impl Store {
     pub fn verdicts(&self, run_id: &str) -> Result<Vec<VerdictSummary>, StoreError> {
         self.all_rows(
             "SELECT c.id, c.task, c.label, v.outcome, v.reason, v.wall_ms, v.class, v.error_cause,
-                 v.attempt FROM verdicts v
+                 v.attempt,
+                 (SELECT p.phase FROM phases p
+                  WHERE p.run_id = v.run_id AND p.candidate_id = v.candidate_id
+                  ORDER BY p.rowid DESC LIMIT 1)
+                 FROM verdicts v
                  JOIN candidates c ON c.run_id = v.run_id AND c.id = v.candidate_id
                  WHERE v.run_id = ?1 ORDER BY c.seq",
             [run_id],
@@ -939,6 +946,7 @@ impl Store {
                     class: word(r, 6, ItemClass::parse)?,
                     error_cause: optional_word(r, 7, ErrorCause::parse)?,
                     attempt: r.get(8)?,
+                    last_phase: optional_word(r, 9, Phase::parse)?,
                 })
             },
         )

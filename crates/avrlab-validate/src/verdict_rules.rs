@@ -3,7 +3,7 @@
 //! build's own exit status (which the Maven process decides, not the forked test JVM's files).
 
 use avrlab_bench::TestName;
-use avrlab_exec::{ExitKind, TestCaseResult, TestRun, TestStatus};
+use avrlab_exec::{CPU_LIMIT_EXIT, ExitKind, TestCaseResult, TestRun, TestStatus};
 
 use crate::outcome::Outcome;
 
@@ -131,6 +131,12 @@ pub(crate) fn judge_run(
             return decided(
                 Outcome::Indeterminate,
                 "the test run wrote past its disk limit".into(),
+            );
+        }
+        _ if cpu_limit_reached(run) => {
+            return decided(
+                Outcome::Timeout,
+                "a test JVM used up its CPU time limit (it computed until it was stopped)".into(),
             );
         }
         ExitKind::Signal(s) => {
@@ -324,16 +330,40 @@ pub(crate) fn after_rerun(
 /// the same on this path (no cgroup counter is read for a build tool's run), and takes the same
 /// retry to be judged.
 pub(crate) fn killed_from_outside(run: &TestRun) -> bool {
-    let killed = |code: i32| matches!(code, 137 | 143);
+    test_jvm_ended_by(run, |code| matches!(code, 137 | 143))
+}
+
+/// Whether a test run ended because a test JVM used up its CPU time limit (`SIGXCPU`, exit
+/// status [`CPU_LIMIT_EXIT`]): a test that computes without end (a regular expression that
+/// backtracks for ever, a loop that never meets its condition) is stopped there when the wall
+/// clock has not stopped it first. That is the run outliving its time limit, as a `Timeout`,
+/// not a JVM killed from outside.
+pub(crate) fn cpu_limit_reached(run: &TestRun) -> bool {
+    test_jvm_ended_by(run, |code| code == CPU_LIMIT_EXIT)
+}
+
+/// Whether the build tool, or the JVM of its tests, ended with an exit status that `status`
+/// picks (a signal `s` as `128 + s`): the tool's own status, or the status its own line gives the
+/// test JVM. Those lines are Surefire's `[ERROR] Process Exit Code: 137` (after any colour reset)
+/// and Gradle's `Process 'Gradle Test Executor 1' finished with non-zero exit value 137`.
+fn test_jvm_ended_by(run: &TestRun, status: impl Fn(i32) -> bool) -> bool {
     match run.exit {
-        ExitKind::Signal(signal) => matches!(signal, 9 | 15),
-        ExitKind::Code(code) if killed(code) => true,
+        ExitKind::Signal(signal) => status(128 + signal),
+        ExitKind::Code(code) if status(code) => true,
         ExitKind::Code(0) => false,
-        // Surefire's own line (`[ERROR] Process Exit Code: 137`), after any colour reset.
         ExitKind::Code(_) => run.log.lines().any(|line| {
-            line.split_once("[ERROR] Process Exit Code: ")
-                .and_then(|(_, code)| code.trim().parse().ok())
-                .is_some_and(killed)
+            let surefire = line
+                .split_once("[ERROR] Process Exit Code: ")
+                .map(|(_, code)| code);
+            let gradle = || {
+                let (_, executor) = line.split_once("Process 'Gradle Test Executor ")?;
+                let (_, code) = executor.split_once("' finished with non-zero exit value ")?;
+                Some(code)
+            };
+            surefire
+                .or_else(gradle)
+                .and_then(|code| code.trim().parse().ok())
+                .is_some_and(&status)
         }),
         ExitKind::TimedOut
         | ExitKind::OutputLimit
@@ -758,5 +788,46 @@ mod tests {
         assert!(!killed(ExitKind::Signal(11), ""));
         assert!(!killed(ExitKind::TimedOut, ""));
         assert!(!killed(ExitKind::Code(0), "[ERROR] Process Exit Code: 137"));
+        assert!(killed(
+            ExitKind::Code(1),
+            "Process 'Gradle Test Executor 3' finished with non-zero exit value 143\n"
+        ));
+        assert!(!killed(
+            ExitKind::Code(1),
+            "[ERROR] Process Exit Code: 152\n"
+        ));
+    }
+
+    /// A test JVM stopped at its CPU limit (SIGXCPU: 152) makes the run a `Timeout`, whether the
+    /// build tool itself was stopped or said so of its fork; a JVM killed from outside does not.
+    #[test]
+    fn a_test_jvm_stopped_at_its_cpu_limit_is_a_timeout() {
+        let judged = |exit, log: &str| {
+            let mut r = run(exit, Vec::new());
+            r.log = log.into();
+            let judged = judge_run(
+                &r,
+                &[],
+                &[],
+                Outcome::PovFailing,
+                SkippedTests::Indeterminate,
+            );
+            match judged {
+                PhaseJudgement::Decided(outcome, _) => Some(outcome),
+                PhaseJudgement::Passed => None,
+            }
+        };
+        let timeout = Some(Outcome::Timeout);
+        assert_eq!(judged(ExitKind::Signal(24), ""), timeout);
+        assert_eq!(judged(ExitKind::Code(152), ""), timeout);
+        let surefire = "\u{1b}[0m[ERROR] Process Exit Code: 152\n[ERROR] Crashed tests:\n";
+        assert_eq!(judged(ExitKind::Code(1), surefire), timeout);
+        let gradle = "Process 'Gradle Test Executor 1' finished with non-zero exit value 152\n";
+        assert_eq!(judged(ExitKind::Code(1), gradle), timeout);
+        let killed = "[ERROR] Process Exit Code: 137\n";
+        assert_eq!(
+            judged(ExitKind::Code(1), killed),
+            Some(Outcome::Indeterminate)
+        );
     }
 }
