@@ -8,11 +8,52 @@ use std::sync::{Mutex, MutexGuard};
 
 static HEAVY: Mutex<()> = Mutex::new(());
 
+/// A test's hold on the Maven-heavy lock. When `$AVRLAB_HEAVY_LOG` names a file, dropping it
+/// appends how long the test waited for the lock and how long it held it: libtest's per-test time
+/// counts the wait too, and the suite's wall time is the sum of the holds (`scripts/test` prints
+/// them).
+pub struct Heavy {
+    _guard: MutexGuard<'static, ()>,
+    waited: std::time::Duration,
+    held_since: std::time::Instant,
+}
+
+impl Drop for Heavy {
+    fn drop(&mut self) {
+        use std::io::Write as _;
+        let Some(log) = std::env::var_os("AVRLAB_HEAVY_LOG") else {
+            return;
+        };
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("unnamed")
+            .to_owned();
+        let line = format!(
+            "{:.1} held, {:.1} waited: {test}\n",
+            self.held_since.elapsed().as_secs_f64(),
+            self.waited.as_secs_f64()
+        );
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
+}
+
 /// Serializes tests that run Maven.
-pub fn heavy() -> MutexGuard<'static, ()> {
-    HEAVY
+pub fn heavy() -> Heavy {
+    let asked = std::time::Instant::now();
+    let guard = HEAVY
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    Heavy {
+        _guard: guard,
+        waited: asked.elapsed(),
+        held_since: std::time::Instant::now(),
+    }
 }
 
 pub fn binary() -> &'static str {
