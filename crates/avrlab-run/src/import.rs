@@ -622,12 +622,17 @@ fn changed_test_methods(text: &str, hunks: &[avrlab_bench::Hunk]) -> Vec<String>
                 [method.bytes.start..method.body.as_ref().map_or(method.bytes.end, |b| b.start)];
             // JUnit 4 and 5 mark tests; the naming rule (a public `test…()` without
             // parameters) is JUnit 3's, and holds only in a file that marks none: a helper
-            // named `testInMemoryObject(byte[], File)` beside `@Test` methods is no test.
+            // named `testInMemoryObject(byte[], File)` beside `@Test` methods is no test, nor
+            // is a private or static `test…()` (Bouncy Castle's `SimpleTest` programs call
+            // theirs from `performTest()`; JUnit cannot run one on its own).
+            let word = |w: &str| head.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
             let is_test = head.contains("@Test")
                 || head.contains("@ParameterizedTest")
                 || (!marks_tests
                     && method.name.starts_with("test")
-                    && head.contains(&format!("{}()", method.name)));
+                    && head.contains(&format!("{}()", method.name))
+                    && word("public")
+                    && !word("static"));
             if is_test && !names.contains(&method.name) {
                 names.push(method.name);
             }
@@ -912,6 +917,19 @@ mod tests {
         assert_eq!(
             changed_test_methods(junit3, &patch.files[0].hunks),
             ["testA"]
+        );
+    }
+
+    /// Bouncy Castle's fix of CVE-2016-1000338 changes `DSATest.testModified()`, a private
+    /// method of a `SimpleTest` program: no JUnit test, whatever its name (VJBench's BC-Java-1).
+    #[test]
+    fn a_private_or_static_test_named_method_is_no_junit3_test() {
+        let new = "class T extends SimpleTest {\n  private void testModified() {\n    b();\n  }\n  public static void testStatic() {\n    c();\n  }\n  public void testPublic() {\n    d();\n  }\n}\n";
+        let diff = "--- a/T.java\n+++ b/T.java\n@@ -1,10 +1,10 @@\n class T extends SimpleTest {\n   private void testModified() {\n-    a();\n+    b();\n   }\n   public static void testStatic() {\n-    x();\n+    c();\n   }\n   public void testPublic() {\n-    y();\n+    d();\n   }\n }\n";
+        let patch = Patch::parse(diff).unwrap();
+        assert_eq!(
+            changed_test_methods(new, &patch.files[0].hunks),
+            ["testPublic"]
         );
     }
 
