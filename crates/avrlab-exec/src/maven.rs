@@ -822,9 +822,12 @@ impl Maven {
         let Some(reactor) = reactor else {
             return self.spec(dir, args, policy, limits);
         };
+        // A build that runs lifecycle phases resolves the plug-ins of every module it builds;
+        // a run of Surefire's goal alone resolves none of them.
+        let lifecycle = args.iter().any(|a| a == "test-compile");
         let mut all = vec![
             "-pl".to_owned(),
-            reactor.module.display().to_string(),
+            reactor.projects(lifecycle),
             "-am".to_owned(),
         ];
         all.extend(args);
@@ -2135,6 +2138,7 @@ mod tests {
             siblings: vec!["lib".into()],
             others: vec!["lib".into(), "tool".into()],
             test_jar_siblings: vec![],
+            plugin_modules: vec![],
         };
         let copies = dir.path().join("copies");
         let mut mounts =
@@ -2190,6 +2194,7 @@ mod tests {
             siblings: vec!["cas".into(), "core".into()],
             others: vec!["cas".into(), "core".into()],
             test_jar_siblings: vec!["core".into()],
+            plugin_modules: vec![],
         };
         let plan = TestJarReactor::plan(root, &reactor).expect("a test-jar sibling");
         assert_eq!(plan.modules, reactor.others);

@@ -22,22 +22,47 @@ pub struct Reactor {
     /// The siblings whose test classes the tested module uses (a `test-jar` dependency, or the
     /// `tests` classifier): their `target/test-classes` stay visible, on its test class path.
     pub test_jar_siblings: Vec<PathBuf>,
+    /// Modules that build a Maven plug-in which the tested module or a module it needs (through
+    /// `-am`) runs in its build: CXF's `rt/databinding/sdo` runs `cxf-codegen-plugin`, a
+    /// `-SNAPSHOT` of the same project that no repository serves. A build that runs lifecycle
+    /// phases names them in `-pl` too, and Maven orders each before the modules that use it.
+    pub plugin_modules: Vec<PathBuf>,
 }
 
 impl Reactor {
     /// One line for the phase logs: why the build runs from the root.
     pub fn describe(&self) -> String {
-        let names: Vec<String> = self
-            .siblings
-            .iter()
-            .map(|s| s.display().to_string())
-            .collect();
-        format!(
+        let names = |dirs: &[PathBuf]| -> String {
+            let names: Vec<String> = dirs.iter().map(|s| s.display().to_string()).collect();
+            names.join(", ")
+        };
+        let mut line = format!(
             "multi-module build: {} depends on {} of the same project, so Maven runs from the project root with -pl {} -am (the siblings come from the reactor, never from the repository)",
             self.module.display(),
-            names.join(", "),
+            if self.siblings.is_empty() {
+                "no module".to_owned()
+            } else {
+                names(&self.siblings)
+            },
             self.module.display()
-        )
+        );
+        if !self.plugin_modules.is_empty() {
+            line.push_str(&format!(
+                "; builds that run lifecycle phases also name {} in -pl, which build(s) a plug-in the build runs",
+                names(&self.plugin_modules)
+            ));
+        }
+        line
+    }
+
+    /// What `-pl` takes: the tested module, and with `lifecycle` (a build that runs lifecycle
+    /// phases, whose plug-ins Maven resolves) the modules that build its plug-ins.
+    pub fn projects(&self, lifecycle: bool) -> String {
+        let mut projects = vec![self.module.display().to_string()];
+        if lifecycle {
+            projects.extend(self.plugin_modules.iter().map(|m| m.display().to_string()));
+        }
+        projects.join(",")
     }
 }
 
@@ -48,6 +73,8 @@ struct Pom {
     parent_group: Option<String>,
     artifact: Option<String>,
     dependencies: Vec<Dependency>,
+    /// The `<build><plugins>` it runs, as (group, artifact).
+    plugins: Vec<Dependency>,
 }
 
 /// A `<dependency>` of a pom, as far as reactor membership needs it.
@@ -75,13 +102,18 @@ fn read_pom(text: &str) -> Option<Pom> {
         match reader.read_event().ok()? {
             Event::Start(start) => {
                 path.push(start.local_name().as_ref().to_owned());
-                if path == ["project", "dependencies", "dependency"] {
+                if path == ["project", "dependencies", "dependency"]
+                    || path == ["project", "build", "plugins", "plugin"]
+                {
                     dependency = Dependency::default();
                 }
             }
             Event::End(_) => {
                 if path == ["project", "dependencies", "dependency"] {
                     pom.dependencies.push(std::mem::take(&mut dependency));
+                }
+                if path == ["project", "build", "plugins", "plugin"] {
+                    pom.plugins.push(std::mem::take(&mut dependency));
                 }
                 path.pop();
             }
@@ -96,6 +128,12 @@ fn read_pom(text: &str) -> Option<Pom> {
                         dependency.group = Some(value);
                     }
                     ["project", "dependencies", "dependency", "artifactId"] => {
+                        dependency.artifact = Some(value);
+                    }
+                    ["project", "build", "plugins", "plugin", "groupId"] => {
+                        dependency.group = Some(value);
+                    }
+                    ["project", "build", "plugins", "plugin", "artifactId"] => {
                         dependency.artifact = Some(value);
                     }
                     ["project", "dependencies", "dependency", "type"] => {
@@ -153,23 +191,52 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
             Some(other) => Some(other.to_owned()),
         }
     };
+    let names = |d: &Dependency, pom: &Pom| {
+        d.artifact.is_some()
+            && d.artifact == pom.artifact
+            && own_group(&d.group).as_deref() == pom.group()
+    };
     let on = |pom: &Pom, test_jar_only: bool| {
-        tested_pom.dependencies.iter().any(|d| {
-            d.artifact.is_some()
-                && d.artifact == pom.artifact
-                && own_group(&d.group).as_deref() == pom.group()
-                && (d.test_jar || !test_jar_only)
-        })
+        tested_pom
+            .dependencies
+            .iter()
+            .any(|d| names(d, pom) && (d.test_jar || !test_jar_only))
     };
     let mut siblings: Vec<PathBuf> = modules
         .iter()
         .filter(|(dir, pom)| *dir != module && on(pom, false))
         .map(|(dir, _)| dir.clone())
         .collect();
-    if siblings.is_empty() {
+    siblings.sort();
+    // What `-am` builds: the tested module and every module it needs, transitively; then the
+    // modules that build a plug-in one of those runs (a plug-in of another group, or Maven's
+    // own, is never a module of the project).
+    let mut built: Vec<&Pom> = vec![tested_pom];
+    let mut next = 0;
+    while let Some(pom) = built.get(next).copied() {
+        next += 1;
+        for (_, other) in &modules {
+            if !built.iter().any(|b| std::ptr::eq(*b, other))
+                && pom.dependencies.iter().any(|d| names(d, other))
+            {
+                built.push(other);
+            }
+        }
+    }
+    let mut plugin_modules: Vec<PathBuf> = modules
+        .iter()
+        .filter(|(dir, pom)| {
+            *dir != module
+                && built
+                    .iter()
+                    .any(|b| b.plugins.iter().any(|plugin| names(plugin, pom)))
+        })
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    plugin_modules.sort();
+    if siblings.is_empty() && plugin_modules.is_empty() {
         return None;
     }
-    siblings.sort();
     let mut test_jar_siblings: Vec<PathBuf> = modules
         .iter()
         .filter(|(dir, pom)| *dir != module && on(pom, true))
@@ -187,6 +254,7 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
         siblings,
         others,
         test_jar_siblings,
+        plugin_modules,
     })
 }
 
@@ -303,6 +371,51 @@ mod tests {
         ]);
         let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
         assert!(reactor.test_jar_siblings.is_empty());
+    }
+
+    /// A module the tested module needs through another (app → lib → codegen-user) runs a plug-in
+    /// that the project builds itself: that plug-in's module is named for lifecycle builds, and
+    /// a plug-in of another group is not.
+    #[test]
+    fn a_plugin_the_project_builds_for_a_needed_module_comes_from_the_reactor() {
+        let plugin = "<project><parent><groupId>g</groupId><artifactId>root</artifactId></parent>\
+            <artifactId>codegen-plugin</artifactId><packaging>maven-plugin</packaging></project>";
+        let user = "<project><parent><groupId>g</groupId><artifactId>root</artifactId></parent>\
+            <artifactId>user</artifactId><build><plugins><plugin><groupId>g</groupId>\
+            <artifactId>codegen-plugin</artifactId></plugin><plugin>\
+            <artifactId>maven-compiler-plugin</artifactId></plugin></plugins></build></project>";
+        let lib = LIB.replace(
+            "<artifactId>junit</artifactId></dependency>",
+            "<artifactId>junit</artifactId></dependency><dependency><groupId>g</groupId>\
+             <artifactId>user</artifactId></dependency>",
+        );
+        let dir = project(&[
+            ("pom.xml", ROOT),
+            ("lib/pom.xml", &lib),
+            ("app/pom.xml", &app("g", "lib")),
+            ("user/pom.xml", user),
+            ("plugins/codegen/pom.xml", plugin),
+        ]);
+        let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
+        assert_eq!(reactor.plugin_modules, [PathBuf::from("plugins/codegen")]);
+        assert_eq!(reactor.projects(true), "app,plugins/codegen");
+        assert_eq!(reactor.projects(false), "app");
+        assert!(reactor.describe().contains("also name plugins/codegen"));
+        // The same plug-in of another group is not the project's.
+        let foreign = user.replace(
+            "<groupId>g</groupId>\
+            <artifactId>codegen",
+            "<groupId>x</groupId><artifactId>codegen",
+        );
+        let dir = project(&[
+            ("pom.xml", ROOT),
+            ("lib/pom.xml", &lib),
+            ("app/pom.xml", &app("g", "lib")),
+            ("user/pom.xml", &foreign),
+            ("plugins/codegen/pom.xml", plugin),
+        ]);
+        let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
+        assert!(reactor.plugin_modules.is_empty(), "{foreign}");
     }
 
     #[test]
