@@ -333,6 +333,7 @@ impl BuildTool for Ant {
             enforcement,
             tree_gone: result.tree_gone,
             unusable_reports,
+            cpu_limit_reached: false,
         })
     }
 

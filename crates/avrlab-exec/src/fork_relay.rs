@@ -89,6 +89,9 @@ pub(crate) struct RelayReport {
     pub(crate) enforcement: Option<String>,
     /// How each ended.
     pub(crate) exits: Vec<String>,
+    /// Whether one ended at its CPU time limit (`SIGXCPU`): as the host saw it, whatever the
+    /// launcher or Surefire then said.
+    pub(crate) cpu_limit_reached: bool,
     /// Requests refused, with the reason (they come from inside Maven's sandbox).
     pub(crate) refused: Vec<String>,
     /// Test JVMs that could not be started: an infrastructure failure.
@@ -334,8 +337,12 @@ fn start_jvm(
                     report.jvms += 1;
                     report.enforcement.get_or_insert(end.enforcement);
                     report.exits.push(describe_exit(end.exit));
+                    report.cpu_limit_reached |=
+                        matches!(end.exit, ExitKind::Code(crate::process::CPU_LIMIT_EXIT))
+                            || end.exit == ExitKind::Signal(crate::process::CPU_LIMIT_EXIT - 128);
                     match end.exit {
                         ExitKind::Code(code) => (code, None),
+                        ExitKind::Signal(signal) => (128 + signal, None),
                         _ => (137, None),
                     }
                 }

@@ -548,6 +548,7 @@ impl BuildTool for Gradle {
             enforcement,
             tree_gone: result.tree_gone,
             unusable_reports,
+            cpu_limit_reached: false,
         })
     }
 

@@ -270,6 +270,9 @@ pub struct TestRun {
     /// malformed): they were written by code under test, so this is evidence about the candidate,
     /// and the phase is undecided.
     pub unusable_reports: Option<String>,
+    /// A test JVM of the run ended at its CPU time limit, as avrlab saw it end (the fork relay's
+    /// record, not a line of the log).
+    pub cpu_limit_reached: bool,
 }
 
 /// What a warm-up leaves: whether Maven ran (or the repository was warm already) and the tested
@@ -1007,24 +1010,33 @@ impl Maven {
         hex::encode(&hasher.finalize()[..12])
     }
 
-    /// The TestNG jar on the tested module's test classpath (as the warm-up of these build files
-    /// resolved it) when that TestNG cannot select single test methods through Surefire: TestNG
-    /// 5.1 (Struts 2.3) has no `org.testng.IMethodSelectorContext`, and Surefire's provider then
-    /// fails the fork before any test runs. Read from the jar's own entries, not its version.
-    fn testng_without_method_selection(&self, workspace: &Path) -> Option<String> {
+    /// Why the selected methods' classes run whole, when a TestNG jar is on the tested module's
+    /// test classpath (as the warm-up of these build files resolved it), which makes TestNG
+    /// Surefire's provider: TestNG 5.1 (Struts 2.3) has no `org.testng.IMethodSelectorContext`,
+    /// and Surefire's provider then fails the fork before any test runs (read from the jar's own
+    /// entries, not its version); a newer TestNG runs JUnit test classes (Struts 2.5's JUnit 3
+    /// `TestCase`s) in its JUnit mode, whole, whatever methods were selected.
+    fn testng_by_class(&self, workspace: &Path) -> Option<String> {
         let warm = self.warmed_classpath(workspace)?;
         let jar = warm.iter().find(|path| {
             path.file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("testng-") && n.ends_with(".jar"))
         })?;
+        let name = jar
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let bytes = std::fs::read(jar).ok()?;
         let entry = b"org/testng/IMethodSelectorContext.class";
-        let has_it = bytes.windows(entry.len()).any(|w| w == entry);
-        (!has_it).then(|| {
-            jar.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
+        Some(if bytes.windows(entry.len()).any(|w| w == entry) {
+            format!(
+                "{name} makes TestNG Surefire's provider, and TestNG runs JUnit test classes whole whatever methods are selected"
+            )
+        } else {
+            format!(
+                "{name} cannot select single test methods (it has no org.testng.IMethodSelectorContext, which Surefire's TestNG provider needs for that)"
+            )
         })
     }
 
@@ -1292,7 +1304,7 @@ impl Maven {
             .as_ref()
             .and_then(|r| TestJarReactor::plan(workspace, r));
         // What Surefire is asked to run, and the note when it is not the selection itself.
-        let by_class = self.testng_without_method_selection(workspace);
+        let by_class = self.testng_by_class(workspace);
         let requested = match &by_class {
             Some(_) => selection.by_class(),
             None => selection.clone(),
@@ -1510,8 +1522,10 @@ impl Maven {
         }
         let result = run_with_activity(&spec, relay.as_ref().map(ForkRelay::activity))?;
         let mut enforcement = result.enforcement.clone();
+        let mut cpu_limit_reached = false;
         if let Some(relay) = relay {
             let relayed = relay.finish();
+            cpu_limit_reached = relayed.cpu_limit_reached;
             if let Some(failure) = relayed.failures.first() {
                 return Err(BuildError::TestJvm(failure.clone()));
             }
@@ -1532,10 +1546,10 @@ impl Maven {
         }
         let mut log = with_reactor_note(combined_log(&result), reactor.as_ref());
         let cases = match by_class {
-            Some(jar) => {
+            Some(why) => {
                 let (cases, others) = wanted.keep_selected(cases);
                 log = format!(
-                    "[avrlab] {jar} cannot select single test methods (it has no org.testng.IMethodSelectorContext, which Surefire's TestNG provider needs for that): the selected classes ran whole with -Dmaven.test.failure.ignore=true, and {others} reported test case(s) outside this phase's selection are not counted\n{log}"
+                    "[avrlab] {why}: the selected classes ran whole with -Dmaven.test.failure.ignore=true, and {others} reported test case(s) outside this phase's selection are not counted\n{log}"
                 );
                 cases
             }
@@ -1549,6 +1563,7 @@ impl Maven {
             enforcement,
             tree_gone: result.tree_gone,
             unusable_reports,
+            cpu_limit_reached,
         })
     }
 }
@@ -1888,15 +1903,16 @@ mod tests {
         assert_eq!(all_except.excluded_patterns(), ["c/D.class"]);
     }
 
-    /// Struts 2.3's TestNG 5.1 has no `IMethodSelectorContext`; a newer TestNG has. Read from the
-    /// classpath the warm-up of the project's build files recorded; no warm-up, no finding.
+    /// Struts 2.3's TestNG 5.1 has no `IMethodSelectorContext`; a newer TestNG has, and runs
+    /// JUnit classes whole all the same. Read from the classpath the warm-up of the project's
+    /// build files recorded; no warm-up, no finding.
     #[test]
-    fn a_testng_without_a_method_selector_context_is_found_on_the_warm_classpath() {
+    fn a_testng_on_the_warm_classpath_runs_classes_whole() {
         let repository = tempfile::tempdir().unwrap();
         let project = tempfile::tempdir().unwrap();
         std::fs::write(project.path().join("pom.xml"), "<project/>").unwrap();
         let maven = unsandboxed(17, ".", repository.path()).unwrap();
-        assert_eq!(maven.testng_without_method_selection(project.path()), None);
+        assert_eq!(maven.testng_by_class(project.path()), None);
         let jars = repository.path().join("org/testng");
         std::fs::create_dir_all(&jars).unwrap();
         let (old, new) = (
@@ -1908,18 +1924,22 @@ mod tests {
         let marker_dir = repository.path().join(".avrlab-warm");
         std::fs::create_dir_all(&marker_dir).unwrap();
         let marker = marker_dir.join(maven.build_fingerprint(project.path()));
-        for (jar, expected) in [(&old, Some("testng-5.1-jdk15.jar")), (&new, None)] {
+        let cases = [
+            (
+                &old,
+                "testng-5.1-jdk15.jar cannot select single test methods",
+            ),
+            (&new, "testng-6.8.jar makes TestNG Surefire's provider"),
+        ];
+        for (jar, expected) in cases {
             let classpath = std::env::join_paths([Path::new("/x/junit-4.13.2.jar"), jar]).unwrap();
             std::fs::write(&marker, classpath.to_string_lossy().as_bytes()).unwrap();
-            assert_eq!(
-                maven
-                    .testng_without_method_selection(project.path())
-                    .as_deref(),
-                expected,
-                "{}",
-                jar.display()
-            );
+            let why = maven.testng_by_class(project.path()).unwrap();
+            assert!(why.starts_with(expected), "{why}");
         }
+        // JUnit alone: Surefire's JUnit providers select single methods.
+        std::fs::write(&marker, "/x/junit-4.13.2.jar").unwrap();
+        assert_eq!(maven.testng_by_class(project.path()), None);
     }
 
     /// Surefire 3.2.5 read with real Maven: `a/B.class#m` excludes every invocation of `m`;

@@ -1047,6 +1047,7 @@ mod tests {
             enforcement: String::new(),
             tree_gone: true,
             unusable_reports: None,
+            cpu_limit_reached: false,
         };
         let idle = ExitKind::Idle { seconds: 300 };
         let all = TestSelection::AllExcept(Vec::new());

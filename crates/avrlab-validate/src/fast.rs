@@ -829,6 +829,7 @@ fn phase_run(phase: &FastPhase) -> TestRun {
         // a class that printed more than Maven's engine reads of its report makes the results
         // as unusable as there.
         unusable_reports: phase.oversized_report.clone(),
+        cpu_limit_reached: false,
     }
 }
 

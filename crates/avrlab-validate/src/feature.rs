@@ -432,6 +432,7 @@ mod tests {
             enforcement: String::new(),
             tree_gone: true,
             unusable_reports: None,
+            cpu_limit_reached: false,
         }
     }
 

@@ -339,7 +339,7 @@ pub(crate) fn killed_from_outside(run: &TestRun) -> bool {
 /// clock has not stopped it first. That is the run outliving its time limit, as a `Timeout`,
 /// not a JVM killed from outside.
 pub(crate) fn cpu_limit_reached(run: &TestRun) -> bool {
-    test_jvm_ended_by(run, |code| code == CPU_LIMIT_EXIT)
+    run.cpu_limit_reached || test_jvm_ended_by(run, |code| code == CPU_LIMIT_EXIT)
 }
 
 /// Whether the build tool, or the JVM of its tests, ended with an exit status that `status`
@@ -420,6 +420,7 @@ mod tests {
             enforcement: String::new(),
             tree_gone: true,
             unusable_reports: None,
+            cpu_limit_reached: false,
         }
     }
 
@@ -829,5 +830,21 @@ mod tests {
             judged(ExitKind::Code(1), killed),
             Some(Outcome::Indeterminate)
         );
+        // The fork relay saw its test JVM end at the limit, whatever Surefire then printed (under
+        // load its launcher once reported 125 for a JVM the relay saw end with 152).
+        let mut relayed = run(ExitKind::Code(1), Vec::new());
+        relayed.log = "[ERROR] Process Exit Code: 125\n".into();
+        relayed.cpu_limit_reached = true;
+        let judged = judge_run(
+            &relayed,
+            &[],
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::Indeterminate,
+        );
+        assert!(matches!(
+            judged,
+            PhaseJudgement::Decided(Outcome::Timeout, _)
+        ));
     }
 }
