@@ -800,6 +800,31 @@ mod tests {
         assert_eq!(proc_stat("4242 (cut"), None);
     }
 
+    /// A process that computes past its CPU limit gets `SIGXCPU` first (what a JVM's exit status
+    /// 152 tells), not the `SIGKILL` a kill from outside would be.
+    #[test]
+    fn a_process_at_its_cpu_limit_gets_sigxcpu() {
+        let spec = RunSpec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), "while :; do :; done".into()],
+            cwd: std::env::temp_dir(),
+            env: Vec::new(),
+            sandbox: SandboxKind::None,
+            policy: SandboxPolicy {
+                mounts: Vec::new(),
+                network: false,
+            },
+            limits: Limits {
+                wall: Duration::from_secs(30),
+                cpu: Duration::from_secs(1),
+                ..Limits::default()
+            },
+            stdin: Vec::new(),
+        };
+        let result = run(&spec).unwrap();
+        assert_eq!(result.exit, ExitKind::Signal(CPU_LIMIT_EXIT - 128));
+    }
+
     #[test]
     fn the_tree_of_this_process_holds_at_least_itself() {
         let usage = tree_usage(std::process::id() as i32);

@@ -803,20 +803,20 @@ mod tests {
     /// build tool itself was stopped or said so of its fork; a JVM killed from outside does not.
     #[test]
     fn a_test_jvm_stopped_at_its_cpu_limit_is_a_timeout() {
+        let judge = |r: &TestRun| match judge_run(
+            r,
+            &[],
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::Indeterminate,
+        ) {
+            PhaseJudgement::Decided(outcome, _) => Some(outcome),
+            PhaseJudgement::Passed => None,
+        };
         let judged = |exit, log: &str| {
             let mut r = run(exit, Vec::new());
             r.log = log.into();
-            let judged = judge_run(
-                &r,
-                &[],
-                &[],
-                Outcome::PovFailing,
-                SkippedTests::Indeterminate,
-            );
-            match judged {
-                PhaseJudgement::Decided(outcome, _) => Some(outcome),
-                PhaseJudgement::Passed => None,
-            }
+            judge(&r)
         };
         let timeout = Some(Outcome::Timeout);
         assert_eq!(judged(ExitKind::Signal(24), ""), timeout);
@@ -835,16 +835,6 @@ mod tests {
         let mut relayed = run(ExitKind::Code(1), Vec::new());
         relayed.log = "[ERROR] Process Exit Code: 125\n".into();
         relayed.cpu_limit_reached = true;
-        let judged = judge_run(
-            &relayed,
-            &[],
-            &[],
-            Outcome::PovFailing,
-            SkippedTests::Indeterminate,
-        );
-        assert!(matches!(
-            judged,
-            PhaseJudgement::Decided(Outcome::Timeout, _)
-        ));
+        assert_eq!(judge(&relayed), timeout);
     }
 }
