@@ -337,14 +337,13 @@ fn start_jvm(
                     report.jvms += 1;
                     report.enforcement.get_or_insert(end.enforcement);
                     report.exits.push(describe_exit(end.exit));
-                    report.cpu_limit_reached |=
-                        matches!(end.exit, ExitKind::Code(crate::process::CPU_LIMIT_EXIT))
-                            || end.exit == ExitKind::Signal(crate::process::CPU_LIMIT_EXIT - 128);
-                    match end.exit {
-                        ExitKind::Code(code) => (code, None),
-                        ExitKind::Signal(signal) => (128 + signal, None),
-                        _ => (137, None),
-                    }
+                    let status = match end.exit {
+                        ExitKind::Code(code) => code,
+                        ExitKind::Signal(signal) => 128 + signal,
+                        _ => 137,
+                    };
+                    report.cpu_limit_reached |= status == crate::process::CPU_LIMIT_EXIT;
+                    (status, None)
                 }
                 Err(error) => {
                     lock(report).failures.push(error.to_string());

@@ -113,7 +113,12 @@ fn read_pom(text: &str) -> Option<Pom> {
                     pom.dependencies.push(std::mem::take(&mut dependency));
                 }
                 if path == ["project", "build", "plugins", "plugin"] {
-                    pom.plugins.push(std::mem::take(&mut dependency));
+                    // A plug-in without a group is Maven's own, never the project's.
+                    let mut plugin = std::mem::take(&mut dependency);
+                    plugin
+                        .group
+                        .get_or_insert_with(|| "org.apache.maven.plugins".to_owned());
+                    pom.plugins.push(plugin);
                 }
                 path.pop();
             }
@@ -416,6 +421,22 @@ mod tests {
         ]);
         let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
         assert!(reactor.plugin_modules.is_empty(), "{foreign}");
+        // A plug-in named without a group is Maven's, even where the project has a module of
+        // that name (Maven's own plug-ins are built so).
+        let grouped = user.replace(
+            "<groupId>g</groupId>\
+            <artifactId>codegen",
+            "<artifactId>codegen",
+        );
+        let dir = project(&[
+            ("pom.xml", ROOT),
+            ("lib/pom.xml", &lib),
+            ("app/pom.xml", &app("g", "lib")),
+            ("user/pom.xml", &grouped),
+            ("plugins/codegen/pom.xml", plugin),
+        ]);
+        let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
+        assert!(reactor.plugin_modules.is_empty(), "{grouped}");
     }
 
     #[test]

@@ -1657,11 +1657,16 @@ pub(crate) mod tests {
             store.previous_attempt("r1", "c0").unwrap(),
             Some((ItemClass::Judged, None))
         );
-        store
-            .record_verdict("r1", "c0", &verdict(Outcome::PovFailing))
-            .unwrap();
+        // The retry ran a regression phase after its PoV phase: that last phase decided it.
+        let mut retried = verdict(Outcome::PovFailing);
+        retried.phases.push(PhaseRow {
+            phase: Phase::Regression,
+            ..retried.phases[0].clone()
+        });
+        store.record_verdict("r1", "c0", &retried).unwrap();
         let again = &store.verdicts("r1").unwrap()[0];
         assert_eq!((again.outcome, again.attempt), (Outcome::PovFailing, 2));
+        assert_eq!(again.last_phase, Some(Phase::Regression));
         store.record_run_error("r1", "endpoint down").unwrap();
         assert_eq!(
             store.run("r1").unwrap().unwrap().last_error.as_deref(),
