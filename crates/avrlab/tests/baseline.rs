@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{binary, fixtures, heavy, text};
+use crate::common::{binary, fixtures, heavy_one_core, text};
 
 const FLAKY: &str = "com.example.slugs.SlugsTest#cachesTheLastSlug";
 const FAILING: &str = "com.example.slugs.SlugsTest#namesEmptyTitles";
@@ -66,7 +66,7 @@ fn regression_log(store: &Path, candidate: &str) -> String {
 
 #[test]
 fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let benchmark = fixtures().join("baseline");
     let benchmark = benchmark.to_str().unwrap();
@@ -213,7 +213,7 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
 /// regression log says so.
 #[test]
 fn a_selection_with_no_test_that_counts_runs_every_regression_class() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let benchmark = fixtures().join("baseline");
     let store = dir.path().join("fast.sqlite");
@@ -310,7 +310,7 @@ fn numbered_patch(counter: &Path, always: bool) -> String {
 /// counter the candidate keeps must outlive its test JVMs, so the runs are unsandboxed.
 #[test]
 fn a_test_failing_every_second_run_leaves_the_candidate_indeterminate_and_is_listed() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let benchmark = fixtures().join("baseline");
     for engine in ["maven", "fast"] {

@@ -3,11 +3,11 @@
 //! Plausible, sandboxed and offline after the warm-up. The fast engine hands both to their own
 //! build tool, saying why, and every phase log names the tool and what avrlab supplied.
 
-use crate::common::{avrlab, heavy, text};
+use crate::common::{avrlab, heavy_one_core, text};
 
 #[test]
 fn gradle_and_ant_tasks_fail_their_pov_and_pass_with_the_reference_fix() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let benchmark = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/builds");
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store.sqlite");

@@ -1,19 +1,37 @@
-//! What the integration tests share: running the real binary, and one lock so that only one
-//! Maven-heavy test runs at a time (two cores cannot time several runs fairly).
+//! What the integration tests share: running the real binary, and the machine's two cores,
+//! handed out so that Maven-heavy tests never run more workers at once than there are cores (two
+//! cores cannot time more runs fairly).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex};
 
-static HEAVY: Mutex<()> = Mutex::new(());
+/// The cores heavy tests share: a test's runs use one worker ([`heavy_one_core`]) or the whole
+/// machine ([`heavy`]).
+const CORES: u32 = 2;
 
-/// A test's hold on the Maven-heavy lock. When `$AVRLAB_HEAVY_LOG` names a file, dropping it
-/// appends how long the test waited for the lock and how long it held it: libtest's per-test time
-/// counts the wait too, and the suite's wall time is the sum of the holds (`scripts/test` prints
-/// them).
+/// Who holds the cores: how many are taken, and the tickets of the tests served so far and
+/// handed out so far. Tests are served in the order they asked, so a whole-machine test is not
+/// overtaken for ever by one-core tests.
+struct Cores {
+    taken: u32,
+    next_served: u64,
+    next_ticket: u64,
+}
+
+static CORES_HELD: Mutex<Cores> = Mutex::new(Cores {
+    taken: 0,
+    next_served: 0,
+    next_ticket: 0,
+});
+static CORES_FREED: Condvar = Condvar::new();
+
+/// A test's hold on cores. When `$AVRLAB_HEAVY_LOG` names a file, dropping it appends how long
+/// the test waited for them, how long it held them and how many: libtest's per-test time counts
+/// the wait too (`scripts/test` prints the holds).
 pub struct Heavy {
-    _guard: MutexGuard<'static, ()>,
+    cores: u32,
     waited: std::time::Duration,
     held_since: std::time::Instant,
 }
@@ -21,6 +39,11 @@ pub struct Heavy {
 impl Drop for Heavy {
     fn drop(&mut self) {
         use std::io::Write as _;
+        {
+            let mut held = CORES_HELD.lock().unwrap_or_else(|p| p.into_inner());
+            held.taken -= self.cores;
+        }
+        CORES_FREED.notify_all();
         let Some(log) = std::env::var_os("AVRLAB_HEAVY_LOG") else {
             return;
         };
@@ -29,9 +52,10 @@ impl Drop for Heavy {
             .unwrap_or("unnamed")
             .to_owned();
         let line = format!(
-            "{:.1} held, {:.1} waited: {test}\n",
+            "{:.1} held, {:.1} waited, {} of {CORES} cores: {test}\n",
             self.held_since.elapsed().as_secs_f64(),
-            self.waited.as_secs_f64()
+            self.waited.as_secs_f64(),
+            self.cores,
         );
         if let Ok(mut file) = std::fs::OpenOptions::new()
             .create(true)
@@ -43,17 +67,38 @@ impl Drop for Heavy {
     }
 }
 
-/// Serializes tests that run Maven.
-pub fn heavy() -> Heavy {
+/// Waits for its turn and then for `cores` free cores.
+fn take_cores(cores: u32) -> Heavy {
     let asked = std::time::Instant::now();
-    let guard = HEAVY
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut held = CORES_HELD.lock().unwrap_or_else(|p| p.into_inner());
+    let ticket = held.next_ticket;
+    held.next_ticket += 1;
+    while held.next_served != ticket || held.taken + cores > CORES {
+        held = CORES_FREED.wait(held).unwrap_or_else(|p| p.into_inner());
+    }
+    held.taken += cores;
+    held.next_served += 1;
+    drop(held);
+    // The next in line may fit beside this one.
+    CORES_FREED.notify_all();
     Heavy {
-        _guard: guard,
+        cores,
         waited: asked.elapsed(),
         held_since: std::time::Instant::now(),
     }
+}
+
+/// The whole machine, for a Maven-heavy test that runs two workers, depends on how fast its runs
+/// are beside nothing else (time limits set close), or looks at what the whole machine has
+/// (processes, cgroups, the disk).
+pub fn heavy() -> Heavy {
+    take_cores(CORES)
+}
+
+/// One core, for a Maven-heavy test whose runs use one worker at a time with time limits far above
+/// what they take: two such tests may run at once.
+pub fn heavy_one_core() -> Heavy {
+    take_cores(1)
 }
 
 pub fn binary() -> &'static str {

@@ -5,7 +5,7 @@
 //! candidates fix the vulnerability and break BetaTest and GammaTest. Either way
 //! the outcome is Maven's; only the per-test evidence differs, and the phase says what it left out.
 
-use crate::common::{avrlab, fixtures, heavy, patch_line, text};
+use crate::common::{avrlab, fixtures, heavy_one_core, patch_line, text};
 
 const TASK: &str = "demo-slugs";
 
@@ -83,7 +83,7 @@ fn validate(dir: &std::path::Path, extra: &[&str]) -> Evidence {
 
 #[test]
 fn failing_classes_run_first_and_the_run_stops_at_the_first_failure_unless_kept_going() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
 
     let stopped = validate(dir.path(), &[]);

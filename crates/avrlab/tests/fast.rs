@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 
 use crate::common::{
-    avrlab, avrlab_as, copy_tree, dirs_repository, fixtures, heavy, patch_line, text, warm_task,
-    write_cases_with_reference,
+    avrlab, avrlab_as, copy_tree, dirs_repository, fixtures, heavy_one_core, patch_line, text,
+    warm_task, write_cases_with_reference,
 };
 
 const TASK: &str = "demo-zip-slip";
@@ -29,7 +29,7 @@ type EngineRow = (
 
 #[test]
 fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.sqlite");
     let mut cases: Vec<(String, String, String)> = Vec::new();
@@ -203,7 +203,7 @@ type FreshRow = (
 );
 
 fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path();
     let expected: BTreeMap<String, BTreeMap<String, String>> = toml::from_str(
@@ -371,7 +371,7 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_an_unprivileged_user() {
 /// engine alone (no random sample) and the Maven engine must each give the expected verdict.
 #[test]
 fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let expected: BTreeMap<String, BTreeMap<String, String>> = toml::from_str(
         &std::fs::read_to_string(fixtures().join("fast-path/expected.toml")).unwrap(),
@@ -594,7 +594,7 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
 /// code sources, the class path) is no difference at all.
 #[test]
 fn the_fidelity_probe_finds_only_explained_differences() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let output = avrlab(
         dir.path(),

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::common::{binary, heavy};
+use crate::common::{binary, heavy_one_core};
 
 const TASK: &str = "demo-zip-slip";
 
@@ -183,7 +183,7 @@ fn verdicts(outcome: &Outcome) -> Vec<(String, String, String, String, u64)> {
 
 #[test]
 fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("r.sqlite");
     let store = store.to_str().unwrap();
@@ -347,7 +347,7 @@ fn killed_test_jvms_are_errored_and_a_retry_ends_as_an_undisturbed_run() {
 /// killing gives the verdict of the undisturbed run.
 #[test]
 fn a_fast_test_jvm_killed_from_outside_is_errored_and_retried() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("f.sqlite");
     let store = store.to_str().unwrap();
@@ -437,7 +437,7 @@ impl Drop for Tmpfs {
 /// made, `--retry errored` gives it the verdict of the undisturbed run.
 #[test]
 fn a_full_disk_leaves_the_candidate_errored_and_a_retry_with_room_judges_it() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let disk = Tmpfs::mount(&dir.path().join("disk"), "64m");
     let work = disk.0.join("work");

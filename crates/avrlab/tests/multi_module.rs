@@ -2,11 +2,11 @@
 //! module is built through Maven's reactor (`-pl service -am`), its vulnerable state fails the PoV
 //! and its reference fix (in the sibling) is Plausible, with either engine.
 
-use crate::common::{avrlab, heavy, text};
+use crate::common::{avrlab, heavy_one_core, text};
 
 #[test]
 fn a_sibling_modules_fix_is_validated_through_the_reactor_with_both_engines() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let benchmark =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi-module");
     let dir = tempfile::tempdir().unwrap();

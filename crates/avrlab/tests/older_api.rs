@@ -4,11 +4,11 @@
 //! temporary folder outside `/tmp`, with JDK 8's JAXB and SAAJ on its boot class path; the vulnerable
 //! state fails its PoV, the reference fix is Plausible, and every phase record says why.
 
-use crate::common::{avrlab, heavy, text};
+use crate::common::{avrlab, heavy_one_core, text};
 
 #[test]
 fn a_removed_api_is_compiled_at_its_release_and_tested_on_an_older_runtime() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let benchmark =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/older-api");
     let dir = tempfile::tempdir().unwrap();

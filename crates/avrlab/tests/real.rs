@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{avrlab, fixtures, heavy, patch_line, repo_root, text};
+use crate::common::{avrlab, fixtures, heavy_one_core, patch_line, repo_root, text};
 
 /// The shared folder beside the repository; its absence is a setup error, said plainly.
 fn shared(sub: &str) -> PathBuf {
@@ -40,7 +40,7 @@ fn import(dir: &Path, dataset: &str, ids: &str, extra: &[&str]) -> std::process:
 /// reference fix is Plausible once the baseline has excluded what does not pass on the fix.
 #[test]
 fn the_three_mirrored_vulnerabilities_pass_the_reference_check() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let output = import(dir.path(), "vjbench", "Json-sanitizer-1,Jinjava-1", &[]);
     let (stdout, stderr) = text(&output);
@@ -514,7 +514,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 /// exit 2, and nothing written.
 #[test]
 fn a_task_from_any_fix_commit_is_written_only_after_its_check_passes() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("zip-slip");
     let demo = repo_root().join("benchmarks/demo/demo-zip-slip");

@@ -2,11 +2,11 @@
 //! published generations (our own content, for the demo task `demo-zip-slip`) is mapped onto the
 //! task, validated, stored as an eval run, and reported with the published labels beside ours.
 
-use crate::common::{avrlab, fixtures, heavy, text};
+use crate::common::{avrlab, fixtures, heavy_one_core, text};
 
 #[test]
 fn published_generations_are_revalidated_and_compared_with_their_labels() {
-    let _heavy = heavy();
+    let _heavy = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.sqlite");
     let generations = fixtures().join("replay");

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{avrlab, binary, heavy, text};
+use crate::common::{avrlab, binary, heavy_one_core, text};
 
 fn verdict_rows(store: &std::path::Path) -> Vec<(String, String, String)> {
     let db = rusqlite::Connection::open(store).unwrap();
@@ -18,7 +18,7 @@ fn verdict_rows(store: &std::path::Path) -> Vec<(String, String, String)> {
 
 #[test]
 fn a_killed_run_resumes_without_redoing_or_losing_a_verdict() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.sqlite");
     let tasks = "demo-xxe-config,demo-zip-slip,demo-path-traversal";

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{avrlab, binary, heavy, run_outcomes, text};
+use crate::common::{avrlab, binary, heavy_one_core, run_outcomes, text};
 
 pub(crate) const TASKS: &str = "demo-xxe-config,demo-zip-slip,demo-path-traversal";
 
@@ -41,7 +41,7 @@ pub(crate) fn validate_args<'a>(store: &'a Path, shard: Option<&'a str>) -> Vec<
 
 #[test]
 fn shards_killed_resumed_and_merged_equal_the_run_made_whole() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
     let (one, two, whole, merged) = (
@@ -184,7 +184,7 @@ fn shards_killed_resumed_and_merged_equal_the_run_made_whole() {
 
 #[test]
 fn warm_up_readies_the_tasks_and_validates_nothing() {
-    let _lock = heavy();
+    let _lock = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     let output = avrlab(
         dir.path(),

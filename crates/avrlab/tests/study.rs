@@ -3,7 +3,7 @@
 //! validated on the fast engine, reported with the offset × prompt table, TOST and McNemar and the
 //! reviewer's confusion matrix, and resumed without redoing anything.
 
-use crate::common::{avrlab, heavy, text};
+use crate::common::{avrlab, heavy_one_core, text};
 
 const STUDY: &str = r#"
 format_version = 1
@@ -70,7 +70,7 @@ fn a_bad_study_file_is_refused_in_one_line_and_nothing_is_stored() {
 
 #[test]
 fn a_tiny_study_runs_reports_and_resumes() {
-    let _heavy = heavy();
+    let _heavy = heavy_one_core();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tiny.toml"), STUDY).unwrap();
     std::fs::write(dir.path().join("avrlab.toml"), CONFIG).unwrap();
