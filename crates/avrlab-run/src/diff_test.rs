@@ -247,12 +247,13 @@ pub fn diff_test_run(
 /// plausible candidates that have no stored result yet (so a resumed run redoes none), of the
 /// tasks that have a reference fix, and not those proven `Exact` or `Equivalent` (unless
 /// `include_proven`), exactly as `avrlab diff-test` does; the tasks come as validation prepared
-/// them. Says how it went on `progress`.
+/// them. The tasks are shared out among `workers` workers, each task's candidates compared in turn
+/// by one of them. Says how it went on `progress`.
 pub fn diff_test_new(
     store: &mut Store,
     run_id: &str,
     prepared: &HashMap<String, PreparedTask>,
-    (validator, config): (&ValidatorConfig, &DiffTestConfig),
+    (validator, config, workers): (&ValidatorConfig, &DiffTestConfig, usize),
     progress: &dyn Progress,
 ) -> Result<Vec<DiffTestLine>, StoreError> {
     let done: BTreeSet<String> = store
@@ -260,8 +261,10 @@ pub fn diff_test_new(
         .into_iter()
         .map(|d| d.candidate_id)
         .collect();
-    let mut comparer = Comparer::new(validator, config);
-    let mut pending = Vec::new();
+    let proofs = Comparer::new(validator, config);
+    // One task's candidates go to one worker, which prepares the task's side once.
+    let mut groups: Vec<(&PreparedTask, Vec<(usize, CandidateRow)>)> = Vec::new();
+    let mut pending = 0;
     for stored in plausible_candidates(store, run_id)? {
         let Some(task_state) = prepared.get(&stored.task) else {
             continue;
@@ -269,25 +272,56 @@ pub fn diff_test_new(
         if done.contains(&stored.id) || task_state.task.reference.is_none() {
             continue;
         }
-        if comparer.proven(task_state, &stored).is_some() {
+        if proofs.proven(task_state, &stored).is_some() {
             continue;
         }
-        pending.push((task_state, stored));
+        let index = pending;
+        pending += 1;
+        match groups.iter_mut().find(|(t, _)| t.task.id == stored.task) {
+            Some((_, candidates)) => candidates.push((index, stored)),
+            None => groups.push((task_state, vec![(index, stored)])),
+        }
     }
+    let workers = workers.clamp(1, groups.len().max(1));
+    let queue = std::sync::Mutex::new(groups.into_iter());
+    let started = std::sync::atomic::AtomicUsize::new(0);
+    let (send, receive) = std::sync::mpsc::channel();
     let mut lines = Vec::new();
-    for (index, (task_state, stored)) in pending.iter().enumerate() {
-        progress.message(&format!(
-            "diff-test {}/{}: {} {}",
-            index + 1,
-            pending.len(),
-            stored.task,
-            stored.label
-        ));
-        let row = comparer.row(task_state, stored, index);
-        lines.push(record(store, run_id, stored, row)?);
-    }
-    comparer.clean_up();
-    if !pending.is_empty() || !done.is_empty() {
+    std::thread::scope(|scope| -> Result<(), StoreError> {
+        for _ in 0..workers {
+            let (send, queue, started) = (send.clone(), &queue, &started);
+            scope.spawn(move || {
+                let mut comparer = Comparer::new(validator, config);
+                loop {
+                    let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
+                    let Some((task_state, candidates)) = next else {
+                        return;
+                    };
+                    for (index, stored) in candidates {
+                        let number = started.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        progress.message(&format!(
+                            "diff-test {}/{pending}: {} {}",
+                            number + 1,
+                            stored.task,
+                            stored.label
+                        ));
+                        let row = comparer.row(task_state, &stored, index);
+                        if send.send((stored, row)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+        drop(send);
+        // Each result is stored as it comes, so a crash loses none that was compared.
+        for (stored, row) in receive {
+            lines.push(record(store, run_id, &stored, row)?);
+        }
+        Ok(())
+    })?;
+    proofs.clean_up();
+    if pending > 0 || !done.is_empty() {
         let all = store.differentials(run_id)?;
         progress.message(&format!(
             "{}; {} compared now",
@@ -313,7 +347,7 @@ fn plausible_candidates(store: &Store, run_id: &str) -> Result<Vec<CandidateRow>
         .collect())
 }
 
-/// Compares candidates one by one, preparing each task's side once.
+/// Compares candidates one by one, preparing each task's side once (one `Comparer` a worker).
 struct Comparer<'a> {
     validator: &'a ValidatorConfig,
     config: &'a DiffTestConfig,

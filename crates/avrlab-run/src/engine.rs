@@ -503,7 +503,7 @@ pub fn validate_warmed(
             store,
             run_id,
             workshop.prepared,
-            (validator, differential),
+            (validator, differential, workshop.config.workers),
             progress,
         )?;
     }
