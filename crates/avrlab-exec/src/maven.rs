@@ -833,7 +833,7 @@ impl Maven {
             reactor.projects(lifecycle),
             "-am".to_owned(),
         ];
-        all.extend(args);
+        all.extend(reactor.lifecycle_goals(args));
         let mut spec = self.spec(dir, all, policy, limits);
         spec.cwd = dir.to_owned();
         spec
@@ -2159,6 +2159,7 @@ mod tests {
             others: vec!["lib".into(), "tool".into()],
             test_jar_siblings: vec![],
             plugin_modules: vec![],
+            packaged_modules: vec![],
         };
         let copies = dir.path().join("copies");
         let mut mounts =
@@ -2215,6 +2216,7 @@ mod tests {
             others: vec!["cas".into(), "core".into()],
             test_jar_siblings: vec!["core".into()],
             plugin_modules: vec![],
+            packaged_modules: vec![],
         };
         let plan = TestJarReactor::plan(root, &reactor).expect("a test-jar sibling");
         assert_eq!(plan.modules, reactor.others);

@@ -27,7 +27,17 @@ pub struct Reactor {
     /// `-SNAPSHOT` of the same project that no repository serves. A build that runs lifecycle
     /// phases names them in `-pl` too, and Maven orders each before the modules that use it.
     pub plugin_modules: Vec<PathBuf>,
+    /// Modules of the `-am` closure whose jar a module of the closure copies or unpacks with
+    /// `maven-dependency-plugin` before `package` (TomEE's `openejb-core` copies the
+    /// `openejb-javaagent` jar for its tests' `-javaagent`). A reactor build that stops before
+    /// `package` has only their class folders, which the plug-in refuses (MDEP-187): builds that
+    /// run lifecycle phases then make each module's jar right after its `test-compile`
+    /// ([`Reactor::lifecycle_goals`]).
+    pub packaged_modules: Vec<PathBuf>,
 }
+
+/// The goal that makes a module's jar, by the project's own `maven-jar-plugin` configuration.
+const JAR_GOAL: &str = "org.apache.maven.plugins:maven-jar-plugin:jar";
 
 impl Reactor {
     /// One line for the phase logs: why the build runs from the root.
@@ -52,7 +62,26 @@ impl Reactor {
                 names(&self.plugin_modules)
             ));
         }
+        if !self.packaged_modules.is_empty() {
+            line.push_str(&format!(
+                "; a module copies the jar of {} before packaging (MDEP-187), so builds that run lifecycle phases make each module's jar after its test-compile",
+                names(&self.packaged_modules)
+            ));
+        }
         line
+    }
+
+    /// A lifecycle build's arguments with [`JAR_GOAL`] after `test-compile` when a module of the
+    /// closure needs another's jar: Maven runs a build's goals module by module, so each module
+    /// is jarred before the modules after it in the reactor order copy it.
+    pub fn lifecycle_goals(&self, mut args: Vec<String>) -> Vec<String> {
+        if self.packaged_modules.is_empty() {
+            return args;
+        }
+        if let Some(at) = args.iter().position(|a| a == "test-compile") {
+            args.insert(at + 1, JAR_GOAL.to_owned());
+        }
+        args
     }
 
     /// What `-pl` takes: the tested module, and with `lifecycle` (a build that runs lifecycle
@@ -75,6 +104,73 @@ struct Pom {
     dependencies: Vec<Dependency>,
     /// The `<build><plugins>` it runs, as (group, artifact).
     plugins: Vec<Dependency>,
+    /// The artifacts its `maven-dependency-plugin` copies or unpacks (`copy`, `unpack`) before
+    /// `package`.
+    copied: Vec<Dependency>,
+    /// Whether its `maven-dependency-plugin` copies or unpacks its own dependencies
+    /// (`copy-dependencies`, `unpack-dependencies`) before `package`.
+    copies_dependencies: bool,
+}
+
+/// The phases a build that stops at `test-compile` runs (a `copy` or `unpack` bound to one of
+/// them, or to none, its default `process-sources`, runs in such a build).
+const UP_TO_TEST_COMPILE: &[&str] = &[
+    "validate",
+    "initialize",
+    "generate-sources",
+    "process-sources",
+    "generate-resources",
+    "process-resources",
+    "compile",
+    "process-classes",
+    "generate-test-sources",
+    "process-test-sources",
+    "generate-test-resources",
+    "process-test-resources",
+    "test-compile",
+];
+
+/// What one `<plugin>` of `<build><plugins>` says about copying artifacts, while it is read.
+#[derive(Debug, Default)]
+struct PluginCopies {
+    /// `<artifactItems>` of the plug-in's own `<configuration>`, which every execution inherits.
+    shared_items: Vec<Dependency>,
+    /// The artifacts of executions that copy before `package`.
+    items: Vec<Dependency>,
+    /// Whether an execution copying artifacts runs before `package` (the shared items count).
+    copies_early: bool,
+    copies_dependencies: bool,
+    /// The execution being read: its phase, goals and items.
+    phase: Option<String>,
+    goals: Vec<String>,
+    execution_items: Vec<Dependency>,
+    item: Dependency,
+}
+
+impl PluginCopies {
+    /// The execution just read.
+    fn end_execution(&mut self) {
+        let early = self
+            .phase
+            .as_deref()
+            .is_none_or(|p| UP_TO_TEST_COMPILE.contains(&p));
+        let goals = std::mem::take(&mut self.goals);
+        let items = std::mem::take(&mut self.execution_items);
+        self.phase = None;
+        if !early {
+            return;
+        }
+        if goals.iter().any(|g| g == "copy" || g == "unpack") {
+            self.copies_early = true;
+            self.items.extend(items);
+        }
+        if goals
+            .iter()
+            .any(|g| g == "copy-dependencies" || g == "unpack-dependencies")
+        {
+            self.copies_dependencies = true;
+        }
+    }
 }
 
 /// A `<dependency>` of a pom, as far as reactor membership needs it.
@@ -94,31 +190,67 @@ impl Pom {
 
 /// Reads the parts of a pom that decide reactor membership; `None` for a pom that is not XML.
 fn read_pom(text: &str) -> Option<Pom> {
+    const PLUGIN: [&str; 4] = ["project", "build", "plugins", "plugin"];
     let mut reader = Reader::from_str(text);
     let mut path: Vec<String> = Vec::new();
     let mut pom = Pom::default();
     let mut dependency = Dependency::default();
+    let mut copies = PluginCopies::default();
     loop {
         match reader.read_event().ok()? {
             Event::Start(start) => {
                 path.push(start.local_name().as_ref().to_owned());
-                if path == ["project", "dependencies", "dependency"]
-                    || path == ["project", "build", "plugins", "plugin"]
-                {
+                let at: Vec<&str> = path.iter().map(String::as_str).collect();
+                if at == ["project", "dependencies", "dependency"] || at == PLUGIN {
                     dependency = Dependency::default();
+                    copies = PluginCopies::default();
+                }
+                if at.ends_with(&["artifactItems", "artifactItem"]) {
+                    copies.item = Dependency::default();
                 }
             }
             Event::End(_) => {
-                if path == ["project", "dependencies", "dependency"] {
+                let at: Vec<&str> = path.iter().map(String::as_str).collect();
+                if at == ["project", "dependencies", "dependency"] {
                     pom.dependencies.push(std::mem::take(&mut dependency));
                 }
-                if path == ["project", "build", "plugins", "plugin"] {
-                    // A plug-in without a group is Maven's own, never the project's.
-                    let mut plugin = std::mem::take(&mut dependency);
-                    plugin
-                        .group
-                        .get_or_insert_with(|| "org.apache.maven.plugins".to_owned());
-                    pom.plugins.push(plugin);
+                if at.starts_with(&PLUGIN) {
+                    match &at[PLUGIN.len()..] {
+                        ["executions", "execution"] => copies.end_execution(),
+                        [
+                            "executions",
+                            "execution",
+                            "configuration",
+                            "artifactItems",
+                            "artifactItem",
+                        ] => {
+                            copies
+                                .execution_items
+                                .push(std::mem::take(&mut copies.item));
+                        }
+                        ["configuration", "artifactItems", "artifactItem"] => {
+                            copies.shared_items.push(std::mem::take(&mut copies.item));
+                        }
+                        [] => {
+                            // A plug-in without a group is Maven's own, never the project's.
+                            let mut plugin = std::mem::take(&mut dependency);
+                            plugin
+                                .group
+                                .get_or_insert_with(|| "org.apache.maven.plugins".to_owned());
+                            if plugin.group.as_deref() == Some("org.apache.maven.plugins")
+                                && plugin.artifact.as_deref() == Some("maven-dependency-plugin")
+                            {
+                                let mut copies = std::mem::take(&mut copies);
+                                if copies.copies_early {
+                                    pom.copied.append(&mut copies.shared_items);
+                                }
+                                pom.copied.append(&mut copies.items);
+                                pom.copies_dependencies |= copies.copies_dependencies;
+                            }
+                            pom.plugins.push(plugin);
+                        }
+                        _ => {}
+                    }
                 }
                 path.pop();
             }
@@ -146,6 +278,20 @@ fn read_pom(text: &str) -> Option<Pom> {
                     }
                     ["project", "dependencies", "dependency", "classifier"] => {
                         dependency.test_jar |= value == "tests";
+                    }
+                    [.., "executions", "execution", "phase"] if at.starts_with(&PLUGIN) => {
+                        copies.phase = Some(value);
+                    }
+                    [.., "executions", "execution", "goals", "goal"] if at.starts_with(&PLUGIN) => {
+                        copies.goals.push(value);
+                    }
+                    [.., "artifactItems", "artifactItem", "groupId"] if at.starts_with(&PLUGIN) => {
+                        copies.item.group = Some(value);
+                    }
+                    [.., "artifactItems", "artifactItem", "artifactId"]
+                        if at.starts_with(&PLUGIN) =>
+                    {
+                        copies.item.artifact = Some(value);
                     }
                     _ => {}
                 }
@@ -239,6 +385,21 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
         .map(|(dir, _)| dir.clone())
         .collect();
     plugin_modules.sort();
+    // Modules of the closure whose jar a module of the closure copies before `package`.
+    let copied = |pom: &Pom| {
+        built.iter().any(|b| {
+            b.copied.iter().any(|item| names(item, pom))
+                || (b.copies_dependencies && b.dependencies.iter().any(|d| names(d, pom)))
+        })
+    };
+    let mut packaged_modules: Vec<PathBuf> = modules
+        .iter()
+        .filter(|(dir, pom)| {
+            *dir != module && built.iter().any(|b| std::ptr::eq(*b, pom)) && copied(pom)
+        })
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    packaged_modules.sort();
     if siblings.is_empty() && plugin_modules.is_empty() {
         return None;
     }
@@ -260,6 +421,7 @@ pub fn reactor_for(project: &Path, module: &Path) -> Option<Reactor> {
         others,
         test_jar_siblings,
         plugin_modules,
+        packaged_modules,
     })
 }
 
@@ -437,6 +599,106 @@ mod tests {
         ]);
         let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
         assert!(reactor.plugin_modules.is_empty(), "{grouped}");
+    }
+
+    /// app needs lib and agent; app's `maven-dependency-plugin` copies agent's jar (TomEE's
+    /// openejb-core and its javaagent). Each case: app's `<build>` and the modules whose jar a
+    /// lifecycle build must make.
+    #[test]
+    fn a_module_whose_jar_is_copied_before_packaging_is_jarred_in_lifecycle_builds() {
+        let agent = "<project><parent><groupId>g</groupId><artifactId>root</artifactId></parent>\
+            <artifactId>agent</artifactId></project>";
+        let item = "<artifactItems><artifactItem><groupId>${project.groupId}</groupId>\
+            <artifactId>agent</artifactId></artifactItem></artifactItems>";
+        let plugin = |body: &str| {
+            format!(
+                "<build><plugins><plugin><artifactId>maven-surefire-plugin</artifactId></plugin>\
+                 <plugin><groupId>org.apache.maven.plugins</groupId>\
+                 <artifactId>maven-dependency-plugin</artifactId>{body}</plugin></plugins></build>"
+            )
+        };
+        let execution = |phase: &str, goal: &str, configuration: &str| {
+            format!(
+                "<executions><execution><id>copy</id>{phase}<goals><goal>{goal}</goal></goals>\
+                 {configuration}</execution></executions>"
+            )
+        };
+        let in_execution = format!("<configuration>{item}</configuration>");
+        let cases: Vec<(String, &[&str])> = vec![
+            // The default phase of copy, and phases up to test-compile.
+            (plugin(&execution("", "copy", &in_execution)), &["agent"]),
+            (
+                plugin(&execution(
+                    "<phase>process-resources</phase>",
+                    "unpack",
+                    &in_execution,
+                )),
+                &["agent"],
+            ),
+            // Items in the plug-in's own configuration, which the execution inherits.
+            (
+                plugin(&format!(
+                    "<configuration>{item}</configuration>{}",
+                    execution("<phase>generate-resources</phase>", "copy", "")
+                )),
+                &["agent"],
+            ),
+            // Copying the module's own dependencies copies both modules it needs.
+            (
+                plugin(&execution(
+                    "<phase>test-compile</phase>",
+                    "copy-dependencies",
+                    "",
+                )),
+                &["agent", "lib"],
+            ),
+            // At package or later, a build that stops at test-compile never copies.
+            (
+                plugin(&execution("<phase>package</phase>", "copy", &in_execution)),
+                &[],
+            ),
+            (
+                plugin(&execution("<phase>test</phase>", "copy", &in_execution)),
+                &[],
+            ),
+            // Another goal, or another plug-in, copies nothing.
+            (plugin(&execution("", "tree", &in_execution)), &[]),
+            (
+                plugin(&execution("", "copy", &in_execution))
+                    .replace("maven-dependency-plugin", "other-plugin"),
+                &[],
+            ),
+        ];
+        for (build, expected) in cases {
+            let app = app("g", "lib").replace(
+                "</dependency></dependencies></project>",
+                &format!(
+                    "</dependency><dependency><groupId>g</groupId><artifactId>agent</artifactId>\
+                     </dependency></dependencies>{build}</project>"
+                ),
+            );
+            let dir = project(&[
+                ("pom.xml", ROOT),
+                ("lib/pom.xml", LIB),
+                ("agent/pom.xml", agent),
+                ("app/pom.xml", &app),
+            ]);
+            let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
+            let expected: Vec<PathBuf> = expected.iter().map(PathBuf::from).collect();
+            assert_eq!(reactor.packaged_modules, expected, "{build}");
+            let args = reactor.lifecycle_goals(vec!["-o".into(), "test-compile".into()]);
+            if expected.is_empty() {
+                assert_eq!(args, ["-o", "test-compile"]);
+            } else {
+                assert_eq!(args, ["-o", "test-compile", JAR_GOAL]);
+                assert!(reactor.describe().contains("copies the jar of agent"));
+                // A build of Surefire's goal alone resolves nothing it would copy.
+                assert_eq!(
+                    reactor.lifecycle_goals(vec!["x:y:test".into()]),
+                    ["x:y:test"]
+                );
+            }
+        }
     }
 
     #[test]
