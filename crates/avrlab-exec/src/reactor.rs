@@ -38,6 +38,10 @@ pub struct Reactor {
 
 /// The goal that makes a module's jar, by the project's own `maven-jar-plugin` configuration.
 const JAR_GOAL: &str = "org.apache.maven.plugins:maven-jar-plugin:jar";
+/// The goal runs in every module of the build: a module without classes (the parent poms) makes
+/// no jar (`maven-jar-plugin` 2.x reads this property; TomEE's parent asks every jar for a
+/// manifest file only modules with classes have, so an empty jar would fail the build).
+const SKIP_EMPTY_JARS: &str = "-Djar.skipIfEmpty=true";
 
 impl Reactor {
     /// One line for the phase logs: why the build runs from the root.
@@ -80,6 +84,7 @@ impl Reactor {
         }
         if let Some(at) = args.iter().position(|a| a == "test-compile") {
             args.insert(at + 1, JAR_GOAL.to_owned());
+            args.push(SKIP_EMPTY_JARS.to_owned());
         }
         args
     }
@@ -690,7 +695,7 @@ mod tests {
             if expected.is_empty() {
                 assert_eq!(args, ["-o", "test-compile"]);
             } else {
-                assert_eq!(args, ["-o", "test-compile", JAR_GOAL]);
+                assert_eq!(args, ["-o", "test-compile", JAR_GOAL, SKIP_EMPTY_JARS]);
                 assert!(reactor.describe().contains("copies the jar of agent"));
                 // A build of Surefire's goal alone resolves nothing it would copy.
                 assert_eq!(
