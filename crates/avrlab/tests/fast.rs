@@ -367,7 +367,8 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts_as_an_unprivileged_user() {
 /// deleted (in `demo-form-xss` too, whose deleted class no test names, so it must also leave the
 /// test JVM's main classes), output past what a Surefire report holds, and oracle tests that abort instead of
 /// failing (JUnit's assumption exception, thrown by the code under test, which both runners report
-/// as skipped: a test that passes on the reference fix counts as failing when skipped). The fast
+/// as skipped: a test that passes on the reference fix counts as failing when skipped), and a fix
+/// written as several sections for one file, applied in order as `git apply` does. The fast
 /// engine alone (no random sample) and the Maven engine must each give the expected verdict.
 #[test]
 fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
@@ -392,6 +393,7 @@ fn each_class_of_difference_gets_the_same_verdict_on_both_engines() {
         "floods-the-report",
         "fixes-outside-a-module",
         "fixes-with-a-large-heap",
+        "fix-in-sections",
     ]
     .iter()
     .map(|label| {
