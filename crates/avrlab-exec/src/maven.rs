@@ -825,10 +825,9 @@ impl Maven {
         let Some(reactor) = reactor else {
             return self.spec(dir, args, policy, limits);
         };
-        // A build that runs lifecycle phases resolves the plug-ins of every module it builds
-        // (the test run too: it runs `compile` for the reactor's sake, see `test`); a run of
-        // Surefire's goal alone resolves none of them.
-        let lifecycle = args.iter().any(|a| a == "test-compile" || a == "compile");
+        // A build that runs lifecycle phases resolves the plug-ins of every module it builds;
+        // a run of Surefire's goal alone resolves none of them.
+        let lifecycle = args.iter().any(|a| a == "test-compile");
         let mut all = vec![
             "-pl".to_owned(),
             reactor.projects(lifecycle),
