@@ -44,7 +44,8 @@ pub struct Args {
     /// The seed of the rename transformation (as `avrlab transform --seed`).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// A folder of bare git mirrors (owner+repo.git) for git-based tasks.
+    /// A folder of bare git mirrors (owner+repo.git) for git-based tasks; default
+    /// `$AVRLAB_MIRRORS`.
     #[arg(long)]
     pub mirrors: Option<PathBuf>,
     /// How a `command` model's program is confined.
@@ -94,7 +95,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         max_tokens: args.max_tokens,
         rename_seed: args.seed,
         scratch: default_scratch(),
-        mirrors: args.mirrors.clone(),
+        mirrors: super::bench::mirrors_dir(args.mirrors.clone()),
     };
     let probed = probe_all(&benchmark, model.as_ref(), &config, &progress);
     let _ = std::fs::remove_dir_all(&config.scratch);
