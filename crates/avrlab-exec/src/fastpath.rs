@@ -1163,6 +1163,9 @@ pub struct FastReply {
     pub forged_frames: usize,
     /// What the test JVM's guard saw the tested code reach for (reasons for Maven to re-judge).
     pub flags: Vec<String>,
+    /// A thread the tests started that was still running when the last phase ended: its name.
+    /// Every test had its outcome by then, so it counts only against a pass (the caller's call).
+    pub left_running: Option<String>,
     pub wall: Duration,
 }
 
@@ -1614,6 +1617,7 @@ fn parse_payload(payload: &str, reply: &mut FastReply) {
             "LOG" => reply.log = unhex(f.get(1).copied().unwrap_or("")),
             "EXIT" => reply.exit_attempted = true,
             "FLAG" => reply.flags.push(unhex(f.get(1).copied().unwrap_or(""))),
+            "LEFT" => reply.left_running = Some(unhex(f.get(1).copied().unwrap_or(""))),
             _ => {}
         }
     }
@@ -1907,13 +1911,14 @@ mod tests {
         let mut reply = FastReply::default();
         let h = |s: &str| hex::encode(s);
         let payload = format!(
-            "CASE\tpov\t{}\t{}\tfailed\t0.5\t{}\nCASE\tpov\t{}\t{}\ttimeout\t3\t\nPHASE\tpov\tdone\t40\t\nFLAG\t{}",
+            "CASE\tpov\t{}\t{}\tfailed\t0.5\t{}\nCASE\tpov\t{}\t{}\ttimeout\t3\t\nPHASE\tpov\tdone\t40\t\nFLAG\t{}\nLEFT\t{}",
             h("a.BTest"),
             h("m"),
             h("boom"),
             h("a.BTest"),
             h("n"),
-            h("thread left")
+            h("guard saw"),
+            h("junit-timeout-thread-1")
         );
         parse_payload(&payload, &mut reply);
         let pov = &reply.phases[0];
@@ -1922,7 +1927,11 @@ mod tests {
             (PhaseEnd::Done, 2, true)
         );
         assert_eq!(pov.cases[0].message, "boom");
-        assert_eq!(reply.flags, ["thread left"]);
+        assert_eq!(reply.flags, ["guard saw"]);
+        assert_eq!(
+            reply.left_running.as_deref(),
+            Some("junit-timeout-thread-1")
+        );
     }
 
     #[test]

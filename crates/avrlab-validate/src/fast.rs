@@ -1671,8 +1671,31 @@ impl Oracle for FastOracle {
         };
         let mut fast = self.settle_flaky(fast, &first_run)?;
         fast.wall = started.elapsed();
+        // A re-run's flags (settle_flaky's) come after the first run's.
+        flags.append(&mut fast.engine.flags);
         fast.engine.flags = flags;
+        if let Some(names) = &reply.left_running {
+            weigh_thread_left(&mut fast, names);
+        }
         self.cross_check(prepared, candidate, slot, fast, impact.as_deref(), started)
+    }
+}
+
+/// A thread the tests left running when the last phase ended. Every test had its outcome by
+/// then (the JVM's answer holds them), and Maven's test JVM would have the same thread: against
+/// a pass it is a flag, as it may be code still at work that the guard has not seen finish;
+/// against any other verdict it can change nothing, and the phase's evidence says so.
+fn weigh_thread_left(verdict: &mut Verdict, names: &str) {
+    if verdict.outcome == Outcome::Plausible {
+        verdict.engine.flags.push(format!(
+            "a thread started by the tests is still running ({names})"
+        ));
+    } else if let Some(last) = verdict.phases.last_mut() {
+        last.log_excerpt.push_str(&format!(
+            "\n[avrlab] a thread the tests started was still running when they ended ({names}); \
+             not a flag: the verdict is {} and every test had its outcome",
+            verdict.outcome.as_str()
+        ));
     }
 }
 
@@ -1704,6 +1727,35 @@ mod tests {
             enforcement: "bubblewrap".into(),
         });
         verdict
+    }
+
+    /// A thread left running is a flag against a pass only: after a failure (the PoV test that
+    /// timed out and left JUnit's timeout thread spinning) the phase's evidence names it.
+    #[test]
+    fn a_thread_left_running_flags_a_pass_and_is_evidence_otherwise() {
+        let mut pass = maven_verdict(Outcome::Plausible);
+        weigh_thread_left(&mut pass, "spinner");
+        assert_eq!(
+            pass.engine.flags,
+            ["a thread started by the tests is still running (spinner)"]
+        );
+        for outcome in Outcome::ALL
+            .into_iter()
+            .filter(|o| *o != Outcome::Plausible)
+        {
+            let mut failed = maven_verdict(outcome);
+            weigh_thread_left(&mut failed, "junit-timeout-thread-1");
+            assert!(failed.engine.flags.is_empty(), "{outcome:?}");
+            assert!(
+                failed.phases[0].log_excerpt.ends_with(&format!(
+                    "(junit-timeout-thread-1); not a flag: the verdict is {} and every test had \
+                     its outcome",
+                    outcome.as_str()
+                )),
+                "{}",
+                failed.phases[0].log_excerpt
+            );
+        }
     }
 
     /// A candidate that steers itself off the fast path (here: it changes a resource) would

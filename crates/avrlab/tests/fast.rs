@@ -157,6 +157,12 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
             "escapes" | "asks-the-system-loader" | "forges-frame"
         );
         assert!(!must_be_flagged || !flags.is_empty(), "{id}: not flagged");
+        // A thread left running after a run that did not pass changes nothing: not a runtime
+        // flag (the diff's use of threads is one).
+        assert!(
+            label != "leaves-thread" || !flags.contains("still running"),
+            "{id}: {flags}"
+        );
         let want_kind = if flags.is_empty() { "sample" } else { "flag" };
         assert_eq!(kind.as_deref(), Some(want_kind), "{id}: {flags}");
         if fast.as_deref() != Some(expected) || maven.as_deref() != Some(expected) {
@@ -176,8 +182,9 @@ fn fast_and_maven_agree_on_every_candidate_of_a_demo_task() {
 /// The candidates of `fast-path/expected.toml` that a JVM shared between candidates, or one unlike
 /// Surefire's fork, judged wrong, in the order they run (a pair that sets the JVM-wide serial
 /// filter comes one after the other).
-const FRESH_JVM_CASES: [&str; 13] = [
+const FRESH_JVM_CASES: [&str; 14] = [
     "clears-thread-loader",
+    "fix-leaves-thread",
     "keeps-logging-handler",
     "sets-system-properties",
     "replaces-security-manager",
@@ -296,6 +303,7 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
             // found (a thread started, the security manager replaced or looked up, the JVM's own
             // memory read, sun.misc reached for).
             "clears-thread-loader"
+            | "fix-leaves-thread"
             | "replaces-security-manager"
             | "reads-own-memory"
             | "forges-own-frame"
@@ -323,6 +331,18 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
             ),
         }
     }
+    // A thread left running after a pass is a runtime flag, named.
+    let left_flags: String = db
+        .query_row(
+            "SELECT flags FROM engines WHERE candidate_id = ?1",
+            [format!("{TASK}/fix-leaves-thread")],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        left_flags.contains("a thread started by the tests is still running (archive-watcher)"),
+        "{left_flags}"
+    );
     // The candidate that forged its own answer is never an unflagged Plausible: its runtime
     // flags came apart from the answer, and Maven's verdict stands.
     let (forged_fast, forged_flags): (Option<String>, String) = db
@@ -339,7 +359,7 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // The summary says how many verdicts Maven re-judged and lists the disagreements.
     assert!(
-        stdout.contains("Maven re-judged 6 of 14 fast verdicts (disagreement 1, flag 5)"),
+        stdout.contains("Maven re-judged 7 of 15 fast verdicts (disagreement 1, flag 6)"),
         "{stdout}"
     );
     for disagreement in [

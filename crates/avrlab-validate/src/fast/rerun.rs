@@ -100,6 +100,8 @@ impl FastOracle {
             stop_at_failure: false,
         });
         drop(classes);
+        // What the guard saw in the re-run counts as in the first run.
+        verdict.engine.flags.extend(reply.flags.iter().cloned());
         let again = reply
             .phases
             .iter()
@@ -119,6 +121,9 @@ impl FastOracle {
         let (outcome, reason) = after_rerun(&failed, &verdict.reason, &rejudged);
         verdict.outcome = outcome;
         verdict.reason = reason;
+        if let Some(names) = &reply.left_running {
+            super::weigh_thread_left(&mut verdict, names);
+        }
         Ok(verdict)
     }
 }
