@@ -330,12 +330,25 @@ pub fn compiler_diagnostics(log: &str, workspace: &Path) -> Vec<String> {
 }
 
 /// What stands in for a task's JDK that is not installed: the language level the substitute
-/// compiles the task at.
+/// compiles the task at, and the lowest it compiles at all.
 struct Substitute {
-    /// The lowest level the substitute compiles (7, or 8 from JDK 20 on), or the task's if higher.
-    floor: u32,
-    /// That level as build files spell it (`1.7`, `11`).
+    /// The level of every module whose build file does not write one: the task's, or the lowest
+    /// the substitute compiles if that is higher; as build files spell it (`1.7`, `11`).
     level: String,
+    /// The lowest level the substitute compiles (7, or 8 from JDK 20 on). A level a build file
+    /// writes is raised only below it: the task's own JDK compiled a written `1.7` at 7, not at
+    /// its own 8 (Java 8's rules reject code that 7's accept, such as an interface inheriting two
+    /// unrelated default methods: TomEE's `ListSet extends List, Set`).
+    lowest: u32,
+}
+
+/// A language level as build files spell it: `1.7` below 9, `11` from 9 on.
+fn level_spelling(level: u32) -> String {
+    if level < 9 {
+        format!("1.{level}")
+    } else {
+        level.to_string()
+    }
 }
 
 /// The JDK a task builds with, and the substitution when it is not the task's own: the oldest
@@ -350,13 +363,14 @@ fn build_jdk(task_jdk: u32) -> Result<(Jdk, Option<Substitute>), BuildError> {
                 return Err(find_jdk(task_jdk).unwrap_err().into());
             };
             // JDK 20 and later compile no lower than 8.
-            let floor = task_jdk.max(if jdk.major >= 20 { 8 } else { 7 });
-            let level = if floor < 9 {
-                format!("1.{floor}")
-            } else {
-                floor.to_string()
-            };
-            Ok((jdk, Some(Substitute { floor, level })))
+            let lowest = if jdk.major >= 20 { 8 } else { 7 };
+            Ok((
+                jdk,
+                Some(Substitute {
+                    level: level_spelling(task_jdk.max(lowest)),
+                    lowest,
+                }),
+            ))
         }
         Err(e) => Err(e.into()),
     }
@@ -399,7 +413,7 @@ pub fn plan_older_api(
     let inputs = crate::older_api::PlanInputs {
         task_jdk: build.jdk,
         build_jdk: &jdk,
-        floor: substitute.floor.min(if jdk.major >= 20 { 8 } else { 7 }),
+        floor: substitute.lowest,
         runtime_dirs: &runtime_dirs,
         repository: Some(&settings.repository),
     };
@@ -430,8 +444,12 @@ pub fn adapt_build_files(
     notes.extend(crate::levels::leave_empty_properties_unset(project).map_err(io)?);
     if let (_, Some(substitute)) = build_jdk(task_jdk)? {
         notes.extend(
-            crate::levels::raise_language_levels(project, substitute.floor, &substitute.level)
-                .map_err(io)?,
+            crate::levels::raise_language_levels(
+                project,
+                substitute.lowest,
+                &level_spelling(substitute.lowest),
+            )
+            .map_err(io)?,
         );
     }
     Ok(notes)
@@ -509,7 +527,8 @@ impl Maven {
             Some(file) if jdk.major >= 11 => crate::access::removed_api_jars(file),
             _ => Vec::new(),
         };
-        let substitution = substitute.map(|Substitute { level, .. }| {
+        let lowest = substitute.as_ref().map(|s| s.lowest);
+        let substitution = substitute.map(|Substitute { level, lowest }| {
             // The compiler plug-in's own properties, and the ones Apache Commons' parent pom
             // binds its `<source>`/`<target>` to (command-line properties override both).
             for property in [
@@ -526,15 +545,17 @@ impl Maven {
                 (None, _) => "",
             };
             format!(
-                "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} (levels below it written in the build files are raised to it){access}",
-                build.jdk, jdk.major, jdk.version
+                "JDK {} is not installed: JDK {} ({}) substitutes, compiling at -source/-target {level} where the build files write no level (those they write are kept, but below {lowest}, the lowest it compiles, raised to {lowest}){access}",
+                build.jdk, jdk.major, jdk.version, lowest = level_spelling(lowest)
             )
         });
         let mut javac_scripts = None;
         let mut release = None;
         let mut test_runtime = None;
         let mut substitution = substitution;
-        if let (Some(older), Some(text)) = (&build.older_api, substitution.as_mut()) {
+        if let (Some(older), Some(text), Some(lowest)) =
+            (&build.older_api, substitution.as_mut(), lowest)
+        {
             // The compiler plug-in forks this script as its `javac` (both properties exist in
             // every plug-in version, 2.0 on), so `--release` works where the plug-in predates it.
             let dir = settings
@@ -542,22 +563,41 @@ impl Maven {
                 .parent()
                 .map_or_else(std::env::temp_dir, Path::to_owned)
                 .join("javac-release");
-            let name =
-                crate::older_api::javac_script(&dir, &jdk.home.join("bin/javac"), older.release)
-                    .map_err(|source| BuildError::Io {
-                        path: dir.clone(),
-                        source,
-                    })?;
-            let seen = match settings.sandbox {
-                SandboxKind::Bubblewrap => Path::new(JAVAC_VIEW).join(&name),
-                SandboxKind::None => dir.join(&name),
+            let io = |source| BuildError::Io {
+                path: dir.clone(),
+                source,
             };
+            let seen = |name: &str| match settings.sandbox {
+                SandboxKind::Bubblewrap => Path::new(JAVAC_VIEW).join(name),
+                SandboxKind::None => dir.join(name),
+            };
+            // A level the build writes below the release compiles against the release's API.
+            let api = crate::older_api::api_jar(&dir, &jdk, older.release).map_err(io)?;
+            let name = crate::older_api::javac_script(
+                &dir,
+                &jdk.home.join("bin/javac"),
+                older.release,
+                lowest,
+                api.as_deref().map(seen).as_deref(),
+            )
+            .map_err(io)?;
+            let api_note = match &api {
+                Some(api) => format!(
+                    " (a level a build file writes from {} up to below {} keeps it, against JDK {}'s API: -bootclasspath {})",
+                    level_spelling(lowest),
+                    older.release,
+                    older.release,
+                    seen(api).display()
+                ),
+                None => String::new(),
+            };
+            let seen = seen(&name);
             extra_args.push("-Dmaven.compiler.fork=true".to_owned());
             extra_args.push(format!("-Dmaven.compiler.executable={}", seen.display()));
             javac_scripts = Some(dir);
             release = Some(older.release);
             text.push_str(&format!(
-                "; instead of -source/-target, javac compiles at --release {} (JDK {}'s API; forked through {}) because {}",
+                "; instead of -source/-target, javac compiles at --release {} (JDK {}'s API; forked through {}){api_note} because {}",
                 older.release,
                 older.release,
                 seen.display(),
@@ -2120,6 +2160,25 @@ mod tests {
             std::fs::read_to_string(dir.path().join("pom.xml")).unwrap(),
             format!("<source>{level}</source><target>11</target>")
         );
+        // A written level the substitute still compiles stays as written, though below the
+        // task's: JDK 8 compiled a pom's 1.7 at 7 (where there is no JDK 8 here).
+        if find_jdk(8).is_err() {
+            std::fs::write(
+                dir.path().join("pom.xml"),
+                "<source>1.7</source><target>1.6</target>",
+            )
+            .unwrap();
+            adapt_build_files(dir.path(), 8, Path::new("/nonexistent")).unwrap();
+            let seven = if maven.jdk().major >= 20 {
+                "1.8"
+            } else {
+                "1.7"
+            };
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("pom.xml")).unwrap(),
+                format!("<source>{seven}</source><target>{seven}</target>")
+            );
+        }
         // The task's own JDK (the one running the build here) changes nothing.
         let own = maven.jdk().major;
         std::fs::write(dir.path().join("pom.xml"), "<source>1.5</source>").unwrap();

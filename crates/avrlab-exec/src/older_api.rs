@@ -74,20 +74,41 @@ pub(crate) const JAVAC_VIEW: &str = "/avrlab/javac-release";
 /// `-Adescription="To make …"`, over several lines) reaches javac broken ("invalid flag: data;"),
 /// which the in-process compiler the build would use never sees. The `awk` stage joins such an
 /// argument's lines again and escapes it as javac's argument files read it.
+///
+/// A build that writes a language level below RELEASE that this javac still compiles (LOWEST on),
+/// as JDK 8's javac compiled a pom's `1.7` at 7 against JDK 8's classes, gets that level against
+/// RELEASE's API instead: `-source/-target` as the build gives them and the API's classes (API,
+/// from the JDK's own `ct.sym`) as the boot class path. Java 8's rules reject code 7's accept (an
+/// interface inheriting two unrelated default methods, as TomEE's `ListSet extends List, Set`).
 const JAVAC_SCRIPT: &str = r#"#!/bin/sh
 # javac at --release RELEASE for avrlab (crates/avrlab-exec/src/older_api.rs).
 dir=$(mktemp -d) || exit 1
 n=0
 skip=
 first=1
+src=
+tgt=
+# The value after an argument file's line "-source" (or "-target"), quoted or not.
+level_in() {
+  sed -n -e "/^\"\{0,1\}$1\"\{0,1\}\$/{n;p;}" "$2" | tr -d '"' | tail -n 1
+}
 for a in "$@"; do
   if [ -n "$first" ]; then set --; first=; fi
-  if [ -n "$skip" ]; then skip=; continue; fi
+  if [ -n "$skip" ]; then
+    case $skip in source) src=$a ;; target) tgt=$a ;; esac
+    skip=; continue
+  fi
   case $a in
-    -source|-target|--source|--target|--release|-bootclasspath|--boot-class-path|-extdirs|-endorseddirs) skip=1; continue ;;
-    --source=*|--target=*|--release=*|--boot-class-path=*) continue ;;
+    -source|--source) skip=source; continue ;;
+    -target|--target) skip=target; continue ;;
+    --release|-bootclasspath|--boot-class-path|-extdirs|-endorseddirs) skip=1; continue ;;
+    --source=*) src=${a#--source=}; continue ;;
+    --target=*) tgt=${a#--target=}; continue ;;
+    --release=*|--boot-class-path=*) continue ;;
     @*)
       n=$((n + 1))
+      v=$(level_in -source "${a#@}"); [ -n "$v" ] && src=$v
+      v=$(level_in -target "${a#@}"); [ -n "$v" ] && tgt=$v
       awk '
         function esc(s,   out, i, c) {
           out = ""
@@ -117,7 +138,13 @@ for a in "$@"; do
   esac
   set -- "$@" "$a"
 done
-'JAVAC' --release RELEASE "$@" -Xlint:-options
+s=${src#1.}
+t=${tgt#1.}
+if [ -n "API" ] && [ -n "$s" ] && [ "$s" -ge LOWEST ] 2>/dev/null && [ "$s" -lt RELEASE ]; then
+  'JAVAC' -source "$s" -target "${t:-$s}" -bootclasspath 'API' "$@" -Xlint:-options
+else
+  'JAVAC' --release RELEASE "$@" -Xlint:-options
+fi
 code=$?
 rm -rf "$dir"
 exit $code
@@ -356,9 +383,23 @@ fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
 /// The `javac` script that compiles with `javac` at `--release release`, written once into
 /// `dir` (a folder beside the Maven repository that every Maven sandbox sees read-only at
 /// [`JAVAC_VIEW`]). Returns its file name.
-pub(crate) fn javac_script(dir: &Path, javac: &Path, release: u32) -> std::io::Result<String> {
+/// `api` is RELEASE's API as the sandbox sees it (see [`api_jar`]), for a build that writes a
+/// level from `lowest` (the lowest this javac compiles) up to below `release`; without it such a
+/// build compiles at `--release` too.
+pub(crate) fn javac_script(
+    dir: &Path,
+    javac: &Path,
+    release: u32,
+    lowest: u32,
+    api: Option<&Path>,
+) -> std::io::Result<String> {
     let text = JAVAC_SCRIPT
         .replace("RELEASE", &release.to_string())
+        .replace("LOWEST", &lowest.to_string())
+        .replace(
+            "API",
+            &api.map(|p| p.display().to_string()).unwrap_or_default(),
+        )
         .replace("JAVAC", &javac.display().to_string());
     let mut hasher = Sha256::new();
     hasher.update(text.as_bytes());
@@ -372,6 +413,134 @@ pub(crate) fn javac_script(dir: &Path, javac: &Path, release: u32) -> std::io::R
         std::fs::rename(&partial, &file)?;
     }
     Ok(name)
+}
+
+/// JDK `release`'s API as class files in one jar, made once into `dir` from the JDK's own
+/// `lib/ct.sym` (the signatures `--release` compiles against: each release's classes are in the
+/// folders whose name holds its letter, `8` or `B` for 11, one folder per module) with the JDK's
+/// `jar` tool. Returns its file name; `None` when the JDK has no `ct.sym` or no classes for the
+/// release. It is a boot class path for `-source N` below `release`, where `--release` cannot be
+/// combined with `-source`.
+pub(crate) fn api_jar(dir: &Path, jdk: &Jdk, release: u32) -> std::io::Result<Option<String>> {
+    let ct_sym = jdk.home.join("lib/ct.sym");
+    let Ok(meta) = std::fs::metadata(&ct_sym) else {
+        return Ok(None);
+    };
+    let letter = match release {
+        0..=9 => char::from(b'0' + release as u8),
+        10..=35 => char::from(b'A' + (release - 10) as u8),
+        _ => return Ok(None),
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(ct_sym.display().to_string().as_bytes());
+    hasher.update(meta.len().to_le_bytes());
+    hasher.update(format!("{:?}", meta.modified().ok()).as_bytes());
+    let name = format!("api-{release}-{}.jar", hex::encode(&hasher.finalize()[..8]));
+    if dir.join(&name).is_file() {
+        return Ok(Some(name));
+    }
+    std::fs::create_dir_all(dir)?;
+    let scratch = dir.join(format!(".{name}.partial-{}", std::process::id()));
+    let packed = scratch.join(&name);
+    let made = make_api_jar(&jdk.home.join("bin/jar"), &ct_sym, letter, &packed);
+    let result = match made {
+        Ok(true) => std::fs::rename(&packed, dir.join(&name)).map(|_| Some(name)),
+        Ok(false) => Ok(None),
+        Err(e) => Err(e),
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+/// Extracts `ct_sym` beside `packed`, gathers the signatures of the folders named with `letter`
+/// as class files, and packs them into `packed`; false when none was found.
+fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::io::Result<bool> {
+    let scratch = packed.parent().unwrap_or(Path::new("."));
+    let extracted = scratch.join("ct");
+    let classes = scratch.join("api");
+    std::fs::create_dir_all(&extracted)?;
+    std::fs::create_dir_all(&classes)?;
+    // The JDK's own tool on the JDK's own file: nothing of a project runs here.
+    let run = |args: Vec<String>, cwd: &Path| -> std::io::Result<()> {
+        let spec = crate::process::RunSpec {
+            program: jar.to_owned(),
+            args,
+            cwd: cwd.to_owned(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            sandbox: crate::sandbox::SandboxKind::None,
+            policy: crate::sandbox::SandboxPolicy::default(),
+            limits: crate::sandbox::Limits::default(),
+            stdin: Vec::new(),
+        };
+        let result = crate::process::run(&spec).map_err(std::io::Error::other)?;
+        if result.exit.success() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(format!(
+                "{} {:?} failed: {}",
+                jar.display(),
+                spec.args,
+                crate::maven::combined_log(&result).trim()
+            )))
+        }
+    };
+    run(
+        vec!["xf".to_owned(), ct_sym.display().to_string()],
+        &extracted,
+    )?;
+    let mut found = false;
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&extracted)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.contains(letter))
+        })
+        .collect();
+    folders.sort();
+    for folder in folders {
+        for module in std::fs::read_dir(&folder)?.filter_map(Result::ok) {
+            for file in walkdir::WalkDir::new(module.path())
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|f| f.file_type().is_file())
+            {
+                let Ok(relative) = file.path().strip_prefix(module.path()) else {
+                    continue;
+                };
+                if relative.extension().is_none_or(|e| e != "sig") {
+                    continue;
+                }
+                let target = classes.join(relative.with_extension("class"));
+                if target.exists() {
+                    continue;
+                }
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::copy(file.path(), &target)?;
+                found = true;
+            }
+        }
+    }
+    if !found {
+        return Ok(false);
+    }
+    run(
+        vec![
+            "--create".to_owned(),
+            "--no-manifest".to_owned(),
+            "--file".to_owned(),
+            packed.display().to_string(),
+            "-C".to_owned(),
+            classes.display().to_string(),
+            ".".to_owned(),
+        ],
+        scratch,
+    )?;
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -616,9 +785,9 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let scripts = dir.path().join("scripts");
-        let name = javac_script(&scripts, &build.home.join("bin/javac"), 8).unwrap();
+        let name = javac_script(&scripts, &build.home.join("bin/javac"), 8, 7, None).unwrap();
         assert_eq!(
-            javac_script(&scripts, &build.home.join("bin/javac"), 8).unwrap(),
+            javac_script(&scripts, &build.home.join("bin/javac"), 8, 7, None).unwrap(),
             name
         );
         let src = dir.path().join("src");
@@ -674,5 +843,94 @@ mod tests {
         // Class files of Java 8 (major version 52).
         let class = std::fs::read(out.join("q/Use.class")).unwrap();
         assert_eq!(u16::from_be_bytes([class[6], class[7]]), 52);
+    }
+
+    /// A level the build writes below the release that the JDK still compiles is kept, against
+    /// the release's API (from the JDK's `ct.sym`): as JDK 8's javac, `-source 1.7` accepts an
+    /// interface that inherits two unrelated default methods (TomEE's `ListSet extends List,
+    /// Set`), which Java 8's rules reject, and knows `Optional` but not `List.of`. `-source 1.8`
+    /// compiles at `--release 8`.
+    #[test]
+    fn a_written_level_below_the_release_keeps_it_against_the_releases_api() {
+        let Some(build) = crate::jdk::installed_jdks()
+            .into_iter()
+            .rev()
+            .find(|j| (14..20).contains(&j.major))
+        else {
+            // JDK 20 on compiles nothing below 8: no level to keep (the script's LOWEST is 8).
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let scripts = dir.path().join("scripts");
+        let api = api_jar(&scripts, &build, 8)
+            .unwrap()
+            .expect("JDK 14 to 19 have JDK 8's API in ct.sym");
+        assert_eq!(
+            api_jar(&scripts, &build, 8).unwrap().as_deref(),
+            Some(&*api)
+        );
+        let name = javac_script(
+            &scripts,
+            &build.home.join("bin/javac"),
+            8,
+            7,
+            Some(&scripts.join(&api)),
+        )
+        .unwrap();
+        let src = dir.path().join("src");
+        write(
+            &src,
+            "p/ListSet.java",
+            "package p;\nimport java.util.*;\n\
+             public interface ListSet extends List, Set { Optional<String> NONE = Optional.empty(); }\n",
+        );
+        write(
+            &src,
+            "q/Of.java",
+            "package q;\npublic class Of { Object o = java.util.List.of(); }\n",
+        );
+        let compile = |level: &str, file: &str| {
+            let out = dir.path().join(format!("out-{level}"));
+            std::fs::create_dir_all(&out).unwrap();
+            let args = dir.path().join(format!("args-{level}"));
+            std::fs::write(
+                &args,
+                format!(
+                    "\"-d\"\n\"{}\"\n\"-source\"\n\"{level}\"\n\"-target\"\n\"{level}\"\n\"{}\"\n",
+                    out.display(),
+                    src.join(file).display()
+                ),
+            )
+            .unwrap();
+            let spec = crate::process::RunSpec {
+                program: scripts.join(&name),
+                args: vec![format!("@{}", args.display())],
+                cwd: dir.path().to_owned(),
+                env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+                sandbox: crate::sandbox::SandboxKind::None,
+                policy: crate::sandbox::SandboxPolicy::default(),
+                limits: crate::sandbox::Limits::default(),
+                stdin: Vec::new(),
+            };
+            (crate::process::run(&spec).unwrap(), out)
+        };
+        let (seven, out) = compile("1.7", "p/ListSet.java");
+        assert!(
+            seven.exit.success(),
+            "{}",
+            crate::maven::combined_log(&seven)
+        );
+        // Class files of Java 7 (major version 51).
+        let class = std::fs::read(out.join("p/ListSet.class")).unwrap();
+        assert_eq!(u16::from_be_bytes([class[6], class[7]]), 51);
+        let (eight, _) = compile("1.8", "p/ListSet.java");
+        assert!(!eight.exit.success(), "Java 8's rules reject ListSet");
+        assert!(
+            crate::maven::combined_log(&eight).contains("are incompatible"),
+            "{}",
+            crate::maven::combined_log(&eight)
+        );
+        let (of, _) = compile("1.7", "q/Of.java");
+        assert!(!of.exit.success(), "JDK 8's API has no List.of");
     }
 }
