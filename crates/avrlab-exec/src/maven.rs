@@ -1036,6 +1036,15 @@ impl Maven {
         hasher.update(SUREFIRE_GOAL.as_bytes());
         // Markers hold the resolved test classpath since this version of the warm-up.
         hasher.update(b"warm-up with test classpath");
+        // The plug-ins of goals a reactor adds to the lifecycle (its jars) are resolved by the
+        // warm-up too; a warm-up from before they were added did not.
+        let goals = self
+            .reactor(project)
+            .map(|r| r.lifecycle_goals(vec!["test-compile".to_owned()]))
+            .unwrap_or_default();
+        if goals.len() > 1 {
+            hasher.update(goals.join(" ").as_bytes());
+        }
         let mut poms: Vec<PathBuf> = walk_poms(project);
         poms.sort();
         for pom in poms {
@@ -1431,6 +1440,11 @@ impl Maven {
             if matches!(name.to_str(), Some("surefire-reports" | "surefire")) {
                 continue;
             }
+            // A jar the build made is made again where test runs make the jars.
+            let jars_made = reactor.as_ref().is_some_and(|r| r.jars_in_test_runs());
+            if jars_made && name.to_str().is_some_and(|n| n.ends_with(".jar")) {
+                continue;
+            }
             let copied = writable
                 .iter()
                 .any(|m| matches!(m, Mount::BindAt { target, .. } if *target == entry.path()));
@@ -1442,6 +1456,46 @@ impl Maven {
                 .unwrap_or(false);
             if is_plain {
                 view.push(Mount::ReadOnly(entry.path()));
+            }
+        }
+        if reactor.as_ref().is_some_and(|r| r.jars_in_test_runs()) {
+            // Each module's jar is made in this run (see `Reactor::jars_in_test_runs`): every
+            // other module's `target/` the build left (the root's too) is a fresh folder, with
+            // the folders the build left there mounted back (its writable copies below, the rest
+            // read-only).
+            let mut modules: Vec<PathBuf> = walk_poms(workspace)
+                .iter()
+                .filter_map(|pom| pom.parent().map(Path::to_owned))
+                .collect();
+            modules.sort();
+            modules.dedup();
+            for module in modules {
+                let other = module.join("target");
+                if other == target || !std::fs::symlink_metadata(&other).is_ok_and(|m| m.is_dir()) {
+                    continue;
+                }
+                // A folder of the host's, not an in-memory one: the test JVM's own sandbox sees
+                // the jars Maven makes there, which its class path names.
+                let fresh = copies.path().join(format!("target-{}", view.len()));
+                std::fs::create_dir(&fresh).map_err(|e| io(&fresh, e))?;
+                view.push(Mount::BindAt {
+                    source: fresh,
+                    target: other.clone(),
+                });
+                for entry in std::fs::read_dir(&other)
+                    .map_err(|e| io(&other, e))?
+                    .flatten()
+                {
+                    // The jar and the archiver's record of it are made again here.
+                    let archive = entry.file_name() == "maven-archiver";
+                    let copied = writable.iter().any(
+                        |m| matches!(m, Mount::BindAt { target, .. } if *target == entry.path()),
+                    );
+                    let is_dir = std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir());
+                    if !copied && is_dir && !archive {
+                        view.push(Mount::ReadOnly(entry.path()));
+                    }
+                }
             }
         }
         view.extend(writable);
@@ -1463,13 +1517,13 @@ impl Maven {
             // wrote them already.
             // A module that takes a sibling's `test-jar` needs the `test-compile` phase instead
             // (see `TestJarReactor`).
+            args.extend(reactor.test_run_goals(if test_jars.is_some() {
+                "test-compile"
+            } else {
+                "compile"
+            }));
             args.extend(
                 [
-                    if test_jars.is_some() {
-                        "test-compile"
-                    } else {
-                        "compile"
-                    },
                     "-Dmaven.main.skip=true",
                     "-Dmaven.resources.skip=true",
                     "-Dremoteresources.skip=true",

@@ -77,9 +77,11 @@ impl Reactor {
 
     /// A lifecycle build's arguments with [`JAR_GOAL`] after `test-compile` when a module of the
     /// closure needs another's jar: Maven runs a build's goals module by module, so each module
-    /// is jarred before the modules after it in the reactor order copy it.
+    /// is jarred before the modules after it in the reactor order copy it. And where test runs
+    /// make the jars ([`Self::jars_in_test_runs`]): the warm-up, with network, then resolves the
+    /// jar plug-in for the offline runs after it.
     pub fn lifecycle_goals(&self, mut args: Vec<String>) -> Vec<String> {
-        if self.packaged_modules.is_empty() {
+        if self.packaged_modules.is_empty() && !self.jars_in_test_runs() {
             return args;
         }
         if let Some(at) = args.iter().position(|a| a == "test-compile") {
@@ -87,6 +89,26 @@ impl Reactor {
             args.push(SKIP_EMPTY_JARS.to_owned());
         }
         args
+    }
+
+    /// Whether a test run through the reactor makes each module's jar after its `compile` phase:
+    /// where the closure runs a plug-in the project builds. Maven 3.8's reactor hands another
+    /// module a sibling's class folder, never a `maven-plugin`'s: the plug-in resolves from the
+    /// reactor only once its module's jar was made in the same session (else Maven looks in the
+    /// repository, where no `-SNAPSHOT` of the project is: CXF's `cxf-codegen-plugin`).
+    pub fn jars_in_test_runs(&self) -> bool {
+        !self.plugin_modules.is_empty()
+    }
+
+    /// A test run's phase arguments (`compile` or `test-compile`), with [`JAR_GOAL`] after the
+    /// phase where [`Self::jars_in_test_runs`].
+    pub fn test_run_goals(&self, phase: &str) -> Vec<String> {
+        let mut goals = vec![phase.to_owned()];
+        if self.jars_in_test_runs() {
+            goals.push(JAR_GOAL.to_owned());
+            goals.push(SKIP_EMPTY_JARS.to_owned());
+        }
+        goals
     }
 
     /// What `-pl` takes: the tested module, and with `lifecycle` (a build that runs lifecycle
@@ -573,6 +595,11 @@ mod tests {
         assert_eq!(reactor.projects(true), "app,plugins/codegen");
         assert_eq!(reactor.projects(false), "app");
         assert!(reactor.describe().contains("also name plugins/codegen"));
+        // Its test runs jar each module after `compile`, so the plug-in resolves in the reactor.
+        assert_eq!(
+            reactor.test_run_goals("compile"),
+            ["compile", JAR_GOAL, SKIP_EMPTY_JARS]
+        );
         // The same plug-in of another group is not the project's.
         let foreign = user.replace(
             "<groupId>g</groupId>\
@@ -588,6 +615,7 @@ mod tests {
         ]);
         let reactor = reactor_for(dir.path(), Path::new("app")).unwrap();
         assert!(reactor.plugin_modules.is_empty(), "{foreign}");
+        assert_eq!(reactor.test_run_goals("compile"), ["compile"]);
         // A plug-in named without a group is Maven's, even where the project has a module of
         // that name (Maven's own plug-ins are built so).
         let grouped = user.replace(

@@ -1,6 +1,8 @@
 //! A multi-module task whose vulnerability lies in a sibling of the tested module: the tested
 //! module is built through Maven's reactor (`-pl service -am`), its vulnerable state fails the PoV
-//! and its reference fix (in the sibling) is Plausible, with either engine.
+//! and its reference fix (in the sibling) is Plausible, with either engine. The sibling runs a
+//! Maven plug-in the project builds itself (as CXF's `cxf-codegen-plugin`), which each test run
+//! resolves from the reactor.
 
 use crate::common::{avrlab, heavy_one_core, text};
 
@@ -76,6 +78,22 @@ fn a_sibling_modules_fix_is_validated_through_the_reactor_with_both_engines() {
         for log in logs {
             assert!(
                 log.contains("Maven runs from the project root with -pl service -am"),
+                "{engine}: {log}"
+            );
+        }
+        // The codec module runs a plug-in the project builds (no repository has it): every test
+        // run resolved it from the reactor, which it can only once the plug-in's jar is made.
+        let runs: Vec<String> = db
+            .prepare("SELECT log FROM phases WHERE phase = 'pov'")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(runs.len(), 2, "{engine}");
+        for log in runs {
+            assert!(
+                log.contains("stamped by the project's own plug-in"),
                 "{engine}: {log}"
             );
         }
