@@ -1459,10 +1459,10 @@ impl Maven {
             }
         }
         if reactor.as_ref().is_some_and(|r| r.jars_in_test_runs()) {
-            // Each module's jar is made in this run (see `Reactor::jars_in_test_runs`): every
-            // other module's `target/` the build left (the root's too) is a fresh folder, with
-            // the folders the build left there mounted back (its writable copies below, the rest
-            // read-only).
+            // Each module's jar is made in this run (see `Reactor::jars_in_test_runs`), and the
+            // plug-ins of every module built write into its `target/` (CXF's `cxf-testutils` runs
+            // antrun there): every other module's `target/` the build left (the root's too) is a
+            // fresh writable copy of its folders (the siblings' own copies are mounted below).
             let mut modules: Vec<PathBuf> = walk_poms(workspace)
                 .iter()
                 .filter_map(|pom| pom.parent().map(Path::to_owned))
@@ -1479,7 +1479,7 @@ impl Maven {
                 let fresh = copies.path().join(format!("target-{}", view.len()));
                 std::fs::create_dir(&fresh).map_err(|e| io(&fresh, e))?;
                 view.push(Mount::BindAt {
-                    source: fresh,
+                    source: fresh.clone(),
                     target: other.clone(),
                 });
                 for entry in std::fs::read_dir(&other)
@@ -1493,7 +1493,8 @@ impl Maven {
                     );
                     let is_dir = std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir());
                     if !copied && is_dir && !archive {
-                        view.push(Mount::ReadOnly(entry.path()));
+                        copy_plain_tree(&entry.path(), &fresh.join(entry.file_name()))
+                            .map_err(|e| io(&entry.path(), e))?;
                     }
                 }
             }
