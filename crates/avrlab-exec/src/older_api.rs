@@ -480,7 +480,7 @@ fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::
                 "{} {:?} failed: {}",
                 jar.display(),
                 spec.args,
-                crate::maven::combined_log(&result).trim()
+                result.stderr.text().trim()
             )))
         }
     };
