@@ -209,19 +209,24 @@ pub const BYTE_BUDDY_SUBSTITUTE: &str = "1.14.12";
 
 /// Under a substitute JDK, pins `net.bytebuddy:byte-buddy` and `byte-buddy-agent` to
 /// [`BYTE_BUDDY_SUBSTITUTE`] in the root pom's `<dependencyManagement>` (which overrides what a
-/// parent pom or Mockito's own pom asks for), where a pom of the project names Mockito or Byte
-/// Buddy and the root pom does not manage Byte Buddy itself. Returns the note, if it did.
-pub fn pin_byte_buddy(project: &Path) -> std::io::Result<Vec<String>> {
+/// parent pom or Mockito's own pom asks for), where a pom of the project or one of its parents in
+/// `repository` names Mockito or Byte Buddy and the root pom does not manage Byte Buddy itself. Returns the note, if it did.
+pub fn pin_byte_buddy(project: &Path, repository: &Path) -> std::io::Result<Vec<String>> {
     let root = project.join("pom.xml");
     let Ok(text) = std::fs::read_to_string(&root) else {
         return Ok(Vec::new());
     };
-    let uses_it = crate::reactor::walk_poms(project).iter().any(|pom| {
-        std::fs::read_to_string(pom).is_ok_and(|t| {
-            t.contains("<groupId>org.mockito</groupId>")
-                || t.contains("<groupId>net.bytebuddy</groupId>")
-        })
-    });
+    let names_it = |t: &str| {
+        t.contains("<groupId>org.mockito</groupId>")
+            || t.contains("<groupId>net.bytebuddy</groupId>")
+    };
+    // Mockito often comes from a parent pom (spring-data-rest's `spring-data-parent`).
+    let uses_it = crate::reactor::walk_poms(project)
+        .iter()
+        .any(|pom| std::fs::read_to_string(pom).is_ok_and(|t| names_it(&t)))
+        || crate::older_api::ancestor_poms(&text, repository)
+            .iter()
+            .any(|(_, pom)| names_it(pom));
     if !uses_it || text.contains("<groupId>net.bytebuddy</groupId>") {
         return Ok(Vec::new());
     }
@@ -840,7 +845,7 @@ fn element_span(text: &str, path: &[&str]) -> Option<(usize, usize)> {
 /// The pom with `content` put first inside the element at `path`, which is made (with the
 /// elements above it that are missing) where there is none; the root `project` takes new
 /// elements before its end tag. `None` when the text has no `project` element.
-fn insert_in_pom(text: &str, path: &[&str], content: &str) -> Option<String> {
+pub(crate) fn insert_in_pom(text: &str, path: &[&str], content: &str) -> Option<String> {
     if let Some((open, close)) = element_span(text, path) {
         let at = if path.len() == 1 { close } else { open };
         return Some(format!("{}{content}{}", &text[..at], &text[at..]));
@@ -1039,17 +1044,53 @@ mod tests {
     #[test]
     fn byte_buddy_is_pinned_only_for_projects_that_use_mockito() {
         let dir = tempfile::tempdir().unwrap();
+        let repository = tempfile::tempdir().unwrap();
         let pom = dir.path().join("pom.xml");
         std::fs::write(&pom, "<project><dependencies><dependency><groupId>junit</groupId></dependency></dependencies></project>").unwrap();
-        assert!(pin_byte_buddy(dir.path()).unwrap().is_empty());
+        assert!(
+            pin_byte_buddy(dir.path(), repository.path())
+                .unwrap()
+                .is_empty()
+        );
         std::fs::write(&pom, "<project><dependencies><dependency><groupId>org.mockito</groupId></dependency></dependencies></project>").unwrap();
-        let notes = pin_byte_buddy(dir.path()).unwrap();
+        let notes = pin_byte_buddy(dir.path(), repository.path()).unwrap();
         assert_eq!(notes.len(), 1);
         assert!(notes[0].starts_with(
             "pom.xml: net.bytebuddy:byte-buddy and byte-buddy-agent pinned to 1.14.12"
         ));
         // Pinned once: the project now manages Byte Buddy itself.
-        assert!(pin_byte_buddy(dir.path()).unwrap().is_empty());
+        assert!(
+            pin_byte_buddy(dir.path(), repository.path())
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn byte_buddy_is_pinned_where_a_parent_pom_brings_mockito() {
+        let dir = tempfile::tempdir().unwrap();
+        let repository = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("pom.xml"),
+            "<project><parent><groupId>org.example</groupId><artifactId>base</artifactId>\
+             <version>2</version></parent><artifactId>app</artifactId></project>",
+        )
+        .unwrap();
+        assert!(
+            pin_byte_buddy(dir.path(), repository.path())
+                .unwrap()
+                .is_empty()
+        );
+        let parent = repository.path().join("org/example/base/2");
+        std::fs::create_dir_all(&parent).unwrap();
+        std::fs::write(
+            parent.join("base-2.pom"),
+            "<project><dependencies><dependency><groupId>org.mockito</groupId>\
+             <artifactId>mockito-core</artifactId></dependency></dependencies></project>",
+        )
+        .unwrap();
+        let notes = pin_byte_buddy(dir.path(), repository.path()).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]

@@ -18,8 +18,10 @@ mod git;
 mod gradle;
 mod jdk;
 mod levels;
+mod lombok;
 mod maven;
 mod older_api;
+mod pom_versions;
 mod process;
 mod reactor;
 mod removal;
@@ -27,6 +29,7 @@ mod resident;
 mod sandbox;
 mod seccomp;
 mod slurm;
+mod snapshots;
 mod surefire;
 mod tools;
 

@@ -424,7 +424,8 @@ pub fn plan_older_api(
 }
 
 /// Adapts the build files of `project` (a task state being made): JUnit 3 gives way to JUnit 4
-/// (see `levels`), system properties an older pinned Surefire leaves unset stay unset, and where a JDK substitutes for the task's, the language levels that the
+/// (see `levels`), system properties an older pinned Surefire leaves unset stay unset, other
+/// projects' snapshots give way to their releases (see `snapshots`), and where a JDK substitutes for the task's, the language levels that the
 /// substitute no longer compiles are raised and compilers it cannot run replaced (the optional
 /// repairs are [`apply_optional_repairs`]'s). Returns one
 /// note per changed file, for the record.
@@ -442,6 +443,8 @@ pub fn adapt_build_files(
     notes.extend(crate::levels::override_inherited_junit3(project, repository).map_err(io)?);
     // Whatever the JDK: avrlab's Surefire would set what the project's older one leaves unset.
     notes.extend(crate::levels::leave_empty_properties_unset(project).map_err(io)?);
+    // Whatever the JDK: other projects' snapshots whose releases a warm-up fetched.
+    notes.extend(crate::snapshots::release_snapshots(project, repository).map_err(io)?);
     if let (_, Some(substitute)) = build_jdk(task_jdk)? {
         notes.extend(
             crate::levels::raise_language_levels(
@@ -459,10 +462,11 @@ pub fn adapt_build_files(
 /// caller compares baselines with and without each): library and plug-in substitutions under a
 /// substitute JDK, and, whatever the JDK, plug-ins that download from the web at build time
 /// left unbound, and on JDK 8 or newer plug-ins that start `apt` (gone from those JDKs).
-pub const OPTIONAL_REPAIRS: [&str; 5] = [
+pub const OPTIONAL_REPAIRS: [&str; 6] = [
     "byte-buddy",
     "bundle-plugin",
     "nashorn",
+    "lombok",
     "build-downloads",
     "apt",
 ];
@@ -491,8 +495,10 @@ pub fn apply_optional_repairs(
             "apt" if jdk.major >= 8 => crate::levels::skip_apt(project),
             "apt" => Ok(Vec::new()),
             _ if !substituted => Ok(Vec::new()),
-            "byte-buddy" => crate::levels::pin_byte_buddy(project),
+            "byte-buddy" => crate::levels::pin_byte_buddy(project, repository),
             "bundle-plugin" => crate::levels::pin_bundle_plugin(project, repository),
+            "lombok" if jdk.major >= 16 => crate::lombok::pin_lombok(project, repository),
+            "lombok" => Ok(Vec::new()),
             _ if jdk.major >= 15 => crate::levels::add_nashorn_to_antrun(project, repository),
             _ => Ok(Vec::new()),
         }
@@ -668,6 +674,42 @@ impl Maven {
         let jars = std::env::join_paths(&self.removed_apis).ok()?;
         (!self.removed_apis.is_empty())
             .then(|| format!("-Xbootclasspath/a:{}", jars.to_string_lossy()))
+    }
+
+    /// Fetches into the repository (writable now, during a warm-up) the pom of the release of
+    /// each snapshot of another project that the poms of `project` name and the repository does
+    /// not hold (see `snapshots`): a networked Maven run per release, in a folder of its own
+    /// (no project is read). A release no repository serves is left to the build's own error;
+    /// the next writing of the task state replaces the snapshots whose release is held now.
+    fn fetch_snapshot_releases(&self, project: &Path) -> Result<(), BuildError> {
+        let wanted = crate::snapshots::wanted_releases(project, &self.settings.repository);
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let dir = project.join(".avrlab-snapshot-releases");
+        std::fs::create_dir_all(&dir).map_err(|source| BuildError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let policy = SandboxPolicy {
+            mounts: vec![self.repository_mount(true), Mount::ReadWrite(dir.clone())],
+            network: true,
+        };
+        for releases in wanted {
+            for coordinates in releases {
+                let args = vec![
+                    "dependency:get".to_owned(),
+                    format!("-Dartifact={coordinates}:pom"),
+                    "-Dtransitive=false".to_owned(),
+                ];
+                let mut spec = self.spec(&dir, args, policy.clone(), self.settings.limits);
+                spec.cwd = dir.clone();
+                if run(&spec)?.exit.success() {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Fetches the jars of [`crate::access::REMOVED_PLATFORM_APIS`] this task's JVMs take, when
@@ -1169,6 +1211,7 @@ impl Maven {
         }
         std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
         self.fetch_removed_apis(&project_copy.join(".avrlab-removed-apis"))?;
+        self.fetch_snapshot_releases(project_copy)?;
         let classpath_file = project_copy
             .join(&self.module)
             .join("target")
