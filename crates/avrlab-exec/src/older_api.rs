@@ -452,6 +452,22 @@ pub(crate) fn api_jar(dir: &Path, jdk: &Jdk, release: u32) -> std::io::Result<Op
     result
 }
 
+/// How a JDK tool (`jar`, the javac script) runs on the JDK's own files and avrlab's: outside the
+/// sandbox, since nothing of a project runs in it, with the default limits (memory is a cgroup
+/// limit on what the tree uses, not an address-space limit a JVM could trip over).
+fn trusted_tool(program: &Path, args: Vec<String>, cwd: &Path) -> crate::process::RunSpec {
+    crate::process::RunSpec {
+        program: program.to_owned(),
+        args,
+        cwd: cwd.to_owned(),
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        sandbox: crate::sandbox::SandboxKind::None,
+        policy: crate::sandbox::SandboxPolicy::default(),
+        limits: crate::sandbox::Limits::default(),
+        stdin: Vec::new(),
+    }
+}
+
 /// Extracts `ct_sym` beside `packed`, gathers the signatures of the folders named with `letter`
 /// as class files, and packs them into `packed`; false when none was found.
 fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::io::Result<bool> {
@@ -460,18 +476,8 @@ fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::
     let classes = scratch.join("api");
     std::fs::create_dir_all(&extracted)?;
     std::fs::create_dir_all(&classes)?;
-    // The JDK's own tool on the JDK's own file: nothing of a project runs here.
     let run = |args: Vec<String>, cwd: &Path| -> std::io::Result<()> {
-        let spec = crate::process::RunSpec {
-            program: jar.to_owned(),
-            args,
-            cwd: cwd.to_owned(),
-            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-            sandbox: crate::sandbox::SandboxKind::None,
-            policy: crate::sandbox::SandboxPolicy::default(),
-            limits: crate::sandbox::Limits::default(),
-            stdin: Vec::new(),
-        };
+        let spec = trusted_tool(jar, args, cwd);
         let result = crate::process::run(&spec).map_err(std::io::Error::other)?;
         if result.exit.success() {
             Ok(())
@@ -818,20 +824,12 @@ mod tests {
         )
         .unwrap();
         let run = |extra: &[&str]| {
-            let spec = crate::process::RunSpec {
-                program: scripts.join(&name),
-                args: extra
-                    .iter()
-                    .map(|a| (*a).to_owned())
-                    .chain([format!("@{}", args.display())])
-                    .collect(),
-                cwd: dir.path().to_owned(),
-                env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-                sandbox: crate::sandbox::SandboxKind::None,
-                policy: crate::sandbox::SandboxPolicy::default(),
-                limits: crate::sandbox::Limits::default(),
-                stdin: Vec::new(),
-            };
+            let arguments = extra
+                .iter()
+                .map(|a| (*a).to_owned())
+                .chain([format!("@{}", args.display())])
+                .collect();
+            let spec = trusted_tool(&scripts.join(&name), arguments, dir.path());
             crate::process::run(&spec).unwrap()
         };
         let result = run(&["-source", "11", "-target", "11"]);
@@ -902,16 +900,8 @@ mod tests {
                 ),
             )
             .unwrap();
-            let spec = crate::process::RunSpec {
-                program: scripts.join(&name),
-                args: vec![format!("@{}", args.display())],
-                cwd: dir.path().to_owned(),
-                env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-                sandbox: crate::sandbox::SandboxKind::None,
-                policy: crate::sandbox::SandboxPolicy::default(),
-                limits: crate::sandbox::Limits::default(),
-                stdin: Vec::new(),
-            };
+            let arguments = vec![format!("@{}", args.display())];
+            let spec = trusted_tool(&scripts.join(&name), arguments, dir.path());
             (crate::process::run(&spec).unwrap(), out)
         };
         let (seven, out) = compile("1.7", "p/ListSet.java");
