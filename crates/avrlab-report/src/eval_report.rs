@@ -758,7 +758,7 @@ mod tests {
             id: id.into(),
             task: task.into(),
             label: id.into(),
-            kind: "diff".into(),
+            kind: avrlab_core::CandidateKind::Diff,
             content: id.into(),
         };
         let candidates = [
@@ -957,7 +957,7 @@ mod tests {
             id: "a0".into(),
             task: "a".into(),
             label: "a0".into(),
-            kind: "diff".into(),
+            kind: avrlab_core::CandidateKind::Diff,
             content: "a0".into(),
         };
         store

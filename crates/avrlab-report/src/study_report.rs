@@ -1102,7 +1102,7 @@ mod tests {
                 id: (*id).into(),
                 task: "t".into(),
                 label: (*id).into(),
-                kind: "diff".into(),
+                kind: avrlab_core::CandidateKind::Diff,
                 content: (*id).into(),
             })
             .collect();

@@ -89,7 +89,7 @@ pub fn queue(
     let contents: HashMap<String, (String, String)> = store
         .candidates(run_id)?
         .into_iter()
-        .map(|c| (c.id, (c.kind, c.content)))
+        .map(|c| (c.id, (c.kind.to_string(), c.content)))
         .collect();
     let flags: HashMap<String, Vec<String>> = store
         .engines(run_id)?
@@ -460,7 +460,7 @@ mod tests {
                 id: format!("c{i}"),
                 task: "t".into(),
                 label: format!("l{i}"),
-                kind: "diff".into(),
+                kind: avrlab_core::CandidateKind::Diff,
                 content: format!("--- diff {i}\n"),
             })
             .collect();

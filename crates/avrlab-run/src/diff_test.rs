@@ -389,7 +389,7 @@ impl<'a> Comparer<'a> {
         if self.config.include_proven {
             return None;
         }
-        let candidate = from_stored_form(&stored.kind, &stored.content)?;
+        let candidate = from_stored_form(stored.kind, &stored.content)?;
         let proven = correctness(&task_state.task, task_state.pristine(), &candidate);
         proven
             .is_proven()
@@ -408,7 +408,7 @@ impl<'a> Comparer<'a> {
         if let Some(reason) = self.proven(task_state, stored) {
             return self.not_applicable(stored, reason);
         }
-        let Some(candidate) = from_stored_form(&stored.kind, &stored.content) else {
+        let Some(candidate) = from_stored_form(stored.kind, &stored.content) else {
             return self.not_applicable(stored, "the stored candidate cannot be read".into());
         };
         let dir = self.root.join(&stored.task);

@@ -435,7 +435,7 @@ pub fn validate_stored_run(
         .candidates(&run_id)?
         .into_iter()
         .filter_map(|c| {
-            let candidate = from_stored_form(&c.kind, &c.content)?;
+            let candidate = from_stored_form(c.kind, &c.content)?;
             Some(PlannedCandidate {
                 origin: c.id.clone(),
                 id: c.id,

@@ -409,7 +409,7 @@ impl GenerationSource for AskedModel<'_> {
             let Some(ready) = prepared.get(&stored.task) else {
                 continue;
             };
-            if let Some(candidate) = from_stored_form(&stored.kind, &stored.content)
+            if let Some(candidate) = from_stored_form(stored.kind, &stored.content)
                 && let Some(project) = ready.candidate_identity(&candidate).project()
             {
                 first_by_project.entry(project.clone()).or_insert(stored.id);

@@ -335,8 +335,8 @@ fn instance_records(
     Ok(records)
 }
 
-/// How a candidate is stored: its kind's word and its text.
-pub fn stored_form(candidate: &Candidate) -> (String, String) {
+/// How a candidate is stored: its kind and its text.
+pub fn stored_form(candidate: &Candidate) -> (CandidateKind, String) {
     let (kind, content) = match candidate {
         Candidate::Unchanged => (CandidateKind::Unchanged, String::new()),
         Candidate::Diff(patch) => (CandidateKind::Diff, patch.to_string()),
@@ -345,13 +345,13 @@ pub fn stored_form(candidate: &Candidate) -> (String, String) {
         }
         Candidate::Malformed { text, .. } => (CandidateKind::Malformed, text.clone()),
     };
-    (kind.to_string(), content)
+    (kind, content)
 }
 
 /// The candidate behind a stored kind and text (the inverse of [`stored_form`]); `None` for a
-/// kind the store does not know or a diff that does not parse.
-pub fn from_stored_form(kind: &str, content: &str) -> Option<Candidate> {
-    match CandidateKind::parse(kind).ok()? {
+/// diff that does not parse.
+pub fn from_stored_form(kind: CandidateKind, content: &str) -> Option<Candidate> {
+    match kind {
         CandidateKind::Unchanged => Some(Candidate::Unchanged),
         CandidateKind::Diff => Patch::parse(content).ok().map(Candidate::Diff),
         CandidateKind::Replacement(target) => Some(Candidate::Replacement {
@@ -389,7 +389,7 @@ pub fn input_hash(planned: &[PlannedCandidate], tasks: &[&Task]) -> String {
     let mut hasher = Sha256::new();
     for p in planned {
         let (kind, content) = stored_form(&p.candidate);
-        for part in [&p.id, &p.task, &kind, &content] {
+        for part in [&p.id, &p.task, &kind.to_string(), &content] {
             hasher.update(part.as_bytes());
             hasher.update([0]);
         }

@@ -389,7 +389,7 @@ mod tests {
                 id: task.into(),
                 task: task.into(),
                 label: task.into(),
-                kind: "unchanged".into(),
+                kind: avrlab_core::CandidateKind::Unchanged,
                 content: String::new(),
             })
             .into();

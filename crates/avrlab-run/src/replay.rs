@@ -1195,7 +1195,7 @@ mod tests {
         );
         assert_eq!(first.matches("\n-").count(), 1, "{first}");
         // The unchanged line, indented differently, is a change too.
-        assert_eq!(candidates[2].kind, "diff");
+        assert_eq!(candidates[2].kind, avrlab_core::CandidateKind::Diff);
         assert!(
             candidates[2]
                 .content

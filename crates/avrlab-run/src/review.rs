@@ -82,7 +82,7 @@ pub fn review_run(
             "reviewing {} with {}",
             candidate.id, spec.reviewer
         ));
-        let prompt = review_prompt(method, &candidate.kind, &candidate.content);
+        let prompt = review_prompt(method, &candidate.kind.to_string(), &candidate.content);
         let params = GenParams {
             n: 1,
             temperature: spec.temperature,

@@ -4,8 +4,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use avrlab_core::{
-    AuditLabel, CheckKind, Correctness, Engine, ErrorCause, Extraction, ItemClass, Outcome, Phase,
-    RunConfig, RunMode, TestGroupResult, TestStatus, UnknownWord,
+    AuditLabel, CandidateKind, CheckKind, Correctness, Engine, ErrorCause, Extraction, ItemClass,
+    Outcome, Phase, RunConfig, RunMode, TestGroupResult, TestStatus, UnknownWord,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -109,8 +109,9 @@ pub struct NewCandidate {
     pub id: String,
     pub task: String,
     pub label: String,
-    /// `unchanged`, `diff` or `replacement:<target>`.
-    pub kind: String,
+    /// What `content` is; stored as its word (`unchanged`, `diff`, `replacement:<target>`,
+    /// `malformed`).
+    pub kind: CandidateKind,
     pub content: String,
 }
 
@@ -543,7 +544,13 @@ impl Store {
             for (seq, c) in candidates.iter().enumerate() {
                 insert
                     .execute(params![
-                        id, c.id, seq as i64, c.task, c.label, c.kind, c.content
+                        id,
+                        c.id,
+                        seq as i64,
+                        c.task,
+                        c.label,
+                        c.kind.to_string(),
+                        c.content
                     ])
                     .map_err(sqlite)?;
             }
@@ -626,7 +633,7 @@ impl Store {
                     id: r.get(0)?,
                     task: r.get(1)?,
                     label: r.get(2)?,
-                    kind: r.get(3)?,
+                    kind: word(r, 3, CandidateKind::parse)?,
                     content: r.get(4)?,
                 })
             },
@@ -1231,7 +1238,7 @@ impl Store {
                         next_candidate + offset as i64,
                         c.task,
                         c.label,
-                        c.kind,
+                        c.kind.to_string(),
                         c.content
                     ])
                     .map_err(sqlite)?;
@@ -1415,7 +1422,7 @@ pub(crate) mod tests {
                 id: format!("c{i}"),
                 task: "t".into(),
                 label: format!("l{i}"),
-                kind: "diff".into(),
+                kind: CandidateKind::Diff,
                 content: "--- a\n".into(),
             })
             .collect();
@@ -1555,6 +1562,23 @@ pub(crate) mod tests {
             store.conn.execute_batch(update).unwrap();
             refused(&store, what);
         }
+        // A candidate's kind is read as a word of its own too, the stored spelling only.
+        assert_eq!(store.candidates("r1").unwrap()[0].kind, CandidateKind::Diff);
+        store
+            .conn
+            .execute_batch("UPDATE candidates SET kind = 'method' WHERE id = 'c1'")
+            .unwrap();
+        let error = store.candidates("r1").unwrap_err();
+        let mut text = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        assert!(
+            text.contains("`method` is not a known candidate kind"),
+            "{text}"
+        );
     }
 
     /// Fresh ids never collide, however close together the runs start (one process or two

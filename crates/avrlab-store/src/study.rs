@@ -228,7 +228,7 @@ mod tests {
             id: "c1".into(),
             task: "t".into(),
             label: "l".into(),
-            kind: "diff".into(),
+            kind: avrlab_core::CandidateKind::Diff,
             content: String::new(),
         };
         store.create_run(&run, &[candidate]).unwrap();

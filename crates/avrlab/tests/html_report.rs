@@ -81,7 +81,7 @@ fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Ou
                     id: candidate.clone(),
                     task: (*task).into(),
                     label: candidate.clone(),
-                    kind: "diff".into(),
+                    kind: avrlab_core::CandidateKind::Diff,
                     content: String::new(),
                 }],
                 &[generation(task, model, offset, 0, &candidate)],
