@@ -331,7 +331,8 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
             ),
         }
     }
-    // A thread left running after a pass is a runtime flag, named.
+    // A thread left running after a pass is a runtime flag, named; one the PoV tests started is
+    // flagged already when the regression tests begin in the same JVM (Maven's would not see it).
     let left_flags: String = db
         .query_row(
             "SELECT flags FROM engines WHERE candidate_id = ?1",
@@ -341,6 +342,12 @@ fn fresh_jvm_per_candidate_gives_mavens_verdicts(uid: Option<u32>) {
         .unwrap();
     assert!(
         left_flags.contains("a thread started by the tests is still running (archive-watcher)"),
+        "{left_flags}"
+    );
+    assert!(
+        left_flags.contains(
+            "a thread the PoV tests started was still running when the regression tests began (archive-watcher)"
+        ),
         "{left_flags}"
     );
     // The candidate that forged its own answer is never an unflagged Plausible: its runtime
