@@ -691,25 +691,39 @@ impl Maven {
             path: dir.clone(),
             source,
         })?;
-        let policy = SandboxPolicy {
-            mounts: vec![self.repository_mount(true), Mount::ReadWrite(dir.clone())],
-            network: true,
-        };
         for releases in wanted {
             for coordinates in releases {
-                let args = vec![
-                    "dependency:get".to_owned(),
-                    format!("-Dartifact={coordinates}:pom"),
-                    "-Dtransitive=false".to_owned(),
-                ];
-                let mut spec = self.spec(&dir, args, policy.clone(), self.settings.limits);
-                spec.cwd = dir.clone();
-                if run(&spec)?.exit.success() {
+                if self
+                    .fetch_artifact(&dir, &format!("{coordinates}:pom"))?
+                    .exit
+                    .success()
+                {
                     break;
                 }
             }
         }
         Ok(())
+    }
+
+    /// One networked `dependency:get` of `artifact` (`group:artifact:version[:packaging]`,
+    /// without its dependencies) into the repository (writable now, during a warm-up), run in
+    /// `dir` (an empty folder: no project is read).
+    fn fetch_artifact(&self, dir: &Path, artifact: &str) -> Result<ProcessResult, BuildError> {
+        let policy = SandboxPolicy {
+            mounts: vec![
+                self.repository_mount(true),
+                Mount::ReadWrite(dir.to_owned()),
+            ],
+            network: true,
+        };
+        let args = vec![
+            "dependency:get".to_owned(),
+            format!("-Dartifact={artifact}"),
+            "-Dtransitive=false".to_owned(),
+        ];
+        let mut spec = self.spec(dir, args, policy, self.settings.limits);
+        spec.cwd = dir.to_owned();
+        Ok(run(&spec)?)
     }
 
     /// Fetches the jars of [`crate::access::REMOVED_PLATFORM_APIS`] this task's JVMs take, when
@@ -738,14 +752,7 @@ impl Maven {
             .filter(|(_, jar)| !jar.is_file())
         {
             let (group, artifact, version) = *coordinates;
-            let args = vec![
-                "dependency:get".to_owned(),
-                format!("-Dartifact={group}:{artifact}:{version}"),
-                "-Dtransitive=false".to_owned(),
-            ];
-            let mut spec = self.spec(dir, args, policy.clone(), self.settings.limits);
-            spec.cwd = dir.to_owned();
-            let result = run(&spec)?;
+            let result = self.fetch_artifact(dir, &format!("{group}:{artifact}:{version}"))?;
             let fetched = crate::access::repository_jar(&self.settings.repository, *coordinates);
             if !result.exit.success() || !fetched.is_file() {
                 return Err(BuildError::WarmUp {
