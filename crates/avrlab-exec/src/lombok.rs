@@ -11,7 +11,9 @@
 
 use std::path::Path;
 
-use crate::pom_versions::{PomVersions, apply_edits, property_name, read_project, read_versions};
+use crate::pom_versions::{
+    Named, PomVersions, apply_edits, property_name, read_project, read_versions,
+};
 
 /// The Lombok that stands in for an older one: supports the javac of JDK 8 to 21.
 pub const LOMBOK_SUBSTITUTE: &str = "1.18.30";
@@ -43,6 +45,40 @@ fn property_value<'a>(poms: &[&'a PomVersions], property: &str) -> Option<&'a st
         .find_map(|p| p.properties.get(property).map(|(value, _)| value.as_str()))
 }
 
+fn is_lombok(named: &Named) -> bool {
+    named.group == GROUP && named.artifact == ARTIFACT
+}
+
+/// The root pom's `text` with an old Lombok of its parents outranked: each of `properties` it
+/// does not set itself is set to [`LOMBOK_SUBSTITUTE`], and unless it names Lombok itself, its
+/// dependency management names the substitute (for the declarations that write no version).
+fn outrank_in_root(mut text: String, root: &PomVersions, properties: &[String]) -> String {
+    for property in properties
+        .iter()
+        .filter(|p| !root.properties.contains_key(*p))
+    {
+        let entry = format!("<{property}>{LOMBOK_SUBSTITUTE}</{property}>");
+        if let Some(with) = crate::levels::insert_in_pom(&text, &["project", "properties"], &entry)
+        {
+            text = with;
+        }
+    }
+    if !root.named.iter().any(is_lombok) {
+        let entry = format!(
+            "<dependency><groupId>{GROUP}</groupId><artifactId>{ARTIFACT}</artifactId>\
+             <version>{LOMBOK_SUBSTITUTE}</version></dependency>"
+        );
+        if let Some(with) = crate::levels::insert_in_pom(
+            &text,
+            &["project", "dependencyManagement", "dependencies"],
+            &entry,
+        ) {
+            text = with;
+        }
+    }
+    text
+}
+
 /// Where the poms of `project` or its parents in `repository` name a Lombok older than 1.18.22,
 /// replaces it by [`LOMBOK_SUBSTITUTE`] (see the module's documentation). Returns one note per
 /// changed pom.
@@ -62,7 +98,7 @@ pub fn pin_lombok(project: &Path, repository: &Path) -> std::io::Result<Vec<Stri
     let uses = everyone
         .iter()
         .flat_map(|p| &p.named)
-        .filter(|n| n.group == GROUP && n.artifact == ARTIFACT);
+        .filter(|n| is_lombok(n));
     // The old versions as written: literal ones, and the properties that hold old ones.
     let mut old_versions: Vec<String> = Vec::new();
     let mut old_properties: Vec<String> = Vec::new();
@@ -90,58 +126,31 @@ pub fn pin_lombok(project: &Path, repository: &Path) -> std::io::Result<Vec<Stri
         let mut edits: Vec<((usize, usize), String)> = pom
             .named
             .iter()
-            .filter(|n| n.group == GROUP && n.artifact == ARTIFACT && is_too_old(&n.version))
+            .filter(|n| is_lombok(n) && is_too_old(&n.version))
             .map(|n| (n.span, LOMBOK_SUBSTITUTE.to_owned()))
             .collect();
-        let mut unset: Vec<&str> = Vec::new();
         if index == 0 {
-            for property in &old_properties {
-                match pom.properties.get(property) {
-                    Some((_, span)) => edits.push((*span, LOMBOK_SUBSTITUTE.to_owned())),
-                    None => unset.push(property),
-                }
-            }
+            edits.extend(
+                old_properties
+                    .iter()
+                    .filter_map(|p| pom.properties.get(p))
+                    .map(|(_, span)| (*span, LOMBOK_SUBSTITUTE.to_owned())),
+            );
         }
         let mut adapted = apply_edits(text, edits);
-        let mut changed = adapted != *text;
         if index == 0 {
-            for property in unset {
-                let entry = format!("<{property}>{LOMBOK_SUBSTITUTE}</{property}>");
-                if let Some(with) =
-                    crate::levels::insert_in_pom(&adapted, &["project", "properties"], &entry)
-                {
-                    adapted = with;
-                    changed = true;
-                }
-            }
-            let managed = pom
-                .named
-                .iter()
-                .any(|n| n.group == GROUP && n.artifact == ARTIFACT);
-            let entry = format!(
-                "<dependency><groupId>{GROUP}</groupId><artifactId>{ARTIFACT}</artifactId>\
-                 <version>{LOMBOK_SUBSTITUTE}</version></dependency>"
-            );
-            if !managed
-                && let Some(with) = crate::levels::insert_in_pom(
-                    &adapted,
-                    &["project", "dependencyManagement", "dependencies"],
-                    &entry,
-                )
-            {
-                adapted = with;
-                changed = true;
-            }
+            adapted = outrank_in_root(adapted, pom, &old_properties);
         }
-        if changed {
-            std::fs::write(path, adapted)?;
-            let relative = path.strip_prefix(project).unwrap_or(path);
-            notes.push(format!(
-                "{}: org.projectlombok:lombok {old} replaced by {LOMBOK_SUBSTITUTE} (releases \
-                 before 1.18.22 fail inside the substitute JDK's javac)",
-                relative.display()
-            ));
+        if adapted == *text {
+            continue;
         }
+        std::fs::write(path, adapted)?;
+        let relative = path.strip_prefix(project).unwrap_or(path);
+        notes.push(format!(
+            "{}: org.projectlombok:lombok {old} replaced by {LOMBOK_SUBSTITUTE} (releases \
+             before 1.18.22 fail inside the substitute JDK's javac)",
+            relative.display()
+        ));
     }
     Ok(notes)
 }
