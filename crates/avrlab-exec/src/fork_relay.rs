@@ -39,6 +39,11 @@ pub(crate) const LAUNCHER_VIEW: &str = "/avrlab/fork-jvm";
 /// The launcher Surefire starts instead of `java`. Standard input is kept on descriptor 3 because a
 /// background job of a non-interactive shell reads `/dev/null`; descriptor 4 holds the input FIFO
 /// open for writing from the start, so that the test JVM never reads an early end of input.
+///
+/// The launcher may be killed from outside while its relays run on. None of them may then keep
+/// Surefire waiting: the input relay holds none of Surefire's output pipes (its error stream is
+/// `/dev/null`), and the output relays start only once the request is ready, so avrlab always
+/// opens (and, when the JVM ends, closes) the FIFOs they wait on.
 const LAUNCHER: &str = r#"#!/bin/sh
 # Surefire's test JVM, started by avrlab in a sandbox of its own (crates/avrlab-exec/src/fork_relay.rs).
 exec 3<&0
@@ -47,11 +52,11 @@ d=$(mktemp -d /avrlab/fork-relay/req.XXXXXXXX) || exit 125
 env -0 > "$d/env" || exit 125
 mkfifo "$d/in" "$d/out" "$d/err" "$d/exit" || exit 125
 exec 4<>"$d/in"
-cat <&3 >&4 & i=$!
+cat <&3 >&4 2>/dev/null & i=$!
 exec 3<&- 4>&-
+: > "$d/ready"
 cat "$d/out" & o=$!
 cat "$d/err" >&2 & e=$!
-: > "$d/ready"
 read -r code < "$d/exit"
 wait $o $e
 kill $i 2>/dev/null
@@ -714,6 +719,45 @@ mod tests {
             line.contains("; 2 relay requests refused: 2 test JVMs were running and at most 2 may run at once, working folder "),
             "{line}"
         );
+    }
+
+    #[test]
+    fn a_launcher_killed_from_outside_leaves_nothing_holding_surefires_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let (requests, project) = (dir.path().join("relay"), dir.path().join("project"));
+        let (stop, server) = relay(&requests, &project, 2);
+        // The JVM runs on for a moment after its launcher is gone, then ends by itself.
+        let mut launcher = Launcher::start(&requests, &project, &["-c", "echo up; sleep 0.3"]);
+        assert_eq!(launcher.first_line(), "up\n");
+        launcher.child.kill().unwrap();
+        // Reaped without `wait`, which would close the fork's input first.
+        while launcher.child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // Surefire keeps the fork's input open; its output and error streams must still end,
+        // or Maven waits for them until the phase's time limit.
+        let ends = [
+            Box::new(launcher.child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(launcher.child.stderr.take().unwrap()),
+        ]
+        .map(|mut stream| {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut stream, &mut std::io::sink());
+                let _ = sender.send(());
+            });
+            receiver
+        });
+        for (name, end) in ["output", "error"].iter().zip(ends) {
+            assert!(
+                end.recv_timeout(Duration::from_secs(10)).is_ok(),
+                "the fork's {name} stream stayed open after its launcher was killed"
+            );
+        }
+        drop(launcher.child.stdin.take());
+        stop.store(true, Ordering::SeqCst);
+        let report = server.join().unwrap();
+        assert_eq!(report.jvms, 1, "{report:?}");
     }
 
     #[test]
