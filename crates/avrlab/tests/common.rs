@@ -11,18 +11,34 @@ use std::sync::{Condvar, Mutex};
 /// machine ([`heavy`]).
 const CORES: u32 = 2;
 
-/// Who holds the cores: how many are taken, and the tickets of the tests served so far and
-/// handed out so far. Tests are served in the order they asked, so a whole-machine test is not
-/// overtaken for ever by one-core tests.
+/// Who holds the cores: how many are taken, and the tests waiting for some (ticket, cores), in
+/// the order they asked.
 struct Cores {
     taken: u32,
-    next_served: u64,
+    waiting: Vec<(u64, u32)>,
     next_ticket: u64,
+}
+
+impl Cores {
+    /// Whether the waiting test `ticket` may take its cores now: they are free, and no test that
+    /// asked earlier could take its own. So tests are served in the order they asked, but a core
+    /// left free while a whole-machine test waits for the other one is used by a one-core test
+    /// meanwhile (with more test threads than cores, `scripts/test`); the whole-machine test runs
+    /// when both are free, later but on a machine that was never idle.
+    fn may_take(&self, ticket: u64, cores: u32) -> bool {
+        let free = CORES - self.taken;
+        cores <= free
+            && self
+                .waiting
+                .iter()
+                .take_while(|(t, _)| *t != ticket)
+                .all(|(_, c)| *c > free)
+    }
 }
 
 static CORES_HELD: Mutex<Cores> = Mutex::new(Cores {
     taken: 0,
-    next_served: 0,
+    waiting: Vec::new(),
     next_ticket: 0,
 });
 static CORES_FREED: Condvar = Condvar::new();
@@ -67,17 +83,18 @@ impl Drop for Heavy {
     }
 }
 
-/// Waits for its turn and then for `cores` free cores.
+/// Waits for `cores` free cores (see [`Cores::may_take`]).
 fn take_cores(cores: u32) -> Heavy {
     let asked = std::time::Instant::now();
     let mut held = CORES_HELD.lock().unwrap_or_else(|p| p.into_inner());
     let ticket = held.next_ticket;
     held.next_ticket += 1;
-    while held.next_served != ticket || held.taken + cores > CORES {
+    held.waiting.push((ticket, cores));
+    while !held.may_take(ticket, cores) {
         held = CORES_FREED.wait(held).unwrap_or_else(|p| p.into_inner());
     }
     held.taken += cores;
-    held.next_served += 1;
+    held.waiting.retain(|(t, _)| *t != ticket);
     drop(held);
     // The next in line may fit beside this one.
     CORES_FREED.notify_all();
