@@ -5,12 +5,14 @@
 //! stores ([`RunConfig`]) and the one reader of files untrusted code wrote
 //! ([`read_untrusted_file`]). The bottom of the crate graph: it depends on no other avrlab crate.
 
+mod blame;
 mod candidate_kind;
 mod month;
 mod run_config;
 mod untrusted_file;
 mod vocabulary;
 
+pub use blame::{Blame, Blamed, Stop};
 pub use candidate_kind::{CandidateKind, ReplacementTarget};
 pub use month::{BadMonth, Month, fix_month};
 pub use run_config::{BadShard, MalformedRunConfig, ModelPrice, ReplaySource, RunConfig, Shard};

@@ -3,6 +3,7 @@
 //! exchange as JSON lines (so two auditors can label independently and merge), and the agreement
 //! between two auditors (Cohen's kappa).
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use avrlab_core::{Outcome, TestStatus};
@@ -53,6 +54,18 @@ pub enum AuditError {
         #[source]
         source: KappaError,
     },
+}
+
+impl Blamed for AuditError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Store(e) => e.blame(),
+            Self::UnknownRun(_)
+            | Self::BadLine { .. }
+            | Self::NothingInCommon { .. }
+            | Self::Kappa { .. } => Blame::Input,
+        }
+    }
 }
 
 /// The plausible candidates of `run_id` that no check proved correct (for eval runs: neither

@@ -10,6 +10,7 @@
 //! A fix line outside every method (a field, an initializer) cannot be masked, and the candidate
 //! task is rejected at the `mask` gate; changed `import` lines stay (they compile either way).
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -838,6 +839,14 @@ pub enum CurateError {
         #[source]
         source: avrlab_bench::TaskError,
     },
+}
+
+impl Blamed for CurateError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Io { .. } | Self::Validate(_) | Self::Staged { .. } => Blame::Infrastructure,
+        }
+    }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CurateError + '_ {

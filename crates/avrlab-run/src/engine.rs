@@ -3,6 +3,7 @@
 //! every verdict to the store the moment it lands. A run stopped at any point is resumed by
 //! validating only the candidates that have no verdict yet.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
@@ -242,6 +243,19 @@ pub enum EngineError {
         message: String,
         more: String,
     },
+}
+
+impl Blamed for EngineError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Store(e) => e.blame(),
+            Self::Validate(_) => Blame::Infrastructure,
+            Self::NothingToResume { .. }
+            | Self::UnknownRun(_)
+            | Self::InputChanged(_)
+            | Self::DoesNotApply { .. } => Blame::Input,
+        }
+    }
 }
 
 fn verdict_row(verdict: &Verdict) -> VerdictRow {

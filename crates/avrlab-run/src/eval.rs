@@ -2,6 +2,7 @@
 //! them, and store everything — prompt by prompt, so that an interrupted eval resumes where it
 //! stopped and an identical re-run is served from the response cache without a single request.
 
+use avrlab_core::{Blame, Blamed, Stop};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -111,6 +112,19 @@ pub enum EvalError {
     /// Validation or the store failed.
     #[error(transparent)]
     Engine(#[from] EngineError),
+}
+
+impl Blamed for EvalError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Model { .. } => Blame::Infrastructure,
+            Self::TooManyErrors { .. } => Blame::Stopped(Stop::ErrorLimit),
+            Self::BudgetReached { .. } => Blame::Stopped(Stop::BudgetReached),
+            // The configuration cannot keep the budget the user set.
+            Self::CostUnknown { .. } | Self::Method(_) | Self::Render { .. } => Blame::Input,
+            Self::Engine(e) => e.blame(),
+        }
+    }
 }
 
 impl From<avrlab_store::StoreError> for EvalError {

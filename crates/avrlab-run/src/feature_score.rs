@@ -4,6 +4,7 @@
 //! are stored with the per-test evidence; the report gives the functional-correct rate, the
 //! secure rate and the "correct but insecure" share, overall and per CWE, with Wilson intervals.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -132,6 +133,16 @@ pub enum ScoreError {
     /// A task could not be made or run (infrastructure).
     #[error(transparent)]
     Validate(#[from] ValidateError),
+}
+
+impl Blamed for ScoreError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Input(_) => Blame::Input,
+            Self::Store(e) => e.blame(),
+            Self::Validate(_) => Blame::Infrastructure,
+        }
+    }
 }
 
 /// What `avrlab eval` asks of a model on feature tasks.

@@ -38,6 +38,7 @@
 //!
 //! Command models run in the candidates' sandbox (see `command_runner.rs`).
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -142,6 +143,20 @@ pub enum ModelSetupError {
     /// A replay file could not be read.
     #[error("model `{name}`: {message}")]
     Replay { name: String, message: String },
+}
+
+impl Blamed for ModelSetupError {
+    /// The configuration is at fault (unreadable, malformed, no such model, a setting missing);
+    /// a backend that cannot start is the machine's.
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Read { .. }
+            | Self::Malformed { .. }
+            | Self::Unknown { .. }
+            | Self::Missing { .. } => Blame::Input,
+            Self::Backend { .. } | Self::Replay { .. } => Blame::Infrastructure,
+        }
+    }
 }
 
 impl ConfigFile {

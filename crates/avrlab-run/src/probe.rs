@@ -8,6 +8,7 @@
 //! it is and under the task's rename transformation: a memorized fix loses much more likelihood
 //! under renaming than one the model infers from the code.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,12 @@ pub enum ProbeError {
         #[source]
         source: ModelError,
     },
+}
+
+impl Blamed for ProbeError {
+    fn blame(&self) -> Blame {
+        Blame::input_if(self.is_input())
+    }
 }
 
 impl ProbeError {

@@ -28,6 +28,7 @@
 //! our verdict, so that the report shows where they agree. Files, patches and tasks that cannot be
 //! mapped are listed with the reason; nothing is guessed.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -180,6 +181,21 @@ pub enum ReplayError {
     /// Validation or the store failed.
     #[error(transparent)]
     Engine(#[from] EngineError),
+}
+
+impl Blamed for ReplayError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Engine(e) => e.blame(),
+            Self::Export { .. } => Blame::Infrastructure,
+            Self::UnknownModel { .. }
+            | Self::Variant(_)
+            | Self::NoFolder { .. }
+            | Self::Read { .. }
+            | Self::Locations { .. }
+            | Self::NothingToReplay { .. } => Blame::Input,
+        }
+    }
 }
 
 impl From<avrlab_store::StoreError> for ReplayError {

@@ -38,6 +38,15 @@ pub enum ReviewError {
     Store(#[from] StoreError),
 }
 
+impl avrlab_core::Blamed for ReviewError {
+    fn blame(&self) -> avrlab_core::Blame {
+        match self {
+            Self::Model { .. } => avrlab_core::Blame::Infrastructure,
+            Self::Store(e) => e.blame(),
+        }
+    }
+}
+
 /// Model errors that concern one prompt (stored as that review's result) rather than the model.
 fn is_per_prompt(error: &ModelError) -> bool {
     matches!(

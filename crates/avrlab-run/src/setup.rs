@@ -1,6 +1,7 @@
 //! Resolving what a validating command was given into the engine's configuration, with the
 //! start-up checks of the machine it runs on (sandbox, Maven, cgroups), each said in one line.
 
+use avrlab_core::{Blame, Blamed};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -56,6 +57,15 @@ pub enum SetupError {
     /// The machine lacks what validation needs (exit 1).
     #[error("{0}")]
     Infrastructure(String),
+}
+
+impl Blamed for SetupError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Input(_) => Blame::Input,
+            Self::Infrastructure(_) => Blame::Infrastructure,
+        }
+    }
 }
 
 impl EngineSetup {

@@ -4,6 +4,7 @@
 //! any point resumes cell by cell (and, inside a cell, prompt by prompt) without redoing anything
 //! finished. Identical candidates are validated once across the whole study.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -907,6 +908,19 @@ pub enum StudyError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl Blamed for StudyError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Conflict(_) => Blame::Input,
+            Self::Probe { source, .. } => source.blame(),
+            Self::Eval { source, .. } => source.blame(),
+            Self::Replay { source, .. } => source.blame(),
+            Self::Review { source, .. } => source.blame(),
+            Self::Store(e) => e.blame(),
+        }
+    }
 }
 
 /// What running (or resuming) a study did.

@@ -2,6 +2,7 @@
 //! text; a task folder keeps each in its own file, byte for byte, so that exporting what was
 //! imported gives the same file.
 
+use avrlab_core::{Blame, Blamed};
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
@@ -26,6 +27,15 @@ pub enum SusVibesError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl Blamed for SusVibesError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Record(_) | Self::Task { .. } => Blame::Input,
+            Self::Io { .. } => Blame::Infrastructure,
+        }
+    }
 }
 
 /// The task id of a record: lowercase, other characters made `-`.

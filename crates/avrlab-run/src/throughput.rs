@@ -2,6 +2,7 @@
 //! one engine and worker count, the naive way (one plain `mvn test` per candidate), and `eval`
 //! with the template baseline end to end; and where two measured engines gave different verdicts.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,17 @@ pub enum ThroughputError {
     /// Some tasks could not be warmed up, so the measurement would leave their candidates out.
     #[error("{0} task(s) could not be warmed up: {1}")]
     Unprepared(usize, String),
+}
+
+impl Blamed for ThroughputError {
+    fn blame(&self) -> Blame {
+        match self {
+            Self::Store(e) => e.blame(),
+            Self::Engine(e) => e.blame(),
+            Self::Eval(e) => e.blame(),
+            Self::Validate(_) | Self::Read { .. } | Self::Unprepared(..) => Blame::Infrastructure,
+        }
+    }
 }
 
 /// One measured run: an engine (or `plain-mvn`) with a number of workers.

@@ -8,6 +8,7 @@
 //! costs about `2 log2(rules)` verifications, and every rule that fails on its own is rolled back and
 //! reported with the outcome that condemned it.
 
+use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -84,6 +85,12 @@ pub enum TransformTaskError {
         #[source]
         source: Box<ValidateError>,
     },
+}
+
+impl Blamed for TransformTaskError {
+    fn blame(&self) -> Blame {
+        Blame::input_if(self.is_input())
+    }
 }
 
 impl TransformTaskError {

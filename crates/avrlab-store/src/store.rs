@@ -56,6 +56,24 @@ pub enum StoreError {
     },
 }
 
+impl avrlab_core::Blamed for StoreError {
+    /// The user's file is at fault (not a store, a newer one, a run id taken, an unknown
+    /// candidate); anything else is the machine's.
+    fn blame(&self) -> avrlab_core::Blame {
+        use avrlab_core::Blame;
+        match self {
+            Self::NotADatabase(_)
+            | Self::NotAStore(_)
+            | Self::Version { .. }
+            | Self::RunExists(_)
+            | Self::UnknownCandidate { .. } => Blame::Input,
+            Self::Folder { .. } | Self::Migration { .. } | Self::Sqlite { .. } => {
+                Blame::Infrastructure
+            }
+        }
+    }
+}
+
 /// Reads a column that holds a word of one of the store's enums.
 pub(crate) fn word<T>(
     row: &rusqlite::Row<'_>,

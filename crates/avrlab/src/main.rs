@@ -5,10 +5,14 @@ mod progress;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
-    let cli = cmd::Cli::parse();
+    // `avrlab --help` ends with the table of exit codes, made where the codes are.
+    let command =
+        cmd::Cli::command().after_long_help(format!("Exit codes:\n\n{}", cmd::exit_code_table()));
+    let cli =
+        cmd::Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|error| error.exit());
     match cmd::run(cli) {
         Ok(code) => code,
         Err(failure) => {

@@ -14,7 +14,6 @@ use avrlab_store::Store;
 
 use super::Failure;
 use super::options::StoreArg;
-use super::store_failure;
 
 /// Arguments of `avrlab audit`.
 #[derive(Debug, clap::Args)]
@@ -44,13 +43,6 @@ pub struct Args {
     pub store: StoreArg,
 }
 
-fn audit_failure(error: AuditError) -> Failure {
-    match error {
-        AuditError::Store(e) => store_failure(e),
-        other => Failure::input(other),
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if !args.store.path.is_file() {
         return Err(Failure::input(anyhow::anyhow!(
@@ -58,13 +50,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             args.store.path.display()
         )));
     }
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
     let run_info = store
-        .run(&args.run)
-        .map_err(store_failure)?
-        .ok_or_else(|| audit_failure(AuditError::UnknownRun(args.run.clone())))?;
+        .run(&args.run)?
+        .ok_or_else(|| AuditError::UnknownRun(args.run.clone()))?;
     if let Some(path) = &args.export {
-        let text = export(&store, &args.run).map_err(audit_failure)?;
+        let text = export(&store, &args.run)?;
         if path.as_os_str() == "-" {
             #[expect(clippy::print_stdout, reason = "the export is the command's output")]
             {
@@ -80,11 +71,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.import {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Failure::input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
-        let rows =
-            parse_lines(&text, &path.display().to_string(), &args.run).map_err(audit_failure)?;
-        store
-            .record_audits(&args.run, &rows)
-            .map_err(store_failure)?;
+        let rows = parse_lines(&text, &path.display().to_string(), &args.run)?;
+        store.record_audits(&args.run, &rows)?;
         say(&format!(
             "stored {} label(s) of run {} from {}",
             rows.len(),
@@ -102,7 +90,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 "--agreement takes two auditors, `A,B`; got `{pair}`"
             )));
         };
-        let agreed = agreement(&store, &args.run, first, second).map_err(audit_failure)?;
+        let agreed = agreement(&store, &args.run, first, second)?;
         #[expect(clippy::print_stdout, reason = "the agreement is the command's output")]
         {
             print!("{}", render_agreement(&args.run, first, second, &agreed));
@@ -116,7 +104,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .or_else(|| std::env::var("USER").ok())
         .filter(|a| !a.trim().is_empty())
         .ok_or_else(|| Failure::input(anyhow::anyhow!("say who audits: --auditor NAME")))?;
-    let items = queue(&store, &args.run, Some(&auditor)).map_err(audit_failure)?;
+    let items = queue(&store, &args.run, Some(&auditor))?;
     if args.list {
         #[expect(clippy::print_stdout, reason = "the queue is the command's output")]
         {
@@ -138,8 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         benchmark.as_ref(),
         std::io::stdin().lock(),
         &mut std::io::stderr(),
-    )
-    .map_err(store_failure)?;
+    )?;
     say(&format!("\n{labelled} label(s) stored"));
     Ok(ExitCode::SUCCESS)
 }

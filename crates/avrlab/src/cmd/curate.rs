@@ -66,10 +66,6 @@ fn of_kind<'a>(
     Ok(mine)
 }
 
-fn curate_failure(error: avrlab_run::curate::CurateError) -> Failure {
-    Failure::infrastructure(error)
-}
-
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
     let (config, work) = args.options.engine(false)?;
@@ -78,10 +74,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let mut rows = Vec::new();
         for task in of_kind(&args, &benchmark.tasks, TaskKind::Feature)? {
             progress(&format!("checking {}", task.id));
-            rows.push((
-                task.id.clone(),
-                check_task(&oracle, task).map_err(curate_failure)?,
-            ));
+            rows.push((task.id.clone(), check_task(&oracle, task)?));
         }
         let (table, all_pass) = check_table(&rows);
         print_out(&table);
@@ -120,7 +113,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let mut rows = Vec::new();
     for task in repairs {
         progress(&format!("curating {}", task.id));
-        let row = curate_task(&oracle, task, &curate, statement).map_err(curate_failure)?;
+        let row = curate_task(&oracle, task, &curate, statement)?;
         progress(&format!(
             "  {}: {}",
             row.task,

@@ -6,15 +6,14 @@ use std::process::ExitCode;
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
-use avrlab_run::eval::{ErrorLimit, EvalError, EvalRequest, EvalSpec, Retry, execute_eval};
+use avrlab_run::eval::{ErrorLimit, EvalRequest, EvalSpec, Retry, execute_eval};
 use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
 
+use super::Failure;
 use super::options::{DifferentialArgs, ModelConfigArg, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
-use super::store_failure;
-use super::validate::{print_report, score_failure};
-use super::{Exit, Failure};
+use super::validate::print_report;
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab eval`.
@@ -158,7 +157,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             args.model
         )));
     }
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
     let (mut config, _work) = args.options.engine(true)?;
     config.differential = args.differential.config(false);
     let oracle = args.options.oracle(&config)?;
@@ -201,24 +200,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         max_errors: args.max_errors,
         max_cost: args.max_cost,
     };
-    let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress).map_err(
-        |e| match e {
-            EvalError::Model { .. } => Failure::infrastructure(e),
-            EvalError::TooManyErrors { .. } => Failure {
-                code: Exit::ErrorLimit,
-                error: e.into(),
-            },
-            EvalError::BudgetReached { .. } => Failure {
-                code: Exit::BudgetReached,
-                error: e.into(),
-            },
-            EvalError::Engine(avrlab_run::engine::EngineError::Store(s)) => store_failure(s),
-            EvalError::Engine(avrlab_run::engine::EngineError::Validate(_)) => {
-                Failure::infrastructure(e)
-            }
-            other => Failure::input(other),
-        },
-    )?;
+    let report = execute_eval(&mut store, request, &config, oracle.as_ref(), &progress)?;
     let tables_started = std::time::Instant::now();
     let tables = build_eval_report(&store, std::slice::from_ref(&report.run_id))
         .map_err(Failure::infrastructure)?;
@@ -305,9 +287,9 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         run_id: args.target.run.clone(),
         resume: args.target.resume,
     };
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let run_id = eval_feature_tasks(&mut store, &oracle, eval, &progress).map_err(score_failure)?;
-    let report = feature_report(&store, &run_id, benchmark).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
+    let run_id = eval_feature_tasks(&mut store, &oracle, eval, &progress)?;
+    let report = feature_report(&store, &run_id, benchmark)?;
     print_report(&render_feature_report(&report));
     Ok(ExitCode::SUCCESS)
 }

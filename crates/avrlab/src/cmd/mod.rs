@@ -1,9 +1,5 @@
-//! Subcommands, one module each, and the exit codes they map to.
-//!
-//! Exit codes: 0 done (whatever the candidates' outcomes: they are data); 1 infrastructure failed
-//! (no JDK, Maven, sandbox, disk); 2 bad input (arguments, task files, predictions files, store);
-//! 3 the benchmark's reference check failed; 4 an eval stopped at its `--max-errors` limit
-//! (resumable); 5 an eval stopped at its `--max-cost` budget (resumable).
+//! Subcommands, one module each, and the exit codes they map to: [`Exit`], reached from an
+//! error's [`Blame`] in [`Exit::of`] only; the README's table is [`exit_code_table`].
 
 mod ask;
 mod audit;
@@ -27,6 +23,7 @@ mod warm_up;
 
 use std::process::ExitCode;
 
+use avrlab_core::{Blame, Blamed, Stop};
 use clap::{Parser, Subcommand};
 
 /// The documented exit codes (see the module's head); commands name them, never a number.
@@ -44,6 +41,60 @@ pub enum Exit {
     /// 5: an eval stopped asking because its samples cost `--max-cost` or more; what it asked is
     /// stored and the run resumes with a higher budget.
     BudgetReached = 5,
+}
+
+impl Exit {
+    /// Every code but 0, in order.
+    const ALL: [Self; 5] = [
+        Self::Infrastructure,
+        Self::BadInput,
+        Self::CheckFailed,
+        Self::ErrorLimit,
+        Self::BudgetReached,
+    ];
+
+    /// The one place where a blame becomes an exit code.
+    pub fn of(blame: Blame) -> Self {
+        match blame {
+            Blame::Input => Self::BadInput,
+            Blame::Infrastructure => Self::Infrastructure,
+            Blame::Stopped(Stop::CheckFailed) => Self::CheckFailed,
+            Blame::Stopped(Stop::ErrorLimit) => Self::ErrorLimit,
+            Blame::Stopped(Stop::BudgetReached) => Self::BudgetReached,
+        }
+    }
+
+    /// What the code tells the user, as the README's table says it.
+    fn meaning(self) -> &'static str {
+        match self {
+            Self::Infrastructure => {
+                "the infrastructure failed (no JDK, Maven or sandbox, a full disk, a model provider \
+                 that is down)"
+            }
+            Self::BadInput => {
+                "bad input (arguments, task files, predictions, configuration, a store that is not \
+                 one)"
+            }
+            Self::CheckFailed => "a benchmark's reference check (or a curated task's check) failed",
+            Self::ErrorLimit => {
+                "an eval stopped at its `--max-errors` limit; resumable with `--resume --retry errored`"
+            }
+            Self::BudgetReached => {
+                "an eval stopped at its `--max-cost` budget; resumable with a higher one"
+            }
+        }
+    }
+}
+
+/// The README's table of exit codes, made from [`Exit`] (a test keeps the README equal to it).
+pub fn exit_code_table() -> String {
+    let mut table = String::from(
+        "| exit | meaning |\n|---|---|\n| 0 | done, whatever the candidates' outcomes (they are data) |\n",
+    );
+    for exit in Exit::ALL {
+        table.push_str(&format!("| {} | {} |\n", exit as u8, exit.meaning()));
+    }
+    table
 }
 
 impl From<Exit> for ExitCode {
@@ -77,28 +128,13 @@ impl Failure {
     }
 }
 
-impl From<avrlab_run::models::ModelSetupError> for Failure {
-    /// A model that cannot be set up: the configuration is at fault (unreadable, malformed, no
-    /// such model, a setting missing) as bad input, anything else as infrastructure.
-    fn from(error: avrlab_run::models::ModelSetupError) -> Self {
-        use avrlab_run::models::ModelSetupError::{Malformed, Missing, Read, Unknown};
-        match error {
-            Malformed { .. } | Missing { .. } | Read { .. } | Unknown { .. } => Self::input(error),
-            _ => Self::infrastructure(error),
+impl<E: Blamed> From<E> for Failure {
+    /// An error that knows its blame fails the command with that blame's exit code.
+    fn from(error: E) -> Self {
+        Self {
+            code: Exit::of(error.blame()),
+            error: error.into(),
         }
-    }
-}
-
-/// A store failure: the user's file at fault (not a store, a newer one, a run id taken, an
-/// unknown candidate) as bad input, anything else as infrastructure.
-pub(crate) fn store_failure(error: avrlab_store::StoreError) -> Failure {
-    match error {
-        avrlab_store::StoreError::NotADatabase(_)
-        | avrlab_store::StoreError::NotAStore(_)
-        | avrlab_store::StoreError::Version { .. }
-        | avrlab_store::StoreError::RunExists(_)
-        | avrlab_store::StoreError::UnknownCandidate { .. } => Failure::input(error),
-        other => Failure::infrastructure(other),
     }
 }
 
@@ -200,9 +236,61 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
 #[cfg(test)]
 mod tests {
+    use avrlab_run::engine::EngineError;
+    use avrlab_run::eval::EvalError;
+    use avrlab_store::StoreError;
     use clap::CommandFactory;
 
     use super::Cli;
+
+    #[test]
+    fn each_blame_has_its_exit_code_and_errors_reach_it_through_their_own_blame() {
+        use avrlab_core::{Blame, Stop};
+
+        use super::{Exit, Failure};
+        let codes: Vec<u8> = [
+            Blame::Infrastructure,
+            Blame::Input,
+            Blame::Stopped(Stop::CheckFailed),
+            Blame::Stopped(Stop::ErrorLimit),
+            Blame::Stopped(Stop::BudgetReached),
+        ]
+        .into_iter()
+        .map(|blame| Exit::of(blame) as u8)
+        .collect();
+        assert_eq!(codes, [1, 2, 3, 4, 5]);
+        let code = |failure: Failure| failure.code as u8;
+        let store = std::path::PathBuf::from("runs.sqlite");
+        // The user's file, and the machine's failure, of one error type.
+        assert_eq!(code(StoreError::NotAStore(store.clone()).into()), 2);
+        let folder = StoreError::Folder {
+            path: store,
+            source: std::io::Error::other("read-only file system"),
+        };
+        assert_eq!(code(folder.into()), 1);
+        // Nested errors take the blame of what they hold.
+        let nested = EngineError::Store(StoreError::RunExists("r".into()));
+        assert_eq!(code(EvalError::Engine(nested).into()), 2);
+        let budget = EvalError::BudgetReached {
+            run: "r".into(),
+            spent: 1.0,
+            budget: 1.0,
+            asked: 3,
+            planned: 9,
+        };
+        assert_eq!(code(budget.into()), 5);
+    }
+
+    /// The README's table of exit codes is the one [`super::exit_code_table`] makes.
+    #[test]
+    fn the_readme_shows_the_exit_codes_as_they_are() {
+        let readme = include_str!("../../../../README.md");
+        let table = super::exit_code_table();
+        assert!(
+            readme.contains(&table),
+            "README.md's exit-code table differs from the code's; put this in its place:\n{table}"
+        );
+    }
 
     /// Every subcommand's arguments are consistent: unique ids (two flattened fields of one name
     /// would be one argument), valid defaults and groups.

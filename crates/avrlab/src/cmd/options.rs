@@ -7,7 +7,7 @@ use avrlab_bench::Benchmark;
 use avrlab_core::Engine;
 use avrlab_exec::SandboxKind;
 use avrlab_run::engine::EngineConfig;
-use avrlab_run::setup::{EngineSetup, SetupError, unenforced_limits};
+use avrlab_run::setup::{EngineSetup, unenforced_limits};
 use avrlab_run::work_dir::{WorkDir, cache_dir};
 use avrlab_validate::{ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle};
 use clap::ValueEnum;
@@ -190,7 +190,7 @@ impl RunArgs {
     /// Whether to continue the run: `--resume`, or `--resume-if-started` and the store has it.
     pub fn resume(&self, store: &avrlab_store::Store) -> Result<bool, Failure> {
         let started = match (&self.run, self.resume_if_started) {
-            (Some(run), true) => store.run(run).map_err(super::store_failure)?.is_some(),
+            (Some(run), true) => store.run(run)?.is_some(),
             _ => false,
         };
         Ok(self.resume || started)
@@ -297,10 +297,7 @@ impl ValidationOptions {
             workers: self.workers,
             timeout: self.timeout,
         };
-        let resolved = setup.resolve(allow_apply_failures).map_err(|e| match e {
-            SetupError::Input(_) => Failure::input(e),
-            SetupError::Infrastructure(_) => Failure::infrastructure(e),
-        })?;
+        let resolved = setup.resolve(allow_apply_failures)?;
         if setup.sandbox == SandboxKind::Bubblewrap {
             for line in unenforced_limits() {
                 #[expect(clippy::print_stderr, reason = "start-up warnings go to stderr")]

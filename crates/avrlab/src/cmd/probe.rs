@@ -11,8 +11,8 @@ use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_run::probe::{ProbeConfig, ProbeError, default_scratch, probe_task, render_scores};
 use avrlab_store::Store;
 
+use super::Failure;
 use super::options::{ModelConfigArg, SandboxArg, StoreArg};
-use super::{Failure, store_failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab probe`.
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let progress = StderrProgress::new();
     progress.message(&format!("loading model `{}`", args.model));
     let model = build_model(&args.model, &model_config, &args.config.path, sandbox)?;
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
     let config = ProbeConfig {
         model_name: args.model.clone(),
         lines: args.lines,
@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             Failure::infrastructure(e)
         }
     })?;
-    store.record_probe_scores(&rows).map_err(store_failure)?;
+    store.record_probe_scores(&rows)?;
     if rows.iter().all(|r| r.fix_log_likelihood.is_none()) {
         progress.message(&format!(
             "model `{}` gives no log-probabilities: the probe measured exact matches only, \

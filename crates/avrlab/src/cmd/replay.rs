@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_report::{build_eval_report, render};
-use avrlab_run::replay::{ReplayError, ReplayRequest, check_request, import_generations};
+use avrlab_run::replay::{ReplayRequest, check_request, import_generations};
 use avrlab_store::Store;
 
 use super::Failure;
 use super::bench::datasets_dir;
 use super::options::{DifferentialArgs, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
-use super::store_failure;
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab replay`.
@@ -68,7 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         shard: args.target.shard,
     };
     check_request(&request).map_err(Failure::input)?;
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
     let request = ReplayRequest {
         resume: args.target.resume(&store)?,
         ..request
@@ -84,13 +83,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &config,
         oracle.as_ref(),
         &progress,
-    )
-    .map_err(|e| match e {
-        ReplayError::Engine(avrlab_run::engine::EngineError::Store(s)) => store_failure(s),
-        ReplayError::Engine(avrlab_run::engine::EngineError::Validate(_))
-        | ReplayError::Export { .. } => Failure::infrastructure(e),
-        other => Failure::input(other),
-    })?;
+    )?;
     let tables = build_eval_report(&store, std::slice::from_ref(&report.run.run_id))
         .map_err(Failure::infrastructure)?;
     #[expect(clippy::print_stdout, reason = "the tables are the command's result")]

@@ -9,7 +9,6 @@ use clap::ValueEnum;
 
 use super::Failure;
 use super::options::StoreArg;
-use super::store_failure;
 
 /// Report formats on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,7 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             args.store.path.display()
         )));
     }
-    let store = Store::open(&args.store.path).map_err(store_failure)?;
+    let store = Store::open(&args.store.path)?;
     let options = EvalReportOptions {
         model_cutoff: args.model_cutoff,
     };

@@ -7,15 +7,14 @@ use std::process::ExitCode;
 use avrlab_report::{StudyFormat, build_study_report, render_study};
 use avrlab_run::models::ConfigFile;
 use avrlab_run::study::{
-    ConfiguredModels, ReplaySource, StudyError, StudyModels, StudyOverrides, StudyRequest,
-    describe_plan, estimate, execute_study, read_study_file, resolve_plan,
+    ConfiguredModels, ReplaySource, StudyModels, StudyOverrides, StudyRequest, describe_plan,
+    estimate, execute_study, read_study_file, resolve_plan,
 };
 use avrlab_store::Store;
 use clap::ValueEnum;
 
 use super::Failure;
 use super::options::{DifferentialArgs, ModelConfigArg, StoreArg, ValidationOptions};
-use super::store_failure;
 use crate::progress::StderrProgress;
 
 /// How to print the study's tables.
@@ -139,8 +138,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if args.dry_run {
         // The store is read for the estimate only if it exists; a dry run creates nothing.
         let estimated = if args.store.path.is_file() {
-            let store = Store::open(&args.store.path).map_err(store_failure)?;
-            Some(estimate(&store, &plan).map_err(store_failure)?)
+            let store = Store::open(&args.store.path)?;
+            Some(estimate(&store, &plan)?)
         } else {
             None
         };
@@ -157,8 +156,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
 
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
-    let estimated = estimate(&store, &plan).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
+    let estimated = estimate(&store, &plan)?;
     for line in describe_plan(&plan, Some(&estimated)).lines() {
         avrlab_run::engine::Progress::message(&progress, line);
     }
@@ -185,34 +184,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         models: &models,
         config: &config,
         oracle: oracle.as_ref(),
-        resume: args.resume
-            || (args.resume_if_started
-                && store.study(&plan.name).map_err(store_failure)?.is_some()),
+        resume: args.resume || (args.resume_if_started && store.study(&plan.name)?.is_some()),
         shard: args.shard,
     };
-    let outcome = execute_study(&mut store, &request, &progress).map_err(|e| match e {
-        StudyError::Conflict(_) => Failure::input(e),
-        StudyError::Replay { ref source, .. }
-            if !matches!(
-                **source,
-                avrlab_run::replay::ReplayError::Engine(_)
-                    | avrlab_run::replay::ReplayError::Export { .. }
-            ) =>
-        {
-            Failure::input(e)
-        }
-        StudyError::Store(s) => store_failure(s),
-        StudyError::Probe { ref source, .. } if source.is_input() => Failure::input(e),
-        StudyError::Eval { ref source, .. }
-            if matches!(
-                **source,
-                avrlab_run::eval::EvalError::Method(_) | avrlab_run::eval::EvalError::Render { .. }
-            ) =>
-        {
-            Failure::input(e)
-        }
-        other => Failure::infrastructure(other),
-    })?;
+    let outcome = execute_study(&mut store, &request, &progress)?;
     let closing = outcome.describe(&plan.name, &args.store.path);
     avrlab_run::engine::Progress::message(&progress, &closing);
     let report = build_study_report(&store, &plan.name).map_err(Failure::infrastructure)?;

@@ -12,15 +12,14 @@ use avrlab_run::input::{
     MalformedPatches, PlannedCandidate, read_predictions, reference_candidates,
 };
 use avrlab_run::throughput::{
-    EngineMeasurement, ThroughputError, measure_engines, measure_eval, measure_plain,
-    mutant_candidates, render_measurements,
+    EngineMeasurement, measure_engines, measure_eval, measure_plain, mutant_candidates,
+    render_measurements,
 };
 use avrlab_store::RunMode;
 use avrlab_validate::{FastOracle, MavenOracle};
 
 use super::Failure;
 use super::options::{EngineArg, ValidationOptions, fast_config, oracle_for};
-use super::store_failure;
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab throughput`.
@@ -57,13 +56,6 @@ pub struct Args {
     pub patches: Option<std::path::PathBuf>,
 }
 
-fn throughput_failure(error: ThroughputError) -> Failure {
-    match error {
-        ThroughputError::Store(e) => store_failure(e),
-        other => Failure::infrastructure(other),
-    }
-}
-
 #[expect(clippy::print_stderr, reason = "notes on the measurement go to stderr")]
 fn note(line: &str) {
     eprintln!("{line}");
@@ -98,8 +90,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let candidates = if let Some(path) = &args.patches {
         read_predictions(path, &benchmark, MalformedPatches::Record).map_err(Failure::input)?
     } else if args.mutants > 0 {
-        mutant_candidates(&benchmark, &maven, args.mutants, args.seed, &note)
-            .map_err(throughput_failure)?
+        mutant_candidates(&benchmark, &maven, args.mutants, args.seed, &note)?
     } else {
         reference_candidates(&benchmark)
     };
@@ -128,11 +119,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         mode,
         &mut config,
         &progress,
-    )
-    .map_err(throughput_failure)?;
+    )?;
     if args.plain_sample > 0 {
         let sample = &candidates[..args.plain_sample.min(candidates.len())];
-        rows.push(measure_plain(&benchmark, &maven, sample, &note).map_err(throughput_failure)?);
+        rows.push(measure_plain(&benchmark, &maven, sample, &note)?);
     }
     let eval = if args.eval_samples > 0 {
         let (config, _work) = args.options.engine(true)?;
@@ -145,8 +135,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             &config,
             &scratch,
             &progress,
-        )
-        .map_err(throughput_failure)?;
+        )?;
         Some(measured)
     } else {
         None

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use avrlab_run::transform::{
-    TaskInput, TransformTaskError, dry_run_text, read_task, render_report, rewrite, transform_all,
+    TaskInput, dry_run_text, read_task, render_report, rewrite, transform_all,
 };
 use avrlab_transform::Variant;
 
@@ -50,14 +50,6 @@ impl Drop for Scratch {
     }
 }
 
-fn task_failure(error: TransformTaskError) -> Failure {
-    if error.is_input() {
-        Failure::input(error)
-    } else {
-        Failure::infrastructure(error)
-    }
-}
-
 pub fn run(mut args: Args) -> Result<ExitCode, Failure> {
     args.options.tasks.append(&mut args.task);
     let variant: Variant = args.variant.parse().map_err(Failure::input)?;
@@ -77,16 +69,18 @@ pub fn run(mut args: Args) -> Result<ExitCode, Failure> {
     };
     let mut inputs = Vec::new();
     for task in &benchmark.tasks {
-        inputs.push(
-            read_task(task, &states.path, args.options.mirrors.as_deref()).map_err(task_failure)?,
-        );
+        inputs.push(read_task(
+            task,
+            &states.path,
+            args.options.mirrors.as_deref(),
+        )?);
     }
     if args.dry_run {
         return dry_run(&inputs, variant, args.seed);
     }
     // Bad input is refused before anything runs: every task must transform at all.
     for input in &inputs {
-        rewrite(input, &variant.rules(), args.seed).map_err(task_failure)?;
+        rewrite(input, &variant.rules(), args.seed)?;
     }
     let out = args
         .out
@@ -112,8 +106,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, Failure> {
         config.workers,
         &staging.path,
         &progress,
-    )
-    .map_err(task_failure)?;
+    )?;
     #[expect(clippy::print_stdout, reason = "the command's result")]
     {
         print!("{}", render_report(&results, variant));
@@ -161,7 +154,7 @@ fn progress(line: &str) {
 }
 
 fn dry_run(inputs: &[TaskInput], variant: Variant, seed: u64) -> Result<ExitCode, Failure> {
-    let text = dry_run_text(inputs, variant, seed).map_err(task_failure)?;
+    let text = dry_run_text(inputs, variant, seed)?;
     #[expect(clippy::print_stdout, reason = "the command's result")]
     {
         print!("{text}");

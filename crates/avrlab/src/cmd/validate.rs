@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_core::RunConfig;
-use avrlab_run::engine::{EngineError, RunRequest, VerdictRetry, execute};
+use avrlab_run::engine::{RunRequest, VerdictRetry, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::check_table;
 use avrlab_run::summary::{render_text, summarize};
@@ -13,7 +13,7 @@ use avrlab_store::{RunMode, Store};
 
 use super::options::{DifferentialArgs, RunArgs, StoreArg, ValidationOptions};
 use super::report::{output_path, write_whole};
-use super::{Exit, Failure, store_failure};
+use super::{Exit, Failure};
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab validate`.
@@ -149,7 +149,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         ),
         None => (RunMode::Reference, reference_candidates(&benchmark)),
     };
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
     let (mut config, _work) = args.options.engine(args.allow_apply_failures)?;
     config.differential = args.differential.config(false);
     let oracle = args.options.oracle(&config)?;
@@ -168,13 +168,8 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         retry: verdict_retry(&args.retry),
     };
     let progress = StderrProgress::new();
-    let report =
-        execute(&mut store, request, &config, oracle.as_ref(), &progress).map_err(|e| match e {
-            EngineError::Store(e) => store_failure(e),
-            EngineError::Validate(_) => Failure::infrastructure(e),
-            other => Failure::input(other),
-        })?;
-    let summary = summarize(&store, &report, &benchmark.name, mode).map_err(store_failure)?;
+    let report = execute(&mut store, request, &config, oracle.as_ref(), &progress)?;
+    let summary = summarize(&store, &report, &benchmark.name, mode)?;
     // `validate` (not the check) where no task could be warmed up has nothing to show: the cause
     // is the one line it prints, as before any table (a missing Gradle, a project that does not
     // build). The check shows such tasks as rows instead.
@@ -194,7 +189,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
         print!("{}", render_text(&summary));
     }
     if let Some(path) = &args.report_json {
-        let report = swe_report(&store, &report.run_id).map_err(store_failure)?;
+        let report = swe_report(&store, &report.run_id)?;
         let text = serde_json::to_string_pretty(&report).expect("reports serialize");
         write_whole("--report-json", path, &text)?;
     }
@@ -240,10 +235,10 @@ fn validate_features(
         ),
         None => (
             RunMode::Reference,
-            reference_feature_candidates(benchmark, &oracle).map_err(score_failure)?,
+            reference_feature_candidates(benchmark, &oracle)?,
         ),
     };
-    let mut store = Store::open(&args.store.path).map_err(store_failure)?;
+    let mut store = Store::open(&args.store.path)?;
     let request = ScoreRequest {
         benchmark,
         planned,
@@ -257,20 +252,10 @@ fn validate_features(
     };
     #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
     let progress = |line: &str| eprintln!("{line}");
-    let run_id =
-        score_predictions(&mut store, &oracle, request, &progress).map_err(score_failure)?;
-    let report = feature_report(&store, &run_id, benchmark).map_err(store_failure)?;
+    let run_id = score_predictions(&mut store, &oracle, request, &progress)?;
+    let report = feature_report(&store, &run_id, benchmark)?;
     print_report(&render_feature_report(&report));
     Ok(ExitCode::SUCCESS)
-}
-
-pub(super) fn score_failure(error: avrlab_run::feature_score::ScoreError) -> Failure {
-    use avrlab_run::feature_score::ScoreError;
-    match error {
-        ScoreError::Input(_) => Failure::input(error),
-        ScoreError::Store(s) => store_failure(s),
-        ScoreError::Validate(_) => Failure::infrastructure(error),
-    }
 }
 
 #[expect(clippy::print_stdout, reason = "the report is the command's output")]
