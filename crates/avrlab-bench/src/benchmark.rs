@@ -49,18 +49,25 @@ pub fn demo_benchmark_dir() -> PathBuf {
 }
 
 impl Benchmark {
-    /// Why a benchmark of feature tasks that also holds a repair task cannot be run as one: the
-    /// two are scored differently (`verb`: what the user asked, e.g. `validate`). `None` when the
-    /// tasks are all of one kind.
-    pub fn mixed_kinds(&self, verb: &str) -> Option<String> {
-        let feature = self.tasks.iter().any(|t| t.kind == TaskKind::Feature);
-        let repair = self.tasks.iter().find(|t| t.kind != TaskKind::Feature)?;
-        feature.then(|| {
-            format!(
+    /// The kind every task of the benchmark is of (`Repair` when it has none), or why a
+    /// benchmark that holds both cannot be run as one: the two are scored differently (`verb`:
+    /// what the user asked, e.g. `validate`).
+    pub fn kind(&self, verb: &str) -> Result<TaskKind, String> {
+        let (mut repair, mut feature) = (None, None);
+        for task in &self.tasks {
+            match task.kind {
+                TaskKind::Repair => repair.get_or_insert(task),
+                TaskKind::Feature => feature.get_or_insert(task),
+            };
+        }
+        match (repair, feature) {
+            (Some(repair), Some(_)) => Err(format!(
                 "benchmark {} mixes feature and repair tasks ({} is a repair task); {verb} them apart",
                 self.name, repair.id
-            )
-        })
+            )),
+            (_, Some(_)) => Ok(TaskKind::Feature),
+            (_, None) => Ok(TaskKind::Repair),
+        }
     }
 
     /// Loads `demo` or a benchmark folder.

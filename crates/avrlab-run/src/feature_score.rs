@@ -263,11 +263,14 @@ pub fn score_predictions(
         let task = benchmark
             .task(&p.task)
             .map_err(|e| ScoreError::Input(e.to_string()))?;
-        if task.kind != TaskKind::Feature || task.feature.is_none() {
-            return Err(ScoreError::Input(format!(
-                "{}: task {} is not a feature task",
-                p.origin, task.id
-            )));
+        match (task.kind, &task.feature) {
+            (TaskKind::Feature, Some(_)) => {}
+            (TaskKind::Feature, None) | (TaskKind::Repair, _) => {
+                return Err(ScoreError::Input(format!(
+                    "{}: task {} is not a feature task",
+                    p.origin, task.id
+                )));
+            }
         }
         tasks.insert(task.id.clone(), task);
     }

@@ -731,18 +731,14 @@ fn open_benchmark(name: &str, base: &Path) -> Result<Benchmark, String> {
     };
     let benchmark = Benchmark::open(&candidate).map_err(|e| format!("{e}"))?;
     // A study's cells are repair evals; feature tasks are scored by `avrlab eval` alone.
-    if let Some(feature) = benchmark
-        .tasks
-        .iter()
-        .find(|t| t.kind == avrlab_bench::TaskKind::Feature)
-    {
-        return Err(format!(
+    match benchmark.kind("study")? {
+        avrlab_bench::TaskKind::Repair => Ok(benchmark),
+        avrlab_bench::TaskKind::Feature => Err(format!(
             "{} is a feature task, and a study runs repair tasks only; score feature tasks \
              with `avrlab validate` or `avrlab eval`",
-            feature.id
-        ));
+            benchmark.tasks[0].id
+        )),
     }
-    Ok(benchmark)
 }
 
 /// An oracle shared by a study's cells: each task folder is materialized and warmed up once, and

@@ -189,7 +189,10 @@ pub fn export_jsonl(benchmark: &avrlab_bench::Benchmark) -> Result<(String, usiz
     let records = benchmark
         .tasks
         .iter()
-        .filter(|t| t.kind == TaskKind::Feature)
+        .filter(|t| match t.kind {
+            TaskKind::Feature => true,
+            TaskKind::Repair => false,
+        })
         .map(record_of)
         .collect::<Result<Vec<_>, _>>()?;
     if records.is_empty() {

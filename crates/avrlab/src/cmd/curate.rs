@@ -40,14 +40,20 @@ pub struct Args {
     pub config: ModelConfigArg,
 }
 
-/// The tasks of `kind` in the shard; refused when the benchmark has none at all (a shard may
-/// have none when there are more shards than tasks).
-fn of_kind<'a>(
+/// The tasks the command takes in the shard (feature tasks to `--check`, repair tasks to curate
+/// from); refused when the benchmark has none at all (a shard may have none when there are more
+/// shards than tasks).
+fn taken<'a>(
     args: &Args,
     tasks: &'a [avrlab_bench::Task],
-    kind: TaskKind,
 ) -> Result<Vec<&'a avrlab_bench::Task>, Failure> {
-    let all: Vec<_> = tasks.iter().filter(|t| t.kind == kind).collect();
+    let all: Vec<_> = tasks
+        .iter()
+        .filter(|t| match t.kind {
+            TaskKind::Feature => args.check,
+            TaskKind::Repair => !args.check,
+        })
+        .collect();
     if all.is_empty() {
         return Err(Failure::input(anyhow::anyhow!(
             "benchmark {} has no {}",
@@ -72,7 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let oracle = MavenOracle::new(config.validator.clone());
     if args.check {
         let mut rows = Vec::new();
-        for task in of_kind(&args, &benchmark.tasks, TaskKind::Feature)? {
+        for task in taken(&args, &benchmark.tasks)? {
             progress(&format!("checking {}", task.id));
             rows.push((task.id.clone(), check_task(&oracle, task)?));
         }
@@ -88,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .out
         .clone()
         .expect("clap requires --out without --check");
-    let repairs = of_kind(&args, &benchmark.tasks, TaskKind::Repair)?;
+    let repairs = taken(&args, &benchmark.tasks)?;
     let statement_model = match &args.statement_model {
         None => None,
         Some(name) => Some((

@@ -117,12 +117,9 @@ pub(crate) fn default_cache() -> PathBuf {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
-    if benchmark
-        .tasks
-        .iter()
-        .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
-    {
-        return eval_features(&args, &benchmark);
+    match super::benchmark_kind(&benchmark, "evaluate")? {
+        avrlab_bench::TaskKind::Feature => return eval_features(&args, &benchmark),
+        avrlab_bench::TaskKind::Repair => {}
     }
     let configs = ConfigFile::load(&args.config.path).map_err(Failure::input)?;
     let model_config = configs
@@ -244,7 +241,6 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         FeatureEval, eval_feature_tasks, feature_report, render_feature_report,
     };
 
-    super::refuse_mixed_benchmark(benchmark, "evaluate")?;
     if args.target.shard.is_some() {
         return Err(Failure::input(anyhow::anyhow!(
             "--shard: benchmark {} holds feature tasks, which are not sharded yet; evaluate them without --shard",

@@ -138,15 +138,31 @@ impl<E: Blamed> From<E> for Failure {
     }
 }
 
-/// Bad input when a benchmark of feature tasks also holds a repair task (`verb`: what the user
-/// asked).
-pub(crate) fn refuse_mixed_benchmark(
+/// The kind of a benchmark's tasks; bad input when it holds both (`verb`: what the user asked).
+pub(crate) fn benchmark_kind(
     benchmark: &avrlab_bench::Benchmark,
     verb: &str,
-) -> Result<(), Failure> {
+) -> Result<avrlab_bench::TaskKind, Failure> {
     benchmark
-        .mixed_kinds(verb)
-        .map_or(Ok(()), |why| Err(Failure::input(anyhow::anyhow!(why))))
+        .kind(verb)
+        .map_err(|why| Failure::input(anyhow::anyhow!(why)))
+}
+
+/// The first task of a benchmark of feature tasks, refused for a command that takes repair
+/// tasks only (`what`: why, after the task's id).
+pub(crate) fn refuse_feature_tasks(
+    benchmark: &avrlab_bench::Benchmark,
+    command: &str,
+    what: &str,
+) -> Result<(), Failure> {
+    match benchmark_kind(benchmark, command)? {
+        avrlab_bench::TaskKind::Repair => Ok(()),
+        avrlab_bench::TaskKind::Feature => Err(Failure::input(anyhow::anyhow!(
+            "benchmark {}: {} is a feature task{what}",
+            benchmark.name,
+            benchmark.tasks[0].id
+        ))),
+    }
 }
 
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1).

@@ -249,18 +249,14 @@ impl ValidationOptions {
     /// a feature task in it is bad input, named with what to run instead.
     pub fn repair_benchmark(&self, command: &str) -> Result<Benchmark, Failure> {
         let benchmark = self.benchmark()?;
-        if let Some(feature) = benchmark
-            .tasks
-            .iter()
-            .find(|t| t.kind == avrlab_bench::TaskKind::Feature)
-        {
-            return Err(Failure::input(anyhow::anyhow!(
-                "benchmark {}: {} is a feature task, and `avrlab {command}` takes repair tasks only; \
-                 score feature tasks with `avrlab validate` or `avrlab eval`",
-                self.benchmark,
-                feature.id
-            )));
-        }
+        super::refuse_feature_tasks(
+            &benchmark,
+            command,
+            &format!(
+                ", and `avrlab {command}` takes repair tasks only; score feature tasks with \
+                 `avrlab validate` or `avrlab eval`"
+            ),
+        )?;
         Ok(benchmark)
     }
 

@@ -66,18 +66,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
         benchmark.tasks.retain(|t| args.tasks.contains(&t.id));
     }
-    if let Some(feature) = benchmark
-        .tasks
-        .iter()
-        .find(|t| t.kind == avrlab_bench::TaskKind::Feature)
-    {
-        return Err(Failure::input(anyhow::anyhow!(
-            "benchmark {}: {} is a feature task; `avrlab probe` probes repair tasks, whose \
-             reference fix changes an existing file",
-            args.benchmark,
-            feature.id
-        )));
-    }
+    super::refuse_feature_tasks(
+        &benchmark,
+        "probe",
+        "; `avrlab probe` probes repair tasks, whose reference fix changes an existing file",
+    )?;
     let sandbox = match args.sandbox {
         SandboxArg::Bwrap => SandboxKind::Bubblewrap,
         SandboxArg::None => SandboxKind::None,

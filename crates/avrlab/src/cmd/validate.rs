@@ -117,18 +117,17 @@ pub fn check(args: Args) -> Result<ExitCode, Failure> {
 
 fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
-    if benchmark
-        .tasks
-        .iter()
-        .any(|t| t.kind == avrlab_bench::TaskKind::Feature)
-    {
-        if args.target.shard.is_some() {
-            return Err(Failure::input(anyhow::anyhow!(
-                "--shard: benchmark {} holds feature tasks, which are not sharded yet; validate them without --shard",
-                benchmark.name
-            )));
+    match super::benchmark_kind(&benchmark, "validate")? {
+        avrlab_bench::TaskKind::Feature => {
+            if args.target.shard.is_some() {
+                return Err(Failure::input(anyhow::anyhow!(
+                    "--shard: benchmark {} holds feature tasks, which are not sharded yet; validate them without --shard",
+                    benchmark.name
+                )));
+            }
+            return validate_features(&args, &benchmark);
         }
-        return validate_features(&args, &benchmark);
+        avrlab_bench::TaskKind::Repair => {}
     }
     if let Some(path) = &args.report_json {
         output_path("--report-json", path)?;
@@ -225,7 +224,6 @@ fn validate_features(
     use avrlab_store::{RunMode, Store};
     use avrlab_validate::MavenOracle;
 
-    super::refuse_mixed_benchmark(benchmark, "validate")?;
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = MavenOracle::new(config.validator.clone());
     let (mode, planned) = match &args.patches {
