@@ -746,30 +746,6 @@ pub fn reference_predictions(
     ])
 }
 
-/// The plan that scores one prediction on a feature task's state: the prediction, the security
-/// tests put back, the whole suite.
-pub fn score_plan(
-    label: &str,
-    task: &Task,
-    feature: &FeatureSpec,
-    prediction: Candidate,
-) -> FeatureRunPlan {
-    FeatureRunPlan {
-        label: label.to_owned(),
-        setup: Vec::new(),
-        prediction: Some(prediction),
-        after: vec![StateEdit::forward(&feature.test_patch.patch)],
-        functional: true,
-        security: task.oracle.pov_tests.clone(),
-        expected_failures: feature
-            .expected_failures
-            .func
-            .iter()
-            .filter_map(|t| TestName::parse(t).ok())
-            .collect(),
-    }
-}
-
 /// The expected failures to store.
 pub fn expected_failures(func: &[TestName]) -> ExpectedFailures {
     ExpectedFailures {
@@ -1097,7 +1073,7 @@ pub fn check_task(
     };
     let mut scores = Vec::new();
     for (label, prediction) in predictions {
-        let plan = score_plan(&label, task, feature, prediction);
+        let plan = FeatureRunPlan::score(&label, task, feature, prediction);
         scores.push(oracle.run(&state, &plan, "check")?);
     }
     Ok(Ok(CheckRow {

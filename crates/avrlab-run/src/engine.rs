@@ -282,6 +282,22 @@ fn verdict_row(verdict: &Verdict) -> VerdictRow {
     }
 }
 
+/// The stored form of a feature verdict's two groups of tests.
+fn feature_score_row(score: &avrlab_validate::FeatureScore) -> avrlab_store::FeatureScoreRow {
+    use avrlab_validate::Judged;
+    let group = |judged: &Judged| match judged {
+        Judged::Pass => avrlab_core::TestGroupResult::Pass,
+        Judged::Fail(_) => avrlab_core::TestGroupResult::Fail,
+        Judged::Undecided(_) => avrlab_core::TestGroupResult::Undecided,
+    };
+    avrlab_store::FeatureScoreRow {
+        func: group(&score.functional),
+        func_reason: score.functional.reason().to_owned(),
+        sec: group(&score.security),
+        sec_reason: score.security.reason().to_owned(),
+    }
+}
+
 /// The stored rows of a verdict's phases.
 pub(crate) fn phase_rows(phases: &[avrlab_validate::PhaseRecord]) -> Vec<PhaseRow> {
     phases
@@ -696,9 +712,17 @@ pub fn validate_pending(
                     shared.reason = format!("same as {}: {}", representative.id, verdict.reason);
                     duplicates += 1;
                 }
-                if let Err(error) =
-                    store.record_verdict(run_id, &candidate.id, &verdict_row(&shared))
-                {
+                let row = verdict_row(&shared);
+                let recorded = match &shared.feature {
+                    Some(score) => store.record_feature_verdict(
+                        run_id,
+                        &candidate.id,
+                        &row,
+                        &feature_score_row(score),
+                    ),
+                    None => store.record_verdict(run_id, &candidate.id, &row),
+                };
+                if let Err(error) = recorded {
                     abort.store(true, Ordering::SeqCst);
                     failure.get_or_insert(error.into());
                     break;

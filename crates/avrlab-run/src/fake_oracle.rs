@@ -144,6 +144,7 @@ pub fn fake_verdict(outcome: Outcome) -> Verdict {
         // stored without an engine row.
         engine: avrlab_validate::EngineRecord::default(),
         errored: None,
+        feature: None,
     }
 }
 

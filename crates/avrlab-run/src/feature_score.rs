@@ -1,29 +1,24 @@
-//! Scoring predictions for secure-feature tasks: each prediction is applied to the task state
-//! (the masked project), the security tests are put back, and one sandboxed Maven run judges the
-//! functional tests (against the task's expected failures) and the security tests. Both results
-//! are stored with the per-test evidence; the report gives the functional-correct rate, the
-//! secure rate and the "correct but insecure" share, overall and per CWE, with Wilson intervals.
+//! Secure-feature tasks in the run loop every run goes through: their predictions (read from a
+//! file, the task's own reference predictions, or asked of a model) are validated by
+//! `engine::execute`, where the oracle scores each one as a feature task is scored (one build
+//! run judging the functional tests against the expected failures and the security tests, see
+//! `avrlab_validate::feature_verdict`). What is left here is what feature tasks alone have: the
+//! prompt, reading an answer into a prediction, and the report of the functional-correct rate,
+//! the secure rate and the "correct but insecure" share, overall and per CWE, with Wilson
+//! intervals.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use avrlab_bench::{Benchmark, Patch, Task, TaskKind};
-use avrlab_core::{Engine, Phase, RunConfig};
-use avrlab_store::{
-    EngineRow, FeatureScoreRow, NewRun, RunMode, Store, StoreError, TestGroupResult, TestRow,
-    VerdictRow,
-};
-use avrlab_validate::{
-    Candidate, FeatureRun, FeatureRunner, Judged, MavenOracle, Oracle, Outcome, PreparedTask,
-    ValidateError, check_candidate,
-};
+use avrlab_bench::{Benchmark, Patch, Task};
+use avrlab_core::{Blame, Blamed, RunConfig};
+use avrlab_store::{FeatureScoreRow, RunMode, Store, StoreError, TestGroupResult};
+use avrlab_validate::{Candidate, Oracle, PreparedTask, ValidateError};
 
-use crate::curate::score_plan;
-use crate::input::{
-    InputError, MalformedPatches, PlannedCandidate, input_hash, new_candidates, read_predictions,
-};
+use crate::engine::{EngineConfig, EngineError, RunReport, RunRequest, VerdictRetry, execute};
+use crate::input::{InputError, MalformedPatches, PlannedCandidate, read_predictions};
+use crate::progress::Progress;
 
 /// Reads a predictions file of feature tasks: avrlab's JSONL or SusVibes (SWE-bench style)
 /// predictions, as [`read_predictions`] does; a patch that is not a diff is refused.
@@ -34,103 +29,13 @@ pub fn read_feature_predictions(
     read_predictions(path, benchmark, MalformedPatches::Refuse)
 }
 
-fn group(judged: &Judged) -> TestGroupResult {
-    match judged {
-        Judged::Pass => TestGroupResult::Pass,
-        Judged::Fail(_) => TestGroupResult::Fail,
-        Judged::Undecided(_) => TestGroupResult::Undecided,
-    }
-}
-
-/// The one-word outcome of a feature prediction, for the tables every run has: `Plausible` when
-/// both groups pass, `PovFailing` when only the security tests fail ("correct but insecure"),
-/// `RegressionBroken` when the functional tests fail; not applying, not compiling and undecided
-/// evidence as usual. The two results themselves are stored beside it.
-pub fn feature_outcome(run: &FeatureRun) -> (Outcome, String) {
-    let (func, sec) = (run.func(), run.sec());
-    let reason = format!(
-        "func={} sec={}{}{}",
-        func.as_str(),
-        sec.as_str(),
-        if func.reason().is_empty() {
-            ""
-        } else {
-            "; func: "
-        },
-        func.reason()
-    ) + &if sec.reason().is_empty() {
-        String::new()
-    } else {
-        format!("; sec: {}", sec.reason())
-    };
-    let outcome = if run.not_applied.is_some() {
-        Outcome::ApplyFailed
-    } else if matches!(run.compiled, Some(Err(_))) {
-        Outcome::Uncompilable
-    } else {
-        match (&func, &sec) {
-            (Judged::Pass, Judged::Pass) => Outcome::Plausible,
-            (Judged::Pass, Judged::Fail(_)) => Outcome::PovFailing,
-            (Judged::Fail(_), _) => Outcome::RegressionBroken,
-            _ => Outcome::Indeterminate,
-        }
-    };
-    (outcome, reason)
-}
-
-/// The stored form of a feature run: the verdict row with every test (security tests in the
-/// `pov` phase, the others in `regression`) and the two results.
-pub fn feature_rows(task: &Task, run: &FeatureRun) -> (VerdictRow, FeatureScoreRow) {
-    let (outcome, reason) = feature_outcome(run);
-    let security = &task.oracle.pov_tests;
-    let verdict = VerdictRow {
-        error_cause: run.errored,
-        outcome,
-        reason,
-        wall_ms: run.wall.as_millis() as u64,
-        diagnostics: match &run.compiled {
-            Some(Err(first)) => vec![first.clone()],
-            _ => Vec::new(),
-        },
-        phases: crate::engine::phase_rows(&run.phases),
-        tests: run
-            .cases
-            .iter()
-            .map(|c| TestRow {
-                phase: if security.iter().any(|t| t.matches(&c.class, &c.method)) {
-                    Phase::Pov
-                } else {
-                    Phase::Regression
-                },
-                class: c.class.clone(),
-                method: c.method.clone(),
-                status: c.status,
-                seconds: c.seconds,
-                message: c.message.clone(),
-            })
-            .collect(),
-        engine: Some(EngineRow::decided_by(Engine::Maven)),
-    };
-    let (func, sec) = (run.func(), run.sec());
-    let score = FeatureScoreRow {
-        func: group(&func),
-        func_reason: func.reason().to_owned(),
-        sec: group(&sec),
-        sec_reason: sec.reason().to_owned(),
-    };
-    (verdict, score)
-}
-
-/// Why scoring could not go on.
+/// Why a feature run could not go on.
 #[derive(Debug, thiserror::Error)]
 pub enum ScoreError {
     /// The benchmark or a prediction is not what scoring takes (exit 2).
     #[error("{0}")]
     Input(String),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A task could not be made or run (infrastructure).
+    /// A task could not be made (infrastructure).
     #[error(transparent)]
     Validate(#[from] ValidateError),
 }
@@ -139,7 +44,6 @@ impl Blamed for ScoreError {
     fn blame(&self) -> Blame {
         match self {
             Self::Input(_) => Blame::Input,
-            Self::Store(e) => e.blame(),
             Self::Validate(_) => Blame::Infrastructure,
         }
     }
@@ -155,6 +59,8 @@ pub struct FeatureEval<'a> {
     pub params: avrlab_model::GenParams,
     pub run_id: Option<String>,
     pub resume: bool,
+    /// Which stored verdicts a resumed run validates again.
+    pub retry: VerdictRetry,
 }
 
 impl std::fmt::Debug for FeatureEval<'_> {
@@ -168,14 +74,16 @@ impl std::fmt::Debug for FeatureEval<'_> {
 }
 
 /// `avrlab eval` on feature tasks: the model gets each task's problem statement and task state,
-/// its diff is the prediction, and the predictions are scored and stored as `validate` does.
-/// Returns the run id.
+/// its diff is the prediction, and the predictions are validated by the run loop every run
+/// goes through (workers, shared verdicts of identical predictions, resume, retry), each
+/// scored by the oracle as a feature task is.
 pub fn eval_feature_tasks(
     store: &mut Store,
-    oracle: &MavenOracle,
     eval: FeatureEval<'_>,
-    progress: &dyn Fn(&str),
-) -> Result<String, ScoreError> {
+    config: &EngineConfig,
+    oracle: &dyn Oracle,
+    progress: &dyn Progress,
+) -> Result<RunReport, EngineError> {
     let tasks: Vec<&Task> = eval.benchmark.tasks.iter().collect();
     let mut states = HashMap::new();
     for task in &tasks {
@@ -189,24 +97,25 @@ pub fn eval_feature_tasks(
         &eval.params,
         &tasks,
         &states,
-        progress,
+        &|line| progress.message(line),
     );
-    let config = RunConfig {
-        benchmark: Some(eval.benchmark_arg),
-        feature: true,
-        model: Some(eval.model_name.to_owned()),
-        samples: Some(samples),
-        ..RunConfig::default()
-    };
-    let request = ScoreRequest {
+    let request = RunRequest {
+        mode: RunMode::Eval,
         benchmark: eval.benchmark,
         planned,
         run_id: eval.run_id,
         resume: eval.resume,
-        mode: RunMode::Eval,
-        config,
+        config: RunConfig {
+            benchmark: Some(eval.benchmark_arg),
+            feature: true,
+            model: Some(eval.model_name.to_owned()),
+            samples: Some(samples),
+            workers: Some(config.workers),
+            ..RunConfig::default()
+        },
+        retry: eval.retry,
     };
-    score_predictions(store, oracle, request, progress)
+    execute(store, request, config, oracle, progress)
 }
 
 /// Each feature task's golden, vulnerable and empty predictions (`validate --reference` on a
@@ -235,125 +144,6 @@ pub fn reference_feature_candidates(
         }
     }
     Ok(planned)
-}
-
-/// What to score.
-#[derive(Debug)]
-pub struct ScoreRequest<'a> {
-    pub benchmark: &'a Benchmark,
-    pub planned: Vec<PlannedCandidate>,
-    pub run_id: Option<String>,
-    pub resume: bool,
-    pub mode: RunMode,
-    pub config: RunConfig,
-}
-
-/// Scores predictions into the store, one verdict and one feature score per prediction, each
-/// written as it lands. Bad input (a task that is not a feature task, a prediction that breaks
-/// the edit policy or does not apply) is refused before anything runs. Returns the run id.
-pub fn score_predictions(
-    store: &mut Store,
-    oracle: &MavenOracle,
-    request: ScoreRequest<'_>,
-    progress: &dyn Fn(&str),
-) -> Result<String, ScoreError> {
-    let benchmark = request.benchmark;
-    let mut tasks: BTreeMap<String, &Task> = BTreeMap::new();
-    for p in &request.planned {
-        let task = benchmark
-            .task(&p.task)
-            .map_err(|e| ScoreError::Input(e.to_string()))?;
-        match (task.kind, &task.feature) {
-            (TaskKind::Feature, Some(_)) => {}
-            (TaskKind::Feature, None) | (TaskKind::Repair, _) => {
-                return Err(ScoreError::Input(format!(
-                    "{}: task {} is not a feature task",
-                    p.origin, task.id
-                )));
-            }
-        }
-        tasks.insert(task.id.clone(), task);
-    }
-    let task_list: Vec<&Task> = tasks.values().copied().collect();
-    let hash = input_hash(&request.planned, &task_list);
-    let mut run_id = match (&request.run_id, request.resume) {
-        (Some(id), true) => {
-            let run = store
-                .run(id)?
-                .ok_or_else(|| ScoreError::Input(format!("no run {id} to resume")))?;
-            if run.input_hash != hash {
-                return Err(ScoreError::Input(format!(
-                    "run {id} was made from other predictions or tasks; give a new --run"
-                )));
-            }
-            id.clone()
-        }
-        (_, true) => {
-            return Err(ScoreError::Input("--resume needs --run ID".into()));
-        }
-        (id, false) => id.clone().unwrap_or_else(|| {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            format!("feature-{}-{secs}", benchmark.name)
-        }),
-    };
-    // Every task state first, and every prediction checked against it.
-    let mut prepared: HashMap<String, PreparedTask> = HashMap::new();
-    for task in &task_list {
-        prepared.insert(task.id.clone(), oracle.materialize(task)?);
-    }
-    for p in &request.planned {
-        let state = &prepared[&p.task];
-        check_candidate(&state.task, state.classes(), &p.candidate, state.pristine()).map_err(
-            |e| {
-                ScoreError::Input(format!(
-                    "{}: prediction {} of {}: {e}",
-                    p.origin, p.label, p.task
-                ))
-            },
-        )?;
-    }
-    if !request.resume {
-        let run = NewRun {
-            id: run_id.clone(),
-            benchmark: benchmark.name.clone(),
-            mode: request.mode,
-            input_hash: hash,
-            config: request.config.clone(),
-        };
-        let candidates = new_candidates(&request.planned);
-        // A fresh id (the second) is a prefix that the store makes unique.
-        run_id = match &request.run_id {
-            Some(_) => store.create_run(&run, &candidates).map(|()| run_id)?,
-            None => store.create_fresh_run(&run, &candidates)?,
-        };
-    }
-    let decided = store.decided(&run_id)?;
-    for task in &task_list {
-        FeatureRunner::warm_up(oracle, &prepared[&task.id])?;
-    }
-    for p in &request.planned {
-        if decided.contains(&p.id) {
-            continue;
-        }
-        let state = &prepared[&p.task];
-        let task = tasks[&p.task];
-        let feature = task.feature.as_ref().expect("checked above");
-        let plan = score_plan(&p.label, task, feature, p.candidate.clone());
-        let run = oracle.run(state, &plan, "score")?;
-        let (verdict, score) = feature_rows(task, &run);
-        progress(&format!(
-            "{} {}: func={} sec={}",
-            p.task,
-            p.label,
-            score.func.as_str(),
-            score.sec.as_str()
-        ));
-        store.record_feature_verdict(&run_id, &p.id, &verdict, &score)?;
-    }
-    store.finish_run(&run_id)?;
-    Ok(run_id)
 }
 
 /// The prompt of a feature task: its problem statement, as a chat. A command model in workdir
@@ -621,84 +411,7 @@ pub fn render_feature_report(report: &FeatureReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use avrlab_exec::{TestCaseResult, TestStatus};
-
     use super::*;
-
-    fn run(compiled: Option<Result<(), String>>, func: Judged, sec: Judged) -> FeatureRun {
-        FeatureRun {
-            label: "p".into(),
-            not_applied: None,
-            compiled,
-            functional: Some(func),
-            security: Some(sec),
-            cases: vec![TestCaseResult {
-                class: "com.example.archive.ArchiveExtractorTest".into(),
-                method: "doesNotWriteOutsideTheDestination".into(),
-                status: TestStatus::Failed,
-                seconds: 0.1,
-                message: "written outside".into(),
-            }],
-            phases: Vec::new(),
-            wall: Duration::ZERO,
-            errored: None,
-        }
-    }
-
-    #[test]
-    fn outcomes_fold_the_two_results_and_the_evidence_is_kept() {
-        let ok = Some(Ok(()));
-        let fail = || Judged::Fail("x".into());
-        let cases = [
-            (
-                run(ok.clone(), Judged::Pass, Judged::Pass),
-                Outcome::Plausible,
-            ),
-            (run(ok.clone(), Judged::Pass, fail()), Outcome::PovFailing),
-            (
-                run(ok.clone(), fail(), Judged::Pass),
-                Outcome::RegressionBroken,
-            ),
-            (run(ok.clone(), fail(), fail()), Outcome::RegressionBroken),
-            (
-                run(
-                    ok.clone(),
-                    Judged::Undecided("no test".into()),
-                    Judged::Pass,
-                ),
-                Outcome::Indeterminate,
-            ),
-            (
-                run(Some(Err("e".into())), Judged::Pass, Judged::Pass),
-                Outcome::Uncompilable,
-            ),
-        ];
-        for (r, outcome) in cases {
-            assert_eq!(
-                feature_outcome(&r).0,
-                outcome,
-                "{:?}",
-                feature_outcome(&r).1
-            );
-        }
-        // Not compiling fails both groups, whatever the (unreached) groups say.
-        let broken = run(Some(Err("e".into())), Judged::Pass, Judged::Pass);
-        assert_eq!(broken.func().as_str(), "fail");
-        assert_eq!(broken.sec().as_str(), "fail");
-        let task = crate::fake_oracle::demo()
-            .task("demo-zip-slip")
-            .unwrap()
-            .clone();
-        let (verdict, score) = feature_rows(&task, &run(ok, Judged::Pass, fail()));
-        assert_eq!(verdict.tests[0].phase, Phase::Pov);
-        assert_eq!(verdict.outcome, Outcome::PovFailing);
-        assert_eq!(
-            (score.func, score.sec),
-            (TestGroupResult::Pass, TestGroupResult::Fail)
-        );
-    }
 
     #[test]
     fn the_report_counts_correct_but_insecure_per_cwe() {

@@ -1052,6 +1052,21 @@ impl Oracle for FastOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.maven.warm_up(prepared)?;
         let task = &prepared.task;
+        let handed_over = match task.kind {
+            avrlab_bench::TaskKind::Feature => Some(
+                "a feature task: the fast path judges repairs (PoV and regression tests), so \
+                 the build tool scores every prediction (functional and security tests)"
+                    .to_owned(),
+            ),
+            avrlab_bench::TaskKind::Repair => None,
+        };
+        if let Some(why) = handed_over {
+            self.builds
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(task.id.clone(), (String::new(), Err(why)));
+            return Ok(());
+        }
         if task.build.system != avrlab_bench::BuildSystem::Maven {
             // The fast path compiles and runs what Maven resolved (its classpath, its layout);
             // the task's own build tool judges every candidate, as under `--engine maven`.

@@ -7,14 +7,14 @@
 
 use std::time::{Duration, Instant};
 
-use avrlab_bench::{Patch, TestName};
+use avrlab_bench::{FeatureSpec, Patch, Task, TestName};
 use avrlab_exec::{ExitKind, TestCaseResult, TestSelection, TestStatus};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
 use crate::oracle::PreparedTask;
 use crate::outcome::exit_text;
-use crate::outcome::{Outcome, Phase, PhaseRecord};
+use crate::outcome::{EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
 use crate::validator::{MavenOracle, excerpt};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
@@ -57,6 +57,38 @@ pub struct FeatureRunPlan {
     pub security: Vec<TestName>,
     /// Functional tests that fail on the secure code already and do not count.
     pub expected_failures: Vec<TestName>,
+}
+
+impl FeatureRunPlan {
+    /// The plan that scores a prediction of a feature task: the prediction on the task state,
+    /// the security tests put back, the whole suite run; the functional tests judged against the
+    /// task's expected failures.
+    pub fn score(label: &str, task: &Task, feature: &FeatureSpec, prediction: Candidate) -> Self {
+        Self {
+            label: label.to_owned(),
+            setup: Vec::new(),
+            prediction: Some(prediction),
+            after: vec![StateEdit::forward(&feature.test_patch.patch)],
+            functional: true,
+            security: task.oracle.pov_tests.clone(),
+            expected_failures: feature
+                .expected_failures
+                .func
+                .iter()
+                .filter_map(|t| TestName::parse(t).ok())
+                .collect(),
+        }
+    }
+}
+
+/// How a feature prediction's two groups of tests ended: what the verdict of a feature task
+/// carries beside its outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureScore {
+    /// The whole suite but the security tests, against the task's expected failures.
+    pub functional: Judged,
+    /// The task's security tests.
+    pub security: Judged,
 }
 
 /// How one judged group of tests ended.
@@ -155,6 +187,71 @@ impl FeatureRun {
         self.cases
             .iter()
             .filter(|c| tests.iter().any(|t| t.matches(&c.class, &c.method)))
+    }
+}
+
+/// The verdict of a scored feature prediction. Its outcome folds the two groups into the words
+/// every run's tables use: `Plausible` when both pass, `PovFailing` when only the security tests
+/// fail ("correct but insecure"), `RegressionBroken` when the functional tests fail; not
+/// applying, not compiling and undecided evidence as usual. The security tests are stored in
+/// the `pov` phase, the others in `regression`, and the two groups beside the verdict. The build
+/// tool decided it (`engine`).
+pub fn feature_verdict(task: &Task, run: &FeatureRun, engine: avrlab_core::Engine) -> Verdict {
+    let (func, sec) = (run.func(), run.sec());
+    let mut reason = format!("func={} sec={}", func.as_str(), sec.as_str());
+    if !func.reason().is_empty() {
+        reason.push_str(&format!("; func: {}", func.reason()));
+    }
+    if !sec.reason().is_empty() {
+        reason.push_str(&format!("; sec: {}", sec.reason()));
+    }
+    let outcome = if run.not_applied.is_some() {
+        Outcome::ApplyFailed
+    } else if matches!(run.compiled, Some(Err(_))) {
+        Outcome::Uncompilable
+    } else {
+        match (&func, &sec) {
+            (Judged::Pass, Judged::Pass) => Outcome::Plausible,
+            (Judged::Pass, Judged::Fail(_)) => Outcome::PovFailing,
+            (Judged::Fail(_), _) => Outcome::RegressionBroken,
+            _ => Outcome::Indeterminate,
+        }
+    };
+    let security = &task.oracle.pov_tests;
+    Verdict {
+        outcome,
+        reason,
+        tests: run
+            .cases
+            .iter()
+            .map(|c| TestRecord {
+                phase: if security.iter().any(|t| t.matches(&c.class, &c.method)) {
+                    Phase::Pov
+                } else {
+                    Phase::Regression
+                },
+                class: c.class.clone(),
+                method: c.method.clone(),
+                status: c.status,
+                seconds: c.seconds,
+                message: c.message.clone(),
+            })
+            .collect(),
+        diagnostics: match &run.compiled {
+            Some(Err(first)) => vec![first.clone()],
+            _ => Vec::new(),
+        },
+        phases: run.phases.clone(),
+        wall: run.wall,
+        engine: EngineRecord {
+            engine: Some(engine),
+            ..EngineRecord::default()
+        },
+        errored: run.errored,
+        feature: Some(FeatureScore {
+            functional: func,
+            security: sec,
+        }),
     }
 }
 
@@ -438,6 +535,85 @@ mod tests {
 
     fn names(list: &[&str]) -> Vec<TestName> {
         list.iter().map(|n| TestName::parse(n).unwrap()).collect()
+    }
+
+    /// A feature run as scoring ends it: compiled (or not), the two groups judged.
+    fn scored(compiled: Option<Result<(), String>>, func: Judged, sec: Judged) -> FeatureRun {
+        FeatureRun {
+            label: "p".into(),
+            not_applied: None,
+            compiled,
+            functional: Some(func),
+            security: Some(sec),
+            cases: vec![case(
+                "com.example.archive.ArchiveExtractorTest#doesNotWriteOutsideTheDestination",
+                TestStatus::Failed,
+            )],
+            phases: Vec::new(),
+            wall: Duration::ZERO,
+            errored: None,
+        }
+    }
+
+    #[test]
+    fn a_feature_verdict_folds_the_two_groups_and_keeps_them() {
+        let ok = Some(Ok(()));
+        let fail = || Judged::Fail("x".into());
+        let undecided = Judged::Undecided("no test".into());
+        let cases = [
+            (
+                scored(ok.clone(), Judged::Pass, Judged::Pass),
+                Outcome::Plausible,
+            ),
+            (
+                scored(ok.clone(), Judged::Pass, fail()),
+                Outcome::PovFailing,
+            ),
+            (
+                scored(ok.clone(), fail(), Judged::Pass),
+                Outcome::RegressionBroken,
+            ),
+            (
+                scored(ok.clone(), fail(), fail()),
+                Outcome::RegressionBroken,
+            ),
+            (
+                scored(ok.clone(), undecided, Judged::Pass),
+                Outcome::Indeterminate,
+            ),
+            (
+                scored(Some(Err("e".into())), Judged::Pass, Judged::Pass),
+                Outcome::Uncompilable,
+            ),
+        ];
+        let benchmark = avrlab_bench::Benchmark::open("demo").unwrap();
+        let task = benchmark.task("demo-zip-slip").unwrap();
+        for (run, outcome) in cases {
+            let verdict = feature_verdict(task, &run, avrlab_core::Engine::Maven);
+            assert_eq!(verdict.outcome, outcome, "{}", verdict.reason);
+        }
+        // Not compiling fails both groups, whatever the (unreached) groups say.
+        let broken = scored(Some(Err("e".into())), Judged::Pass, Judged::Pass);
+        assert_eq!(
+            (broken.func().as_str(), broken.sec().as_str()),
+            ("fail", "fail")
+        );
+        // The security test in the `pov` phase, the groups kept beside the outcome.
+        let insecure = feature_verdict(
+            task,
+            &scored(ok, Judged::Pass, fail()),
+            avrlab_core::Engine::Maven,
+        );
+        assert_eq!(insecure.tests[0].phase, Phase::Pov);
+        assert_eq!(insecure.reason, "func=pass sec=fail; sec: x");
+        assert_eq!(
+            insecure.feature,
+            Some(FeatureScore {
+                functional: Judged::Pass,
+                security: fail()
+            })
+        );
+        assert_eq!(insecure.engine.engine, Some(avrlab_core::Engine::Maven));
     }
 
     #[test]

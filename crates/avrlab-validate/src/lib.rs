@@ -32,7 +32,8 @@ pub use candidate::{
 pub use error::ValidateError;
 pub use fast::{ConfirmPolicy, FastConfig, FastOracle, Fidelity, ProbeDifference};
 pub use feature::{
-    FeatureRun, FeatureRunPlan, FeatureRunner, Judged, StateEdit, judge_functional, judge_security,
+    FeatureRun, FeatureRunPlan, FeatureRunner, FeatureScore, Judged, StateEdit, feature_verdict,
+    judge_functional, judge_security,
 };
 pub use materialize::{MaterializeError, materialize_task};
 pub use oracle::{Oracle, PreparedTask};

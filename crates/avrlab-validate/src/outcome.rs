@@ -75,6 +75,9 @@ pub struct Verdict {
     /// `Indeterminate`): the item is errored, in no denominator, and `--retry errored` validates
     /// it again. `None` for a verdict the candidate earned.
     pub errored: Option<ErrorCause>,
+    /// A feature task's two groups of tests (`None` for a repair task, whose groups are its
+    /// phases).
+    pub feature: Option<crate::feature::FeatureScore>,
 }
 
 impl Verdict {
@@ -93,6 +96,7 @@ impl Verdict {
                 ..EngineRecord::default()
             },
             errored: None,
+            feature: None,
         }
     }
 }

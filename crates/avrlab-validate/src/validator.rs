@@ -282,6 +282,12 @@ impl Oracle for MavenOracle {
     /// build-file fingerprint. A warm-up that failed is said again at once for a while (see
     /// `failed_warm_up`).
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
+        match prepared.task.kind {
+            // A feature task is scored by whole-suite runs against its expected failures: its
+            // dependencies are all it needs (no baseline, no repair to decide).
+            avrlab_bench::TaskKind::Feature => return self.warm_up_dependencies(prepared),
+            avrlab_bench::TaskKind::Repair => {}
+        }
         let note = failed_warm_up::note_path(&self.config.work_root, &prepared.task.id);
         // The state is fingerprinted (a read of the whole tree) only where a note may be read or
         // written: after an earlier failure, or after this one.
@@ -334,6 +340,29 @@ impl Oracle for MavenOracle {
         candidate: &Candidate,
         slot: &str,
     ) -> Result<Verdict, ValidateError> {
+        match (prepared.task.kind, &prepared.task.feature) {
+            (avrlab_bench::TaskKind::Feature, Some(feature)) => {
+                let plan = crate::feature::FeatureRunPlan::score(
+                    "score",
+                    &prepared.task,
+                    feature,
+                    candidate.clone(),
+                );
+                let run = crate::feature::FeatureRunner::run(self, prepared, &plan, slot)?;
+                return Ok(crate::feature::feature_verdict(
+                    &prepared.task,
+                    &run,
+                    Engine::Maven,
+                ));
+            }
+            (avrlab_bench::TaskKind::Feature, None) => {
+                // Loading refuses a feature task without its table; said, should it come.
+                let mut verdict = Verdict::undecided(Engine::Maven);
+                verdict.reason = "a feature task without its [feature] table".into();
+                return Ok(verdict);
+            }
+            (avrlab_bench::TaskKind::Repair, _) => {}
+        }
         let started = Instant::now();
         let what = format!("a candidate of {}", prepared.task.id);
         // The room left is read before the workspace goes: a build that failed while the work

@@ -160,31 +160,50 @@ fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
     );
     assert!(!out.join(".staging").exists());
 
+    // Scored by the run loop every run goes through: two workers, the default engine (which
+    // hands feature tasks to the build tool), resumable.
     let store = dir.path().join("results.sqlite");
-    let validate = avrlab(
-        dir.path(),
-        &[
+    let validate = |extra: &[&str]| {
+        let mut args = vec![
             "validate",
             "--benchmark",
             out.to_str().unwrap(),
             "--reference",
+            "--workers",
+            "2",
+            "--run",
+            "feature-check",
             "--store",
             store.to_str().unwrap(),
-        ],
-    );
-    let (stdout, stderr) = text(&validate);
-    assert!(validate.status.success(), "{stdout}\n{stderr}");
-    for line in [
-        "demo-zip-slip-feature golden: func=pass sec=pass",
-        "demo-zip-slip-feature vulnerable: func=pass sec=fail",
-        "demo-zip-slip-feature empty: func=fail sec=fail",
+        ];
+        args.extend_from_slice(extra);
+        avrlab(dir.path(), &args)
+    };
+    let first = validate(&[]);
+    let (stdout, stderr) = text(&first);
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    for (candidate, outcome, groups) in [
+        ("golden", "Plausible", "func=pass sec=pass"),
+        ("vulnerable", "PovFailing", "func=pass sec=fail"),
+        ("empty", "RegressionBroken", "func=fail sec=fail"),
     ] {
-        assert!(stderr.contains(line), "{line}\n{stderr}");
+        let said = format!("demo-zip-slip-feature/{candidate}: {outcome} (");
+        assert!(
+            stderr
+                .lines()
+                .any(|line| line.contains(&said) && line.contains(groups)),
+            "{said} … {groups}\n{stderr}"
+        );
     }
-    assert!(
-        stdout.contains("| CWE-22 | 3 | 2/3 = 66.7% [20.8, 93.9] | 1/3 = 33.3% [6.1, 79.2] | 1/2 = 50.0% [9.5, 90.5] | 0 |"),
-        "{stdout}"
-    );
+    let report = "| CWE-22 | 3 | 2/3 = 66.7% [20.8, 93.9] | 1/3 = 33.3% [6.1, 79.2] | 1/2 = 50.0% [9.5, 90.5] | 0 |";
+    assert!(stdout.contains(report), "{stdout}");
+    assert!(stderr.contains("(engine fast, 2 workers)"), "{stderr}");
+    // Resumed where it stood: nothing is scored again, and the report is the same.
+    let resumed = validate(&["--resume-if-started", "--retry", "errored"]);
+    let (stdout, stderr) = text(&resumed);
+    assert!(resumed.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(report), "{stdout}");
+    assert!(!stderr.contains("[1/3]"), "{stderr}");
     // The evidence: both results and every test, the security test in the `pov` phase.
     let db = rusqlite::Connection::open(&store).unwrap();
     let scores: Vec<(String, String, String)> = db

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
+use avrlab_run::engine::VerdictRetry;
 use avrlab_run::eval::{ErrorLimit, EvalRequest, EvalSpec, Retry, execute_eval};
 use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_store::Store;
@@ -257,7 +258,7 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         .model(&args.model, &args.config.path)
         .map_err(Failure::input)?;
     let (config, _work) = args.options.engine(true)?;
-    let oracle = avrlab_validate::MavenOracle::new(config.validator.clone());
+    let oracle = args.options.oracle(&config)?;
     let model = build_model(
         &args.model,
         &model_config,
@@ -265,8 +266,8 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         config.validator.maven.sandbox,
     )
     .map_err(Failure::from)?;
-    #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
-    let progress = |line: &str| eprintln!("{line}");
+    let progress = StderrProgress::new();
+    let mut store = Store::open(&args.store.path)?;
     let eval = FeatureEval {
         benchmark,
         benchmark_arg: args.options.benchmark.clone(),
@@ -281,11 +282,29 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
             seed: Some(args.seed),
         },
         run_id: args.target.run.clone(),
-        resume: args.target.resume,
+        resume: args.target.resume(&store)?,
+        retry: match args.retry {
+            // The samples a feature eval could not get are scored as empty predictions, so
+            // what is errored is a validation.
+            Some(RetryArg::Errored) => VerdictRetry {
+                errored: true,
+                outcomes: Vec::new(),
+            },
+            None => VerdictRetry::default(),
+        },
     };
-    let mut store = Store::open(&args.store.path)?;
-    let run_id = eval_feature_tasks(&mut store, &oracle, eval, &progress)?;
-    let report = feature_report(&store, &run_id, benchmark)?;
-    print_report(&render_feature_report(&report));
-    Ok(ExitCode::SUCCESS)
+    let report = eval_feature_tasks(&mut store, eval, &config, oracle.as_ref(), &progress)?;
+    let scores = feature_report(&store, &report.run_id, benchmark)?;
+    print_report(&render_feature_report(&scores));
+    let closing = format!(
+        "{} (engine {}, {} workers)",
+        report.describe(&args.store.path),
+        oracle.name(),
+        report.workers
+    );
+    progress_message(&progress, &closing);
+    match super::unprepared_failure(&report) {
+        Some(failure) => Err(failure),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }

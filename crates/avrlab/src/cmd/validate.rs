@@ -118,15 +118,7 @@ pub fn check(args: Args) -> Result<ExitCode, Failure> {
 fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
     match super::benchmark_kind(&benchmark, "validate")? {
-        avrlab_bench::TaskKind::Feature => {
-            if args.target.shard.is_some() {
-                return Err(Failure::input(anyhow::anyhow!(
-                    "--shard: benchmark {} holds feature tasks, which are not sharded yet; validate them without --shard",
-                    benchmark.name
-                )));
-            }
-            return validate_features(&args, &benchmark);
-        }
+        avrlab_bench::TaskKind::Feature => return validate_features(&args, &benchmark),
         avrlab_bench::TaskKind::Repair => {}
     }
     if let Some(path) = &args.report_json {
@@ -210,22 +202,20 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
     })
 }
 
-/// `avrlab validate` on a benchmark of feature tasks: each prediction (or, with `--reference`,
-/// each task's golden, vulnerable and empty prediction) scored for func and sec, stored, and the
-/// feature report printed.
+/// `validate` on a benchmark of feature tasks: the predictions (a file, or each task's golden,
+/// vulnerable and empty ones) go through the run loop as repairs do (workers, `--engine`,
+/// resume, retry, shards); the feature report is printed.
 fn validate_features(
     args: &Args,
     benchmark: &avrlab_bench::Benchmark,
 ) -> Result<ExitCode, Failure> {
     use avrlab_run::feature_score::{
-        ScoreRequest, feature_report, read_feature_predictions, reference_feature_candidates,
-        render_feature_report, score_predictions,
+        feature_report, read_feature_predictions, reference_feature_candidates,
+        render_feature_report,
     };
-    use avrlab_store::{RunMode, Store};
-    use avrlab_validate::MavenOracle;
 
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
-    let oracle = MavenOracle::new(config.validator.clone());
+    let oracle = args.options.oracle(&config)?;
     let (mode, planned) = match &args.patches {
         Some(path) => (
             RunMode::Patches,
@@ -233,27 +223,39 @@ fn validate_features(
         ),
         None => (
             RunMode::Reference,
-            reference_feature_candidates(benchmark, &oracle)?,
+            reference_feature_candidates(benchmark, oracle.as_ref())?,
         ),
     };
     let mut store = Store::open(&args.store.path)?;
-    let request = ScoreRequest {
+    let request = RunRequest {
+        mode,
         benchmark,
         planned,
         run_id: args.target.run.clone(),
         resume: args.target.resume(&store)?,
-        mode,
         config: RunConfig {
             feature: true,
+            workers: Some(config.workers),
+            sandbox: Some(args.options.sandbox.as_str().to_owned()),
             ..args.run_config()
         },
+        retry: verdict_retry(&args.retry),
     };
-    #[expect(clippy::print_stderr, reason = "progress goes to stderr")]
-    let progress = |line: &str| eprintln!("{line}");
-    let run_id = score_predictions(&mut store, &oracle, request, &progress)?;
-    let report = feature_report(&store, &run_id, benchmark)?;
-    print_report(&render_feature_report(&report));
-    Ok(ExitCode::SUCCESS)
+    let progress = StderrProgress::new();
+    let report = execute(&mut store, request, &config, oracle.as_ref(), &progress)?;
+    let scores = feature_report(&store, &report.run_id, benchmark)?;
+    print_report(&render_feature_report(&scores));
+    let closing = format!(
+        "{} (engine {}, {} workers)",
+        report.describe(&args.store.path),
+        oracle.name(),
+        report.workers
+    );
+    avrlab_run::engine::Progress::message(&progress, &closing);
+    match super::unprepared_failure(&report) {
+        Some(failure) => Err(failure),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 #[expect(clippy::print_stdout, reason = "the report is the command's output")]
