@@ -155,7 +155,7 @@ pub fn queue(
 /// One audit label as a JSON line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AuditLine {
+pub(crate) struct AuditLine {
     pub run: String,
     pub candidate: String,
     pub auditor: String,
@@ -229,7 +229,7 @@ pub struct Agreement {
 }
 
 /// The rater name that stands for differential testing in [`agreement`].
-pub const DIFFERENTIAL_RATER: &str = "differential";
+pub(crate) const DIFFERENTIAL_RATER: &str = "differential";
 
 /// Cohen's kappa between `first` and `second` over the candidates of `run_id` both labelled.
 /// Either may be [`DIFFERENTIAL_RATER`]: differential testing's verdict then labels each
@@ -344,7 +344,7 @@ pub fn render_queue(items: &[AuditItem]) -> String {
 
 /// One candidate as the auditor sees it: the reference fix, the candidate, the tests it passed,
 /// and why the fast path flagged it.
-pub fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str) -> String {
+pub(crate) fn render_item(index: usize, total: usize, item: &AuditItem, reference: &str) -> String {
     let mut text = format!(
         "\n=== [{}/{total}] {} (task {}, {})\n--- the reference fix:\n{reference}--- the candidate ({}):\n{}\n--- tests passed: {}\n",
         index + 1,

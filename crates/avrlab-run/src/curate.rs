@@ -163,7 +163,7 @@ fn changed_new_lines(file: &avrlab_bench::FileDiff) -> Vec<usize> {
 }
 
 /// Drafts the feature task of a repair task from its materialized vulnerable state `vulnerable`.
-pub fn draft_feature(task: &Task, vulnerable: &Path) -> Result<Draft, String> {
+pub(crate) fn draft_feature(task: &Task, vulnerable: &Path) -> Result<Draft, String> {
     let reference = task
         .reference
         .as_ref()
@@ -299,7 +299,7 @@ impl std::fmt::Debug for StatementModel<'_> {
 
 /// A task's problem statement and who drafted it.
 #[derive(Debug, Clone)]
-pub struct Statement {
+pub(crate) struct Statement {
     pub text: String,
     pub source: StatementSource,
     /// Why a model's draft was not used (the template stands in), when one was asked for.
@@ -320,7 +320,7 @@ impl Statement {
 /// the request (behaviour in plain words, no code, nothing about the vulnerability). The request
 /// comes last: a small model follows the last thing it read, and one that reads headings before
 /// the code tends to answer with more headings.
-pub fn statement_prompt(masked: &[MaskedMethod]) -> avrlab_prompt::Prompt {
+pub(crate) fn statement_prompt(masked: &[MaskedMethod]) -> avrlab_prompt::Prompt {
     use avrlab_prompt::{ChatMessage, Prompt, Role};
     let mut user = String::from(
         "A developer must write the following Java method(s) again from a description.\n\n",
@@ -363,7 +363,7 @@ const STATEMENT_LIMIT: usize = 4000;
 /// The model's answer as a statement body, or why it cannot be one. Fenced code is removed (a
 /// statement carries no implementation); what remains must say something, and must not name
 /// the vulnerability, the task or its CVE.
-pub fn usable_statement(answer: &str, task: &Task) -> Result<String, String> {
+pub(crate) fn usable_statement(answer: &str, task: &Task) -> Result<String, String> {
     let lines: Vec<&str> = answer
         .lines()
         .map(str::trim)
@@ -423,7 +423,11 @@ pub fn usable_statement(answer: &str, task: &Task) -> Result<String, String> {
 
 /// The problem statement of a drafted task: the model's, when one is given and its answer is
 /// usable (followed by the masked methods' signatures), else the template's, with the reason.
-pub fn draft_statement(task: &Task, draft: &Draft, model: Option<StatementModel<'_>>) -> Statement {
+pub(crate) fn draft_statement(
+    task: &Task,
+    draft: &Draft,
+    model: Option<StatementModel<'_>>,
+) -> Statement {
     let template = |fallback| Statement {
         text: draft.problem_statement.clone(),
         source: StatementSource::Template,
@@ -529,7 +533,7 @@ fn plan(
 /// Runs the five-run matrix on the fixed state `fixed` (its pristine folder is the fixed project)
 /// and checks its gates in order, stopping at the first that fails. With `expected` (a curated
 /// task being re-checked), run 3 must show exactly those functional failures or fewer.
-pub fn run_matrix(
+pub(crate) fn run_matrix(
     runner: &dyn FeatureRunner,
     fixed: &PreparedTask,
     feature: &FeatureSpec,
@@ -708,7 +712,7 @@ pub fn run_matrix(
 
 /// The three reference predictions of a curated task, as diffs against its task state in
 /// `state`: the golden patch, the upstream vulnerable implementation put back, and nothing.
-pub fn reference_predictions(
+pub(crate) fn reference_predictions(
     feature: &FeatureSpec,
     state: &Path,
 ) -> Result<Vec<(String, Candidate)>, String> {
@@ -755,7 +759,7 @@ pub fn expected_failures(func: &[TestName]) -> ExpectedFailures {
 }
 
 /// The folder a curated task is written to.
-pub fn feature_id(repair_id: &str) -> String {
+pub(crate) fn feature_id(repair_id: &str) -> String {
     format!("{repair_id}-feature")
 }
 
@@ -842,7 +846,7 @@ fn curated_from(dir: &Path, source: &str) -> bool {
 }
 
 /// The fixed-code task of a feature task: its project, without the task patch.
-pub fn fixed_task(feature_task: &Task) -> Task {
+pub(crate) fn fixed_task(feature_task: &Task) -> Task {
     let mut fixed = feature_task.clone();
     fixed.state.apply.clear();
     fixed.reference = None;

@@ -170,7 +170,7 @@ pub struct DiffTestLine {
 
 /// Compares every plausible candidate of `run_id` with its task's reference fix and stores each
 /// result as it lands (a later run replaces it).
-pub fn diff_test_run(
+pub(crate) fn diff_test_run(
     store: &mut Store,
     run_id: &str,
     benchmark: &Benchmark,
@@ -249,7 +249,7 @@ pub fn diff_test_run(
 /// `include_proven`), exactly as `avrlab diff-test` does; the tasks come as validation prepared
 /// them. The tasks are shared out among `workers` workers, each task's candidates compared in turn
 /// by one of them. Says how it went on `progress`.
-pub fn diff_test_new(
+pub(crate) fn diff_test_new(
     store: &mut Store,
     run_id: &str,
     prepared: &HashMap<String, PreparedTask>,
@@ -856,7 +856,7 @@ fn read_answer(
 
 /// The methods whose text differs between two versions of a module's main sources (new or
 /// changed, not deleted), as `(binary class name, method name)`; `<init>` for constructors.
-pub fn changed_methods(before: &Path, after: &Path) -> Vec<(String, String)> {
+pub(crate) fn changed_methods(before: &Path, after: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let sources = after.join("src/main/java");
     for entry in walkdir::WalkDir::new(&sources)
@@ -1041,7 +1041,7 @@ const MAX_STRING_CHARS: usize = 400;
 
 /// The string and integer literals of a module's test sources, in file order, each once: the
 /// values the PoV and regression tests pass, which seed the generators.
-pub fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
+pub(crate) fn test_literals(tests: &Path) -> (Vec<String>, Vec<i64>) {
     let mut strings: Vec<String> = Vec::new();
     let mut numbers: Vec<i64> = Vec::new();
     for entry in walkdir::WalkDir::new(tests)
@@ -1195,7 +1195,7 @@ fn last_line(log: &str) -> &str {
 }
 
 /// The result as a table: one line per candidate, with the witness of each divergence.
-pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
+pub(crate) fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
     let mut out = String::new();
     for line in lines {
         let row = &line.row;
@@ -1226,7 +1226,7 @@ pub fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
 }
 
 /// A witness as an auditor reads it, each line indented by `indent`.
-pub fn witness_text(w: &WitnessRow, indent: &str) -> String {
+pub(crate) fn witness_text(w: &WitnessRow, indent: &str) -> String {
     format!(
         "{indent}witness {} (input seed {}):\n{indent}  input:      {}\n{indent}  reference:  {}\n\
          {indent}  candidate:  {}\n{indent}  vulnerable: {}\n",
@@ -1236,7 +1236,7 @@ pub fn witness_text(w: &WitnessRow, indent: &str) -> String {
 
 /// The command that compares one candidate again, as it was compared (the same seed, so the
 /// same inputs and the same shrunk witness).
-pub fn reproduce_command(run_id: &str, row: &DifferentialRow) -> String {
+pub(crate) fn reproduce_command(run_id: &str, row: &DifferentialRow) -> String {
     format!(
         "avrlab diff-test {run_id} --candidate {} --budget {:.0} --include-proven (with the run's --store and --benchmark)",
         row.candidate_id, row.budget_seconds
@@ -1250,7 +1250,7 @@ pub fn summary(run_id: &str, lines: &[DiffTestLine]) -> String {
 }
 
 /// [`summary`] of stored rows.
-pub fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String {
+pub(crate) fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String {
     let count = |v: Differential| rows.iter().filter(|r| r.verdict == v).count();
     let tested: Vec<&DifferentialRow> = rows
         .iter()

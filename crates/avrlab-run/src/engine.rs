@@ -17,7 +17,8 @@ use avrlab_validate::{
 };
 
 use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates};
-pub use crate::progress::{Progress, error_chain};
+pub use crate::progress::Progress;
+pub(crate) use crate::progress::error_chain;
 use crate::shard::shard_part;
 
 /// How a run is carried out.
@@ -63,7 +64,7 @@ pub struct VerdictRetry {
 
 impl VerdictRetry {
     /// Whether a stored verdict is to be validated again.
-    pub fn wants(&self, verdict: &avrlab_store::VerdictSummary) -> bool {
+    pub(crate) fn wants(&self, verdict: &avrlab_store::VerdictSummary) -> bool {
         (self.errored && verdict.class == avrlab_store::ItemClass::Errored)
             || self.outcomes.contains(&verdict.outcome)
     }
@@ -169,11 +170,11 @@ impl RunReport {
 }
 
 /// Tasks that could not be warmed up, by id, with the reason (the error and its causes).
-pub type Unprepared = BTreeMap<String, String>;
+pub(crate) type Unprepared = BTreeMap<String, String>;
 
 /// Times the stages of a run.
 #[derive(Debug)]
-pub struct StageClock {
+pub(crate) struct StageClock {
     last: Instant,
     stages: Vec<(&'static str, Duration)>,
 }
@@ -187,13 +188,13 @@ impl StageClock {
     }
 
     /// Ends the stage `name` now.
-    pub fn lap(&mut self, name: &'static str) {
+    pub(crate) fn lap(&mut self, name: &'static str) {
         let now = Instant::now();
         self.stages.push((name, now - self.last));
         self.last = now;
     }
 
-    pub fn into_stages(self) -> Vec<(&'static str, Duration)> {
+    pub(crate) fn into_stages(self) -> Vec<(&'static str, Duration)> {
         self.stages
     }
 }
@@ -343,7 +344,7 @@ fn fresh_run_id(mode: &str, benchmark: &str) -> String {
 }
 
 /// Writes each task's state once (no build tool runs).
-pub fn materialize_tasks(
+pub(crate) fn materialize_tasks(
     oracle: &dyn Oracle,
     tasks: &[&Task],
 ) -> Result<HashMap<String, PreparedTask>, EngineError> {
@@ -373,7 +374,7 @@ pub fn warm_up_only(
 /// the others: it is returned with the reason, even when every task failed so (a reference check
 /// shows each as a row). When no task could be warmed up and some failure was the harness's (no
 /// sandbox, a changed cache), the first such error is returned instead: no run can go on.
-pub fn warm_up_tasks(
+pub(crate) fn warm_up_tasks(
     oracle: &dyn Oracle,
     prepared: &HashMap<String, PreparedTask>,
     workers: usize,
@@ -438,7 +439,7 @@ pub fn warm_up_tasks(
 /// What eval and replay do once every candidate of their run is stored: warm the tasks up, then
 /// validate each stored candidate that has no verdict yet, and report the run.
 #[derive(Debug)]
-pub struct StoredRun<'a> {
+pub(crate) struct StoredRun<'a> {
     pub run_id: String,
     pub workshop: Workshop<'a>,
     /// When the run's invocation started, and its stages so far.
@@ -449,7 +450,7 @@ pub struct StoredRun<'a> {
 }
 
 /// Validates a [`StoredRun`].
-pub fn validate_stored_run(
+pub(crate) fn validate_stored_run(
     store: &mut Store,
     run: StoredRun<'_>,
     progress: &dyn Progress,
@@ -509,7 +510,7 @@ pub fn validate_stored_run(
 
 /// Validates the pending candidates of the tasks that were warmed up, then finishes the run; when
 /// some task was not, the run is left unfinished with the reason recorded, for `--resume`.
-pub fn validate_warmed(
+pub(crate) fn validate_warmed(
     store: &mut Store,
     run_id: &str,
     planned: &[PlannedCandidate],
@@ -554,7 +555,7 @@ pub fn validate_warmed(
 
 /// Refuses the input if any candidate would not apply or breaks the edit policy. Runs on the
 /// materialized states, before any warm-up.
-pub fn preflight(
+pub(crate) fn preflight(
     planned: &[PlannedCandidate],
     prepared: &HashMap<String, PreparedTask>,
 ) -> Result<(), EngineError> {
@@ -583,7 +584,7 @@ pub fn preflight(
 
 /// What validating a run's pending candidates did.
 #[derive(Debug, Clone, Copy)]
-pub struct ValidationTally {
+pub(crate) struct ValidationTally {
     pub validated: usize,
     pub duplicates: usize,
     pub wall: Duration,
@@ -591,7 +592,7 @@ pub struct ValidationTally {
 }
 
 /// What validation works with: the prepared tasks, the oracle, and how many workers.
-pub struct Workshop<'a> {
+pub(crate) struct Workshop<'a> {
     pub prepared: &'a HashMap<String, PreparedTask>,
     pub oracle: &'a dyn Oracle,
     pub config: &'a EngineConfig,
@@ -609,7 +610,7 @@ impl std::fmt::Debug for Workshop<'_> {
 
 /// Validates every candidate of `planned` without a verdict in `decided`, on parallel workers,
 /// storing each verdict as it lands. Candidates that make the same project are validated once.
-pub fn validate_pending(
+pub(crate) fn validate_pending(
     store: &mut Store,
     run_id: &str,
     planned: &[PlannedCandidate],
@@ -771,7 +772,10 @@ fn killed_again(
 }
 
 /// The tasks that the candidates name, in id order.
-pub fn tasks_of<'b>(benchmark: &'b Benchmark, planned: &[PlannedCandidate]) -> Vec<&'b Task> {
+pub(crate) fn tasks_of<'b>(
+    benchmark: &'b Benchmark,
+    planned: &[PlannedCandidate],
+) -> Vec<&'b Task> {
     let ids: BTreeSet<&str> = planned.iter().map(|p| p.task.as_str()).collect();
     ids.iter()
         .map(|id| {
@@ -860,7 +864,7 @@ pub fn create_run(
 /// The eval run that generations are written into: the one being resumed (its input unchanged),
 /// or a new one (a fresh id is made unique by the store; a shard's is its plan's) registered with
 /// `config`. Eval and replay both register their runs here.
-pub fn register_eval_run(
+pub(crate) fn register_eval_run(
     store: &mut Store,
     benchmark: &Benchmark,
     run_id: Option<String>,
@@ -893,7 +897,7 @@ pub fn register_eval_run(
 
 /// Stores the dates of a run's tasks with the run, so that its reports can split scores at a
 /// model's training cut-off without the benchmark at hand.
-pub fn record_task_dates<'a>(
+pub(crate) fn record_task_dates<'a>(
     store: &mut Store,
     run_id: &str,
     tasks: impl Iterator<Item = &'a Task>,
@@ -910,13 +914,13 @@ pub fn record_task_dates<'a>(
 }
 
 /// Each task's CWE numbers, as a run's configuration keeps them for the reports.
-pub fn task_cwes<'a>(tasks: impl Iterator<Item = &'a Task>) -> BTreeMap<String, Vec<u32>> {
+pub(crate) fn task_cwes<'a>(tasks: impl Iterator<Item = &'a Task>) -> BTreeMap<String, Vec<u32>> {
     tasks.map(|t| (t.id.clone(), t.cwe.clone())).collect()
 }
 
 /// The run to write into: a new id, or the run being resumed (whose input must not have changed)
 /// with the candidates it has already decided.
-pub fn resolve_run(
+pub(crate) fn resolve_run(
     store: &mut Store,
     request: &RunRequest<'_>,
     hash: &str,

@@ -12,17 +12,17 @@ use avrlab_validate::{
 };
 
 /// Decides a candidate of a task: an outcome, or `None` for an infrastructure failure.
-pub type Rule = dyn Fn(&Task, &Candidate) -> Option<Outcome> + Sync;
+pub(crate) type Rule = dyn Fn(&Task, &Candidate) -> Option<Outcome> + Sync;
 
 /// What the fake was asked to do, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Call {
+pub(crate) enum Call {
     Materialize(String),
     WarmUp(String),
     Validate(String),
 }
 
-pub struct FakeOracle {
+pub(crate) struct FakeOracle {
     root: tempfile::TempDir,
     rule: Box<Rule>,
     /// Tasks whose warm-up fails, as a project that does not build here would.
@@ -48,19 +48,19 @@ impl FakeOracle {
     }
 
     /// The warm-up of `task` fails.
-    pub fn with_unbuildable(mut self, task: &str) -> Self {
+    pub(crate) fn with_unbuildable(mut self, task: &str) -> Self {
         self.unbuildable.push(task.to_owned());
         self
     }
 
     /// The warm-up of `task` fails because the sandbox cannot start: the harness's failure.
-    pub fn with_broken_harness(mut self, task: &str) -> Self {
+    pub(crate) fn with_broken_harness(mut self, task: &str) -> Self {
         self.harness_broken.push(task.to_owned());
         self
     }
 
     /// The next `count` validations are errored: their test JVM killed from outside.
-    pub fn with_killed(self, count: usize) -> Self {
+    pub(crate) fn with_killed(self, count: usize) -> Self {
         self.killed
             .store(count, std::sync::atomic::Ordering::SeqCst);
         self
@@ -76,7 +76,7 @@ impl FakeOracle {
 }
 
 /// Progress that shows nothing.
-pub struct Quiet;
+pub(crate) struct Quiet;
 
 impl crate::engine::Progress for Quiet {
     fn message(&self, _: &str) {}
@@ -87,7 +87,7 @@ impl crate::engine::Progress for Quiet {
 
 /// Progress that keeps its status lines, for tests that check what a run says.
 #[derive(Default)]
-pub struct Messages(Mutex<Vec<String>>);
+pub(crate) struct Messages(Mutex<Vec<String>>);
 
 impl Messages {
     pub fn lines(&self) -> Vec<String> {
@@ -105,7 +105,10 @@ impl crate::engine::Progress for Messages {
 }
 
 /// An engine configuration whose Maven and folders do not exist: only a fake oracle can serve it.
-pub fn engine_config(workers: usize, allow_apply_failures: bool) -> crate::engine::EngineConfig {
+pub(crate) fn engine_config(
+    workers: usize,
+    allow_apply_failures: bool,
+) -> crate::engine::EngineConfig {
     crate::engine::EngineConfig {
         validator: avrlab_validate::ValidatorConfig {
             maven: avrlab_exec::MavenSettings {
@@ -132,7 +135,7 @@ pub fn demo() -> Benchmark {
 }
 
 /// A verdict with no evidence: the fake's, never a real one.
-pub fn fake_verdict(outcome: Outcome) -> Verdict {
+pub(crate) fn fake_verdict(outcome: Outcome) -> Verdict {
     Verdict {
         outcome,
         reason: format!("fake oracle: {outcome}"),

@@ -148,7 +148,7 @@ pub fn reference_feature_candidates(
 
 /// The prompt of a feature task: its problem statement, as a chat. A command model in workdir
 /// mode gets it on stdin (and in `$AVRLAB_PROMPT_FILE`) and edits the task state.
-pub fn feature_prompt(feature: &avrlab_bench::FeatureSpec) -> avrlab_prompt::Prompt {
+pub(crate) fn feature_prompt(feature: &avrlab_bench::FeatureSpec) -> avrlab_prompt::Prompt {
     use avrlab_prompt::{ChatMessage, Role};
     avrlab_prompt::Prompt::Chat {
         messages: vec![
@@ -171,7 +171,7 @@ pub fn feature_prompt(feature: &avrlab_bench::FeatureSpec) -> avrlab_prompt::Pro
 /// answers), else what the chat extraction finds (a diff block, or the first masked method
 /// written out, which replaces it); an answer with neither is the empty prediction, labelled so
 /// (`false`).
-pub fn prediction_of(answer: &str, task: &Task) -> (Candidate, bool) {
+pub(crate) fn prediction_of(answer: &str, task: &Task) -> (Candidate, bool) {
     use avrlab_prompt::{ChatLevel, Format, Frame};
     use avrlab_validate::ReplacementTarget;
     if answer.trim().is_empty() {
@@ -209,7 +209,7 @@ pub fn prediction_of(answer: &str, task: &Task) -> (Candidate, bool) {
 /// Asks `model` for `samples` predictions per feature task, each against the task state in
 /// `states` (materialized by the oracle); a failed sample is reported and becomes the empty
 /// prediction, so that it counts (as not correct) rather than vanishing.
-pub fn generate_feature_predictions(
+pub(crate) fn generate_feature_predictions(
     model: &dyn avrlab_model::Model,
     model_name: &str,
     samples: u32,

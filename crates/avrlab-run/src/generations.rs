@@ -17,10 +17,10 @@ use crate::engine::{
 };
 
 /// The materialized tasks of a run, by task id.
-pub type Prepared = HashMap<String, PreparedTask>;
+pub(crate) type Prepared = HashMap<String, PreparedTask>;
 
 /// Where an eval run's generations come from.
-pub trait GenerationSource {
+pub(crate) trait GenerationSource {
     type Error: From<EngineError> + From<StoreError>;
 
     /// The tasks the source has generations for; only they are materialized.
@@ -50,7 +50,7 @@ pub trait GenerationSource {
 
 /// Where a run is written.
 #[derive(Debug, Clone)]
-pub struct RunTarget {
+pub(crate) struct RunTarget {
     /// The run id; a fresh one when absent.
     pub run_id: Option<String>,
     /// Continue the named run, or the newest unfinished eval of the benchmark.
@@ -58,7 +58,7 @@ pub struct RunTarget {
 }
 
 /// Runs (or resumes) an eval run fed by `source`.
-pub fn run_generations<S: GenerationSource>(
+pub(crate) fn run_generations<S: GenerationSource>(
     store: &mut Store,
     benchmark: &Benchmark,
     target: RunTarget,

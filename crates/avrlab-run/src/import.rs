@@ -173,7 +173,7 @@ const VERIFICATION_SKIPS: [&str; 15] = [
 ];
 
 /// The provenance of a task made from a fix commit the user names, with no dataset behind it.
-pub const FIX_COMMIT_ORIGIN: &str = "fix commit (avrlab bench new)";
+pub(crate) const FIX_COMMIT_ORIGIN: &str = "fix commit (avrlab bench new)";
 
 /// A fix commit the user names (`avrlab bench new`), made into a task folder in `config.out` by
 /// the importers' own path: `row` carries what the user gave (PoV tests, CVE, CWEs; no build, which

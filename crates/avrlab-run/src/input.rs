@@ -123,7 +123,7 @@ struct InstancePrediction {
 
 /// The task an instance id names: the task of that id, the id a SusVibes instance was imported
 /// under, or the task whose dataset id it is (`VUL4J-10` for an imported Vul4J task).
-pub fn task_for_instance<'a>(benchmark: &'a Benchmark, instance: &str) -> Option<&'a Task> {
+pub(crate) fn task_for_instance<'a>(benchmark: &'a Benchmark, instance: &str) -> Option<&'a Task> {
     let imported = crate::susvibes::task_id_of(instance);
     benchmark.tasks.iter().find(|t| {
         t.id == instance
@@ -336,7 +336,7 @@ fn instance_records(
 }
 
 /// How a candidate is stored: its kind and its text.
-pub fn stored_form(candidate: &Candidate) -> (CandidateKind, String) {
+pub(crate) fn stored_form(candidate: &Candidate) -> (CandidateKind, String) {
     let (kind, content) = match candidate {
         Candidate::Unchanged => (CandidateKind::Unchanged, String::new()),
         Candidate::Diff(patch) => (CandidateKind::Diff, patch.to_string()),
@@ -350,7 +350,7 @@ pub fn stored_form(candidate: &Candidate) -> (CandidateKind, String) {
 
 /// The candidate behind a stored kind and text (the inverse of [`stored_form`]); `None` for a
 /// diff that does not parse.
-pub fn from_stored_form(kind: CandidateKind, content: &str) -> Option<Candidate> {
+pub(crate) fn from_stored_form(kind: CandidateKind, content: &str) -> Option<Candidate> {
     match kind {
         CandidateKind::Unchanged => Some(Candidate::Unchanged),
         CandidateKind::Diff => Patch::parse(content).ok().map(Candidate::Diff),
@@ -368,7 +368,7 @@ pub fn from_stored_form(kind: CandidateKind, content: &str) -> Option<Candidate>
 }
 
 /// The rows registered with a new run.
-pub fn new_candidates(planned: &[PlannedCandidate]) -> Vec<NewCandidate> {
+pub(crate) fn new_candidates(planned: &[PlannedCandidate]) -> Vec<NewCandidate> {
     planned
         .iter()
         .map(|p| {

@@ -349,7 +349,7 @@ pub fn render_merged(into: &Path, merged: &[MergedRun]) -> String {
 }
 
 /// `task (n), …` of the candidates without a verdict.
-pub fn describe_undecided(undecided: &[(String, usize)]) -> String {
+pub(crate) fn describe_undecided(undecided: &[(String, usize)]) -> String {
     undecided
         .iter()
         .map(|(task, n)| format!("{task} ({n})"))

@@ -82,7 +82,7 @@ fn layout_free(text: &str) -> String {
 /// Whether a candidate makes the localized file identical to the reference fix's, up to layout and
 /// comments (`Exact`), or the same syntax tree up to local names, braces around one statement and
 /// parentheses around a primary (`Equivalent`), or neither (`Unknown`: it may still be correct).
-pub fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> Correctness {
+pub(crate) fn correctness(task: &Task, root: &Path, candidate: &Candidate) -> Correctness {
     let (Some(reference), Some(loc)) = (&task.reference, task.localization.first()) else {
         return Correctness::Unknown;
     };

@@ -79,7 +79,7 @@ impl ProbeError {
 
 /// What the model is shown and what its continuation is compared with, in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProbeWindow {
+pub(crate) struct ProbeWindow {
     /// The 1-based line of the fix's first change.
     pub line: u32,
     /// The file's text before that line (at most `context_lines` lines of it).
@@ -139,7 +139,7 @@ impl ProbeWindow {
 
 /// How much of a reference a continuation reproduces from its start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Matched {
+pub(crate) struct Matched {
     /// Leading lines equal to the reference's (ignoring indentation and trailing blanks).
     pub lines: u32,
     /// Leading whitespace-separated tokens equal to the reference's.
@@ -149,7 +149,7 @@ pub struct Matched {
 }
 
 /// Compares `continuation` with the reference lines.
-pub fn matched(continuation: &str, reference: &[String]) -> Matched {
+pub(crate) fn matched(continuation: &str, reference: &[String]) -> Matched {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let lines = continuation
         .lines()

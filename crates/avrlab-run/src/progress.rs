@@ -18,7 +18,7 @@ pub trait Progress: Sync {
 }
 
 /// An error with its causes, on one line.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

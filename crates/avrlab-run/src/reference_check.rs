@@ -50,7 +50,7 @@ pub fn check_table(
 }
 
 /// The row of a task whose vulnerable state and reference fix were validated.
-pub fn check_row(
+pub(crate) fn check_row(
     task: &avrlab_bench::Task,
     summary: &crate::summary::Summary,
     baseline: Option<&avrlab_validate::Baseline>,
@@ -109,7 +109,7 @@ pub fn check_row(
 }
 
 /// The row of a task whose warm-up failed: nothing of it was validated.
-pub fn unprepared_row(task: &avrlab_bench::Task, reason: &str) -> CheckRow {
+pub(crate) fn unprepared_row(task: &avrlab_bench::Task, reason: &str) -> CheckRow {
     CheckRow {
         task: task.id.clone(),
         builds: "no",
@@ -142,7 +142,7 @@ fn explain_baseline(baseline: &avrlab_validate::Baseline) -> Vec<String> {
 }
 
 /// The table of `bench check`, then each task's exclusions by cause.
-pub fn render_check_table(rows: &[CheckRow]) -> String {
+pub(crate) fn render_check_table(rows: &[CheckRow]) -> String {
     let mut out = String::from(
         "\n| task | builds | vulnerable fails PoV | reference Plausible | baseline exclusions | JDK | minutes | note |\n|---|---|---|---|---|---|---|---|\n",
     );

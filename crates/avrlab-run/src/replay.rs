@@ -71,7 +71,7 @@ const MODELS: [(&str, PatchShape, &str); 8] = [
 ];
 
 /// The patch shape and format of a published model, if this importer knows it.
-pub fn model_shape(model: &str) -> Option<(PatchShape, &'static str)> {
+pub(crate) fn model_shape(model: &str) -> Option<(PatchShape, &'static str)> {
     MODELS
         .iter()
         .find(|(name, ..)| *name == model)
@@ -206,7 +206,7 @@ impl From<avrlab_store::StoreError> for ReplayError {
 
 /// One record of `vul_location.json`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Location {
+pub(crate) struct Location {
     pub vul_id: String,
     #[serde(rename = "CVE_id", default)]
     pub cve: Option<String>,
@@ -221,7 +221,7 @@ pub struct Location {
 }
 
 /// Reads `vul_location.json`.
-pub fn read_locations(path: &Path) -> Result<Vec<Location>, ReplayError> {
+pub(crate) fn read_locations(path: &Path) -> Result<Vec<Location>, ReplayError> {
     let err = |source: Box<dyn std::error::Error + Send + Sync>| ReplayError::Locations {
         path: path.to_owned(),
         source,
@@ -232,7 +232,7 @@ pub fn read_locations(path: &Path) -> Result<Vec<Location>, ReplayError> {
 
 /// One published sample: the raw output and the patch extracted from it, with its label.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublishedSample {
+pub(crate) struct PublishedSample {
     pub raw: String,
     pub patch: String,
     pub label: PublishedLabel,
@@ -240,7 +240,7 @@ pub struct PublishedSample {
 
 /// One published file: a vulnerability's samples.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublishedFile {
+pub(crate) struct PublishedFile {
     /// The file name, for messages.
     pub file: String,
     /// The vulnerability id the file name ends with (`Jinjava-1`, `VUL4J-10`).
@@ -275,7 +275,9 @@ impl std::fmt::Display for Unmapped {
 }
 
 /// Reads every file of a model's variant folder; files that cannot be read are listed.
-pub fn read_published(folder: &Path) -> Result<(Vec<PublishedFile>, Vec<Unmapped>), ReplayError> {
+pub(crate) fn read_published(
+    folder: &Path,
+) -> Result<(Vec<PublishedFile>, Vec<Unmapped>), ReplayError> {
     let read_err = |source| ReplayError::Read {
         path: folder.to_owned(),
         source,
@@ -444,7 +446,7 @@ fn splice_lines(
 }
 
 /// The candidate a patch becomes: `file`'s text with lines `start..=end` replaced by `patch`.
-pub fn candidate_from_patch(
+pub(crate) fn candidate_from_patch(
     file: &str,
     original: &str,
     lines: (usize, usize),
@@ -462,7 +464,7 @@ pub fn candidate_from_patch(
 
 /// A vulnerable method as VJBench-trans rewrote it for one variant.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TransformedMethod {
+pub(crate) struct TransformedMethod {
     /// `<BUG>_original_method.java`: the method as the project has it, comments left out.
     pub original: String,
     /// The variant's method.
@@ -488,7 +490,7 @@ struct RenameDict {
 }
 
 /// Reads the variant's method of one vulnerability from `VJBench-trans/<bug>/`.
-pub fn read_transformed(
+pub(crate) fn read_transformed(
     trans: &Path,
     bug: &str,
     variant: PublishedVariant,
@@ -622,7 +624,7 @@ fn code_start(file_text: &str, (start, end): (usize, usize)) -> usize {
 /// The candidate a patch of a transformed variant becomes: the patch put into the transformed
 /// method by its shape, the renames undone, and the result (indented as the method was) in place
 /// of lines `region` of `file`, which hold the original method.
-pub fn candidate_from_transformed(
+pub(crate) fn candidate_from_transformed(
     file: &str,
     original: &str,
     region: (usize, usize),

@@ -14,7 +14,7 @@ use crate::engine::error_chain;
 
 /// How the reviewer is asked.
 #[derive(Debug, Clone)]
-pub struct ReviewSpec {
+pub(crate) struct ReviewSpec {
     /// The reviewer model's name (stored with every review).
     pub reviewer: String,
     pub max_tokens: u32,
@@ -65,7 +65,7 @@ fn is_per_prompt(error: &ModelError) -> bool {
 /// Reviews every candidate of `run_id` that this reviewer has not reviewed yet, storing each
 /// review as it lands. `methods` holds each task's vulnerable method. Returns how many were
 /// reviewed now.
-pub fn review_run(
+pub(crate) fn review_run(
     store: &mut Store,
     run_id: &str,
     methods: &HashMap<String, VulnerableMethod>,

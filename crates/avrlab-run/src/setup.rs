@@ -32,7 +32,7 @@ pub struct EngineSetup {
 /// and killed, unless `$AVRLAB_IDLE_TIMEOUT` says otherwise (0: never). Far above the quiet
 /// stretches of an honest build (a slow test computes, a download prints its progress), far below
 /// the warm-up's 30 minutes, which a test waiting on a socket used to hold a worker for.
-pub const DEFAULT_IDLE_TIMEOUT: u64 = 300;
+pub(crate) const DEFAULT_IDLE_TIMEOUT: u64 = 300;
 
 /// The idle limit of build and test steps: `$AVRLAB_IDLE_TIMEOUT` seconds (0 turns it off), else
 /// [`DEFAULT_IDLE_TIMEOUT`].

@@ -11,7 +11,7 @@ use avrlab_core::Shard;
 use crate::input::PlannedCandidate;
 
 /// The tasks of `shard`, given every task's number of candidates.
-pub fn shard_tasks(
+pub(crate) fn shard_tasks(
     candidates_per_task: &BTreeMap<String, usize>,
     shard: Shard,
 ) -> BTreeSet<String> {
@@ -37,7 +37,9 @@ pub fn shard_tasks(
 }
 
 /// How many candidates each task has, given each candidate's task.
-pub fn candidates_per_task<'a>(tasks: impl Iterator<Item = &'a String>) -> BTreeMap<String, usize> {
+pub(crate) fn candidates_per_task<'a>(
+    tasks: impl Iterator<Item = &'a String>,
+) -> BTreeMap<String, usize> {
     let mut per_task = BTreeMap::new();
     for task in tasks {
         *per_task.entry(task.clone()).or_default() += 1;
@@ -46,7 +48,10 @@ pub fn candidates_per_task<'a>(tasks: impl Iterator<Item = &'a String>) -> BTree
 }
 
 /// The candidates of `planned` that `shard` validates (all of them without a shard).
-pub fn shard_part(planned: &[PlannedCandidate], shard: Option<Shard>) -> Vec<PlannedCandidate> {
+pub(crate) fn shard_part(
+    planned: &[PlannedCandidate],
+    shard: Option<Shard>,
+) -> Vec<PlannedCandidate> {
     let Some(shard) = shard else {
         return planned.to_vec();
     };

@@ -90,7 +90,7 @@ pub struct SlurmPlan {
 
 /// The jobs submitted for a plan, newest last.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Submissions {
+pub(crate) struct Submissions {
     pub plan: Option<SlurmPlan>,
     /// (array job, shards it ran, merge job) per submission.
     pub jobs: Vec<Submitted>,
@@ -107,7 +107,7 @@ pub struct Submitted {
 /// The worker's command line: `validate …` or `eval …` with a run id (`--run`), or `study …`
 /// with a study id (`--name`), `default_run` when it names none; flags that submit sets for each
 /// shard are refused. Returns the command line and the id.
-pub fn worker_command(
+pub(crate) fn worker_command(
     args: &[String],
     default_run: &str,
 ) -> Result<(Vec<String>, String), SlurmRunError> {
@@ -142,7 +142,7 @@ pub fn worker_command(
 }
 
 /// The store shard `index` writes.
-pub fn shard_store(dir: &Path, index: u32) -> PathBuf {
+pub(crate) fn shard_store(dir: &Path, index: u32) -> PathBuf {
     dir.join(format!("shard-{index}.sqlite"))
 }
 
@@ -184,7 +184,7 @@ fn directives(plan: &SlurmPlan, name: &str, output: &Path) -> String {
 }
 
 /// The array job's script: each task validates its shard, resuming what its store holds.
-pub fn array_script(plan: &SlurmPlan) -> String {
+pub(crate) fn array_script(plan: &SlurmPlan) -> String {
     let store = format!(
         "{}/shard-${{SLURM_ARRAY_TASK_ID}}.sqlite",
         quoted(&plan.dir.to_string_lossy())
@@ -211,7 +211,7 @@ pub fn array_script(plan: &SlurmPlan) -> String {
 }
 
 /// The merge job's script: every shard's store into the target.
-pub fn merge_script(plan: &SlurmPlan) -> String {
+pub(crate) fn merge_script(plan: &SlurmPlan) -> String {
     let shards =
         (1..=plan.shards).map(|k| shard_store(&plan.dir, k).to_string_lossy().into_owned());
     format!(
@@ -245,7 +245,7 @@ fn record_path(dir: &Path) -> PathBuf {
 }
 
 /// Reads the record of what was submitted from `dir`.
-pub fn read_submissions(dir: &Path) -> Result<Submissions, SlurmRunError> {
+pub(crate) fn read_submissions(dir: &Path) -> Result<Submissions, SlurmRunError> {
     let path = record_path(dir);
     if !path.is_file() {
         return Err(SlurmRunError::NotSubmitted(dir.to_owned()));

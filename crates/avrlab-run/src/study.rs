@@ -27,7 +27,7 @@ use crate::review::{ReviewError, ReviewSpec, review_run};
 use crate::shard::shard_of_tasks;
 
 /// The version of the study file format this build reads.
-pub const STUDY_FORMAT_VERSION: u32 = 1;
+pub(crate) const STUDY_FORMAT_VERSION: u32 = 1;
 
 /// A study file as written (`studies/*.toml`).
 #[derive(Debug, Clone, Deserialize)]
@@ -314,7 +314,7 @@ impl Plan {
     }
 
     /// The cells' rows as stored with the study.
-    pub fn cell_rows(&self) -> Vec<StudyCellRow> {
+    pub(crate) fn cell_rows(&self) -> Vec<StudyCellRow> {
         self.cells
             .iter()
             .map(|c| StudyCellRow {
@@ -745,7 +745,7 @@ fn open_benchmark(name: &str, base: &Path) -> Result<Benchmark, String> {
 /// a candidate that makes the same project as one already validated in the study (same task
 /// folder, same bytes in every file it changes) gets that validation's verdict instead of a
 /// second run.
-pub struct StudyOracle<'a> {
+pub(crate) struct StudyOracle<'a> {
     inner: &'a dyn Oracle,
     materialized: Mutex<HashMap<PathBuf, PreparedTask>>,
     warmed: Mutex<std::collections::HashSet<PathBuf>>,
@@ -774,7 +774,7 @@ impl<'a> StudyOracle<'a> {
     }
 
     /// How many validations were served from an identical candidate's.
-    pub fn reused(&self) -> usize {
+    pub(crate) fn reused(&self) -> usize {
         *self.reused.lock().expect("not poisoned")
     }
 }

@@ -36,7 +36,7 @@ impl VerdictLine {
     /// Whether the verdict says the PoV tests do not pass: they failed, or they ran past the
     /// time limit (a denial-of-service PoV on its vulnerable state computes without end, and a
     /// test that never ends never passes).
-    pub fn fails_pov(&self) -> bool {
+    pub(crate) fn fails_pov(&self) -> bool {
         match self.outcome {
             Outcome::PovFailing => true,
             Outcome::Timeout => self.decided_in == Some(Phase::Pov),

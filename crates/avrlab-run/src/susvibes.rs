@@ -39,7 +39,7 @@ impl Blamed for SusVibesError {
 }
 
 /// The task id of a record: lowercase, other characters made `-`.
-pub fn task_id_of(instance_id: &str) -> String {
+pub(crate) fn task_id_of(instance_id: &str) -> String {
     let id: String = instance_id
         .chars()
         .map(|c| {
@@ -206,7 +206,7 @@ pub fn export_jsonl(benchmark: &avrlab_bench::Benchmark) -> Result<(String, usiz
 
 /// The record of a feature task. The instance id is the dataset id of a task imported from
 /// SusVibes, else the task id.
-pub fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {
+pub(crate) fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {
     let refuse = |message: &str| SusVibesError::Task {
         task: task.id.clone(),
         message: message.to_owned(),
@@ -261,7 +261,7 @@ pub fn record_of(task: &Task) -> Result<SusVibesRecord, SusVibesError> {
 /// `@Test…`) whose declaration lies in a hunk of `test_patch` and that the hunk adds or changes.
 /// The hunk is all there is (no project at import), so a changed test whose declaration is
 /// outside the hunk's context cannot be named: then the record must name its tests.
-pub fn derive_security_tests(test_patch: &Patch) -> Result<Vec<TestName>, String> {
+pub(crate) fn derive_security_tests(test_patch: &Patch) -> Result<Vec<TestName>, String> {
     let mut tests = Vec::new();
     for file in &test_patch.files {
         let path = &file.new_path;

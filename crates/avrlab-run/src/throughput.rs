@@ -67,7 +67,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    pub fn per_minute(&self) -> f64 {
+    pub(crate) fn per_minute(&self) -> f64 {
         self.candidates as f64 / self.seconds * 60.0
     }
 
@@ -154,7 +154,7 @@ pub fn measure_engines(
 /// phase is timed (preparing tasks and warming up happen once per task and would blur the
 /// comparison).
 #[expect(clippy::too_many_arguments, reason = "one measurement's whole setting")]
-pub fn measure_run(
+pub(crate) fn measure_run(
     store_path: &Path,
     label: &'static str,
     benchmark: &Benchmark,

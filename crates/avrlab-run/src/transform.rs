@@ -230,7 +230,7 @@ pub fn read_task(
 }
 
 /// The transformed task's id: the original's with the variant as suffix (`demo-xxe-config-both`).
-pub fn transformed_id(task: &Task, variant: Variant) -> String {
+pub(crate) fn transformed_id(task: &Task, variant: Variant) -> String {
     format!("{}-{variant}", task.id)
 }
 
@@ -247,7 +247,7 @@ pub struct Rewrite {
 
 impl Rewrite {
     /// The rules that applied at least one site.
-    pub fn applied_rules(&self) -> Vec<Rule> {
+    pub(crate) fn applied_rules(&self) -> Vec<Rule> {
         let applied: BTreeSet<Rule> = self
             .output
             .report
@@ -263,7 +263,7 @@ impl Rewrite {
     }
 
     /// How many sites `rule` applied at.
-    pub fn applied_sites(&self, rule: Rule) -> usize {
+    pub(crate) fn applied_sites(&self, rule: Rule) -> usize {
         self.output
             .report
             .iter()
@@ -365,7 +365,7 @@ fn task_manifest(input: &TaskInput, new_id: &str, rewrite: &Rewrite) -> TaskMani
 
 /// The rename map file: what the transformed task's names were, so that a patch written against it
 /// can be translated back (`restore`: every renamed token becomes its original).
-pub fn rename_map_json(
+pub(crate) fn rename_map_json(
     input: &TaskInput,
     variant: Variant,
     seed: u64,
@@ -473,7 +473,7 @@ impl Check {
 }
 
 /// Validates a written task with the oracle: its vulnerable state, then its reference fix.
-pub fn verify(
+pub(crate) fn verify(
     oracle: &dyn Oracle,
     task_dir: &Path,
     slot: &str,
@@ -551,11 +551,11 @@ pub struct TaskResult {
 }
 
 /// How to check one written rewrite (the oracle in production; anything in tests).
-pub type Verifier<'a> = dyn FnMut(&Path) -> Result<Check, TransformTaskError> + 'a;
+pub(crate) type Verifier<'a> = dyn FnMut(&Path) -> Result<Check, TransformTaskError> + 'a;
 
 /// Transforms one task with `rules`, writes it to `dest`, verifies it, and rolls back rules until
 /// what is left verifies. On return `dest` holds the kept rewrite, or does not exist.
-pub fn transform_verified(
+pub(crate) fn transform_verified(
     input: &TaskInput,
     variant: Variant,
     seed: u64,
@@ -687,7 +687,7 @@ impl Search<'_, '_> {
 
 /// Per-rule totals over a benchmark.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RuleCounts {
+pub(crate) struct RuleCounts {
     /// Sites where the rule's rewrite is in a kept task.
     pub applied: usize,
     /// Sites where the rule declined (or its rewrite was dropped by the transformer).
@@ -697,7 +697,7 @@ pub struct RuleCounts {
 }
 
 /// Adds up the rule reports of every task.
-pub fn rule_counts(results: &[TaskResult]) -> BTreeMap<Rule, RuleCounts> {
+pub(crate) fn rule_counts(results: &[TaskResult]) -> BTreeMap<Rule, RuleCounts> {
     let mut counts: BTreeMap<Rule, RuleCounts> = BTreeMap::new();
     for r in results {
         if let Some(kept) = &r.kept {

@@ -19,7 +19,7 @@ pub fn cache_dir() -> PathBuf {
 }
 
 /// The Maven repository runs share: `$AVRLAB_MAVEN_REPO`, else the cache's `maven-repository`.
-pub fn default_maven_repo() -> PathBuf {
+pub(crate) fn default_maven_repo() -> PathBuf {
     if let Some(repo) = std::env::var_os("AVRLAB_MAVEN_REPO") {
         return repo.into();
     }
