@@ -19,6 +19,7 @@ mod render;
 mod study_report;
 mod svg;
 mod task_cell;
+mod validation_report;
 
 pub use completeness::Completeness;
 pub use cost::CostSummary;
@@ -40,3 +41,6 @@ pub use study_report::{
     render_study,
 };
 pub use svg::escape as escape_html;
+pub use validation_report::{
+    ValidationReport, ValidationRow, build_validation_report, render_validation,
+};

@@ -201,3 +201,95 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     // Two offsets of the same model: the offset plot is there.
     assert!(rendered.dom.contains("data-figure=\"offsets\""));
 }
+
+/// A validate run (here a reference check with an errored verdict and a reason that is markup)
+/// has its own page: it renders with its check passed and a silent console.
+#[test]
+fn the_html_report_of_a_validate_run_renders_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_path = dir.path().join("results.sqlite");
+    {
+        let mut store = Store::open(&store_path).unwrap();
+        let candidates: Vec<NewCandidate> = ["vulnerable", "reference"]
+            .iter()
+            .map(|label| NewCandidate {
+                id: format!("demo-zip-slip/{label}"),
+                task: "demo-zip-slip".into(),
+                label: (*label).into(),
+                kind: avrlab_core::CandidateKind::Unchanged,
+                content: String::new(),
+            })
+            .collect();
+        let run = NewRun {
+            id: "check".into(),
+            benchmark: "demo".into(),
+            mode: RunMode::Reference,
+            input_hash: "h".into(),
+            config: avrlab_core::RunConfig::default(),
+        };
+        store.create_run(&run, &candidates).unwrap();
+        for (label, outcome, cause) in [
+            ("vulnerable", Outcome::PovFailing, None),
+            (
+                "reference",
+                Outcome::Indeterminate,
+                Some(avrlab_core::ErrorCause::Killed),
+            ),
+        ] {
+            let verdict = VerdictRow {
+                error_cause: cause,
+                outcome,
+                reason: HOSTILE_MODEL.into(),
+                wall_ms: 1200,
+                diagnostics: vec![],
+                phases: vec![],
+                tests: vec![],
+                engine: None,
+            };
+            store
+                .record_verdict("check", &format!("demo-zip-slip/{label}"), &verdict)
+                .unwrap();
+        }
+    }
+    let page = dir.path().join("check.html");
+    let output = avrlab(
+        dir.path(),
+        &[
+            "report",
+            "check",
+            "--format",
+            "html",
+            "--store",
+            store_path.to_str().unwrap(),
+            "--out",
+            page.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let screenshot = dir.path().join("check.png");
+    let rendered = render_headless(&page, &screenshot, (1000, 700), SandboxKind::Bubblewrap)
+        .expect("chromium renders the report (scripts/install-deps installs it)");
+    assert!(
+        rendered.console.is_empty(),
+        "the page caused console messages: {:#?}",
+        rendered.console
+    );
+    assert!(
+        rendered.dom.contains("data-avrlab-check=\"passed\""),
+        "the page's own check did not pass: {}",
+        &rendered.dom[..rendered.dom.len().min(2000)]
+    );
+    assert!(
+        rendered.dom.contains("errored (killed)"),
+        "{}",
+        rendered.dom
+    );
+    assert!(
+        rendered
+            .dom
+            .contains("PovFailing 1; errored (in no count): killed 1")
+    );
+    assert_eq!(rendered.dom.matches("<script").count(), 1);
+    assert!(!rendered.dom.contains("<img"));
+}

@@ -1,9 +1,13 @@
-//! `avrlab report RUN…`: the tables of stored eval runs, one model row per run.
+//! `avrlab report RUN…`: the tables of stored eval runs, one model row per run, or the report
+//! of one validate run.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use avrlab_report::{EvalReportOptions, ReportFormat, build_eval_report_with, render};
+use avrlab_report::{
+    EvalReportOptions, ReportFormat, build_eval_report_with, build_validation_report, render,
+    render_validation,
+};
 use avrlab_store::Store;
 use clap::ValueEnum;
 
@@ -34,10 +38,36 @@ impl From<FormatArg> for ReportFormat {
     }
 }
 
+/// The one run named when it is not an eval run (a reference check, a predictions file, a
+/// feature run): it has a report of its own. Eval runs are reported together, one model row each;
+/// a validate run is reported alone.
+fn validate_run<'a>(store: &Store, runs: &'a [String]) -> Result<Option<&'a str>, Failure> {
+    let mut others = Vec::new();
+    for id in runs {
+        // An unknown run is said by the report that reads it.
+        if let Some(run) = store.run(id)? {
+            match run.mode {
+                avrlab_store::RunMode::Eval => {}
+                avrlab_store::RunMode::Reference | avrlab_store::RunMode::Patches => {
+                    others.push(id.as_str());
+                }
+            }
+        }
+    }
+    match (others.as_slice(), runs.len()) {
+        ([], _) => Ok(None),
+        ([one], 1) => Ok(Some(one)),
+        _ => Err(Failure::input(anyhow::anyhow!(
+            "runs {} are not eval runs: report eval runs together, or one validate run alone",
+            others.join(", ")
+        ))),
+    }
+}
+
 /// Arguments of `avrlab report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Eval run ids (each becomes one model row).
+    /// Eval run ids (each becomes one model row), or one validate run's id.
     #[arg(required = true)]
     pub runs: Vec<String>,
     #[arg(long, value_enum, default_value = "md")]
@@ -61,11 +91,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         )));
     }
     let store = Store::open(&args.store.path)?;
-    let options = EvalReportOptions {
-        model_cutoff: args.model_cutoff,
+    let text = match validate_run(&store, &args.runs)? {
+        Some(run) => {
+            let report = build_validation_report(&store, run).map_err(Failure::input)?;
+            render_validation(&report, args.format.into())
+        }
+        None => {
+            let options = EvalReportOptions {
+                model_cutoff: args.model_cutoff,
+            };
+            let report =
+                build_eval_report_with(&store, &args.runs, options).map_err(Failure::input)?;
+            render(&report, args.format.into())
+        }
     };
-    let report = build_eval_report_with(&store, &args.runs, options).map_err(Failure::input)?;
-    let text = render(&report, args.format.into());
     match &args.out {
         Some(path) => write_whole("--out", path, &text)?,
         None => {
