@@ -42,5 +42,6 @@ pub use study_report::{
 };
 pub use svg::escape as escape_html;
 pub use validation_report::{
-    ValidationReport, ValidationRow, build_validation_report, render_validation,
+    ValidationReport, ValidationRow, build_validation_report, outcome_counts, render_validation,
+    verdict_rows,
 };

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use avrlab_core::{ErrorCause, ItemClass, Outcome, RunMode};
-use avrlab_store::Store;
+use avrlab_core::{ErrorCause, ItemClass, Outcome, Phase, RunMode};
+use avrlab_store::{Store, StoreError};
 use serde::Serialize;
 
 use crate::eval_report::ReportError;
@@ -27,6 +27,57 @@ pub struct ValidationRow {
     pub attempt: u32,
     pub reason: String,
     pub seconds: f64,
+    /// The phase that decided the verdict (the last that ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_in: Option<Phase>,
+}
+
+impl ValidationRow {
+    /// Whether the verdict says the PoV tests do not pass: they failed, or they ran past the
+    /// time limit (a denial-of-service PoV on its vulnerable state computes without end, and a
+    /// test that never ends never passes).
+    pub fn fails_pov(&self) -> bool {
+        match self.outcome {
+            Outcome::PovFailing => true,
+            Outcome::Timeout => self.decided_in == Some(Phase::Pov),
+            _ => false,
+        }
+    }
+}
+
+/// The rows of run `run_id`'s verdicts, in the store's order.
+pub fn verdict_rows(store: &Store, run_id: &str) -> Result<Vec<ValidationRow>, StoreError> {
+    Ok(store
+        .verdicts(run_id)?
+        .into_iter()
+        .map(|v| ValidationRow {
+            candidate: v.candidate_id,
+            task: v.task,
+            label: v.label,
+            outcome: v.outcome,
+            class: v.class,
+            error_cause: v.error_cause,
+            attempt: v.attempt,
+            reason: v.reason,
+            seconds: v.wall_ms as f64 / 1000.0,
+            decided_in: v.last_phase,
+        })
+        .collect())
+}
+
+/// Judged verdicts per outcome, and errored ones per cause (in no outcome's count).
+pub fn outcome_counts(
+    rows: &[ValidationRow],
+) -> (BTreeMap<&'static str, usize>, BTreeMap<&'static str, usize>) {
+    let mut outcomes = BTreeMap::new();
+    let mut errored = BTreeMap::new();
+    for v in rows {
+        match v.error_cause {
+            Some(cause) => *errored.entry(cause.as_str()).or_default() += 1,
+            None => *outcomes.entry(v.outcome.as_str()).or_default() += 1,
+        }
+    }
+    (outcomes, errored)
 }
 
 /// A validate run as stored.
@@ -52,29 +103,8 @@ pub fn build_validation_report(
     let run = store
         .run(run_id)?
         .ok_or_else(|| ReportError::UnknownRun(run_id.to_owned()))?;
-    let verdicts: Vec<ValidationRow> = store
-        .verdicts(run_id)?
-        .into_iter()
-        .map(|v| ValidationRow {
-            candidate: v.candidate_id,
-            task: v.task,
-            label: v.label,
-            outcome: v.outcome,
-            class: v.class,
-            error_cause: v.error_cause,
-            attempt: v.attempt,
-            reason: v.reason,
-            seconds: v.wall_ms as f64 / 1000.0,
-        })
-        .collect();
-    let mut outcomes = BTreeMap::new();
-    let mut errored = BTreeMap::new();
-    for v in &verdicts {
-        match v.error_cause {
-            Some(cause) => *errored.entry(cause.as_str()).or_default() += 1,
-            None => *outcomes.entry(v.outcome.as_str()).or_default() += 1,
-        }
-    }
+    let verdicts = verdict_rows(store, run_id)?;
+    let (outcomes, errored) = outcome_counts(&verdicts);
     Ok(ValidationReport {
         run_id: run.id,
         benchmark: run.benchmark,

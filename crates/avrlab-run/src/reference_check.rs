@@ -77,7 +77,7 @@ pub(crate) fn check_row(
     let mut note = String::new();
     for (name, v) in [("vulnerable", vulnerable), ("reference", reference)] {
         let expected = match name {
-            "vulnerable" => v.is_some_and(crate::summary::VerdictLine::fails_pov),
+            "vulnerable" => v.is_some_and(avrlab_report::ValidationRow::fails_pov),
             _ => v.is_some_and(|v| v.outcome == Outcome::Plausible),
         };
         if let Some(v) = v

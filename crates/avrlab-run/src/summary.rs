@@ -5,45 +5,12 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use avrlab_core::{Outcome, Phase, RunMode};
+use avrlab_core::{Outcome, RunMode};
+use avrlab_report::ValidationRow;
 use avrlab_store::{Store, StoreError};
 use serde::Serialize;
 
 use crate::engine::RunReport;
-
-/// One verdict.
-#[derive(Debug, Clone, Serialize)]
-pub struct VerdictLine {
-    pub candidate: String,
-    pub task: String,
-    pub label: String,
-    pub outcome: Outcome,
-    /// Judged, the model's failure (a diff that does not apply) or errored (with its cause):
-    /// errored verdicts are left out of every count of the run's results.
-    pub class: avrlab_store::ItemClass,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_cause: Option<avrlab_store::ErrorCause>,
-    /// Which attempt at the candidate the verdict is.
-    pub attempt: u32,
-    pub reason: String,
-    pub seconds: f64,
-    /// The phase that decided the verdict (the last that ran).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decided_in: Option<Phase>,
-}
-
-impl VerdictLine {
-    /// Whether the verdict says the PoV tests do not pass: they failed, or they ran past the
-    /// time limit (a denial-of-service PoV on its vulnerable state computes without end, and a
-    /// test that never ends never passes).
-    pub(crate) fn fails_pov(&self) -> bool {
-        match self.outcome {
-            Outcome::PovFailing => true,
-            Outcome::Timeout => self.decided_in == Some(Phase::Pov),
-            _ => false,
-        }
-    }
-}
 
 /// The benchmark self-check of a reference run.
 #[derive(Debug, Clone, Serialize)]
@@ -74,7 +41,7 @@ pub struct Summary {
     /// Errored verdicts (the infrastructure failed their validation), by cause.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub errored: BTreeMap<&'static str, usize>,
-    pub verdicts: Vec<VerdictLine>,
+    pub verdicts: Vec<ValidationRow>,
     pub reference_check: Option<ReferenceCheck>,
     /// How many fast verdicts Maven re-judged and what came of it (fast engine runs only).
     pub engines: Option<avrlab_report::EngineChecks>,
@@ -92,30 +59,8 @@ pub fn summarize(
     benchmark: &str,
     mode: RunMode,
 ) -> Result<Summary, StoreError> {
-    let verdicts: Vec<VerdictLine> = store
-        .verdicts(&report.run_id)?
-        .into_iter()
-        .map(|v| VerdictLine {
-            candidate: v.candidate_id,
-            task: v.task,
-            label: v.label,
-            outcome: v.outcome,
-            class: v.class,
-            error_cause: v.error_cause,
-            attempt: v.attempt,
-            reason: v.reason,
-            seconds: v.wall_ms as f64 / 1000.0,
-            decided_in: v.last_phase,
-        })
-        .collect();
-    let mut outcomes: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let mut errored: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for v in &verdicts {
-        match v.error_cause {
-            Some(cause) => *errored.entry(cause.as_str()).or_default() += 1,
-            None => *outcomes.entry(v.outcome.as_str()).or_default() += 1,
-        }
-    }
+    let verdicts = avrlab_report::verdict_rows(store, &report.run_id)?;
+    let (outcomes, errored) = avrlab_report::outcome_counts(&verdicts);
     let reference_check =
         (mode == RunMode::Reference).then(|| reference_check(&verdicts, &report.unprepared));
     let outcome_of: std::collections::HashMap<String, Outcome> = verdicts
@@ -159,10 +104,10 @@ pub fn summarize(
 /// The reference check over the run's verdicts and the tasks that could not be warmed up (which
 /// have none: they count as checked and failed, never as absent from a check that passed).
 fn reference_check(
-    verdicts: &[VerdictLine],
+    verdicts: &[ValidationRow],
     unprepared: &crate::engine::Unprepared,
 ) -> ReferenceCheck {
-    let mut tasks: BTreeMap<&str, (Option<&VerdictLine>, Option<Outcome>)> = BTreeMap::new();
+    let mut tasks: BTreeMap<&str, (Option<&ValidationRow>, Option<Outcome>)> = BTreeMap::new();
     for v in verdicts {
         let entry = tasks.entry(&v.task).or_default();
         match v.label.as_str() {
@@ -193,7 +138,7 @@ fn reference_check(
             ));
             continue;
         }
-        if !vulnerable.is_some_and(VerdictLine::fails_pov) {
+        if !vulnerable.is_some_and(ValidationRow::fails_pov) {
             problems.push(format!(
                 "{task}: vulnerable state is {}, not {pov}",
                 vulnerable.map_or("missing", |v| v.outcome.as_str())
@@ -210,7 +155,7 @@ fn reference_check(
         tasks: tasks.len(),
         vulnerable_failing_pov: tasks
             .values()
-            .filter(|(v, _)| v.is_some_and(VerdictLine::fails_pov))
+            .filter(|(v, _)| v.is_some_and(ValidationRow::fails_pov))
             .count(),
         reference_plausible: tasks
             .values()
@@ -314,10 +259,12 @@ pub fn render_text(summary: &Summary) -> String {
 
 #[cfg(test)]
 mod tests {
+    use avrlab_core::Phase;
+
     use super::*;
 
-    fn verdict(task: &str, label: &str, outcome: Outcome) -> VerdictLine {
-        VerdictLine {
+    fn verdict(task: &str, label: &str, outcome: Outcome) -> ValidationRow {
+        ValidationRow {
             candidate: format!("{task}/{label}"),
             task: task.into(),
             label: label.into(),
@@ -359,7 +306,7 @@ mod tests {
     /// tests passed, does not.
     #[test]
     fn a_pov_that_times_out_on_the_vulnerable_state_fails_it() {
-        let timed_out_in = |phase| VerdictLine {
+        let timed_out_in = |phase| ValidationRow {
             decided_in: Some(phase),
             ..verdict("a", "vulnerable", Outcome::Timeout)
         };

@@ -4,7 +4,7 @@
 //! console must be silent (no script error, no policy violation), and the screenshot non-empty.
 
 use avrlab_core::Outcome;
-use avrlab_exec::{SandboxKind, render_headless};
+use avrlab_exec::{HeadlessPage, SandboxKind, render_headless};
 use avrlab_store::{
     Correctness, Extraction, GenerationRow, NewCandidate, NewRun, RunMode, Store, VerdictRow,
 };
@@ -106,6 +106,56 @@ fn add_run(store: &mut Store, run: &str, model: &str, offset: i64, outcomes: [Ou
     }
 }
 
+/// `avrlab report RUNS… --format html --out PAGE` on `store`: it succeeds and writes only the file.
+fn write_html_report(
+    dir: &std::path::Path,
+    store: &std::path::Path,
+    runs: &[&str],
+    page: &std::path::Path,
+) {
+    let mut args = vec!["report"];
+    args.extend_from_slice(runs);
+    args.extend_from_slice(&[
+        "--format",
+        "html",
+        "--store",
+        store.to_str().unwrap(),
+        "--out",
+        page.to_str().unwrap(),
+    ]);
+    let output = avrlab(dir, &args);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.is_empty(),
+        "--out writes the file, not stdout: {stdout}"
+    );
+}
+
+/// The page rendered in headless Chromium: its own check passed, the console silent, and its
+/// one script the only one (no stored string became markup).
+fn render_checked(
+    page: &std::path::Path,
+    screenshot: &std::path::Path,
+    window: (u32, u32),
+) -> HeadlessPage {
+    let rendered = render_headless(page, screenshot, window, SandboxKind::Bubblewrap)
+        .expect("chromium renders the report (scripts/install-deps installs it)");
+    assert!(
+        rendered.console.is_empty(),
+        "the page caused console messages: {:#?}",
+        rendered.console
+    );
+    assert!(
+        rendered.dom.contains("data-avrlab-check=\"passed\""),
+        "the page's own check did not pass: {}",
+        &rendered.dom[..rendered.dom.len().min(2000)]
+    );
+    assert_eq!(rendered.dom.matches("<script").count(), 1);
+    assert!(!rendered.dom.contains("<img"));
+    rendered
+}
+
 #[test]
 fn html_report_renders_in_headless_chromium_without_console_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -139,27 +189,7 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
         );
     }
     let page = dir.path().join("report.html");
-    let output = avrlab(
-        dir.path(),
-        &[
-            "report",
-            "e0",
-            "e2",
-            "eh",
-            "--format",
-            "html",
-            "--store",
-            store_path.to_str().unwrap(),
-            "--out",
-            page.to_str().unwrap(),
-        ],
-    );
-    let (stdout, stderr) = text(&output);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.is_empty(),
-        "--out writes the file, not stdout: {stdout}"
-    );
+    write_html_report(dir.path(), &store_path, &["e0", "e2", "eh"], &page);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("&lt;script&gt;document.title="));
 
@@ -168,8 +198,8 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     std::fs::create_dir_all(&shots).unwrap();
     let screenshot = shots.join("report.png");
     let _ = std::fs::remove_file(&screenshot);
-    let rendered = render_headless(&page, &screenshot, (1200, 1800), SandboxKind::Bubblewrap)
-        .expect("chromium renders the report (scripts/install-deps installs it)");
+    // The hostile model name stayed text (`render_checked`: one script, no image).
+    let rendered = render_checked(&page, &screenshot, (1200, 1800));
     #[expect(
         clippy::print_stderr,
         reason = "the screenshot's path is for the person reading the test log"
@@ -184,19 +214,6 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
         "a nearly empty screenshot: {} bytes",
         png.len()
     );
-    assert!(
-        rendered.console.is_empty(),
-        "the page caused console messages: {:#?}",
-        rendered.console
-    );
-    assert!(
-        rendered.dom.contains("data-avrlab-check=\"passed\""),
-        "the page's own check did not pass: {}",
-        &rendered.dom[..rendered.dom.len().min(2000)]
-    );
-    // The hostile model name stayed text: one script element (the page's own), no image.
-    assert_eq!(rendered.dom.matches("<script").count(), 1);
-    assert!(!rendered.dom.contains("<img"));
     assert!(rendered.dom.contains("<title>avrlab report</title>"));
     // Two offsets of the same model: the offset plot is there.
     assert!(rendered.dom.contains("data-figure=\"offsets\""));
@@ -252,34 +269,9 @@ fn the_html_report_of_a_validate_run_renders_in_headless_chromium() {
         }
     }
     let page = dir.path().join("check.html");
-    let output = avrlab(
-        dir.path(),
-        &[
-            "report",
-            "check",
-            "--format",
-            "html",
-            "--store",
-            store_path.to_str().unwrap(),
-            "--out",
-            page.to_str().unwrap(),
-        ],
-    );
-    let (stdout, stderr) = text(&output);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let screenshot = dir.path().join("check.png");
-    let rendered = render_headless(&page, &screenshot, (1000, 700), SandboxKind::Bubblewrap)
-        .expect("chromium renders the report (scripts/install-deps installs it)");
-    assert!(
-        rendered.console.is_empty(),
-        "the page caused console messages: {:#?}",
-        rendered.console
-    );
-    assert!(
-        rendered.dom.contains("data-avrlab-check=\"passed\""),
-        "the page's own check did not pass: {}",
-        &rendered.dom[..rendered.dom.len().min(2000)]
-    );
+    write_html_report(dir.path(), &store_path, &["check"], &page);
+    // The reason, markup in the store, stayed text (`render_checked`: one script, no image).
+    let rendered = render_checked(&page, &dir.path().join("check.png"), (1000, 700));
     assert!(
         rendered.dom.contains("errored (killed)"),
         "{}",
@@ -290,6 +282,4 @@ fn the_html_report_of_a_validate_run_renders_in_headless_chromium() {
             .dom
             .contains("PovFailing 1; errored (in no count): killed 1")
     );
-    assert_eq!(rendered.dom.matches("<script").count(), 1);
-    assert!(!rendered.dom.contains("<img"));
 }

@@ -14,7 +14,6 @@ use avrlab_store::Store;
 use super::Failure;
 use super::options::{DifferentialArgs, ModelConfigArg, RunArgs, StoreArg, ValidationOptions};
 use super::report::FormatArg;
-use super::validate::print_report;
 use crate::progress::StderrProgress;
 
 /// Arguments of `avrlab eval`.
@@ -238,9 +237,7 @@ fn progress_message(progress: &StderrProgress, text: &str) {
 
 /// `avrlab eval` on a benchmark of feature tasks (the library's `eval_feature_tasks`).
 fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<ExitCode, Failure> {
-    use avrlab_run::feature_score::{
-        FeatureEval, eval_feature_tasks, feature_report, render_feature_report,
-    };
+    use avrlab_run::feature_score::{FeatureEval, eval_feature_tasks};
 
     if args.target.shard.is_some() {
         return Err(Failure::input(anyhow::anyhow!(
@@ -294,17 +291,5 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
         },
     };
     let report = eval_feature_tasks(&mut store, eval, &config, oracle.as_ref(), &progress)?;
-    let scores = feature_report(&store, &report.run_id, benchmark)?;
-    print_report(&render_feature_report(&scores));
-    let closing = format!(
-        "{} (engine {}, {} workers)",
-        report.describe(&args.store.path),
-        oracle.name(),
-        report.workers
-    );
-    progress_message(&progress, &closing);
-    match super::unprepared_failure(&report) {
-        Some(failure) => Err(failure),
-        None => Ok(ExitCode::SUCCESS),
-    }
+    super::finish_feature_run(&store, &report, benchmark, oracle.name(), &progress)
 }

@@ -165,6 +165,31 @@ pub(crate) fn refuse_feature_tasks(
     }
 }
 
+/// The end of a feature run (`validate` or `eval` of a feature benchmark): the feature report
+/// on stdout, the run's counts with its engine and workers on stderr, and the exit (a task that
+/// could not be warmed up fails the command, resumable).
+pub(crate) fn finish_feature_run(
+    store: &avrlab_store::Store,
+    report: &avrlab_run::engine::RunReport,
+    benchmark: &avrlab_bench::Benchmark,
+    engine: &str,
+    progress: &crate::progress::StderrProgress,
+) -> Result<ExitCode, Failure> {
+    use avrlab_run::feature_score::{feature_report, render_feature_report};
+    let scores = feature_report(store, &report.run_id, benchmark)?;
+    #[expect(clippy::print_stdout, reason = "the report is the command's output")]
+    {
+        print!("{}", render_feature_report(&scores));
+    }
+    let closing = format!(
+        "{} (engine {engine}, {} workers)",
+        report.describe(store.path()),
+        report.workers
+    );
+    avrlab_run::engine::Progress::message(progress, &closing);
+    unprepared_failure(report).map_or(Ok(ExitCode::SUCCESS), Err)
+}
+
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1).
 pub(crate) fn unprepared_failure(report: &avrlab_run::engine::RunReport) -> Option<Failure> {
     report

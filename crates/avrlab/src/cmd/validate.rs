@@ -209,10 +209,7 @@ fn validate_features(
     args: &Args,
     benchmark: &avrlab_bench::Benchmark,
 ) -> Result<ExitCode, Failure> {
-    use avrlab_run::feature_score::{
-        feature_report, read_feature_predictions, reference_feature_candidates,
-        render_feature_report,
-    };
+    use avrlab_run::feature_score::{read_feature_predictions, reference_feature_candidates};
 
     let (config, _work) = args.options.engine(args.allow_apply_failures)?;
     let oracle = args.options.oracle(&config)?;
@@ -243,22 +240,5 @@ fn validate_features(
     };
     let progress = StderrProgress::new();
     let report = execute(&mut store, request, &config, oracle.as_ref(), &progress)?;
-    let scores = feature_report(&store, &report.run_id, benchmark)?;
-    print_report(&render_feature_report(&scores));
-    let closing = format!(
-        "{} (engine {}, {} workers)",
-        report.describe(&args.store.path),
-        oracle.name(),
-        report.workers
-    );
-    avrlab_run::engine::Progress::message(&progress, &closing);
-    match super::unprepared_failure(&report) {
-        Some(failure) => Err(failure),
-        None => Ok(ExitCode::SUCCESS),
-    }
-}
-
-#[expect(clippy::print_stdout, reason = "the report is the command's output")]
-pub(super) fn print_report(text: &str) {
-    print!("{text}");
+    super::finish_feature_run(&store, &report, benchmark, oracle.name(), &progress)
 }
