@@ -117,12 +117,11 @@ mod tests {
             a_temporary_work_folder_is_removed_with_its_sealed_states();
             return;
         }
+        // The test's name as libtest knows it: its module path without the crate's name.
+        let module = module_path!().split_once("::").map_or("", |(_, path)| path);
+        let name = format!("{module}::a_temporary_work_folder_is_removed_with_its_sealed_states");
         let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "work_dir::tests::a_temporary_work_folder_is_removed_with_its_sealed_states",
-                "--test-threads=1",
-            ])
+            .args(["--exact", &name, "--test-threads=1"])
             .env("TMPDIR", "/tmp")
             .current_dir("/")
             .uid(65534)
