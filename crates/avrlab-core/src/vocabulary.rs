@@ -175,10 +175,15 @@ vocabulary! {
 vocabulary! {
     /// Which validation back end decided a verdict.
     Engine, "engine" {
-        /// Resident JVMs, Maven-confirmed (`--engine fast`).
+        /// A fresh test JVM per candidate, Maven re-judging a sample (`--engine fast`).
         Fast => "fast",
-        /// A sandboxed Maven build and test run per candidate (`--engine maven`).
+        /// The task's own build tool, a sandboxed build and test run per candidate
+        /// (`--engine maven`), for a Maven task.
         Maven => "maven",
+        /// The same for a Gradle task.
+        Gradle => "gradle",
+        /// The same for an Ant task.
+        Ant => "ant",
     }
 }
 

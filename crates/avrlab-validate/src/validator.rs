@@ -352,12 +352,12 @@ impl Oracle for MavenOracle {
                 return Ok(crate::feature::feature_verdict(
                     &prepared.task,
                     &run,
-                    Engine::Maven,
+                    build_tool_engine(&prepared.task),
                 ));
             }
             (avrlab_bench::TaskKind::Feature, None) => {
                 // Loading refuses a feature task without its table; said, should it come.
-                let mut verdict = Verdict::undecided(Engine::Maven);
+                let mut verdict = Verdict::undecided(build_tool_engine(&prepared.task));
                 verdict.reason = "a feature task without its [feature] table".into();
                 return Ok(verdict);
             }
@@ -802,7 +802,7 @@ impl MavenOracle {
             task: task.id.clone(),
             source,
         };
-        let mut verdict = Verdict::undecided(Engine::Maven);
+        let mut verdict = Verdict::undecided(build_tool_engine(task));
         let finish = |mut verdict: Verdict, outcome, reason: String| {
             verdict.outcome = outcome;
             verdict.reason = reason;
@@ -942,6 +942,15 @@ impl MavenOracle {
             Outcome::Plausible,
             format!("all {count} oracle tests passed"),
         )
+    }
+}
+
+/// The engine a verdict of the task's own build tool is stored under: the tool's name.
+pub(crate) fn build_tool_engine(task: &Task) -> Engine {
+    match task.build.system {
+        avrlab_bench::BuildSystem::Maven => Engine::Maven,
+        avrlab_bench::BuildSystem::Gradle => Engine::Gradle,
+        avrlab_bench::BuildSystem::Ant => Engine::Ant,
     }
 }
 

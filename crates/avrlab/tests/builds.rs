@@ -47,7 +47,16 @@ fn gradle_and_ant_tasks_fail_their_pov_and_pass_with_the_reference_fix() {
             .map(Result::unwrap)
             .collect()
     };
-    // The fast path takes Maven builds only, and says so for each candidate.
+    // The fast path takes Maven builds only, and says so for each candidate; the tool that
+    // judged it is the engine stored.
+    let engines = rows("SELECT candidate_id, engine FROM engines ORDER BY candidate_id");
+    for (candidate, engine) in &engines {
+        assert_eq!(
+            Some(engine.as_str()),
+            candidate.split('-').next(),
+            "{candidate}"
+        );
+    }
     let fallbacks = rows("SELECT candidate_id, fallback FROM engines ORDER BY candidate_id");
     assert_eq!(fallbacks.len(), 4, "{fallbacks:?}");
     for (candidate, fallback) in &fallbacks {
