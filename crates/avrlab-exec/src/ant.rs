@@ -16,7 +16,7 @@ use avrlab_bench::{BuildSpec, BuildSystem, BuildTargets};
 use crate::build_tool::{BuildTool, javac_diagnostics, policy, substitution_note, tool_env};
 use crate::jdk::Jdk;
 use crate::maven::{
-    BuildError, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, MavenSettings, TEST_TMPDIR,
+    BuildError, BuildSettings, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, TEST_TMPDIR,
     TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, test_jvm_tool_options,
     with_causes,
 };
@@ -44,7 +44,7 @@ pub struct Ant {
 }
 
 impl Ant {
-    pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, BuildError> {
+    pub fn for_build(settings: BuildSettings, build: &BuildSpec) -> Result<Self, BuildError> {
         let targets = build.targets.clone().unwrap_or(BuildTargets {
             compile: "compile".into(),
             test: "test".into(),

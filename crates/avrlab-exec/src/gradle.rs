@@ -24,7 +24,7 @@ use crate::build_tool::{
 };
 use crate::jdk::Jdk;
 use crate::maven::{
-    BuildError, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, MavenSettings, TEST_TMPDIR,
+    BuildError, BuildSettings, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, TEST_TMPDIR,
     TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, test_jvm_tool_options,
     with_causes,
 };
@@ -49,7 +49,7 @@ pub struct Gradle {
 }
 
 impl Gradle {
-    pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, BuildError> {
+    pub fn for_build(settings: BuildSettings, build: &BuildSpec) -> Result<Self, BuildError> {
         let targets = build.targets.clone().unwrap_or(BuildTargets {
             compile: "testClasses".into(),
             test: "test".into(),

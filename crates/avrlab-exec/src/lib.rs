@@ -53,7 +53,7 @@ pub use git::{
 pub use gradle::{GRADLE_TEST_RUNS, Gradle};
 pub use jdk::{Jdk, JdkError, find_jdk, installed_jdks, installed_runtimes};
 pub use maven::{
-    BuildError, COMMAND_LINE_ADAPTATIONS, CompileResult, Maven, MavenSettings, OPTIONAL_REPAIRS,
+    BuildError, BuildSettings, COMMAND_LINE_ADAPTATIONS, CompileResult, Maven, OPTIONAL_REPAIRS,
     TEST_TMPDIR, TestRun, TestSelection, WarmUp, adapt_build_files, apply_optional_repairs,
     compiler_diagnostics, plan_older_api,
 };

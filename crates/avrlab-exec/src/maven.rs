@@ -62,9 +62,10 @@ pub(crate) fn test_jvm_tool_options() -> String {
 /// since Maven keys plug-in configuration by plug-in, not by version.
 pub const SUREFIRE_GOAL: &str = "org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test";
 
-/// How every Maven command of a run is made.
+/// How every build-tool command of a run is made (Maven, Gradle or Ant: the launcher, the shared
+/// dependency repository, the sandbox and the limits).
 #[derive(Debug, Clone)]
-pub struct MavenSettings {
+pub struct BuildSettings {
     /// The `mvn` launcher.
     pub mvn: PathBuf,
     /// The local repository shared by all workers; read-only inside the sandbox.
@@ -286,7 +287,7 @@ pub struct WarmUp {
 /// Maven for one task: its JDK, module and extra flags.
 #[derive(Debug, Clone)]
 pub struct Maven {
-    settings: MavenSettings,
+    settings: BuildSettings,
     jdk: Jdk,
     /// Why the JDK is not the one the task asks for, when it is not; shown in every phase log.
     substitution: Option<String>,
@@ -307,7 +308,7 @@ pub struct Maven {
     extra_args: Vec<String>,
 }
 
-impl MavenSettings {
+impl BuildSettings {
     /// Finds `mvn` ($AVRLAB_MVN, else PATH).
     pub fn locate_mvn() -> Result<PathBuf, BuildError> {
         match std::env::var_os("AVRLAB_MVN") {
@@ -379,7 +380,7 @@ fn build_jdk(task_jdk: u32) -> Result<(Jdk, Option<Substitute>), BuildError> {
 /// The folders of Java runtimes that avrlab itself keeps: `runtimes` beside the Maven repository
 /// and in the cache folder (`$XDG_CACHE_HOME/avrlab`, else `~/.cache/avrlab`), where
 /// `scripts/install-deps` unpacks them.
-fn runtime_dirs(settings: &MavenSettings) -> Vec<PathBuf> {
+fn runtime_dirs(settings: &BuildSettings) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = settings
         .repository
         .parent()
@@ -404,7 +405,7 @@ fn runtime_dirs(settings: &MavenSettings) -> Vec<PathBuf> {
 pub fn plan_older_api(
     project: &Path,
     build: &BuildSpec,
-    settings: &MavenSettings,
+    settings: &BuildSettings,
 ) -> Result<Option<avrlab_bench::OlderApi>, BuildError> {
     let (jdk, Some(substitute)) = build_jdk(build.jdk)? else {
         return Ok(None);
@@ -519,7 +520,7 @@ impl Maven {
     /// them, and `-Dmaven.compile.source/target`, which Apache Commons' parent pom binds them to;
     /// JDK 17 compiles no lower than 7), an
     /// explicit substitution that [`Maven::substitution`] reports and the phase logs record.
-    pub fn for_build(settings: MavenSettings, build: &BuildSpec) -> Result<Self, BuildError> {
+    pub fn for_build(settings: BuildSettings, build: &BuildSpec) -> Result<Self, BuildError> {
         let mut extra_args = build.extra_args.clone();
         let (jdk, substitute) = build_jdk(build.jdk)?;
         let legacy_access = match &substitute {
@@ -821,7 +822,7 @@ impl Maven {
     }
 
     /// How every command of this Maven is made.
-    pub fn settings(&self) -> &MavenSettings {
+    pub fn settings(&self) -> &BuildSettings {
         &self.settings
     }
 
@@ -2030,7 +2031,7 @@ mod tests {
             targets: None,
             older_api: None,
         };
-        let settings = MavenSettings {
+        let settings = BuildSettings {
             mvn: "mvn".into(),
             repository: repository.to_owned(),
             sandbox: SandboxKind::None,

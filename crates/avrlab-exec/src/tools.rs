@@ -5,11 +5,11 @@ use avrlab_bench::{BuildSpec, BuildSystem};
 use crate::ant::Ant;
 use crate::build_tool::BuildTool;
 use crate::gradle::Gradle;
-use crate::maven::{BuildError, Maven, MavenSettings};
+use crate::maven::{BuildError, BuildSettings, Maven};
 
 /// The build tool a task names, set up for it.
 pub fn build_tool(
-    settings: MavenSettings,
+    settings: BuildSettings,
     build: &BuildSpec,
 ) -> Result<Box<dyn BuildTool>, BuildError> {
     Ok(match build.system {

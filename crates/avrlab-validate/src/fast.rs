@@ -29,7 +29,7 @@ use crate::oracle::{Oracle, PreparedTask};
 use crate::outcome::{CheckKind, CrossCheck, Engine, Outcome, Phase, PhaseRecord, Verdict};
 use crate::sources::{StateSources, top_level_classes};
 use crate::test_impact::{CandidateChange, ClassDependence, RECORD_FILE, select};
-use crate::validator::{MavenOracle, ValidatorConfig, excerpt, record};
+use crate::validator::{BuildToolOracle, ValidatorConfig, excerpt, record};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 mod fidelity;
@@ -158,7 +158,7 @@ impl StateRuntime {
 
 /// The fast oracle, with the Maven oracle it falls back on and is re-judged by.
 pub struct FastOracle {
-    maven: MavenOracle,
+    maven: BuildToolOracle,
     config: ValidatorConfig,
     fast: FastConfig,
     /// Cross-checks switched off (`avrlab throughput` measures the raw engine this way).
@@ -198,7 +198,7 @@ impl std::fmt::Debug for FastOracle {
 impl FastOracle {
     pub fn new(config: ValidatorConfig, fast: FastConfig) -> Self {
         Self {
-            maven: MavenOracle::new(config.clone()),
+            maven: BuildToolOracle::new(config.clone()),
             config,
             fast,
             unchecked: std::sync::atomic::AtomicBool::new(false),
@@ -1717,7 +1717,7 @@ fn weigh_thread_left(verdict: &mut Verdict, names: &str) {
 #[cfg(test)]
 mod tests {
     use avrlab_bench::{BuildSpec, BuildSystem};
-    use avrlab_exec::{Limits, MavenSettings, SandboxKind};
+    use avrlab_exec::{BuildSettings, Limits, SandboxKind};
 
     use super::*;
 
@@ -1961,7 +1961,7 @@ mod tests {
             older_api: None,
         };
         let maven = |sandbox| {
-            let settings = MavenSettings {
+            let settings = BuildSettings {
                 mvn: "mvn".into(),
                 repository: dir.path().join("repository"),
                 sandbox,

@@ -15,7 +15,7 @@ use crate::error::ValidateError;
 use crate::oracle::PreparedTask;
 use crate::outcome::exit_text;
 use crate::outcome::{EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
-use crate::validator::{MavenOracle, excerpt};
+use crate::validator::{BuildToolOracle, excerpt};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
 /// One trusted change of a state: a task diff, applied forward or undone.
@@ -269,7 +269,7 @@ pub trait FeatureRunner: Sync {
     ) -> Result<FeatureRun, ValidateError>;
 }
 
-impl FeatureRunner for MavenOracle {
+impl FeatureRunner for BuildToolOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.warm_up_dependencies(prepared)
     }
@@ -290,7 +290,7 @@ impl FeatureRunner for MavenOracle {
     }
 }
 
-impl MavenOracle {
+impl BuildToolOracle {
     fn feature_pipeline(
         &self,
         prepared: &PreparedTask,

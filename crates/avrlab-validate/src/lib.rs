@@ -40,4 +40,4 @@ pub use oracle::{Oracle, PreparedTask};
 pub use outcome::{
     CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict,
 };
-pub use validator::{MavenOracle, ValidatorConfig};
+pub use validator::{BuildToolOracle, ValidatorConfig};

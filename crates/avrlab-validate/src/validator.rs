@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use avrlab_bench::{OlderApi, RegressionTests, Task, TestName, copy_project};
 use avrlab_exec::{
-    BuildError, BuildTool, ExitKind, MavenSettings, SandboxKind, TestRun, TestSelection, WarmUp,
+    BuildError, BuildSettings, BuildTool, ExitKind, SandboxKind, TestRun, TestSelection, WarmUp,
     build_tool, remove_tree,
 };
 
@@ -32,7 +32,7 @@ const LOG_EXCERPT_BYTES: usize = 12 << 10;
 /// How validation runs.
 #[derive(Debug, Clone)]
 pub struct ValidatorConfig {
-    pub maven: MavenSettings,
+    pub maven: BuildSettings,
     /// Where pristine task states and per-worker workspaces live.
     pub work_root: PathBuf,
     /// A folder of bare git mirrors for git-based tasks.
@@ -44,9 +44,10 @@ pub struct ValidatorConfig {
     pub baseline_cache: Option<PathBuf>,
 }
 
-/// The Maven oracle.
+/// The build-tool oracle: every candidate judged by a sandboxed build and test run of the task's
+/// own build tool (Maven, Gradle or Ant; `--engine maven`).
 #[derive(Debug, Clone)]
-pub struct MavenOracle {
+pub struct BuildToolOracle {
     pub(crate) config: ValidatorConfig,
     /// The dependency cache's fingerprint after the last warm-up, checked after each candidate.
     seal: CacheSeal,
@@ -66,7 +67,7 @@ pub(crate) fn excerpt(log: &str) -> String {
     format!("[… {start} bytes omitted …]\n{}", &log[start..])
 }
 
-impl MavenOracle {
+impl BuildToolOracle {
     pub fn new(config: ValidatorConfig) -> Self {
         Self {
             config,
@@ -166,7 +167,7 @@ pub(crate) fn materialize_pristine(
     task: &Task,
     work_root: &Path,
     mirrors: Option<&Path>,
-    maven: &MavenSettings,
+    maven: &BuildSettings,
     repairs_root: &Path,
 ) -> Result<PreparedTask, ValidateError> {
     let pristine = work_root.join("pristine").join(&task.id);
@@ -200,7 +201,7 @@ fn write_state(
     task: &Task,
     dir: &Path,
     mirrors: Option<&Path>,
-    maven: &MavenSettings,
+    maven: &BuildSettings,
     repairs_root: &Path,
 ) -> Result<(Vec<String>, RepairState), ValidateError> {
     let workspace_err = |source| ValidateError::Workspace {
@@ -263,7 +264,7 @@ fn write_state(
     ))
 }
 
-impl Oracle for MavenOracle {
+impl Oracle for BuildToolOracle {
     fn name(&self) -> &str {
         "maven"
     }
@@ -378,7 +379,7 @@ impl Oracle for MavenOracle {
     }
 }
 
-impl MavenOracle {
+impl BuildToolOracle {
     /// [`Oracle::warm_up`] without the note of an earlier failure.
     fn warm_up_now(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         let warmed = match self.warm_up_dependencies(prepared) {
@@ -453,7 +454,7 @@ impl MavenOracle {
     }
 }
 
-impl MavenOracle {
+impl BuildToolOracle {
     /// Warms the dependencies on a copy of the task state with its reference fix applied, for a
     /// state whose own warm-up failed; `Some(why)` when there is no reference fix or that copy
     /// fails too. Said in the build notes, as every adaptation is.

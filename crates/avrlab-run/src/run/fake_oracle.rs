@@ -111,7 +111,7 @@ pub(crate) fn engine_config(
 ) -> crate::engine::EngineConfig {
     crate::engine::EngineConfig {
         validator: avrlab_validate::ValidatorConfig {
-            maven: avrlab_exec::MavenSettings {
+            maven: avrlab_exec::BuildSettings {
                 mvn: "/nonexistent/mvn".into(),
                 repository: "/nonexistent/repository".into(),
                 sandbox: avrlab_exec::SandboxKind::None,

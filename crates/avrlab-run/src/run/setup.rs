@@ -5,7 +5,7 @@ use avrlab_core::{Blame, Blamed};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use avrlab_exec::{Limits, MavenSettings, SandboxKind, cgroup_delegation, check_sandbox};
+use avrlab_exec::{BuildSettings, Limits, SandboxKind, cgroup_delegation, check_sandbox};
 use avrlab_validate::ValidatorConfig;
 
 use crate::engine::EngineConfig;
@@ -84,7 +84,7 @@ impl EngineSetup {
         }
         let infrastructure = |e: &dyn std::fmt::Display| SetupError::Infrastructure(e.to_string());
         check_sandbox(self.sandbox).map_err(|e| infrastructure(&e))?;
-        let mvn = MavenSettings::locate_mvn().map_err(|e| infrastructure(&e))?;
+        let mvn = BuildSettings::locate_mvn().map_err(|e| infrastructure(&e))?;
         // Absolute: the sandbox mounts these paths, and bubblewrap runs from another folder.
         let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
         let repository = absolute(&self.maven_repo.clone().unwrap_or_else(default_maven_repo));
@@ -106,7 +106,7 @@ impl EngineSetup {
         };
         let config = EngineConfig {
             validator: ValidatorConfig {
-                maven: MavenSettings {
+                maven: BuildSettings {
                     mvn,
                     repository,
                     sandbox: self.sandbox,

@@ -27,7 +27,7 @@ pub fn check_table(
     summary: &crate::summary::Summary,
     validator: &avrlab_validate::ValidatorConfig,
 ) -> Result<String, avrlab_validate::ValidateError> {
-    let maven = avrlab_validate::MavenOracle::new(validator.clone());
+    let maven = avrlab_validate::BuildToolOracle::new(validator.clone());
     let mut rows = Vec::new();
     for task in &benchmark.tasks {
         if let Some(reason) = report.unprepared.get(&task.id) {

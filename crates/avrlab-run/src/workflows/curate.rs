@@ -900,7 +900,7 @@ fn feature_manifest(
 
 /// Curates one repair task into `config.out`: draft, stage, run the matrix, keep or drop.
 pub fn curate_task(
-    oracle: &avrlab_validate::MavenOracle,
+    oracle: &avrlab_validate::BuildToolOracle,
     task: &Task,
     config: &CurateConfig,
     statement_model: Option<StatementModel<'_>>,
@@ -1047,7 +1047,7 @@ pub struct CheckRow {
 
 /// Re-runs the matrix of a curated task and scores its reference predictions.
 pub fn check_task(
-    oracle: &avrlab_validate::MavenOracle,
+    oracle: &avrlab_validate::BuildToolOracle,
     task: &Task,
 ) -> Result<Result<CheckRow, String>, CurateError> {
     use avrlab_validate::Oracle as _;

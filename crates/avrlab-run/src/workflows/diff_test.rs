@@ -18,7 +18,7 @@ use avrlab_core::{Differential, Outcome};
 use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, RecordRequest, remove_tree};
 use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
-    CacheSeal, Candidate, MavenOracle, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
+    BuildToolOracle, CacheSeal, Candidate, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
 };
 use serde::Deserialize;
 
@@ -205,7 +205,7 @@ pub(crate) fn diff_test_run(
             given: benchmark.name.clone(),
         });
     }
-    let oracle = MavenOracle::new(validator.clone());
+    let oracle = BuildToolOracle::new(validator.clone());
     let mut prepared: HashMap<String, Result<PreparedTask, String>> = HashMap::new();
     let mut comparer = Comparer::new(validator, config);
     let mut lines = Vec::new();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use avrlab_bench::Benchmark;
 use avrlab_store::{RunMode, Store, StoreError};
-use avrlab_validate::{Candidate, FastOracle, MavenOracle, Oracle, ValidateError};
+use avrlab_validate::{BuildToolOracle, Candidate, FastOracle, Oracle, ValidateError};
 
 use crate::engine::{EngineConfig, EngineError, Progress, RunRequest, execute};
 use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
@@ -99,7 +99,7 @@ pub struct EngineMeasurement<'a> {
     pub fast: Option<&'a FastOracle>,
     pub fast_raw_only: bool,
     /// The Maven engine, measured on `maven_candidates`.
-    pub maven: Option<&'a MavenOracle>,
+    pub maven: Option<&'a BuildToolOracle>,
     pub candidates: Vec<PlannedCandidate>,
     pub maven_candidates: Vec<PlannedCandidate>,
 }
@@ -205,7 +205,7 @@ pub(crate) fn measure_run(
 /// from the task state as the oracle materializes it; `note` hears which tasks are left out.
 pub fn mutant_candidates(
     benchmark: &Benchmark,
-    maven: &MavenOracle,
+    maven: &BuildToolOracle,
     count: usize,
     seed: u64,
     note: &dyn Fn(&str),
@@ -255,11 +255,11 @@ pub fn mutant_candidates(
     Ok(planned)
 }
 
-/// One plain `mvn test` per candidate, one at a time (see `MavenOracle::plain`): the way Vul4J
+/// One plain `mvn test` per candidate, one at a time (see `BuildToolOracle::plain`): the way Vul4J
 /// validates. `note` hears each candidate's result.
 pub fn measure_plain(
     benchmark: &Benchmark,
-    maven: &MavenOracle,
+    maven: &BuildToolOracle,
     candidates: &[PlannedCandidate],
     note: &dyn Fn(&str),
 ) -> Result<Measurement, ThroughputError> {

@@ -10,7 +10,7 @@ use avrlab_run::curate::{CurateConfig, StatementModel, check_task, curate_task};
 use avrlab_run::curate_tables::{check_table, funnel_table};
 use avrlab_run::models::configured_model;
 use avrlab_run::shard::shard_of_tasks;
-use avrlab_validate::MavenOracle;
+use avrlab_validate::BuildToolOracle;
 
 use super::options::{ModelConfigArg, ValidationOptions, parse_shard};
 use super::{Exit, Failure};
@@ -75,7 +75,7 @@ fn taken<'a>(
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let benchmark = args.options.benchmark()?;
     let (config, work) = args.options.engine(false)?;
-    let oracle = MavenOracle::new(config.validator.clone());
+    let oracle = BuildToolOracle::new(config.validator.clone());
     if args.check {
         let mut rows = Vec::new();
         for task in taken(&args, &benchmark.tasks)? {

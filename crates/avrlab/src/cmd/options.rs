@@ -9,7 +9,7 @@ use avrlab_exec::SandboxKind;
 use avrlab_run::engine::EngineConfig;
 use avrlab_run::setup::{EngineSetup, unenforced_limits};
 use avrlab_run::work_dir::{WorkDir, cache_dir};
-use avrlab_validate::{ConfirmPolicy, FastConfig, FastOracle, MavenOracle, Oracle};
+use avrlab_validate::{BuildToolOracle, ConfirmPolicy, FastConfig, FastOracle, Oracle};
 use clap::ValueEnum;
 
 use super::Failure;
@@ -209,7 +209,7 @@ pub fn oracle_for(
     config: &EngineConfig,
 ) -> Box<dyn Oracle> {
     match engine {
-        EngineArg::Maven => Box::new(MavenOracle::new(config.validator.clone())),
+        EngineArg::Maven => Box::new(BuildToolOracle::new(config.validator.clone())),
         EngineArg::Fast => Box::new(FastOracle::new(
             config.validator.clone(),
             fast_config(options, config.workers),

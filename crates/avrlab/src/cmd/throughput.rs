@@ -16,7 +16,7 @@ use avrlab_run::throughput::{
     render_measurements,
 };
 use avrlab_store::RunMode;
-use avrlab_validate::{FastOracle, MavenOracle};
+use avrlab_validate::{BuildToolOracle, FastOracle};
 
 use super::Failure;
 use super::options::{EngineArg, ValidationOptions, fast_config, oracle_for};
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             fast_config(&args.options, workers),
         )
     });
-    let maven = MavenOracle::new(config.validator.clone());
+    let maven = BuildToolOracle::new(config.validator.clone());
     let candidates = if let Some(path) = &args.patches {
         read_predictions(path, &benchmark, MalformedPatches::Record).map_err(Failure::input)?
     } else if args.mutants > 0 {
