@@ -12,7 +12,7 @@ pub use datasets::{import, susvibes};
 #[cfg(test)]
 pub(crate) use run::fake_oracle;
 pub use run::{
-    command_runner, engine, generations, input, merge, progress, setup, shard, work_dir,
+    command_runner, generations, input, merge, progress, run_loop, setup, shard, work_dir,
 };
 pub use tables::{curate_tables, reference_check, summary, swe_report, task_card};
 pub use workflows::{

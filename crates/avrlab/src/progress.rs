@@ -3,8 +3,8 @@
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
-use avrlab_run::engine::Progress;
 use avrlab_run::input::PlannedCandidate;
+use avrlab_run::run_loop::Progress;
 use avrlab_validate::Verdict;
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -2,7 +2,6 @@
 //! text; a task folder keeps each in its own file, byte for byte, so that exporting what was
 //! imported gives the same file.
 
-use avrlab_core::{Blame, Blamed};
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{
@@ -10,6 +9,7 @@ use avrlab_bench::{
     Provenance, RecordBuild, RegressionTests, SusVibesRecord, Task, TaskKind, TaskManifest,
     TestName, parse_cwe,
 };
+use avrlab_core::{Blame, Blamed};
 
 /// Why records could not be imported or tasks exported.
 #[derive(Debug, thiserror::Error)]

@@ -78,7 +78,7 @@ impl FakeOracle {
 /// Progress that shows nothing.
 pub(crate) struct Quiet;
 
-impl crate::engine::Progress for Quiet {
+impl crate::run_loop::Progress for Quiet {
     fn message(&self, _: &str) {}
     fn start(&self, _: usize, _: usize) {}
     fn verdict(&self, _: &crate::input::PlannedCandidate, _: &Verdict) {}
@@ -95,7 +95,7 @@ impl Messages {
     }
 }
 
-impl crate::engine::Progress for Messages {
+impl crate::run_loop::Progress for Messages {
     fn message(&self, text: &str) {
         self.0.lock().expect("not poisoned").push(text.to_owned());
     }
@@ -108,8 +108,8 @@ impl crate::engine::Progress for Messages {
 pub(crate) fn engine_config(
     workers: usize,
     allow_apply_failures: bool,
-) -> crate::engine::EngineConfig {
-    crate::engine::EngineConfig {
+) -> crate::run_loop::RunSettings {
+    crate::run_loop::RunSettings {
         validator: avrlab_validate::ValidatorConfig {
             maven: avrlab_exec::BuildSettings {
                 mvn: "/nonexistent/mvn".into(),

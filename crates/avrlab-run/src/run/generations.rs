@@ -11,8 +11,8 @@ use avrlab_core::RunConfig;
 use avrlab_store::{Store, StoreError};
 use avrlab_validate::{Oracle, PreparedTask};
 
-use crate::engine::{
-    EngineConfig, EngineError, Progress, RunReport, StageClock, StoredRun, VerdictRetry, Workshop,
+use crate::run_loop::{
+    Progress, RunError, RunReport, RunSettings, StageClock, StoredRun, VerdictRetry, Workshop,
     materialize_tasks, register_eval_run, validate_stored_run,
 };
 
@@ -21,7 +21,7 @@ pub(crate) type Prepared = HashMap<String, PreparedTask>;
 
 /// Where an eval run's generations come from.
 pub(crate) trait GenerationSource {
-    type Error: From<EngineError> + From<StoreError>;
+    type Error: From<RunError> + From<StoreError>;
 
     /// The tasks the source has generations for; only they are materialized.
     fn tasks(&self) -> Vec<&Task>;
@@ -63,7 +63,7 @@ pub(crate) fn run_generations<S: GenerationSource>(
     benchmark: &Benchmark,
     target: RunTarget,
     source: &mut S,
-    config: &EngineConfig,
+    config: &RunSettings,
     oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<RunReport, S::Error> {
@@ -80,8 +80,8 @@ pub(crate) fn run_generations<S: GenerationSource>(
         hash,
         run_config,
     )?;
-    crate::engine::record_task_dates(store, &run_id, source.tasks().into_iter())
-        .map_err(EngineError::from)?;
+    crate::run_loop::record_task_dates(store, &run_id, source.tasks().into_iter())
+        .map_err(RunError::from)?;
     source.store_generations(store, &run_id, &prepared, progress)?;
     clock.lap(source.stage());
     let run = StoredRun {

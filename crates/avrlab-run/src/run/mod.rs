@@ -3,13 +3,13 @@
 //! progress, merging shards.
 
 pub mod command_runner;
-pub mod engine;
 #[cfg(test)]
 pub(crate) mod fake_oracle;
 pub mod generations;
 pub mod input;
 pub mod merge;
 pub mod progress;
+pub mod run_loop;
 pub mod setup;
 pub mod shard;
 pub mod work_dir;

@@ -1,14 +1,14 @@
 //! Resolving what a validating command was given into the engine's configuration, with the
 //! start-up checks of the machine it runs on (sandbox, Maven, cgroups), each said in one line.
 
-use avrlab_core::{Blame, Blamed};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use avrlab_core::{Blame, Blamed};
 use avrlab_exec::{BuildSettings, Limits, SandboxKind, cgroup_delegation, check_sandbox};
 use avrlab_validate::ValidatorConfig;
 
-use crate::engine::EngineConfig;
+use crate::run_loop::RunSettings;
 use crate::work_dir::{WorkDir, cache_dir, default_maven_repo};
 
 /// What a validating command was given (its flags, resolved to values).
@@ -74,7 +74,7 @@ impl EngineSetup {
     pub fn resolve(
         &self,
         allow_apply_failures: bool,
-    ) -> Result<(EngineConfig, WorkDir), SetupError> {
+    ) -> Result<(RunSettings, WorkDir), SetupError> {
         // The user's arguments first, then the machine.
         let workers = self
             .workers
@@ -104,7 +104,7 @@ impl EngineSetup {
             processes: BUILD_PROCESSES,
             ..Limits::default()
         };
-        let config = EngineConfig {
+        let config = RunSettings {
             validator: ValidatorConfig {
                 maven: BuildSettings {
                     mvn,

@@ -23,7 +23,7 @@ pub struct CheckRow {
 /// (which tests fail on the task state, and why) from the Maven engine's.
 pub fn check_table(
     benchmark: &avrlab_bench::Benchmark,
-    report: &crate::engine::RunReport,
+    report: &crate::run_loop::RunReport,
     summary: &crate::summary::Summary,
     validator: &avrlab_validate::ValidatorConfig,
 ) -> Result<String, avrlab_validate::ValidateError> {

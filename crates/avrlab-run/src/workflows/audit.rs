@@ -3,10 +3,9 @@
 //! exchange as JSON lines (so two auditors can label independently and merge), and the agreement
 //! between two auditors (Cohen's kappa).
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use avrlab_core::{Outcome, TestStatus};
+use avrlab_core::{Blame, Blamed, Outcome, TestStatus};
 use avrlab_stats::{Kappa, KappaError, cohen_kappa};
 use avrlab_store::{AuditLabel, AuditRow, DifferentialRow, RunMode, Store, StoreError};
 use serde::{Deserialize, Serialize};

@@ -10,7 +10,6 @@
 //! A fix line outside every method (a field, an initializer) cannot be masked, and the candidate
 //! task is rejected at the `mask` gate; changed `import` lines stay (they compile either way).
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -18,6 +17,7 @@ use avrlab_bench::{
     ExpectedFailures, FeatureSpec, HunkLine, Localization, Patch, StatementSource, Task, TestName,
     apply_to_text,
 };
+use avrlab_core::{Blame, Blamed};
 use avrlab_exec::TestStatus;
 use avrlab_transform::unified_diff;
 use avrlab_validate::{

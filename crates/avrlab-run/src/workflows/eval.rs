@@ -2,7 +2,6 @@
 //! them, and store everything — prompt by prompt, so that an interrupted eval resumes where it
 //! stopped and an identical re-run is served from the response cache without a single request.
 
-use avrlab_core::{Blame, Blamed, Stop};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -16,12 +15,12 @@ use avrlab_store::{
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ReplacementTarget};
 use sha2::{Digest, Sha256};
 
-use avrlab_core::{ModelPrice, RunConfig, Shard};
+use avrlab_core::{Blame, Blamed, ModelPrice, RunConfig, Shard, Stop};
 
-use crate::engine::{EngineConfig, EngineError, Progress, RunReport, error_chain, task_cwes};
 use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
 use crate::input::{from_stored_form, stored_form};
 use crate::method::{MethodError, correctness, vulnerable_method};
+use crate::run_loop::{Progress, RunError, RunReport, RunSettings, error_chain, task_cwes};
 use crate::shard::shard_of_tasks;
 
 /// What an eval asks of the model.
@@ -111,7 +110,7 @@ pub enum EvalError {
     },
     /// Validation or the store failed.
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(#[from] RunError),
 }
 
 impl Blamed for EvalError {
@@ -293,7 +292,7 @@ impl std::fmt::Debug for EvalRequest<'_> {
 pub fn execute_eval(
     store: &mut Store,
     request: EvalRequest<'_>,
-    config: &EngineConfig,
+    config: &RunSettings,
     oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<RunReport, EvalError> {
@@ -381,8 +380,8 @@ impl GenerationSource for AskedModel<'_> {
 
     /// A sample errored in its validation (its candidate's test JVM killed from outside) is
     /// validated again, not asked again: the model was heard.
-    fn verdict_retry(&self) -> crate::engine::VerdictRetry {
-        crate::engine::VerdictRetry {
+    fn verdict_retry(&self) -> crate::run_loop::VerdictRetry {
+        crate::run_loop::VerdictRetry {
             errored: self.retry == Some(Retry::Errored),
             outcomes: Vec::new(),
         }

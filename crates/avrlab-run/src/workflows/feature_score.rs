@@ -1,6 +1,6 @@
 //! Secure-feature tasks in the run loop every run goes through: their predictions (read from a
 //! file, the task's own reference predictions, or asked of a model) are validated by
-//! `engine::execute`, where the oracle scores each one as a feature task is scored (one build
+//! `run_loop::execute`, where the oracle scores each one as a feature task is scored (one build
 //! run judging the functional tests against the expected failures and the security tests, see
 //! `avrlab_validate::feature_verdict`). What is left here is what feature tasks alone have: the
 //! prompt, reading an answer into a prediction, and the report of the functional-correct rate,
@@ -16,9 +16,9 @@ use avrlab_core::{Blame, Blamed, RunConfig};
 use avrlab_store::{FeatureScoreRow, RunMode, Store, StoreError, TestGroupResult};
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ValidateError};
 
-use crate::engine::{EngineConfig, EngineError, RunReport, RunRequest, VerdictRetry, execute};
 use crate::input::{InputError, MalformedPatches, PlannedCandidate, read_predictions};
 use crate::progress::Progress;
+use crate::run_loop::{RunError, RunReport, RunRequest, RunSettings, VerdictRetry, execute};
 
 /// Reads a predictions file of feature tasks: avrlab's JSONL or SusVibes (SWE-bench style)
 /// predictions, as [`read_predictions`] does; a patch that is not a diff is refused.
@@ -80,10 +80,10 @@ impl std::fmt::Debug for FeatureEval<'_> {
 pub fn eval_feature_tasks(
     store: &mut Store,
     eval: FeatureEval<'_>,
-    config: &EngineConfig,
+    config: &RunSettings,
     oracle: &dyn Oracle,
     progress: &dyn Progress,
-) -> Result<RunReport, EngineError> {
+) -> Result<RunReport, RunError> {
     let tasks: Vec<&Task> = eval.benchmark.tasks.iter().collect();
     let mut states = HashMap::new();
     for task in &tasks {

@@ -38,12 +38,11 @@
 //!
 //! Command models run in the candidates' sandbox (see `command_runner.rs`).
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use avrlab_core::{ModelPrice, Month};
+use avrlab_core::{Blame, Blamed, ModelPrice, Month};
 use avrlab_model::{
     BaselineModel, CommandMode, CommandModel, CommandModelConfig, LocalModel, Model, ModelError,
     OpenAiClient, OpenAiConfig, Priced, ReplayModel,

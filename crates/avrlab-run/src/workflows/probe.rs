@@ -8,11 +8,11 @@
 //! it is and under the task's rename transformation: a memorized fix loses much more likelihood
 //! under renaming than one the model infers from the code.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{Task, apply_to_text};
+use avrlab_core::{Blame, Blamed};
 use avrlab_model::{GenParams, Model, ModelError, Request};
 use avrlab_prompt::Prompt;
 use avrlab_store::ProbeScoreRow;

@@ -28,7 +28,6 @@
 //! our verdict, so that the report shows where they agree. Files, patches and tasks that cannot be
 //! mapped are listed with the reason; nothing is guessed.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -40,12 +39,12 @@ use avrlab_validate::{Candidate, Oracle, ProjectDigest};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use avrlab_core::{ReplaySource, RunConfig, Shard};
+use avrlab_core::{Blame, Blamed, ReplaySource, RunConfig, Shard};
 
-use crate::engine::{EngineConfig, EngineError, Progress, RunReport, task_cwes};
 use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
 use crate::input::stored_form;
 use crate::method::correctness;
+use crate::run_loop::{Progress, RunError, RunReport, RunSettings, task_cwes};
 use crate::shard::shard_tasks;
 
 /// What a published patch of a model replaces.
@@ -180,7 +179,7 @@ pub enum ReplayError {
     },
     /// Validation or the store failed.
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(#[from] RunError),
 }
 
 impl Blamed for ReplayError {
@@ -783,7 +782,7 @@ impl ReplayReport {
             self.run.already_decided,
             self.unmapped.len(),
             self.run.wall.as_secs_f64(),
-            crate::engine::describe_stages(&self.run.stages),
+            crate::run_loop::describe_stages(&self.run.stages),
             store.display()
         )
     }
@@ -795,7 +794,7 @@ pub fn import_generations(
     store: &mut Store,
     benchmark: &Benchmark,
     request: &ReplayRequest,
-    config: &EngineConfig,
+    config: &RunSettings,
     oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<ReplayReport, ReplayError> {

@@ -4,13 +4,12 @@
 //! any point resumes cell by cell (and, inside a cell, prompt by prompt) without redoing anything
 //! finished. Identical candidates are validated once across the whole study.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::{Month, Shard};
+use avrlab_core::{Blame, Blamed, Month, Shard};
 use avrlab_exec::SandboxKind;
 use avrlab_model::{Model, ModelError, Request, ResponseCache};
 use avrlab_prompt::{Format, VulnerableMethod};
@@ -19,11 +18,11 @@ use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ValidateEr
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::engine::{EngineConfig, Progress, Unprepared};
 use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
 use crate::method::vulnerable_method;
 use crate::models::{ConfigFile, ModelSetupError, build_model};
 use crate::review::{ReviewError, ReviewSpec, review_run};
+use crate::run_loop::{Progress, RunSettings, Unprepared};
 use crate::shard::shard_of_tasks;
 
 /// The version of the study file format this build reads.
@@ -1020,7 +1019,7 @@ pub struct StudyRequest<'a> {
     pub plan: &'a Plan,
     pub benchmarks: &'a [Benchmark],
     pub models: &'a StudyModels,
-    pub config: &'a EngineConfig,
+    pub config: &'a RunSettings,
     pub oracle: &'a dyn Oracle,
     /// Continue the study stored under the plan's name.
     pub resume: bool,
@@ -1275,7 +1274,7 @@ fn probe_models(
     plan: &Plan,
     benchmarks: &[Benchmark],
     models: &StudyModels,
-    config: &EngineConfig,
+    config: &RunSettings,
     progress: &dyn Progress,
 ) -> Result<(), StudyError> {
     let mut seen = Vec::new();

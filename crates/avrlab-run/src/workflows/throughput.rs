@@ -2,18 +2,18 @@
 //! one engine and worker count, the naive way (one plain `mvn test` per candidate), and `eval`
 //! with the template baseline end to end; and where two measured engines gave different verdicts.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::Benchmark;
+use avrlab_core::{Blame, Blamed};
 use avrlab_store::{RunMode, Store, StoreError};
 use avrlab_validate::{BuildToolOracle, Candidate, FastOracle, Oracle, ValidateError};
 
-use crate::engine::{EngineConfig, EngineError, Progress, RunRequest, execute};
 use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
 use crate::input::PlannedCandidate;
 use crate::mutants::mutants;
+use crate::run_loop::{Progress, RunError, RunRequest, RunSettings, execute};
 
 /// Why a measurement could not be made (the candidates' verdicts are data, not errors).
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +26,7 @@ pub enum ThroughputError {
     Store(#[from] StoreError),
     /// The measured run failed.
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(#[from] RunError),
     /// The measured eval failed.
     #[error(transparent)]
     Eval(#[from] EvalError),
@@ -112,7 +112,7 @@ pub fn measure_engines(
     scratch: &Path,
     benchmark: &Benchmark,
     mode: RunMode,
-    config: &mut EngineConfig,
+    config: &mut RunSettings,
     progress: &dyn Progress,
 ) -> Result<Vec<Measurement>, ThroughputError> {
     let mut rows = Vec::new();
@@ -161,7 +161,7 @@ pub(crate) fn measure_run(
     mode: RunMode,
     planned: Vec<PlannedCandidate>,
     oracle: &dyn Oracle,
-    config: &EngineConfig,
+    config: &RunSettings,
     progress: &dyn Progress,
 ) -> Result<Measurement, ThroughputError> {
     let mut store = Store::open(store_path)?;
@@ -173,7 +173,7 @@ pub(crate) fn measure_run(
         run_id: Some(format!("{label}-{}", config.workers)),
         resume: false,
         config: avrlab_core::RunConfig::default(),
-        retry: crate::engine::VerdictRetry::default(),
+        retry: crate::run_loop::VerdictRetry::default(),
     };
     let report = execute(&mut store, request, config, oracle, progress)?;
     if !report.unprepared.is_empty() {
@@ -308,7 +308,7 @@ pub fn measure_eval(
     benchmark: &Benchmark,
     samples: u32,
     oracle: &dyn Oracle,
-    config: &EngineConfig,
+    config: &RunSettings,
     scratch: &Path,
     progress: &dyn Progress,
 ) -> Result<EvalMeasurement, ThroughputError> {

@@ -8,7 +8,6 @@
 //! costs about `2 log2(rules)` verifications, and every rule that fails on its own is rolled back and
 //! reported with the outcome that condemned it.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +16,7 @@ use std::sync::Mutex;
 use avrlab_bench::{
     CheckoutError, ManifestProject, Task, TaskError, TaskManifest, apply_to_text, copy_project,
 };
+use avrlab_core::{Blame, Blamed};
 use avrlab_transform::{
     LineRange, Localization, RenameKind, Rule, RuleOutcome, TargetMethod, TaskSources,
     TransformError, TransformOutput, Variant, split_identifier, transform_with_rules, unified_diff,

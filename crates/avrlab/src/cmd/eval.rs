@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use avrlab_model::ResponseCache;
 use avrlab_prompt::Format;
 use avrlab_report::{build_eval_report, render};
-use avrlab_run::engine::VerdictRetry;
 use avrlab_run::eval::{ErrorLimit, EvalRequest, EvalSpec, Retry, execute_eval};
 use avrlab_run::models::{ConfigFile, build_model};
+use avrlab_run::run_loop::VerdictRetry;
 use avrlab_store::Store;
 
 use super::Failure;
@@ -212,7 +212,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &format!(
             "stages ({} engine): {}",
             oracle.name(),
-            avrlab_run::engine::describe_stages(&stages)
+            avrlab_run::run_loop::describe_stages(&stages)
         ),
     );
     progress_message(&progress, &report.describe(&args.store.path));
@@ -232,7 +232,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 }
 
 fn progress_message(progress: &StderrProgress, text: &str) {
-    avrlab_run::engine::Progress::message(progress, text);
+    avrlab_run::run_loop::Progress::message(progress, text);
 }
 
 /// `avrlab eval` on a benchmark of feature tasks (the library's `eval_feature_tasks`).

@@ -170,7 +170,7 @@ pub(crate) fn refuse_feature_tasks(
 /// could not be warmed up fails the command, resumable).
 pub(crate) fn finish_feature_run(
     store: &avrlab_store::Store,
-    report: &avrlab_run::engine::RunReport,
+    report: &avrlab_run::run_loop::RunReport,
     benchmark: &avrlab_bench::Benchmark,
     engine: &str,
     progress: &crate::progress::StderrProgress,
@@ -186,12 +186,12 @@ pub(crate) fn finish_feature_run(
         report.describe(store.path()),
         report.workers
     );
-    avrlab_run::engine::Progress::message(progress, &closing);
+    avrlab_run::run_loop::Progress::message(progress, &closing);
     unprepared_failure(report).map_or(Ok(ExitCode::SUCCESS), Err)
 }
 
 /// The tasks a run could not warm up, as one infrastructure failure (exit 1).
-pub(crate) fn unprepared_failure(report: &avrlab_run::engine::RunReport) -> Option<Failure> {
+pub(crate) fn unprepared_failure(report: &avrlab_run::run_loop::RunReport) -> Option<Failure> {
     report
         .unprepared_message()
         .map(|why| Failure::infrastructure(anyhow::anyhow!(why)))
@@ -277,8 +277,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use avrlab_run::engine::EngineError;
     use avrlab_run::eval::EvalError;
+    use avrlab_run::run_loop::RunError;
     use avrlab_store::StoreError;
     use clap::CommandFactory;
 
@@ -310,7 +310,7 @@ mod tests {
         };
         assert_eq!(code(folder.into()), 1);
         // Nested errors take the blame of what they hold.
-        let nested = EngineError::Store(StoreError::RunExists("r".into()));
+        let nested = RunError::Store(StoreError::RunExists("r".into()));
         assert_eq!(code(EvalError::Engine(nested).into()), 2);
         let budget = EvalError::BudgetReached {
             run: "r".into(),

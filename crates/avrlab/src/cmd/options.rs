@@ -6,7 +6,7 @@ use std::time::Duration;
 use avrlab_bench::Benchmark;
 use avrlab_core::Engine;
 use avrlab_exec::SandboxKind;
-use avrlab_run::engine::EngineConfig;
+use avrlab_run::run_loop::RunSettings;
 use avrlab_run::setup::{EngineSetup, unenforced_limits};
 use avrlab_run::work_dir::{WorkDir, cache_dir};
 use avrlab_validate::{BuildToolOracle, ConfirmPolicy, FastConfig, FastOracle, Oracle};
@@ -206,7 +206,7 @@ pub fn parse_shard(text: &str) -> Result<avrlab_core::Shard, String> {
 pub fn oracle_for(
     engine: EngineArg,
     options: &ValidationOptions,
-    config: &EngineConfig,
+    config: &RunSettings,
 ) -> Box<dyn Oracle> {
     match engine {
         EngineArg::Maven => Box::new(BuildToolOracle::new(config.validator.clone())),
@@ -261,7 +261,7 @@ impl ValidationOptions {
     }
 
     /// The one engine of `validate`, `eval` and `transform`, and its oracle.
-    pub fn oracle(&self, config: &EngineConfig) -> Result<Box<dyn Oracle>, Failure> {
+    pub fn oracle(&self, config: &RunSettings) -> Result<Box<dyn Oracle>, Failure> {
         match self.engine.as_slice() {
             [engine] => {
                 if !(0.0..=1.0).contains(&self.confirm_sample) {
@@ -280,7 +280,7 @@ impl ValidationOptions {
 
     /// Checks the machine and resolves the engine configuration; what the machine does not
     /// enforce is said on stderr, one line each.
-    pub fn engine(&self, allow_apply_failures: bool) -> Result<(EngineConfig, WorkDir), Failure> {
+    pub fn engine(&self, allow_apply_failures: bool) -> Result<(RunSettings, WorkDir), Failure> {
         let setup = EngineSetup {
             sandbox: match self.sandbox {
                 SandboxArg::Bwrap => SandboxKind::Bubblewrap,

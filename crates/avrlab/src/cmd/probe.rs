@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use avrlab_bench::Benchmark;
 use avrlab_exec::SandboxKind;
-use avrlab_run::engine::Progress;
 use avrlab_run::models::{ConfigFile, build_model};
 use avrlab_run::probe::{ProbeConfig, ProbeError, default_scratch, probe_task, render_scores};
+use avrlab_run::run_loop::Progress;
 use avrlab_store::Store;
 
 use super::Failure;

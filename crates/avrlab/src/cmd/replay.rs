@@ -90,7 +90,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     {
         print!("{}", render(&tables, args.report_format.into()));
     }
-    avrlab_run::engine::Progress::message(&progress, &report.summary(&args.store.path));
+    avrlab_run::run_loop::Progress::message(&progress, &report.summary(&args.store.path));
     match super::unprepared_failure(&report.run) {
         Some(failure) => Err(failure),
         None => Ok(ExitCode::SUCCESS),

@@ -159,7 +159,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let mut store = Store::open(&args.store.path)?;
     let estimated = estimate(&store, &plan)?;
     for line in describe_plan(&plan, Some(&estimated)).lines() {
-        avrlab_run::engine::Progress::message(&progress, line);
+        avrlab_run::run_loop::Progress::message(&progress, line);
     }
     let (mut config, _work) = args.options.engine(true)?;
     // On by default: each cell's plausible candidates of tasks with a reference fix.
@@ -189,7 +189,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let outcome = execute_study(&mut store, &request, &progress)?;
     let closing = outcome.describe(&plan.name, &args.store.path);
-    avrlab_run::engine::Progress::message(&progress, &closing);
+    avrlab_run::run_loop::Progress::message(&progress, &closing);
     let report = build_study_report(&store, &plan.name).map_err(Failure::infrastructure)?;
     let format = match args.report_format {
         StudyFormatArg::Md => StudyFormat::Markdown,

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avrlab_core::RunConfig;
-use avrlab_run::engine::{RunRequest, VerdictRetry, execute};
 use avrlab_run::input::{MalformedPatches, read_predictions, reference_candidates};
 use avrlab_run::reference_check::check_table;
+use avrlab_run::run_loop::{RunRequest, VerdictRetry, execute};
 use avrlab_run::summary::{render_text, summarize};
 use avrlab_run::swe_report::swe_report;
 use avrlab_store::{RunMode, Store};

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use avrlab_run::engine::{Progress, warm_up_only};
+use avrlab_run::run_loop::{Progress, warm_up_only};
 
 use super::Failure;
 use super::options::ValidationOptions;

@@ -3,14 +3,13 @@
 //! every verdict to the store the moment it lands. A run stopped at any point is resumed by
 //! validating only the candidates that have no verdict yet.
 
-use avrlab_core::{Blame, Blamed};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{Benchmark, Task};
-use avrlab_core::{ErrorCause, Outcome, RunConfig};
+use avrlab_core::{Blame, Blamed, ErrorCause, Outcome, RunConfig};
 use avrlab_store::{EngineRow, NewRun, PhaseRow, RunMode, Store, StoreError, TestRow, VerdictRow};
 use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
@@ -23,7 +22,7 @@ use crate::shard::shard_part;
 
 /// How a run is carried out.
 #[derive(Debug, Clone)]
-pub struct EngineConfig {
+pub struct RunSettings {
     pub validator: ValidatorConfig,
     /// Parallel workers, each with its own workspace.
     pub workers: usize,
@@ -210,7 +209,7 @@ pub fn describe_stages(stages: &[(&'static str, Duration)]) -> String {
 
 /// Why a run could not be carried out.
 #[derive(Debug, thiserror::Error)]
-pub enum EngineError {
+pub enum RunError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -246,7 +245,7 @@ pub enum EngineError {
     },
 }
 
-impl Blamed for EngineError {
+impl Blamed for RunError {
     fn blame(&self) -> Blame {
         match self {
             Self::Store(e) => e.blame(),
@@ -347,7 +346,7 @@ fn fresh_run_id(mode: &str, benchmark: &str) -> String {
 pub(crate) fn materialize_tasks(
     oracle: &dyn Oracle,
     tasks: &[&Task],
-) -> Result<HashMap<String, PreparedTask>, EngineError> {
+) -> Result<HashMap<String, PreparedTask>, RunError> {
     let mut prepared = HashMap::new();
     for task in tasks {
         prepared.insert(task.id.clone(), oracle.materialize(task)?);
@@ -363,7 +362,7 @@ pub fn warm_up_only(
     tasks: &[&Task],
     workers: usize,
     progress: &dyn Progress,
-) -> Result<Unprepared, EngineError> {
+) -> Result<Unprepared, RunError> {
     let prepared = materialize_tasks(oracle, tasks)?;
     warm_up_tasks(oracle, &prepared, workers, progress)
 }
@@ -379,7 +378,7 @@ pub(crate) fn warm_up_tasks(
     prepared: &HashMap<String, PreparedTask>,
     workers: usize,
     progress: &dyn Progress,
-) -> Result<Unprepared, EngineError> {
+) -> Result<Unprepared, RunError> {
     let mut ids: Vec<&String> = prepared.keys().collect();
     ids.sort();
     let next = AtomicUsize::new(0);
@@ -454,7 +453,7 @@ pub(crate) fn validate_stored_run(
     store: &mut Store,
     run: StoredRun<'_>,
     progress: &dyn Progress,
-) -> Result<RunReport, EngineError> {
+) -> Result<RunReport, RunError> {
     let StoredRun {
         run_id,
         workshop,
@@ -518,7 +517,7 @@ pub(crate) fn validate_warmed(
     workshop: &Workshop<'_>,
     unprepared: &Unprepared,
     progress: &dyn Progress,
-) -> Result<ValidationTally, EngineError> {
+) -> Result<ValidationTally, RunError> {
     let ready: Vec<PlannedCandidate> = planned
         .iter()
         .filter(|p| !unprepared.contains_key(&p.task))
@@ -558,7 +557,7 @@ pub(crate) fn validate_warmed(
 pub(crate) fn preflight(
     planned: &[PlannedCandidate],
     prepared: &HashMap<String, PreparedTask>,
-) -> Result<(), EngineError> {
+) -> Result<(), RunError> {
     let failures: Vec<(&PlannedCandidate, String)> = planned
         .iter()
         .filter_map(|p| {
@@ -570,7 +569,7 @@ pub(crate) fn preflight(
         .collect();
     match failures.first() {
         None => Ok(()),
-        Some((first, message)) => Err(EngineError::DoesNotApply {
+        Some((first, message)) => Err(RunError::DoesNotApply {
             origin: first.origin.clone(),
             task: first.task.clone(),
             message: message.clone(),
@@ -595,7 +594,7 @@ pub(crate) struct ValidationTally {
 pub(crate) struct Workshop<'a> {
     pub prepared: &'a HashMap<String, PreparedTask>,
     pub oracle: &'a dyn Oracle,
-    pub config: &'a EngineConfig,
+    pub config: &'a RunSettings,
 }
 
 impl std::fmt::Debug for Workshop<'_> {
@@ -617,7 +616,7 @@ pub(crate) fn validate_pending(
     decided: &HashSet<String>,
     workshop: &Workshop<'_>,
     progress: &dyn Progress,
-) -> Result<ValidationTally, EngineError> {
+) -> Result<ValidationTally, RunError> {
     let Workshop {
         prepared,
         oracle,
@@ -655,7 +654,7 @@ pub(crate) fn validate_pending(
     let workers = workers.max(1).min(work.len().max(1));
     let next = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
-    let mut failure: Option<EngineError> = None;
+    let mut failure: Option<RunError> = None;
     let mut validated = 0;
     let mut duplicates = 0;
     std::thread::scope(|scope| {
@@ -791,10 +790,10 @@ pub(crate) fn tasks_of<'b>(
 pub fn execute(
     store: &mut Store,
     request: RunRequest<'_>,
-    config: &EngineConfig,
+    config: &RunSettings,
     oracle: &dyn Oracle,
     progress: &dyn Progress,
-) -> Result<RunReport, EngineError> {
+) -> Result<RunReport, RunError> {
     let started = Instant::now();
     let benchmark = request.benchmark;
     // The input is the whole plan, so every shard of a sharded run registers the same run.
@@ -871,7 +870,7 @@ pub(crate) fn register_eval_run(
     resume: bool,
     hash: String,
     config: RunConfig,
-) -> Result<String, EngineError> {
+) -> Result<String, RunError> {
     let request = RunRequest {
         mode: RunMode::Eval,
         benchmark,
@@ -924,23 +923,23 @@ pub(crate) fn resolve_run(
     store: &mut Store,
     request: &RunRequest<'_>,
     hash: &str,
-) -> Result<(String, HashSet<String>), EngineError> {
+) -> Result<(String, HashSet<String>), RunError> {
     let benchmark = request.benchmark;
     if request.resume {
         let run = match &request.run_id {
             Some(id) => store
                 .run(id)?
-                .ok_or_else(|| EngineError::UnknownRun(id.clone()))?,
+                .ok_or_else(|| RunError::UnknownRun(id.clone()))?,
             None => store
                 .latest_unfinished_run(request.mode, &benchmark.name)?
-                .ok_or_else(|| EngineError::NothingToResume {
+                .ok_or_else(|| RunError::NothingToResume {
                     mode: request.mode.as_str().into(),
                     benchmark: benchmark.name.clone(),
                     store: store.path().display().to_string(),
                 })?,
         };
         if run.input_hash != hash {
-            return Err(EngineError::InputChanged(run.id));
+            return Err(RunError::InputChanged(run.id));
         }
         let decided = request.retry.decided(store, &run.id)?;
         Ok((run.id, decided))
@@ -978,7 +977,7 @@ mod tests {
     use crate::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
     use crate::input::reference_candidates;
 
-    fn config(workers: usize) -> EngineConfig {
+    fn config(workers: usize) -> RunSettings {
         engine_config(workers, false)
     }
 
@@ -1322,7 +1321,7 @@ mod tests {
             &Quiet,
         )
         .expect_err("the input is refused");
-        assert!(matches!(error, EngineError::DoesNotApply { .. }), "{error}");
+        assert!(matches!(error, RunError::DoesNotApply { .. }), "{error}");
         assert_eq!(oracle.calls(), vec![Call::Materialize(task)]);
         assert!(store.run("r1").unwrap().is_none(), "nothing was stored");
     }
@@ -1384,7 +1383,7 @@ mod tests {
             &Quiet,
         )
         .expect_err("nothing can run");
-        assert!(matches!(error, EngineError::Validate(_)), "{error}");
+        assert!(matches!(error, RunError::Validate(_)), "{error}");
         assert!(store.run("r1").unwrap().is_none(), "nothing was stored");
     }
 
@@ -1450,7 +1449,7 @@ mod tests {
             &Quiet,
         )
         .expect_err("the fake fails on one task");
-        assert!(matches!(error, EngineError::Validate(_)));
+        assert!(matches!(error, RunError::Validate(_)));
         let run = store.run("r1").unwrap().unwrap();
         assert!(run.finished_at.is_none() && run.last_error.is_some());
         let decided = store.decided("r1").unwrap().len();
