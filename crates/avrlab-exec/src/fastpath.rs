@@ -1680,6 +1680,98 @@ mod tests {
 
     use super::*;
 
+    /// The words that start the lines of a helper's reply (`java/fastpath/control` writes them), each
+    /// read by `parse_compile`, `parse_record` or `parse_payload`. The test below checks that the
+    /// Java helper writes exactly these and that the parsers read them all.
+    const REPLY_WORDS: [&str; 16] = [
+        "CASE", "CLASSES", "COMPILE", "DEPS", "EXIT", "FALLBACK", "FLAG", "FOUND", "LEFT", "LOG",
+        "PHASE", "RECORDED", "REPORT", "STATE", "STOPPED", "WIDENED",
+    ];
+
+    /// Reply words the host reads nothing from: `FOUND` names a test class the launcher found, and
+    /// only the cases that ran count.
+    const UNREAD_REPLY_WORDS: [&str; 1] = ["FOUND"];
+
+    /// The requests the host sends (`HelperChannel::start` and `request`), each a `case` of the
+    /// helpers' dispatch, and the channel's own words (`KEY` once, then each answer in a `FRAME`).
+    const REQUEST_WORDS: [&str; 6] = ["COMPILE", "FRAME", "KEY", "RECORD", "RUN", "SETUP"];
+
+    /// Every protocol word in the Java sources of `folder`: a string literal that is a word of
+    /// capitals, or starts with one and a tab (`"CASE\t"`, `"EXIT\tattempted"`).
+    fn java_words(folder: &str) -> std::collections::BTreeSet<String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../java/fastpath")
+            .join(folder);
+        let mut words = std::collections::BTreeSet::new();
+        for entry in walkdir::WalkDir::new(dir) {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|e| e != "java") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            for literal in text.split('"').skip(1).step_by(2) {
+                let word = literal.split("\\t").next().unwrap_or(literal);
+                if word.len() >= 3 && word.bytes().all(|b| b.is_ascii_uppercase()) {
+                    words.insert(word.to_owned());
+                }
+            }
+        }
+        words
+    }
+
+    /// The words the host's parsers match on (`"WORD" =>` or `"WORD" if` arms) in this file.
+    fn parsed_words() -> std::collections::BTreeSet<String> {
+        let source = include_str!("fastpath.rs");
+        let mut words = std::collections::BTreeSet::new();
+        for line in source.lines() {
+            let line = line.trim_start();
+            if let Some(rest) = line.strip_prefix('"')
+                && let Some((word, after)) = rest.split_once('"')
+                && (after.starts_with(" =>") || after.starts_with(" if "))
+                && word.len() >= 3
+                && word.bytes().all(|b| b.is_ascii_uppercase())
+            {
+                words.insert(word.to_owned());
+            }
+        }
+        words
+    }
+
+    #[test]
+    fn the_helper_and_the_host_speak_the_same_protocol_words() {
+        let set = |words: &[&str]| -> std::collections::BTreeSet<String> {
+            words.iter().map(|w| (*w).to_owned()).collect()
+        };
+        let replies = set(&REPLY_WORDS);
+        let requests = set(&REQUEST_WORDS);
+        // What the helper writes or compares is a reply word or a request word, and it writes
+        // every reply word and handles every request.
+        let java = java_words("control");
+        let unknown: Vec<&String> = java
+            .iter()
+            .filter(|w| !replies.contains(*w) && !requests.contains(*w))
+            .collect();
+        assert!(
+            unknown.is_empty(),
+            "the helper uses words the host does not know: {unknown:?}"
+        );
+        let unwritten: Vec<&String> = replies
+            .union(&requests)
+            .filter(|w| !java.contains(*w))
+            .collect();
+        assert!(unwritten.is_empty(), "the helper never uses: {unwritten:?}");
+        // The host reads every reply word but the unread ones, and matches on no other word.
+        let read: std::collections::BTreeSet<String> = replies
+            .difference(&set(&UNREAD_REPLY_WORDS))
+            .cloned()
+            .collect();
+        let parsed: std::collections::BTreeSet<String> = parsed_words()
+            .into_iter()
+            .filter(|w| !requests.contains(w) || replies.contains(w))
+            .collect();
+        assert_eq!(parsed, read);
+    }
+
     #[test]
     fn surefire_settings_the_test_jvm_does_not_imitate_are_named() {
         let pom = |config: &str| {
