@@ -620,7 +620,7 @@ impl Fallback {
 /// that steers itself off the fast path would otherwise get a `Plausible` that only the forgeable
 /// channel backs. So such a `Plausible` is `Indeterminate`, Maven's evidence kept (its tests and
 /// phases stay in the verdict). A task the fast path does not take at all keeps Maven's verdict,
-/// as under `--engine maven` (ARCHITECTURE.md says what remains possible there). Other outcomes
+/// as under `--engine maven` (docs/known-limits.md says what remains possible there). Other outcomes
 /// are kept: no other outcome is a pass, and a forged failure is the tested code's own loss.
 fn settle_fallback(mut verdict: Verdict, why: Fallback) -> Verdict {
     if verdict.outcome == Outcome::Plausible

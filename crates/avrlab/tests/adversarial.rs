@@ -47,7 +47,7 @@ const WATCHDOG: Duration = Duration::from_secs(1500);
 /// What a candidate must get: one outcome on both engines, or one per engine where they cannot
 /// agree (each such case explained in `expected.toml`). `maven_limit` names a known limit of
 /// the Maven engine that lets the candidate's own code forge Maven's `Plausible`; only such an
-/// entry may expect `Plausible`, and only on Maven (ARCHITECTURE.md, Known limits).
+/// entry may expect `Plausible`, and only on Maven (docs/known-limits.md).
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 enum Expected {
