@@ -66,11 +66,11 @@ impl FakeOracle {
         self
     }
 
-    pub fn calls(&self) -> Vec<Call> {
+    pub(crate) fn calls(&self) -> Vec<Call> {
         self.calls.lock().expect("not poisoned").clone()
     }
 
-    pub fn count(&self, wanted: fn(&Call) -> bool) -> usize {
+    pub(crate) fn count(&self, wanted: fn(&Call) -> bool) -> usize {
         self.calls().iter().filter(|c| wanted(c)).count()
     }
 }
@@ -90,7 +90,7 @@ impl crate::run_loop::Progress for Quiet {
 pub(crate) struct Messages(Mutex<Vec<String>>);
 
 impl Messages {
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         self.0.lock().expect("not poisoned").clone()
     }
 }
@@ -129,7 +129,7 @@ pub(crate) fn engine_config(
 }
 
 /// The demo benchmark that ships with avrlab.
-pub fn demo() -> Benchmark {
+pub(crate) fn demo() -> Benchmark {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/demo");
     Benchmark::open(&path.to_string_lossy()).expect("the demo benchmark loads")
 }

@@ -385,7 +385,7 @@ pub(crate) fn new_candidates(planned: &[PlannedCandidate]) -> Vec<NewCandidate> 
 }
 
 /// A fingerprint of a run's input: its candidates and the tasks they run against.
-pub fn input_hash(planned: &[PlannedCandidate], tasks: &[&Task]) -> String {
+pub(crate) fn input_hash(planned: &[PlannedCandidate], tasks: &[&Task]) -> String {
     let mut hasher = Sha256::new();
     for p in planned {
         let (kind, content) = stored_form(&p.candidate);

@@ -179,7 +179,7 @@ pub(crate) struct StageClock {
 }
 
 impl StageClock {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self {
             last: Instant::now(),
             stages: Vec::new(),
@@ -845,7 +845,7 @@ pub fn execute(
 /// Registers a new run: under its id when the request names one, else under the first free id
 /// that starts with the fresh id `run.id` (two runs started in the same second get
 /// `…-<secs>` and `…-<secs>-2`). Returns the id.
-pub fn create_run(
+pub(crate) fn create_run(
     store: &mut Store,
     request: &RunRequest<'_>,
     run: &NewRun,

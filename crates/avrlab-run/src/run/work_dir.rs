@@ -38,7 +38,7 @@ pub struct WorkDir {
 
 impl WorkDir {
     /// The user's folder, kept after the run.
-    pub fn named(path: PathBuf) -> Self {
+    pub(crate) fn named(path: PathBuf) -> Self {
         Self {
             path,
             remove: false,
@@ -49,7 +49,7 @@ impl WorkDir {
     /// A folder of this process under the temporary folder, removed after the run; folders of
     /// avrlab processes that were killed before they could clean up are removed first. Removal
     /// falls back to `rm` in `sandbox` (see [`remove_tree`]).
-    pub fn temporary(sandbox: SandboxKind) -> Self {
+    pub(crate) fn temporary(sandbox: SandboxKind) -> Self {
         sweep_stale_work_dirs(&std::env::temp_dir(), sandbox);
         Self {
             path: std::env::temp_dir().join(format!("{WORK_PREFIX}{}", std::process::id())),

@@ -44,7 +44,7 @@ pub enum Gate {
 }
 
 impl Gate {
-    pub const ALL: [Self; 6] = [
+    pub(crate) const ALL: [Self; 6] = [
         Self::Mask,
         Self::Base,
         Self::BaseWithoutSecurity,
@@ -67,7 +67,7 @@ impl Gate {
 
 /// Everything a feature task is made of, computed from a repair task's vulnerable state.
 #[derive(Debug, Clone)]
-pub struct Draft {
+pub(crate) struct Draft {
     pub security_patch: String,
     pub test_patch: String,
     pub mask_patch: String,
@@ -82,7 +82,7 @@ pub struct Draft {
 
 /// A masked method, for the problem statement.
 #[derive(Debug, Clone)]
-pub struct MaskedMethod {
+pub(crate) struct MaskedMethod {
     /// The main file, relative to the project.
     pub file: String,
     pub name: String,
@@ -751,7 +751,7 @@ pub(crate) fn reference_predictions(
 }
 
 /// The expected failures to store.
-pub fn expected_failures(func: &[TestName]) -> ExpectedFailures {
+pub(crate) fn expected_failures(func: &[TestName]) -> ExpectedFailures {
     ExpectedFailures {
         func: func.iter().map(ToString::to_string).collect(),
         sec: Vec::new(),
@@ -764,7 +764,7 @@ pub(crate) fn feature_id(repair_id: &str) -> String {
 }
 
 /// Where the staged copy of a task lives while it is checked.
-pub fn staging_dir(out: &Path, id: &str) -> PathBuf {
+pub(crate) fn staging_dir(out: &Path, id: &str) -> PathBuf {
     out.join(".staging").join(id)
 }
 

@@ -987,7 +987,7 @@ const MAX_CHANGED_LINES: usize = 5000;
 /// The lines a version adds or changes in a module's main sources against another version
 /// (deleted lines have nothing to reach), as `(source path under src/main/java, line number)`,
 /// numbered in the later version.
-pub fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
+pub(crate) fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
     let mut out = Vec::new();
     let sources = after.join("src/main/java");
     for entry in walkdir::WalkDir::new(&sources)

@@ -7,7 +7,7 @@ use avrlab_validate::{Candidate, ReplacementTarget};
 
 /// One mutant: a label saying what changed, and the method's new text.
 #[derive(Debug, Clone)]
-pub struct Mutant {
+pub(crate) struct Mutant {
     pub label: String,
     pub candidate: Candidate,
 }
@@ -114,7 +114,7 @@ fn next(state: &mut u64) -> u64 {
 /// Up to `count` distinct mutants of `method` (localization entry `target`), in an order fixed
 /// by `seed`: every single-point mutant first, then, when more are asked for than the method has
 /// points, two-point mutants (two points on different lines). Fewer when even those run out.
-pub fn mutants(method: &str, target: usize, count: usize, seed: u64) -> Vec<Mutant> {
+pub(crate) fn mutants(method: &str, target: usize, count: usize, seed: u64) -> Vec<Mutant> {
     let mut all = points(method);
     // Fisher–Yates with the seeded generator.
     let mut state = seed;

@@ -95,7 +95,7 @@ impl ProbeWindow {
     /// file (the localized method's first line: a fix's new imports say little), else at its
     /// first change; `None` when the files do not differ. The lines of the two files are aligned
     /// by a line diff, so changes above the window shift nothing.
-    pub fn of(
+    pub(crate) fn of(
         vulnerable: &str,
         fixed: &str,
         from: usize,

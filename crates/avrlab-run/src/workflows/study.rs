@@ -276,7 +276,7 @@ pub struct Plan {
 
 impl Plan {
     /// A hash of the plan and of every task's reference fix: a resume must find the same.
-    pub fn hash(&self, benchmarks: &[Benchmark]) -> String {
+    pub(crate) fn hash(&self, benchmarks: &[Benchmark]) -> String {
         let mut hasher = Sha256::new();
         hasher.update(serde_json::to_string(self).expect("plans serialize"));
         for benchmark in benchmarks {
@@ -291,7 +291,7 @@ impl Plan {
     }
 
     /// The size of the study: what it asks of the models and the oracle at most.
-    pub fn size(&self) -> PlanSize {
+    pub(crate) fn size(&self) -> PlanSize {
         let tasks = |cell: &Cell| self.benchmarks[cell.benchmark].tasks.len() as u64;
         let prompts: u64 = self
             .cells
@@ -330,7 +330,7 @@ impl Plan {
 
 /// How big a study is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PlanSize {
+pub(crate) struct PlanSize {
     pub cells: usize,
     /// Prompts (task × run in every cell).
     pub prompts: u64,

@@ -72,7 +72,7 @@ impl Measurement {
     }
 
     /// One line per candidate whose outcome differs from `base`'s.
-    pub fn differences(&self, base: &Measurement) -> Vec<String> {
+    pub(crate) fn differences(&self, base: &Measurement) -> Vec<String> {
         let why = |m: &Measurement, id: &str| m.reasons.get(id).cloned().unwrap_or_default();
         base.outcomes
             .iter()

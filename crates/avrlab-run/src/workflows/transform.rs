@@ -397,7 +397,7 @@ pub(crate) fn rename_map_json(
 
 /// Writes the transformed task into `dest` (which is replaced): `task.toml`, `reference.diff`,
 /// `rename-map.json` and `project/` (the task state with the rewritten files, moved files moved).
-pub fn write_task(
+pub(crate) fn write_task(
     input: &TaskInput,
     new_id: &str,
     variant: Variant,
@@ -439,7 +439,7 @@ pub fn write_task(
 
 /// What execution showed about one written rewrite.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
+pub(crate) struct Check {
     /// The outcome of the vulnerable state (must be `PovFailing`).
     pub vulnerable: Outcome,
     /// The outcome of the translated reference fix (must be `Plausible`); `None` when the vulnerable
@@ -451,7 +451,7 @@ pub struct Check {
 
 impl Check {
     /// Whether the rewrite behaves like the original.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.vulnerable == Outcome::PovFailing && self.reference == Some(Outcome::Plausible)
     }
 
