@@ -15,6 +15,7 @@ use crate::error::ValidateError;
 use crate::oracle::PreparedTask;
 use crate::outcome::exit_text;
 use crate::outcome::{EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict};
+pub use crate::outcome::{FeatureScore, Judged};
 use crate::validator::{BuildToolOracle, excerpt};
 use crate::verdict_rules::{PhaseJudgement, SkippedTests, judge_run};
 
@@ -77,45 +78,6 @@ impl FeatureRunPlan {
                 .iter()
                 .filter_map(|t| TestName::parse(t).ok())
                 .collect(),
-        }
-    }
-}
-
-/// How a feature prediction's two groups of tests ended: what the verdict of a feature task
-/// carries beside its outcome.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FeatureScore {
-    /// The whole suite but the security tests, against the task's expected failures.
-    pub functional: Judged,
-    /// The task's security tests.
-    pub security: Judged,
-}
-
-/// How one judged group of tests ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Judged {
-    Pass,
-    /// A test of the group failed (the reason names it).
-    Fail(String),
-    /// The evidence does not say (no test ran, a test did not run, unusable reports, a timeout).
-    Undecided(String),
-}
-
-impl Judged {
-    /// `pass`, `fail` or `undecided`, as printed and stored.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Pass => "pass",
-            Self::Fail(_) => "fail",
-            Self::Undecided(_) => "undecided",
-        }
-    }
-
-    /// The reason, empty for a pass.
-    pub fn reason(&self) -> &str {
-        match self {
-            Self::Pass => "",
-            Self::Fail(r) | Self::Undecided(r) => r,
         }
     }
 }
@@ -291,6 +253,21 @@ impl FeatureRunner for BuildToolOracle {
 }
 
 impl BuildToolOracle {
+    /// A prediction of a feature task, scored in one run of the task's build tool
+    /// ([`FeatureRunPlan::score`], [`feature_verdict`]).
+    pub(crate) fn validate_feature(
+        &self,
+        prepared: &PreparedTask,
+        feature: &FeatureSpec,
+        prediction: &Candidate,
+        slot: &str,
+    ) -> Result<Verdict, ValidateError> {
+        let plan = FeatureRunPlan::score("score", &prepared.task, feature, prediction.clone());
+        let run = FeatureRunner::run(self, prepared, &plan, slot)?;
+        let engine = crate::validator::build_tool_engine(&prepared.task);
+        Ok(feature_verdict(&prepared.task, &run, engine))
+    }
+
     fn feature_pipeline(
         &self,
         prepared: &PreparedTask,

@@ -77,7 +77,7 @@ pub struct Verdict {
     pub errored: Option<ErrorCause>,
     /// A feature task's two groups of tests (`None` for a repair task, whose groups are its
     /// phases).
-    pub feature: Option<crate::feature::FeatureScore>,
+    pub feature: Option<FeatureScore>,
 }
 
 impl Verdict {
@@ -124,6 +124,45 @@ pub(crate) fn exit_text(exit: ExitKind) -> String {
         ExitKind::DiskLimit => "disk limit (process tree killed)".into(),
         ExitKind::Idle { seconds } => {
             format!("hung: no CPU and no output for {seconds} s (process tree killed)")
+        }
+    }
+}
+
+/// How a feature prediction's two groups of tests ended: what the verdict of a feature task
+/// carries beside its outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureScore {
+    /// The whole suite but the security tests, against the task's expected failures.
+    pub functional: Judged,
+    /// The task's security tests.
+    pub security: Judged,
+}
+
+/// How one judged group of tests ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judged {
+    Pass,
+    /// A test of the group failed (the reason names it).
+    Fail(String),
+    /// The evidence does not say (no test ran, a test did not run, unusable reports, a timeout).
+    Undecided(String),
+}
+
+impl Judged {
+    /// `pass`, `fail` or `undecided`, as printed and stored.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Pass => "pass",
+            Self::Fail(_) => "fail",
+            Self::Undecided(_) => "undecided",
+        }
+    }
+
+    /// The reason, empty for a pass.
+    pub fn reason(&self) -> &str {
+        match self {
+            Self::Pass => "",
+            Self::Fail(r) | Self::Undecided(r) => r,
         }
     }
 }

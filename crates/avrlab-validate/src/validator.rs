@@ -343,18 +343,7 @@ impl Oracle for BuildToolOracle {
     ) -> Result<Verdict, ValidateError> {
         match (prepared.task.kind, &prepared.task.feature) {
             (avrlab_bench::TaskKind::Feature, Some(feature)) => {
-                let plan = crate::feature::FeatureRunPlan::score(
-                    "score",
-                    &prepared.task,
-                    feature,
-                    candidate.clone(),
-                );
-                let run = crate::feature::FeatureRunner::run(self, prepared, &plan, slot)?;
-                return Ok(crate::feature::feature_verdict(
-                    &prepared.task,
-                    &run,
-                    build_tool_engine(&prepared.task),
-                ));
+                return self.validate_feature(prepared, feature, candidate, slot);
             }
             (avrlab_bench::TaskKind::Feature, None) => {
                 // Loading refuses a feature task without its table; said, should it come.
