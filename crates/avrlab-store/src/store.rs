@@ -920,7 +920,14 @@ impl Store {
                 params![run_id, candidate_id],
             )
             .map_err(sqlite)?;
-        for table in ["verdicts", "phases", "test_results", "engines"] {
+        // A feature prediction's two results go with its verdict (its reason keeps them).
+        for table in [
+            "verdicts",
+            "phases",
+            "test_results",
+            "engines",
+            "feature_scores",
+        ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE run_id = ?1 AND candidate_id = ?2"),
                 params![run_id, candidate_id],
@@ -1709,6 +1716,36 @@ pub(crate) mod tests {
         let again = &store.verdicts("r1").unwrap()[0];
         assert_eq!((again.outcome, again.attempt), (Outcome::PovFailing, 2));
         assert_eq!(again.last_phase, Some(Phase::Regression));
+        // A feature prediction's results are superseded with its verdict and written anew.
+        let score = |sec| FeatureScoreRow {
+            func: TestGroupResult::Pass,
+            func_reason: String::new(),
+            sec,
+            sec_reason: String::new(),
+        };
+        let errored = VerdictRow {
+            error_cause: Some(ErrorCause::Killed),
+            ..verdict(Outcome::Indeterminate)
+        };
+        store
+            .record_feature_verdict("r1", "c1", &errored, &score(TestGroupResult::Undecided))
+            .unwrap_err();
+        assert!(store.supersede_verdict("r1", "c1").unwrap());
+        store
+            .record_feature_verdict("r1", "c1", &errored, &score(TestGroupResult::Undecided))
+            .unwrap();
+        assert!(store.supersede_verdict("r1", "c1").unwrap());
+        store
+            .record_feature_verdict(
+                "r1",
+                "c1",
+                &verdict(Outcome::PovFailing),
+                &score(TestGroupResult::Fail),
+            )
+            .unwrap();
+        let scores = store.feature_scores("r1").unwrap();
+        assert_eq!(scores.len(), 1);
+        assert_eq!(scores[0].1.sec, TestGroupResult::Fail);
         store.record_run_error("r1", "endpoint down").unwrap();
         assert_eq!(
             store.run("r1").unwrap().unwrap().last_error.as_deref(),
