@@ -1,8 +1,10 @@
 //! The differential tester's process side: building the Java helper of `java/difftest` (with the
 //! task's JDK, against jqwik and JaCoCo fetched from Maven Central), and running it on three versions of a
-//! project — the vulnerable state, the reference fix and a candidate — in the same sandbox as
-//! candidates' tests. The helper's answer is a JSON file that code under test could have written,
-//! so it is returned as bounded bytes for the caller to parse, never trusted as a regular file.
+//! project — the vulnerable state, the reference fix and a candidate. The tester's JVM runs the
+//! vulnerable and the fixed version and compares; the candidate's code runs only in a JVM of its
+//! own, in a second sandbox that holds neither the other versions nor the tester's answer, and the
+//! two talk over a pair of named pipes. The answer is returned as bounded bytes for the caller to
+//! parse, never trusted as a regular file.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -15,7 +17,7 @@ use crate::process::{ExitKind, ProcessError, RunSpec, run};
 use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const SOURCES: [(&str, &str); 9] = [
+const SOURCES: [(&str, &str); 14] = [
     (
         "avrlab/difftest/Main.java",
         include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
@@ -51,6 +53,26 @@ const SOURCES: [(&str, &str); 9] = [
     (
         "avrlab/difftest/Record.java",
         include_str!("../../../java/difftest/avrlab/difftest/Record.java"),
+    ),
+    (
+        "avrlab/difftest/Canon.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Canon.java"),
+    ),
+    (
+        "avrlab/difftest/Observation.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Observation.java"),
+    ),
+    (
+        "avrlab/difftest/Invocation.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Invocation.java"),
+    ),
+    (
+        "avrlab/difftest/Remote.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Remote.java"),
+    ),
+    (
+        "avrlab/difftest/Exec.java",
+        include_str!("../../../java/difftest/avrlab/difftest/Exec.java"),
     ),
 ];
 
@@ -214,6 +236,34 @@ fn escape(text: &str) -> String {
 }
 
 impl DiffTestRequest {
+    /// The request the candidate's JVM reads (`avrlab.difftest.Exec`): its folder and pipes, the
+    /// call's limit, the literals (probes and file names), the changed lines whose coverage it
+    /// counts, and which class-path entries are the helper's rather than the project's.
+    fn render_candidate_jvm(&self, tester: &DiffTester, own: &Path) -> String {
+        let mut lines = vec![
+            format!("dir\t{}", escape(&own.to_string_lossy())),
+            format!("to\t{}", escape(&own.join("to").to_string_lossy())),
+            format!("from\t{}", escape(&own.join("from").to_string_lossy())),
+            format!("call_ms\t{}", self.call_timeout.as_millis()),
+        ];
+        lines.extend(
+            std::iter::once(&tester.classes)
+                .chain(&tester.classpath)
+                .map(|p| format!("tester\t{}", escape(&p.to_string_lossy()))),
+        );
+        lines.extend(
+            self.strings
+                .iter()
+                .map(|s| format!("string\t{}", escape(s))),
+        );
+        lines.extend(
+            self.changed_lines
+                .iter()
+                .map(|(path, line)| format!("changed\t{}\t{line}", escape(path))),
+        );
+        lines.join("\n") + "\n"
+    }
+
     /// The request file the helper reads: one `key<TAB>value…` line each.
     fn render(&self, answer: &Path) -> String {
         let mut lines = vec![
@@ -391,8 +441,12 @@ impl Maven {
         })
     }
 
-    /// Runs one comparison in the sandbox: the three versions and the repository read-only, the
-    /// work folder the only writable place, no network, at most 768 MiB of heap.
+    /// Runs one comparison in two sandboxes at once. The tester's: the three versions and the
+    /// repository read-only, the work folder the only writable place, no network, at most 768 MiB
+    /// of heap; it runs the vulnerable and the fixed version and compares. The candidate's JVM
+    /// ([`CANDIDATE_JVM`] of the work folder): the candidate's module and the repository
+    /// read-only, its own folder (with the two pipes to the tester) writable, no network — it
+    /// sees neither the other versions nor the tester's answer.
     pub fn diff_test(
         &self,
         tester: &DiffTester,
@@ -400,17 +454,94 @@ impl Maven {
     ) -> Result<DiffTestRun, DiffTestError> {
         std::fs::create_dir_all(&request.work).map_err(io(&request.work))?;
         let answer = request.work.join("answer.json");
+        let own = request.work.join(CANDIDATE_JVM);
+        let classes = own.join("classes");
+        std::fs::create_dir_all(&classes).map_err(io(&classes))?;
+        let (to, from) = (own.join("to"), own.join("from"));
+        for pipe in [&to, &from] {
+            make_pipe(pipe)?;
+        }
         let request_file = request.work.join("request.txt");
-        std::fs::write(&request_file, request.render(&answer)).map_err(io(&request_file))?;
-        let versions = [&request.vulnerable, &request.reference, &request.candidate];
-        let run = self.run_tester(
-            tester,
-            &request_file,
-            &request.work,
-            &versions,
+        let mut text = request.render(&answer);
+        text.push_str(&format!(
+            "remote\t{}\t{}\t{}\n",
+            escape(&to.to_string_lossy()),
+            escape(&from.to_string_lossy()),
+            escape(&own.to_string_lossy())
+        ));
+        std::fs::write(&request_file, text).map_err(io(&request_file))?;
+        let exec_file = own.join("request.txt");
+        std::fs::write(&exec_file, request.render_candidate_jvm(tester, &own))
+            .map_err(io(&exec_file))?;
+
+        let mut classpath = vec![tester.classes.clone(), classes];
+        let resources = request.candidate.join("src/main/resources");
+        if resources.is_dir() {
+            classpath.push(resources);
+        }
+        classpath.extend(request.classpath.iter().cloned());
+        classpath.extend(tester.classpath.iter().cloned());
+        let candidate_spec = self.tester_spec(
+            TesterJvm {
+                main: "avrlab.difftest.Exec",
+                classpath,
+                heap: "-Xmx512m",
+            },
+            &exec_file,
+            &own,
+            vec![
+                Mount::ReadOnly(request.candidate.clone()),
+                Mount::ReadWrite(own.clone()),
+            ],
             request.budget,
         )?;
-        Ok(self.with_answer(run, &answer, MAX_ANSWER_BYTES))
+        let versions = [&request.vulnerable, &request.reference, &request.candidate];
+        let mut mounts: Vec<Mount> = versions
+            .iter()
+            .map(|v| Mount::ReadOnly((*v).clone()))
+            .collect();
+        mounts.push(Mount::ReadWrite(request.work.clone()));
+        let mut classpath = vec![tester.classes.clone()];
+        classpath.extend(tester.classpath.iter().cloned());
+        let tester_spec = self.tester_spec(
+            TesterJvm {
+                main: "avrlab.difftest.Main",
+                classpath,
+                heap: "-Xmx768m",
+            },
+            &request_file,
+            &request.work,
+            mounts,
+            request.budget,
+        )?;
+        // Either side ending lets the other out of a pipe it still waits on (an open, or a read).
+        let (run, candidate_run) = std::thread::scope(|scope| {
+            let candidate = scope.spawn(|| {
+                let result = run(&candidate_spec);
+                release_pipes(&to, &from);
+                result
+            });
+            let result = run(&tester_spec);
+            release_pipes(&to, &from);
+            (result, candidate.join())
+        });
+        let mut out = self.with_answer(run?, &answer, MAX_ANSWER_BYTES);
+        match candidate_run {
+            Ok(Ok(candidate)) => {
+                let log = combined_log(&candidate);
+                if !log.trim().is_empty() {
+                    out.log
+                        .push_str(&format!("\nthe candidate's JVM: {}", log.trim()));
+                }
+            }
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => {
+                return Err(DiffTestError::Build(
+                    "the candidate's JVM's thread panicked".into(),
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// Records the arguments the task's tests pass to the changed methods, in the sandbox as
@@ -449,35 +580,63 @@ impl Maven {
     ) -> Result<crate::process::ProcessResult, DiffTestError> {
         let mut classpath = vec![tester.classes.clone()];
         classpath.extend(tester.classpath.iter().cloned());
+        let mut mounts: Vec<Mount> = versions
+            .iter()
+            .map(|v| Mount::ReadOnly((*v).clone()))
+            .collect();
+        mounts.push(Mount::ReadWrite(work.to_owned()));
+        let spec = self.tester_spec(
+            TesterJvm {
+                main: "avrlab.difftest.Main",
+                classpath,
+                heap: "-Xmx768m",
+            },
+            request_file,
+            work,
+            mounts,
+            budget,
+        )?;
+        Ok(run(&spec)?)
+    }
+
+    /// How one of the helper's JVMs is run: in the sandbox, the repository and the helper's
+    /// classes read-only besides `mounts`, no network, `budget` plus two minutes of wall time.
+    fn tester_spec(
+        &self,
+        jvm: TesterJvm,
+        request_file: &Path,
+        work: &Path,
+        mounts: Vec<Mount>,
+        budget: Duration,
+    ) -> Result<RunSpec, DiffTestError> {
         let home = match self.settings().sandbox {
             SandboxKind::Bubblewrap => "/tmp".to_owned(),
             SandboxKind::None => std::env::temp_dir().to_string_lossy().into_owned(),
         };
-        let mut mounts = vec![
-            self.repository_mount(false),
-            Mount::ReadOnly(tester.classes.clone()),
-        ];
-        for version in versions {
-            mounts.push(Mount::ReadOnly((*version).clone()));
-        }
-        mounts.push(Mount::ReadWrite(work.to_owned()));
+        let mut all = vec![self.repository_mount(false)];
+        all.extend(
+            jvm.classpath
+                .first()
+                .map(|classes| Mount::ReadOnly(classes.clone())),
+        );
+        all.extend(mounts);
         let limits = Limits {
             wall: budget + Duration::from_secs(120),
             memory_bytes: 1 << 30,
             ..self.settings().limits
         };
-        let spec = RunSpec {
+        Ok(RunSpec {
             program: self.jdk().home.join("bin/java"),
             args: vec![
                 "-XX:+DisableAttachMechanism".to_owned(),
                 "-XX:-UsePerfData".to_owned(),
                 "-XX:+UseSerialGC".to_owned(),
                 "-XX:TieredStopAtLevel=1".to_owned(),
-                "-Xmx768m".to_owned(),
+                jvm.heap.to_owned(),
                 "-Xss4m".to_owned(),
                 "-cp".to_owned(),
-                join(&classpath)?,
-                "avrlab.difftest.Main".to_owned(),
+                join(&jvm.classpath)?,
+                jvm.main.to_owned(),
                 request_file.display().to_string(),
             ],
             cwd: work.to_owned(),
@@ -494,13 +653,12 @@ impl Maven {
             .collect(),
             sandbox: self.settings().sandbox,
             policy: self.with_toolchain(SandboxPolicy {
-                mounts,
+                mounts: all,
                 network: false,
             }),
             limits,
             stdin: Vec::new(),
-        };
-        Ok(run(&spec)?)
+        })
     }
 
     /// The run with the bytes of the file the helper left (at most `max` of them), or why none
@@ -524,6 +682,42 @@ impl Maven {
             log: combined_log(&result),
             wall: result.wall,
         }
+    }
+}
+
+/// The candidate's JVM's own folder in a comparison's work folder: its classes, its scratch
+/// files, its request and the two pipes to the tester.
+pub const CANDIDATE_JVM: &str = "candidate-jvm";
+
+/// One of the helper's JVMs: its main class, class path and heap.
+struct TesterJvm {
+    main: &'static str,
+    classpath: Vec<PathBuf>,
+    heap: &'static str,
+}
+
+/// A named pipe between the tester and the candidate's JVM.
+fn make_pipe(path: &Path) -> Result<(), DiffTestError> {
+    let _ = std::fs::remove_file(path);
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|e| DiffTestError::Build(format!("a pipe's path: {e}")))?;
+    // SAFETY: mkfifo reads a NUL-terminated path that outlives the call.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        return Err(io(path)(std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// Lets whoever still waits on the pipes out: a side blocked opening one gets its partner (which
+/// leaves at once), a side reading one gets the end of it.
+fn release_pipes(to: &Path, from: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    for (path, write) in [(to, false), (to, true), (from, false), (from, true)] {
+        let _ = std::fs::OpenOptions::new()
+            .read(!write)
+            .write(write)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(path);
     }
 }
 

@@ -60,7 +60,8 @@ final class Inputs {
             "../" + Scratch.SIBLING + "/");
 
     /** A thing to call: a method or constructor of a project class, identified across class loaders. */
-    record Target(String className, String name, List<String> params, boolean isStatic, boolean isConstructor) {
+    record Target(String className, String name, List<String> params, boolean isStatic, boolean isConstructor)
+            implements java.io.Serializable {
         String signature() {
             List<String> simple = params.stream().map(Recipe::simple).toList();
             return Recipe.simple(className) + "." + (isConstructor ? "<init>" : name) + "(" + String.join(", ", simple) + ")";
@@ -68,11 +69,11 @@ final class Inputs {
     }
 
     /** A call made on the receiver before the target, to reach more of its states. */
-    record Call(String name, List<String> params, List<Recipe> args) {
+    record Call(String name, List<String> params, List<Recipe> args) implements java.io.Serializable {
     }
 
     /** One generated input: the receiver (for an instance method), its set-up calls and the arguments. */
-    record Input(Target target, Recipe receiver, List<Call> setup, List<Recipe> args) {
+    record Input(Target target, Recipe receiver, List<Call> setup, List<Recipe> args) implements java.io.Serializable {
         boolean usesScratch() {
             if (receiver != null && receiver.usesScratch()) {
                 return true;
@@ -178,11 +179,30 @@ final class Inputs {
 
     void reseed(long seed) {
         random = new Random(seed);
+        swept.clear();
     }
 
-    /** Whether the next inputs are drawn from the boundary values (before the random ones). */
-    void edgeFirst(boolean on) {
+    /**
+     * Whether the next input is drawn from the boundary values (before the random ones), and which
+     * round of them it is: the first value an input takes of each kind (number, text, byte string,
+     * length, scalar) is that kind's boundary value of this round's index, so that the rounds go
+     * through every boundary value in turn rather than leaving some to chance; the input's other
+     * values of that kind are drawn at random among them.
+     */
+    void edgeFirst(boolean on, int round) {
         edge = on;
+        edgeRound = round;
+    }
+
+    private int edgeRound;
+    /** The kinds of boundary value the current input has taken its swept value of. */
+    private final java.util.IdentityHashMap<List<?>, Boolean> swept = new java.util.IdentityHashMap<>();
+
+    private <T> T edgePick(List<T> pool) {
+        if (swept.put(pool, Boolean.TRUE) == null) {
+            return pool.get(edgeRound % pool.size());
+        }
+        return pool.get(random.nextInt(pool.size()));
     }
 
     /** Lengths around which collections, strings and byte strings are made, at most. */
@@ -209,15 +229,34 @@ final class Inputs {
                     lengths.add((int) near);
                 }
             }
+            // A small constant (a header's size, an offset) away from the limit: sums with it overflow.
+            if (n > 0 && n <= 64) {
+                ns.add(Integer.MAX_VALUE - n);
+                ns.add(Integer.MAX_VALUE - n + 1);
+            }
         }
         java.util.LinkedHashSet<String> texts = new java.util.LinkedHashSet<>(List.of("", "a", "A", " ", "0", "\0",
                 "\n"));
         // The fragments that separate data from structure, each alone (a one-character input).
         texts.addAll(FRAGMENTS);
+        List<byte[]> bytes = new ArrayList<>(List.of(new byte[0], new byte[] {0}, new byte[] {-1}));
+        // Texts whose lengths lie around the numbers come before the literals' variants, so the
+        // boundary rounds, which go through the texts in order, reach them.
+        for (int length : lengths) {
+            texts.add("a".repeat(length));
+            if (length <= 64) {
+                // As many words (a title, a command line) as the number says.
+                texts.add(String.join(" ", java.util.Collections.nCopies(length, "w")));
+            }
+            bytes.add(new byte[length]);
+            byte[] filled = new byte[length];
+            java.util.Arrays.fill(filled, (byte) 'a');
+            bytes.add(filled);
+        }
         List<String> seeds = new ArrayList<>(constants);
         seeds.addAll(literals);
         for (String seed : seeds) {
-            if (texts.size() > 400) {
+            if (texts.size() > 500) {
                 break;
             }
             texts.add(seed);
@@ -227,14 +266,6 @@ final class Inputs {
                 texts.add(seed + seed.charAt(seed.length() - 1));
                 texts.add(seed.substring(0, 1));
             }
-        }
-        List<byte[]> bytes = new ArrayList<>(List.of(new byte[0], new byte[] {0}, new byte[] {-1}));
-        for (int length : lengths) {
-            texts.add("a".repeat(length));
-            bytes.add(new byte[length]);
-            byte[] filled = new byte[length];
-            java.util.Arrays.fill(filled, (byte) 'a');
-            bytes.add(filled);
         }
         // A 32-bit big-endian number (a length prefix, a count) of each boundary value, alone and
         // followed by a few bytes.
@@ -261,8 +292,8 @@ final class Inputs {
         for (byte n : new byte[] {0, -1, Byte.MIN_VALUE, Byte.MAX_VALUE}) {
             scalars.add(Recipe.value(n));
         }
-        for (String n : List.of("0", "-1", "1", "-0.5", "0.5", "-0.01", "1E+3", "-1E+3")) {
-            scalars.add(Recipe.value(new BigDecimal(n)));
+        for (BigDecimal n : EDGE_DECIMALS) {
+            scalars.add(Recipe.value(n));
         }
         for (long n : numbers) {
             if (n == (int) n) {
@@ -347,14 +378,14 @@ final class Inputs {
 
     private int anInt() {
         if (edge) {
-            return (int) (long) edgeNumbers.get(random.nextInt(edgeNumbers.size()));
+            return (int) (long) edgePick(edgeNumbers);
         }
         return draw(ints);
     }
 
     private long aLong() {
         if (edge) {
-            return edgeNumbers.get(random.nextInt(edgeNumbers.size()));
+            return edgePick(edgeNumbers);
         }
         return draw(longs);
     }
@@ -362,6 +393,9 @@ final class Inputs {
     private String aString() {
         if (edge) {
             // Half of them empty or of one character, which a long list of literals would crowd out.
+            if (!swept.containsKey(edgeStrings)) {
+                return edgePick(edgeStrings);
+            }
             List<String> from = random.nextBoolean() ? edgeShortStrings : edgeStrings;
             return from.get(random.nextInt(from.size()));
         }
@@ -380,7 +414,7 @@ final class Inputs {
 
     private int aLength() {
         if (edge) {
-            return edgeLengths.get(random.nextInt(edgeLengths.size()));
+            return edgePick(edgeLengths);
         }
         return draw(blockLengths);
     }
@@ -416,10 +450,10 @@ final class Inputs {
     /** An input for `target`, drawn from the current seed. */
     Input input(Target target, Class<?> type) throws Ungeneratable {
         if (target.isConstructor()) {
-            Constructor<?> constructor = Main.constructor(type, target.params());
+            Constructor<?> constructor = Invocation.constructor(type, target.params());
             return new Input(target, null, List.of(), arguments(constructor.getGenericParameterTypes(), constructor.isVarArgs()));
         }
-        Method method = Main.method(type, target.name(), target.params());
+        Method method = Invocation.method(type, target.name(), target.params());
         Recipe receiver = null;
         List<Call> setup = new ArrayList<>();
         if (!target.isStatic()) {
@@ -548,7 +582,7 @@ final class Inputs {
         if (raw == Charset.class) {
             List<Charset> charsets = List.of(StandardCharsets.UTF_8, StandardCharsets.US_ASCII, StandardCharsets.ISO_8859_1,
                     StandardCharsets.UTF_16BE);
-            return Recipe.value(charsets.get(random.nextInt(charsets.size())));
+            return Recipe.of(Recipe.Kind.CHARSET, charsets.get(random.nextInt(charsets.size())).name(), null);
         }
         if (raw == Class.class) {
             return Recipe.of(Recipe.Kind.CLASS, null, classPool.get(random.nextInt(classPool.size())));
@@ -667,7 +701,7 @@ final class Inputs {
 
     private Recipe scalar() throws Ungeneratable {
         if (edge) {
-            return edgeScalars.get(random.nextInt(edgeScalars.size()));
+            return edgePick(edgeScalars);
         }
         switch (random.nextInt(8)) {
             case 0:
@@ -701,8 +735,18 @@ final class Inputs {
         }
     }
 
-    /** A decimal with a scale from -3 to 4, so that plain and scientific notations differ. */
+    /** Boundary decimals: signs, fractions, and magnitudes past a double's range (underflow, infinity). */
+    private static final List<BigDecimal> EDGE_DECIMALS = java.util.stream.Stream.of("0", "-1", "1", "-0.5", "0.5",
+            "-0.01", "1E+3", "-1E+3", "1E-400", "-1E-400", "1E+400", "-1E+400", "0E-10").map(BigDecimal::new).toList();
+
+    /**
+     * A decimal with a scale from -3 to 4, so that plain and scientific notations differ; among the
+     * boundary values, one of {@link #EDGE_DECIMALS} half of the time.
+     */
     private Recipe decimal() {
+        if (edge && (!swept.containsKey(EDGE_DECIMALS) || random.nextBoolean())) {
+            return Recipe.value(edgePick(EDGE_DECIMALS));
+        }
         return Recipe.value(BigDecimal.valueOf(aLong(), random.nextInt(8) - 3));
     }
 
@@ -713,7 +757,7 @@ final class Inputs {
      */
     byte[] bytes() {
         if (edge) {
-            return edgeBytes.get(random.nextInt(edgeBytes.size())).clone();
+            return edgePick(edgeBytes).clone();
         }
         int kind = random.nextInt(6);
         if (kind == 0) {
@@ -754,14 +798,38 @@ final class Inputs {
         return out;
     }
 
-    /** A zip archive of one to three entries, named and filled by the string generator. */
+    /**
+     * Where an archive's entry may point, relative to where it is extracted: each level up, the
+     * folder itself, a detour, an absolute path, a Windows separator, a sibling sharing the
+     * destination's name as a prefix.
+     */
+    private static final List<String> ENTRY_PREFIXES = List.of("../", "./", "", "../../", "a/../../", "a/../", "/",
+            "..\\", "../" + Scratch.SIBLING + "/", "a/./../");
+
+    /**
+     * A boundary entry name: one of {@link #ENTRY_PREFIXES}, then nothing (the folder itself), a
+     * plain file name or one of the task's; the first entry of an archive takes them in turn.
+     */
+    private String edgeEntryName() {
+        boolean first = !swept.containsKey(ENTRY_PREFIXES);
+        String prefix = edgePick(ENTRY_PREFIXES);
+        List<String> names = Scratch.fileNames(literals);
+        // The rounds go through the prefixes, and then, prefix by prefix, through the names.
+        int pick = first ? edgeRound / ENTRY_PREFIXES.size() % (names.size() + 2) : random.nextInt(names.size() + 2);
+        return prefix + (pick == 0 ? "" : pick == 1 ? "x.txt" : names.get(pick - 2));
+    }
+
+    /**
+     * A zip archive of one to three entries, named and filled by the string generator (among the
+     * boundary values, named by {@link #edgeEntryName}).
+     */
     private byte[] zip() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ZipOutputStream out = new ZipOutputStream(bytes)) {
             int entries = 1 + random.nextInt(3);
             List<String> seen = new ArrayList<>();
             for (int i = 0; i < entries; i++) {
-                String name = draw(strings);
+                String name = edge ? edgeEntryName() : draw(strings);
                 if (name.isEmpty() || seen.contains(name)) {
                     continue;
                 }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Executable;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URL;
@@ -29,30 +28,32 @@ import javax.tools.ToolProvider;
 
 /**
  * avrlab's differential tester. Compiles three versions of a project's main sources (the
- * vulnerable state, the reference fix, a candidate), loads each in a class loader of its own, and
- * calls the methods the candidate and the fix changed on generated inputs in the reference and the
- * candidate version, comparing what each call shows. Where they differ, the vulnerable version
- * decides what the difference means: an input on which the fix itself changed behaviour is one the
- * fix is meant to block, and a candidate that blocks it differently is weaker evidence than one
- * that differs where the fix changed nothing, or that still behaves as the vulnerable version.
- * The candidate's classes are instrumented with JaCoCo ({@link Coverage}), so the answer also says
- * how many of its changed lines the inputs reached.
+ * vulnerable state, the reference fix, a candidate), loads the vulnerable and the fixed version in
+ * class loaders of their own, hands the candidate's classes to the candidate's JVM ({@link Exec},
+ * in a sandbox of its own, through {@link Remote}), and calls the methods the candidate and the fix
+ * changed on generated inputs in the reference and the candidate version, comparing what each call
+ * shows as canonical forms ({@link Canon}, {@link Compare}): no code of the candidate runs in this
+ * JVM, and the candidate's JVM never learns what the other versions showed. Where they differ, the
+ * vulnerable version decides what the difference means: an input on which the fix itself changed
+ * behaviour is one the fix is meant to block, and a candidate that blocks it differently is weaker
+ * evidence than one that differs where the fix changed nothing, or that still behaves as the
+ * vulnerable version. The candidate's JVM instruments its classes with JaCoCo ({@link Coverage}), so
+ * the answer also says how many of its changed lines the inputs reached (as that JVM counts them:
+ * evidence, not a verdict).
  *
  * Usage: {@code Main REQUEST}, a file of tab-separated lines written by avrlab; the result is
- * written as JSON to the file the request names. A request with a {@code record} line instead
- * records the arguments the task's tests pass to the changed methods ({@link Record}). The host reads it as untrusted: candidate code
- * runs in this JVM.
+ * written as JSON to the file the request names, in a folder the candidate's JVM cannot reach. A
+ * request with a {@code record} line instead records the arguments the task's tests pass to the
+ * changed methods ({@link Record}), on the reference fix alone.
  */
 public final class Main {
     private Main() {
     }
 
     /** Inputs per changed method drawn from the boundary values before the random ones. */
-    private static final int EDGE_INPUTS = 120;
-
-    /** One compiled version of the project. */
-    private record Version(String name, ClassLoader loader, Map<String, Executable> resolved) {
-    }
+    private static final int EDGE_INPUTS = 300;
+    /** How long the candidate's JVM may take to start and load its classes. */
+    private static final long START_MILLIS = 60_000;
 
     /** Why the comparison cannot be made (the result is `not_applicable`). */
     private static final class NotApplicable extends Exception {
@@ -114,21 +115,22 @@ public final class Main {
         for (List<String> line : request.getOrDefault("changed", List.of())) {
             changedLines.computeIfAbsent(line.get(0), k -> new TreeSet<>()).add(Integer.parseInt(line.get(1)));
         }
-        Coverage coverage = null;
-        Map<String, Version> versions = new LinkedHashMap<>();
+        // The candidate runs in a JVM of its own (Exec): here it is only compiled (javac runs no
+        // code of it: -proc:none) and handed over.
+        List<String> remote = request.get("remote").get(0);
+        Map<String, Invocation.Version> versions = new LinkedHashMap<>();
         List<String> projectClasses = new ArrayList<>();
         for (List<String> line : request.get("version")) {
             String name = line.get(0);
             Path module = Path.of(line.get(1));
             Path classes = work.resolve("classes-" + name);
             compile(name, module.resolve("src/main/java"), classpath, classes);
-            Path loaded = classes;
-            if (name.equals("candidate") && !changedLines.isEmpty()) {
-                loaded = work.resolve("classes-" + name + "-instrumented");
-                coverage = Coverage.instrument(classes, loaded, changedLines);
+            if (name.equals("candidate")) {
+                copy(classes, Path.of(remote.get(2)).resolve("plain"));
+                continue;
             }
             List<URL> urls = new ArrayList<>();
-            urls.add(loaded.toUri().toURL());
+            urls.add(classes.toUri().toURL());
             Path resources = module.resolve("src/main/resources");
             if (Files.isDirectory(resources)) {
                 urls.add(resources.toUri().toURL());
@@ -138,7 +140,7 @@ public final class Main {
             }
             ClassLoader loader = new URLClassLoader("avrlab-" + name, urls.toArray(URL[]::new),
                     ClassLoader.getPlatformClassLoader());
-            versions.put(name, new Version(name, loader, new LinkedHashMap<>()));
+            versions.put(name, new Invocation.Version(name, loader, type -> type.getClassLoader() == loader));
             if (name.equals("reference")) {
                 try (Stream<Path> walk = Files.walk(classes)) {
                     walk.map(p -> classes.relativize(p).toString())
@@ -149,15 +151,19 @@ public final class Main {
                 }
             }
         }
-        Version vulnerable = versions.get("vulnerable");
-        Version reference = versions.get("reference");
-        Version candidate = versions.get("candidate");
+        Remote candidate = Remote.open(remote.get(0), remote.get(1), callMillis);
+        candidate.start(START_MILLIS);
+        if (candidate.broken() != null) {
+            throw new NotApplicable(candidate.broken());
+        }
+        Invocation.Version vulnerable = versions.get("vulnerable");
+        Invocation.Version reference = versions.get("reference");
         List<Inputs.Target> targets = targets(request.getOrDefault("target", List.of()), reference.loader());
         if (targets.isEmpty()) {
             throw new NotApplicable("no changed method of the candidate or the fix can be called");
         }
         Observe.Capture.install();
-        Compare.probeWith(literals);
+        Canon.probeWith(literals);
         List<String> fileNames = Scratch.fileNames(literals);
         // jqwik's generators keep state per session; outside its test engine a session is opened
         // explicitly (generation then runs on this thread only).
@@ -187,8 +193,10 @@ public final class Main {
         Path scratchRoot = Files.createDirectories(work.resolve("scratch"));
         Context context = new Context(vulnerable, reference, candidate, fileNames, callMillis, scratchRoot);
         int[] counts = new int[2];
+        // The budget bounds the inputs' time: compiling and starting the versions come on top.
+        long inputsStarted = System.nanoTime();
         for (int index = 0; index < total; index++) {
-            if (System.nanoTime() - started > budgetNanos) {
+            if (System.nanoTime() - inputsStarted > budgetNanos) {
                 exhausted = true;
                 break;
             }
@@ -202,7 +210,7 @@ public final class Main {
             }
             long inputSeed = seed * 1_000_003L + index;
             inputs.reseed(inputSeed);
-            inputs.edgeFirst(index / targets.size() < edgeRounds);
+            inputs.edgeFirst(index / targets.size() < edgeRounds, index / targets.size());
             Inputs.Input input;
             try {
                 input = inputs.input(target, Recipe.load(target.className(), reference.loader()));
@@ -249,8 +257,9 @@ public final class Main {
                 .append(unstable).append(",\"not_comparable_inputs\":").append(notComparable)
                 .append(",\"budget_exhausted\":").append(exhausted).append(",\"seconds\":")
                 .append(seconds(started));
-        if (coverage != null) {
-            long[] reached = coverage.reached();
+        long[] reached = changedLines.isEmpty() ? null : candidate.coverage();
+        candidate.end();
+        if (reached != null) {
             out.append(",\"changed_lines\":").append(reached[0]).append(",\"changed_lines_reached\":").append(reached[1]);
         }
         out.append(",\"witness\":").append(witness).append('}');
@@ -277,7 +286,7 @@ public final class Main {
     }
 
     /** The three versions and how to call them. */
-    private record Context(Version vulnerable, Version reference, Version candidate, List<String> fileNames,
+    private record Context(Invocation.Version vulnerable, Invocation.Version reference, Remote candidate, List<String> fileNames,
             long callMillis, Path scratchRoot) {
         /**
          * Compares the fix's version and the candidate's on one input: the divergence, or null where
@@ -287,8 +296,8 @@ public final class Main {
         Divergence diverge(int index, long inputSeed, Inputs.Input input, int[] counts)
                 throws IOException, InterruptedException {
             Path scratch = scratchRoot.resolve("input-" + index);
-            Observation fromReference = execute(reference, input, scratch, fileNames, callMillis);
-            Observation fromCandidate = execute(candidate, input, scratch, fileNames, callMillis);
+            Observation fromReference = Invocation.execute(reference, input, scratch, fileNames, callMillis);
+            Observation fromCandidate = candidate.observe(input);
             Compare.Result difference = fromCandidate.compare(fromReference);
             if (difference.outcome() == Compare.Outcome.SAME) {
                 return null;
@@ -298,16 +307,16 @@ public final class Main {
                 counts[0]++;
                 return null;
             }
-            if (!execute(reference, input, scratch, fileNames, callMillis).same(fromReference)) {
+            if (Invocation.execute(reference, input, scratch, fileNames, callMillis).differs(fromReference)) {
                 // The reference itself shows something else the second time: nothing to compare.
                 counts[1]++;
                 return null;
             }
-            Observation fromVulnerable = execute(vulnerable, input, scratch, fileNames, callMillis);
+            Observation fromVulnerable = Invocation.execute(vulnerable, input, scratch, fileNames, callMillis);
             // The rule: where the fix did not change behaviour, any difference counts; where it
             // did (a vulnerable input), still behaving as the vulnerable version counts too, and
             // only blocking the input in another way is the weaker kind.
-            boolean strong = fromVulnerable.same(fromReference) || fromVulnerable.same(fromCandidate);
+            boolean strong = !fromVulnerable.differs(fromReference) || !fromVulnerable.differs(fromCandidate);
             return new Divergence(index, inputSeed, input, fromReference, fromCandidate, fromVulnerable, difference,
                     strong);
         }
@@ -344,170 +353,6 @@ public final class Main {
             }
             return current;
         }
-    }
-
-    /**
-     * What one call showed: how it ended (returned, threw which exception, timed out), the values
-     * behind it (the returned value, the receiver and the arguments after the call), what it printed
-     * and which files it left, and the rendering of all that for a witness.
-     */
-    record Observation(String text, String ending, Object value, Object receiver, Object[] args, String rest,
-            ClassLoader loader, String scratch) {
-        static Observation of(String ending, ClassLoader loader) {
-            return new Observation(ending, ending, null, null, null, "", loader, null);
-        }
-
-        /** Whether two calls showed the same, compared as {@link Compare} compares values. */
-        Compare.Result compare(Observation other) {
-            if (!ending.equals(other.ending)) {
-                return new Compare.Result(Compare.Outcome.DIFFERENT, "the call " + ending + ", against " + other.ending);
-            }
-            if (!rest.equals(other.rest)) {
-                return new Compare.Result(Compare.Outcome.DIFFERENT, "what the call printed or left in files");
-            }
-            Compare.Result firstOpaque = null;
-            Object[][] parts = {{"the returned value", value, other.value}, {"the receiver", receiver, other.receiver},
-                {"the arguments after the call", args, other.args}};
-            for (Object[] part : parts) {
-                Compare.Result one = Compare.values(part[1], loader, scratch, part[2], other.loader, other.scratch);
-                if (one.outcome() == Compare.Outcome.DIFFERENT) {
-                    return new Compare.Result(one.outcome(), part[0] + ", " + one.where());
-                }
-                if (one.outcome() == Compare.Outcome.NOT_COMPARABLE && firstOpaque == null) {
-                    firstOpaque = new Compare.Result(one.outcome(), part[0] + ", " + one.where());
-                }
-            }
-            return firstOpaque != null ? firstOpaque : Compare.Result.SAME;
-        }
-
-        boolean same(Observation other) {
-            return compare(other).same();
-        }
-    }
-
-    /** Runs one input in one version, on a thread of its own, and observes what it shows. */
-    @SuppressWarnings("removal")
-    private static Observation execute(Version version, Inputs.Input input, Path scratchBase, List<String> fileNames,
-            long callMillis) throws IOException, InterruptedException {
-        Path scratch = scratchBase.resolveSibling(scratchBase.getFileName() + "-" + version.name() + "-" + System.nanoTime());
-        // Only an input that names files gets a scratch folder (making one per call costs).
-        if (input.usesScratch()) {
-            Files.createDirectories(scratch);
-            Scratch.populate(scratch, fileNames);
-        }
-        Observation[] shown = {Observation.of("no result", version.loader())};
-        Observe.Capture.start();
-        Thread thread = new Thread(() -> shown[0] = call(version, input, scratch), "avrlab-difftest-call");
-        thread.setDaemon(true);
-        thread.setContextClassLoader(version.loader());
-        thread.start();
-        thread.join(callMillis);
-        Observation result;
-        if (thread.isAlive()) {
-            try {
-                thread.stop();
-            } catch (UnsupportedOperationException e) {
-                // A JDK without Thread.stop: the thread spins on until the JVM halts.
-            }
-            result = Observation.of("timed out", version.loader());
-        } else {
-            result = shown[0];
-        }
-        String printed = Observe.Capture.stop();
-        StringBuilder rest = new StringBuilder();
-        if (!printed.isEmpty()) {
-            rest.append(" | printed ").append(Observe.literal(printed));
-        }
-        if (input.usesScratch()) {
-            rest.append(" | files ").append(Scratch.list(scratch));
-            Scratch.delete(scratch);
-        }
-        String restText = rest.toString().replace(scratch.toString(), "$SCRATCH");
-        String text = Observe.cut((result.text() + rest).replace(scratch.toString(), "$SCRATCH"));
-        return new Observation(text, result.ending(), result.value(), result.receiver(), result.args(), restText,
-                version.loader(), scratch.toString());
-    }
-
-    private static Observation call(Version version, Inputs.Input input, Path scratch) {
-        ClassLoader loader = version.loader();
-        Inputs.Target target = input.target();
-        Object receiver = null;
-        Object[] args;
-        Executable executable;
-        try {
-            Class<?> type = Recipe.load(target.className(), loader);
-            executable = target.isConstructor() ? constructor(type, target.params()) : method(type, target.name(), target.params());
-            executable.setAccessible(true);
-            if (input.receiver() != null) {
-                receiver = input.receiver().make(loader, scratch);
-                for (Inputs.Call call : input.setup()) {
-                    Method method = method(type, call.name(), call.params());
-                    method.setAccessible(true);
-                    Object[] callArgs = makeAll(call.args(), loader, scratch);
-                    try {
-                        method.invoke(receiver, callArgs);
-                    } catch (InvocationTargetException e) {
-                        String ending = "set-up call " + call.name() + " threw " + e.getCause().getClass().getName();
-                        return new Observation(ending + " | receiver " + Observe.render(receiver, loader), ending, null,
-                                receiver, null, "", loader, null);
-                    }
-                }
-            }
-            args = makeAll(input.args(), loader, scratch);
-        } catch (Recipe.Unmakeable | Inputs.Ungeneratable e) {
-            return Observation.of("cannot make the input: " + e.getMessage(), loader);
-        } catch (Throwable e) {
-            return Observation.of("making the input threw " + e.getClass().getName(), loader);
-        }
-        StringBuilder out = new StringBuilder();
-        String ending;
-        Object value = null;
-        try {
-            value = executable instanceof Method method ? method.invoke(receiver, args)
-                    : ((Constructor<?>) executable).newInstance(args);
-            ending = "returned";
-            out.append("returned ").append(Observe.render(value, loader));
-        } catch (InvocationTargetException e) {
-            // A thrown exception counts by its type: a fix's own message is how it is written.
-            ending = "threw " + e.getCause().getClass().getName();
-            out.append(ending);
-        } catch (Throwable e) {
-            ending = "could not call: " + e.getClass().getName();
-            out.append(ending);
-        }
-        if (receiver != null) {
-            out.append(" | receiver ").append(Observe.render(receiver, loader));
-        }
-        if (args.length > 0) {
-            out.append(" | arguments after ").append(Observe.render(args, loader));
-        }
-        return new Observation(out.toString(), ending, value, receiver, args, "", loader, null);
-    }
-
-    private static Object[] makeAll(List<Recipe> recipes, ClassLoader loader, Path scratch) throws Throwable {
-        Object[] out = new Object[recipes.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = recipes.get(i).make(loader, scratch);
-        }
-        return out;
-    }
-
-    static Method method(Class<?> type, String name, List<String> params) throws Inputs.Ungeneratable {
-        for (Method method : type.getDeclaredMethods()) {
-            if (method.getName().equals(name) && Inputs.names(method.getParameterTypes()).equals(params)) {
-                return method;
-            }
-        }
-        throw new Inputs.Ungeneratable(type.getName() + " has no method " + name + params);
-    }
-
-    static Constructor<?> constructor(Class<?> type, List<String> params) throws Inputs.Ungeneratable {
-        for (Constructor<?> constructor : type.getDeclaredConstructors()) {
-            if (Inputs.names(constructor.getParameterTypes()).equals(params)) {
-                return constructor;
-            }
-        }
-        throw new Inputs.Ungeneratable(type.getName() + " has no constructor " + params);
     }
 
     /**
@@ -573,6 +418,19 @@ public final class Main {
         return out;
     }
 
+    /** Copies a folder's files (the compiled candidate, into the folder its JVM reads). */
+    static void copy(Path from, Path to) throws IOException {
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(from)) {
+            files = walk.filter(Files::isRegularFile).sorted().toList();
+        }
+        for (Path file : files) {
+            Path target = to.resolve(from.relativize(file).toString());
+            Files.createDirectories(target.getParent());
+            Files.copy(file, target);
+        }
+    }
+
     static void compile(String name, Path sources, List<Path> classpath, Path out) throws Exception {
         List<File> files;
         try (Stream<Path> walk = Files.walk(sources)) {
@@ -598,7 +456,7 @@ public final class Main {
         }
     }
 
-    private static Map<String, List<List<String>>> read(Path path) throws IOException {
+    static Map<String, List<List<String>>> read(Path path) throws IOException {
         Map<String, List<List<String>>> out = new LinkedHashMap<>();
         for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
             if (line.isEmpty()) {

@@ -21,11 +21,11 @@ import java.util.TreeSet;
  * each version then makes its own value from it, so project classes (records, enums) are that
  * version's own, and mutable values (lists, arrays, streams) are fresh for every call.
  */
-final class Recipe {
-    enum Kind { NULL, VALUE, ENUM, NEW, LIST, SET, SORTED_SET, MAP, SORTED_MAP, ARRAY, BYTES, STREAM, READER, PATH, FILE, CLASS, PROXY }
+final class Recipe implements java.io.Serializable {
+    enum Kind { NULL, VALUE, CHARSET, ENUM, NEW, LIST, SET, SORTED_SET, MAP, SORTED_MAP, ARRAY, BYTES, STREAM, READER, PATH, FILE, CLASS, PROXY }
 
     final Kind kind;
-    /** The immutable JDK value (VALUE), the enum constant's name (ENUM), the bytes (BYTES, STREAM), the text (READER), the scratch-relative path (PATH, FILE). */
+    /** The immutable JDK value (VALUE), the character set's name (CHARSET), the enum constant's name (ENUM), the bytes (BYTES, STREAM), the text (READER), the scratch-relative path (PATH, FILE). */
     final Object value;
     /** The class to load: the constructed, enum, array component, class or interface type. */
     final String type;
@@ -93,6 +93,9 @@ final class Recipe {
                 return null;
             case VALUE:
                 return value;
+            case CHARSET:
+                // By name: a character set is not serializable, and a recipe travels to the candidate's JVM.
+                return java.nio.charset.Charset.forName((String) value);
             case ENUM: {
                 Class<?> type = load(this.type, loader);
                 for (Object constant : type.getEnumConstants()) {
@@ -227,6 +230,7 @@ final class Recipe {
         switch (kind) {
             case NULL -> out.append("null");
             case VALUE -> out.append(Observe.literal(value));
+            case CHARSET -> out.append("Charset.forName(").append(Observe.literal(value)).append(')');
             case ENUM -> out.append(simple(type)).append('.').append(value);
             case NEW -> {
                 out.append("new ").append(simple(type)).append('(');
