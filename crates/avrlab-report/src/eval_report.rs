@@ -120,7 +120,8 @@ pub struct DifferentialCounts {
     pub divergent: usize,
     /// Differed only on the vulnerability's inputs, blocking them otherwise (weaker evidence).
     pub divergent_on_vulnerable_inputs: usize,
-    /// Compared but not applicable (with a stored reason), and not compared at all (no row:
+    /// Compared but not applicable (with a stored reason; a flagged `NoDivergence` counts here),
+    /// and not compared at all (no row:
     /// proven `Exact`/`Equivalent`, or no reference fix).
     pub not_applicable: usize,
     pub not_compared: usize,
@@ -142,6 +143,8 @@ impl DifferentialCounts {
             .filter(|r| plausible.contains(r.candidate_id.as_str()))
         {
             match row.verdict {
+                // Its code could tell the tester from a test run: no divergence found is no evidence.
+                Differential::NoDivergence if !row.flags.is_empty() => counts.not_applicable += 1,
                 Differential::NoDivergence => {
                     counts.no_divergence += 1;
                     if let Some(changed) = row.changed_lines {
@@ -890,6 +893,7 @@ mod tests {
             methods: Vec::new(),
             changed_lines: None,
             recorded_seeds: None,
+            flags: Vec::new(),
             witness: None,
         };
         store.record_differential("e", &divergent).unwrap();

@@ -1283,6 +1283,7 @@ mod tests {
                 methods: Vec::new(),
                 changed_lines: None,
                 recorded_seeds: None,
+                flags: Vec::new(),
                 witness: None,
             };
             store.record_differential("c0", &row).unwrap();

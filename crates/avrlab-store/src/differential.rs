@@ -61,6 +61,9 @@ pub struct DifferentialRow {
     /// How many seeds of the generators were recorded from the task's tests at run time;
     /// `None` where no recording was made.
     pub recorded_seeds: Option<u64>,
+    /// What in the candidate's new code could tell the tester from a test run (API families),
+    /// one per entry; empty for a candidate that adds none.
+    pub flags: Vec<String>,
     pub witness: Option<WitnessRow>,
 }
 
@@ -78,9 +81,9 @@ impl Store {
                      inputs, divergent_inputs, vulnerable_inputs, seconds, budget_seconds, methods,
                      witness_method, witness_input, witness_reference, witness_candidate,
                      witness_vulnerable, witness_input_seed, changed_lines, changed_lines_reached,
-                     recorded_seeds, tested_at)
+                     recorded_seeds, flags, tested_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     ?18, ?19, ?20, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                     ?18, ?19, ?20, ?21, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
                 params![
                     run_id,
                     row.candidate_id,
@@ -102,6 +105,7 @@ impl Store {
                     row.changed_lines.map(|c| c.total as i64),
                     row.changed_lines.map(|c| c.reached as i64),
                     row.recorded_seeds.map(|n| n as i64),
+                    row.flags.join("\n"),
                 ],
             )
             .map(drop)
@@ -115,7 +119,7 @@ impl Store {
                  d.vulnerable_inputs, d.seconds, d.budget_seconds, d.methods, d.witness_method,
                  d.witness_input, d.witness_reference, d.witness_candidate, d.witness_vulnerable,
                  d.witness_input_seed, d.changed_lines, d.changed_lines_reached,
-                 d.recorded_seeds
+                 d.recorded_seeds, d.flags
              FROM differential d JOIN candidates c ON c.run_id = d.run_id AND c.id = d.candidate_id
              WHERE d.run_id = ?1 ORDER BY c.seq",
             [run_id],
@@ -152,6 +156,7 @@ impl Store {
                     methods: methods.lines().map(str::to_owned).collect(),
                     changed_lines,
                     recorded_seeds: r.get::<_, Option<i64>>(18)?.map(|n| n as u64),
+                    flags: r.get::<_, String>(19)?.lines().map(str::to_owned).collect(),
                     witness,
                 })
             },

@@ -379,6 +379,11 @@ mod tests {
                 reached: 3,
             }),
             recorded_seeds: Some(2),
+            // Flags, one per line, come along with it.
+            flags: vec![
+                "a/B.java: the call stack".into(),
+                "a/B.java: class loading".into(),
+            ],
             witness: None,
         };
         with_differential.record_differential("r1", &row).unwrap();

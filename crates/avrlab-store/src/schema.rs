@@ -24,11 +24,12 @@ pub(crate) fn migrations() -> Migrations<'static> {
         M::up(V12_VERDICT_CLASSES),
         M::up(V13_TASK_DATES),
         M::up(V14_PROBE_SCORES),
+        M::up(V15_DIFFERENTIAL_FLAGS),
     ])
 }
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i64 = 14;
+pub(crate) const SCHEMA_VERSION: i64 = 15;
 
 /// Version 1: runs, candidates, verdicts with their phases and tests, and eval generations.
 /// (`IF NOT EXISTS` because version 1 was once created on every open, before migrations.)
@@ -346,4 +347,11 @@ CREATE TABLE probe_scores (
     note                     TEXT NOT NULL,
     PRIMARY KEY (benchmark, model, task)
 );
+"#;
+
+/// Version 15: what in a compared candidate's new code could tell the differential tester from a
+/// test run, or reach for the tester's channel (the API families of the fast path's flags), one
+/// per line: a `NoDivergence` with flags is no evidence of correctness.
+const V15_DIFFERENTIAL_FLAGS: &str = r#"
+ALTER TABLE differential ADD COLUMN flags TEXT NOT NULL DEFAULT '';
 "#;

@@ -35,6 +35,7 @@ pub use feature::{
     FeatureRun, FeatureRunPlan, FeatureRunner, FeatureScore, Judged, StateEdit, feature_verdict,
     judge_functional, judge_security,
 };
+pub use flags::added_families;
 pub use materialize::{MaterializeError, materialize_task};
 pub use oracle::{Oracle, PreparedTask};
 pub use outcome::{

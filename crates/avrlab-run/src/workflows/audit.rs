@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use avrlab_core::{Blame, Blamed, Outcome, TestStatus};
+use avrlab_core::{Blame, Blamed, Differential, Outcome, TestStatus};
 use avrlab_stats::{Kappa, KappaError, cohen_kappa};
 use avrlab_store::{AuditLabel, AuditRow, DifferentialRow, RunMode, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -258,6 +258,10 @@ pub fn agreement(
     if with_tester {
         let slot = usize::from(second == DIFFERENTIAL_RATER);
         for row in store.differentials(run_id)? {
+            // A flagged candidate's NoDivergence says nothing: its code could tell the tester apart.
+            if !row.flags.is_empty() && row.verdict == Differential::NoDivergence {
+                continue;
+            }
             if let Some(label) = row.verdict.as_audit_label() {
                 by_candidate.entry(row.candidate_id).or_default()[slot] = Some(label);
             }
@@ -377,6 +381,12 @@ pub(crate) fn render_item(index: usize, total: usize, item: &AuditItem, referenc
                 format!("; {}", d.reason)
             }
         ));
+        if !d.flags.is_empty() {
+            text.push_str(&format!(
+                "--- its code could tell the differential tester from a test run: {}\n",
+                d.flags.join("; ")
+            ));
+        }
         if let Some(w) = &d.witness {
             text.push_str(&crate::diff_test::witness_text(w, ""));
         }
@@ -622,7 +632,7 @@ mod tests {
             flags: Vec::new(),
             differential: Some(DifferentialRow {
                 candidate_id: "c1".into(),
-                verdict: avrlab_core::Differential::NoDivergence,
+                verdict: Differential::NoDivergence,
                 reason: String::new(),
                 seed: 1,
                 inputs: 1000,
@@ -636,6 +646,7 @@ mod tests {
                     reached: 3,
                 }),
                 recorded_seeds: Some(6),
+                flags: Vec::new(),
                 witness: None,
             }),
         };
@@ -666,6 +677,7 @@ mod tests {
             methods: Vec::new(),
             changed_lines: None,
             recorded_seeds: None,
+            flags: Vec::new(),
             witness: None,
         };
         use avrlab_core::Differential::{Divergent, DivergentOnVulnerableInputs, NoDivergence};

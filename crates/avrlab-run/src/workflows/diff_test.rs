@@ -379,6 +379,7 @@ impl<'a> Comparer<'a> {
             methods: Vec::new(),
             changed_lines: None,
             recorded_seeds: None,
+            flags: Vec::new(),
             witness: None,
         }
     }
@@ -686,6 +687,7 @@ fn compare(
         .maven
         .diff_test(&side.tester, &request)
         .map_err(|e| format!("the differential tester did not run: {}", chain(&e)))?;
+    let flags = tell_apart_flags(&side.vulnerable.join(module), &project.join(module));
     let _ = remove_tree(dir, sandbox);
     let bytes = match (&run.answer, run.exit) {
         (Ok(bytes), _) => bytes,
@@ -706,6 +708,7 @@ fn compare(
         .recorded
         .as_ref()
         .map(|r| (r.strings.len() + r.numbers.len()) as u64);
+    row.flags = flags;
     Ok(row)
 }
 
@@ -840,6 +843,7 @@ fn read_answer(
         methods: answer.methods,
         changed_lines,
         recorded_seeds: None,
+        flags: Vec::new(),
         witness: answer.witness.map(|w| WitnessRow {
             method: w.method,
             input: match w.found_as {
@@ -984,10 +988,10 @@ fn package_of(text: &str) -> Option<String> {
 /// measured on its first lines).
 const MAX_CHANGED_LINES: usize = 5000;
 
-/// The lines a version adds or changes in a module's main sources against another version
-/// (deleted lines have nothing to reach), as `(source path under src/main/java, line number)`,
-/// numbered in the later version.
-pub(crate) fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
+/// The main source files (`.java` under `src/main/java`) that a version of a module has and
+/// another has not, or has otherwise: `(path as Java names it, earlier text, later text)`, the
+/// earlier text empty for a new file.
+fn changed_sources(before: &Path, after: &Path) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let sources = after.join("src/main/java");
     for entry in walkdir::WalkDir::new(&sources)
@@ -1013,6 +1017,31 @@ pub(crate) fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
+        out.push((path, old_text, new_text));
+    }
+    out
+}
+
+/// What the candidate's new main code adds of the API families with which code can tell a test
+/// harness from a test run, or reach for a harness's channel (the fast path's flags): the stack,
+/// class loading, deep reflection, the JVM's own files, and the like. The differential tester's
+/// JVM is not the test JVM, and a candidate that looks can find that out.
+fn tell_apart_flags(before: &Path, after: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (path, old_text, new_text) in changed_sources(before, after) {
+        for family in avrlab_validate::added_families(&old_text, &new_text) {
+            out.push(format!("{path}: {family}"));
+        }
+    }
+    out
+}
+
+/// The lines a version adds or changes in a module's main sources against another version
+/// (deleted lines have nothing to reach), as `(source path under src/main/java, line number)`,
+/// numbered in the later version.
+pub(crate) fn changed_lines(before: &Path, after: &Path) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for (path, old_text, new_text) in changed_sources(before, after) {
         let diff = similar::TextDiff::from_lines(&old_text, &new_text);
         for op in diff.ops() {
             if let similar::DiffOp::Insert {
@@ -1213,6 +1242,9 @@ pub(crate) fn render_lines(run_id: &str, lines: &[DiffTestLine]) -> String {
             out.push_str(&format!("  ({})", row.reason));
         }
         out.push('\n');
+        if !row.flags.is_empty() {
+            out.push_str(&format!("    flagged: {}\n", row.flags.join("; ")));
+        }
         if let Some(w) = &row.witness {
             out.push_str(&witness_text(w, "    "));
             out.push_str(&format!(
@@ -1271,10 +1303,16 @@ pub(crate) fn summary_of_rows(run_id: &str, rows: &[DifferentialRow]) -> String 
         .fold((0, 0), |(reached, total), c| {
             (reached + c.reached, total + c.total)
         });
+    // A candidate whose code could tell the tester apart found no divergence on its own word.
+    let flagged = rows
+        .iter()
+        .filter(|r| r.verdict == Differential::NoDivergence && !r.flags.is_empty())
+        .count();
     format!(
         "diff-test {run_id}: {} plausible candidates: {} Divergent, {} DivergentOnVulnerableInputs, \
-         {} NoDivergence, {} NotApplicable; {mean:.1} s per compared candidate in the tester \
-         (budget {budget:.0} s); changed lines reached in NoDivergence: {reached} of {total}\n",
+         {} NoDivergence ({flagged} flagged), {} NotApplicable; {mean:.1} s per compared candidate \
+         in the tester (budget {budget:.0} s); changed lines reached in NoDivergence: {reached} of \
+         {total}\n",
         rows.len(),
         count(Differential::Divergent),
         count(Differential::DivergentOnVulnerableInputs),
@@ -1390,6 +1428,48 @@ mod tests {
             row.reason
         );
         assert!(read_answer(b"not json", "c", &config, 0).is_err());
+    }
+
+    #[test]
+    fn a_candidate_that_looks_at_the_stack_or_names_the_tester_is_flagged_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (before, after) = (dir.path().join("v"), dir.path().join("c"));
+        for (root, body) in [
+            (&before, "return x;"),
+            (
+                &after,
+                "if (new Throwable().getStackTrace().length > 0 && \"avrlab\".isEmpty()) {} return x;",
+            ),
+        ] {
+            let file = root.join("src/main/java/a/B.java");
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(
+                &file,
+                format!("package a; class B {{ int f(int x) {{ {body} }} }}"),
+            )
+            .unwrap();
+        }
+        let flags = tell_apart_flags(&before, &after);
+        assert_eq!(flags.len(), 2, "{flags:?}");
+        assert!(
+            flags.iter().all(|f| f.starts_with("a/B.java: ")),
+            "{flags:?}"
+        );
+        assert!(
+            flags.iter().any(|f| f.contains("getStackTrace")),
+            "{flags:?}"
+        );
+        // An ordinary fix adds none.
+        assert!(tell_apart_flags(&before, &before).is_empty());
+
+        let config = DiffTestConfig::default();
+        let plain = br#"{"format_version":1,"verdict":"no_divergence","inputs":3,"seconds":1.5,
+            "methods":["B.f(int)"]}"#;
+        let mut flagged = read_answer(plain, "c1", &config, 0).unwrap();
+        flagged.flags = flags;
+        let clean = read_answer(plain, "c2", &config, 0).unwrap();
+        let summary = summary_of_rows("r", &[flagged, clean]);
+        assert!(summary.contains("2 NoDivergence (1 flagged)"), "{summary}");
     }
 
     #[test]
