@@ -184,10 +184,10 @@ final class Inputs {
 
     /**
      * Whether the next input is drawn from the boundary values (before the random ones), and which
-     * round of them it is: the first value an input takes of each kind (number, text, byte string,
-     * length, scalar) is that kind's boundary value of this round's index, so that the rounds go
-     * through every boundary value in turn rather than leaving some to chance; the input's other
-     * values of that kind are drawn at random among them.
+     * round of them it is: the values an input takes of each kind (number, byte string, length,
+     * scalar; a text's first) are that kind's boundary values at this round's index and fixed
+     * strides from it ({@link #edgePick}), so that the rounds take every parameter through every
+     * boundary value in turn rather than leaving some to chance.
      */
     void edgeFirst(boolean on, int round) {
         edge = on;
@@ -195,14 +195,17 @@ final class Inputs {
     }
 
     private int edgeRound;
-    /** The kinds of boundary value the current input has taken its swept value of. */
-    private final java.util.IdentityHashMap<List<?>, Boolean> swept = new java.util.IdentityHashMap<>();
+    /** How many values of each kind of boundary value the current input has taken. */
+    private final java.util.IdentityHashMap<List<?>, Integer> swept = new java.util.IdentityHashMap<>();
 
+    /**
+     * A boundary value of a kind: the input's n-th value of that kind is the kind's value at this
+     * round's index plus n strides, so that over the rounds every position (the first argument,
+     * the second, ...) goes through every value.
+     */
     private <T> T edgePick(List<T> pool) {
-        if (swept.put(pool, Boolean.TRUE) == null) {
-            return pool.get(edgeRound % pool.size());
-        }
-        return pool.get(random.nextInt(pool.size()));
+        int n = swept.merge(pool, 1, Integer::sum) - 1;
+        return pool.get((int) Math.floorMod(edgeRound + n * 7919L, (long) pool.size()));
     }
 
     /** Lengths around which collections, strings and byte strings are made, at most. */
@@ -294,6 +297,13 @@ final class Inputs {
         }
         for (BigDecimal n : EDGE_DECIMALS) {
             scalars.add(Recipe.value(n));
+        }
+        // The changed classes' constants and the tests' literals, as texts (a method's name, a key).
+        for (String text : seeds) {
+            if (scalars.size() >= 200) {
+                break;
+            }
+            scalars.add(Recipe.value(text));
         }
         for (long n : numbers) {
             if (n == (int) n) {
