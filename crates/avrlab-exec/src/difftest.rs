@@ -153,7 +153,16 @@ pub struct DiffTestRequest {
     pub call_timeout: Duration,
     /// An empty folder the helper may write (compiled classes, scratch files, its answer).
     pub work: PathBuf,
+    /// A folder with the vulnerable and the fixed version's main classes compiled before (by the
+    /// task's recording, [`COMPILED_VULNERABLE`] and [`COMPILED_REFERENCE`]), mounted read-only
+    /// and used instead of compiling them again; `None`: the helper compiles all three.
+    pub compiled: Option<PathBuf>,
 }
+
+/// The folders, in a recording's work folder, of the main classes it compiled of the vulnerable
+/// version and of the fixed one ([`DiffTestRequest::compiled`]).
+pub const COMPILED_VULNERABLE: &str = "classes-vulnerable";
+pub const COMPILED_REFERENCE: &str = "classes-reference";
 
 /// How a comparison ended: the helper's exit, its answer if it left one, and its log.
 #[derive(Debug)]
@@ -171,6 +180,9 @@ pub struct DiffTestRun {
 pub struct RecordRequest {
     /// The reference fix's tested module (main and test sources).
     pub module: PathBuf,
+    /// The vulnerable state's module: its main sources are compiled too, into
+    /// [`COMPILED_VULNERABLE`], for the comparisons to come.
+    pub vulnerable: PathBuf,
     /// The module's test class path, as the sandbox sees the repository.
     pub classpath: Vec<PathBuf>,
     /// `(binary class name, method name)` of the methods whose arguments are recorded.
@@ -196,6 +208,7 @@ impl RecordRequest {
             format!("work\t{}", escape(&self.work.to_string_lossy())),
             format!("result\t{}", escape(&seeds.to_string_lossy())),
             format!("module\t{}", escape(&self.module.to_string_lossy())),
+            format!("vulnerable\t{}", escape(&self.vulnerable.to_string_lossy())),
         ];
         lines.extend(
             self.classpath
@@ -274,15 +287,19 @@ impl DiffTestRequest {
             format!("work\t{}", escape(&self.work.to_string_lossy())),
             format!("result\t{}", escape(&answer.to_string_lossy())),
         ];
-        for (name, path) in [
-            ("vulnerable", &self.vulnerable),
-            ("reference", &self.reference),
-            ("candidate", &self.candidate),
+        for (name, path, compiled) in [
+            ("vulnerable", &self.vulnerable, Some(COMPILED_VULNERABLE)),
+            ("reference", &self.reference, Some(COMPILED_REFERENCE)),
+            ("candidate", &self.candidate, None),
         ] {
-            lines.push(format!(
-                "version\t{name}\t{}",
-                escape(&path.to_string_lossy())
-            ));
+            let mut line = format!("version\t{name}\t{}", escape(&path.to_string_lossy()));
+            if let (Some(folder), Some(dir)) = (compiled, &self.compiled) {
+                line.push_str(&format!(
+                    "\t{}",
+                    escape(&dir.join(folder).to_string_lossy())
+                ));
+            }
+            lines.push(line);
         }
         lines.extend(
             self.classpath
@@ -500,6 +517,9 @@ impl Maven {
             .iter()
             .map(|v| Mount::ReadOnly((*v).clone()))
             .collect();
+        if let Some(compiled) = &request.compiled {
+            mounts.push(Mount::ReadOnly(compiled.clone()));
+        }
         mounts.push(Mount::ReadWrite(request.work.clone()));
         let mut classpath = vec![tester.classes.clone()];
         classpath.extend(tester.classpath.iter().cloned());
@@ -562,7 +582,7 @@ impl Maven {
             tester,
             &request_file,
             &request.work,
-            &[&request.module],
+            &[&request.module, &request.vulnerable],
             request.budget,
         )?;
         Ok(self.with_answer(run, &seeds, MAX_SEEDS_BYTES))
@@ -747,12 +767,26 @@ mod tests {
             budget: Duration::from_secs(2),
             call_timeout: Duration::from_millis(500),
             work: "/w".into(),
+            compiled: None,
         };
         let text = request.render(Path::new("/w/answer.json"));
+        assert!(text.contains("version\tvulnerable\t/v\n"), "{text}");
         assert!(text.contains("string\tx\\ty\\r\\nz\\\\\n"), "{text}");
         assert!(text.contains("target\ta.B\tm\n"));
         assert!(text.contains("number\t-3\n"));
         assert!(text.contains("budget_ms\t2000\n"));
         assert!(text.contains("changed\ta/B.java\t12\n"));
+        // The versions compiled before come as their classes' folders; the candidate never does.
+        let compiled = DiffTestRequest {
+            compiled: Some("/rec".into()),
+            ..request
+        }
+        .render(Path::new("/w/answer.json"));
+        assert!(
+            compiled.contains("version\tvulnerable\t/v\t/rec/classes-vulnerable\n"),
+            "{compiled}"
+        );
+        assert!(compiled.contains("version\treference\t/r\t/rec/classes-reference\n"));
+        assert!(compiled.contains("version\tcandidate\t/c\n"));
     }
 }

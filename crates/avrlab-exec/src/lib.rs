@@ -38,7 +38,10 @@ pub use browser::{BrowserError, HeadlessPage, find_browser, render_headless};
 pub use build_log::Hang;
 pub use build_tool::BuildTool;
 pub use cgroup::cgroup_delegation;
-pub use difftest::{DiffTestError, DiffTestRequest, DiffTestRun, DiffTester, JQWIK, RecordRequest};
+pub use difftest::{
+    COMPILED_REFERENCE, COMPILED_VULNERABLE, DiffTestError, DiffTestRequest, DiffTestRun,
+    DiffTester, JQWIK, RecordRequest,
+};
 pub use disk::available_bytes;
 pub use fastpath::{
     ARCHIVE_FILE, CANDIDATE_FOLDERS, CompileReply, CompileRequest, CompiledClasses,

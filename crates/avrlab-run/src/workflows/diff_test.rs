@@ -15,7 +15,10 @@ use std::time::Duration;
 
 use avrlab_bench::{Benchmark, copy_project};
 use avrlab_core::{Differential, Outcome};
-use avrlab_exec::{DiffTestRequest, DiffTester, ExitKind, Maven, RecordRequest, remove_tree};
+use avrlab_exec::{
+    COMPILED_REFERENCE, COMPILED_VULNERABLE, DiffTestRequest, DiffTester, ExitKind, Maven,
+    RecordRequest, remove_tree,
+};
 use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     BuildToolOracle, CacheSeal, Candidate, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
@@ -136,12 +139,18 @@ impl DiffTestError {
 pub fn diff_test_store(
     store: &Path,
     run_id: &str,
-    (benchmark, validator): (&Benchmark, &ValidatorConfig),
+    (benchmark, validator, workers): (&Benchmark, &ValidatorConfig, usize),
     config: &DiffTestConfig,
     progress: &dyn Progress,
 ) -> Result<String, DiffTestError> {
     let mut store = Store::open(store)?;
-    let lines = diff_test_run(&mut store, run_id, benchmark, validator, config, progress)?;
+    let lines = diff_test_run(
+        &mut store,
+        run_id,
+        benchmark,
+        (validator, config, workers),
+        progress,
+    )?;
     Ok(render_lines(run_id, &lines))
 }
 
@@ -168,14 +177,14 @@ pub struct DiffTestLine {
     pub row: DifferentialRow,
 }
 
-/// Compares every plausible candidate of `run_id` with its task's reference fix and stores each
-/// result as it lands (a later run replaces it).
+/// Compares every plausible candidate of `run_id` (of the benchmark's tasks: `--tasks` narrows
+/// them) with its task's reference fix, `workers` at a time, and stores each result as it lands
+/// (a later run replaces it). The lines come in run order.
 pub(crate) fn diff_test_run(
     store: &mut Store,
     run_id: &str,
     benchmark: &Benchmark,
-    validator: &ValidatorConfig,
-    config: &DiffTestConfig,
+    (validator, config, workers): (&ValidatorConfig, &DiffTestConfig, usize),
     progress: &dyn Progress,
 ) -> Result<Vec<DiffTestLine>, DiffTestError> {
     let Some(run) = store.run(run_id)? else {
@@ -194,94 +203,84 @@ pub(crate) fn diff_test_run(
             });
         }
     }
-    if let Some(stray) = candidates
-        .iter()
-        .find(|c| !benchmark.tasks.iter().any(|t| t.id == c.task))
-    {
+    let made_on = run.config.benchmark.clone().unwrap_or(run.benchmark);
+    let in_benchmark = |c: &CandidateRow| benchmark.tasks.iter().any(|t| t.id == c.task);
+    if made_on == benchmark.name {
+        // The run's own benchmark, narrowed to some of its tasks or not.
+        candidates.retain(in_benchmark);
+    } else if let Some(stray) = candidates.iter().find(|c| !in_benchmark(c)) {
         return Err(DiffTestError::OtherBenchmark {
             run: run_id.to_owned(),
-            made_on: run.config.benchmark.clone().unwrap_or(run.benchmark),
+            made_on,
             task: stray.task.clone(),
             given: benchmark.name.clone(),
         });
     }
+    // Each task is made ready once, before the workers start; a task that cannot be leaves its
+    // candidates not applicable, with the reason.
     let oracle = BuildToolOracle::new(validator.clone());
-    let mut prepared: HashMap<String, Result<PreparedTask, String>> = HashMap::new();
-    let mut comparer = Comparer::new(validator, config);
-    let mut lines = Vec::new();
-    for (index, stored) in candidates.iter().enumerate() {
-        progress.message(&format!(
-            "diff-test {}/{}: {} {}",
-            index + 1,
-            candidates.len(),
-            stored.task,
-            stored.label
-        ));
-        let row = match benchmark.tasks.iter().find(|t| t.id == stored.task) {
-            None => comparer.not_applicable(
-                stored,
-                format!(
-                    "task {} is not in benchmark {}",
-                    stored.task, benchmark.name
-                ),
-            ),
-            Some(task) => {
-                let task_state = prepared.entry(task.id.clone()).or_insert_with(|| {
-                    oracle
-                        .materialize(task)
-                        .map_err(|e| format!("cannot materialize the task: {}", chain(&e)))
-                });
-                match task_state {
-                    Err(reason) => comparer.not_applicable(stored, reason.clone()),
-                    Ok(task_state) => comparer.row(task_state, stored, index),
-                }
+    let mut prepared: HashMap<String, PreparedTask> = HashMap::new();
+    let mut unprepared: HashMap<String, String> = HashMap::new();
+    for task in &benchmark.tasks {
+        if !candidates.iter().any(|c| c.task == task.id) {
+            continue;
+        }
+        progress.message(&format!("diff-test: preparing {}", task.id));
+        match oracle.materialize(task) {
+            Ok(state) => {
+                prepared.insert(task.id.clone(), state);
             }
-        };
-        lines.push(record(store, run_id, stored, row)?);
+            Err(e) => {
+                unprepared.insert(
+                    task.id.clone(),
+                    format!("cannot materialize the task: {}", chain(&e)),
+                );
+            }
+        }
     }
+    let comparer = Comparer::new(validator, config);
+    let mut lines: Vec<(usize, DiffTestLine)> = Vec::new();
+    let mut groups: Vec<TaskGroup<'_>> = Vec::new();
+    for (index, stored) in candidates.into_iter().enumerate() {
+        match prepared.get(&stored.task) {
+            None => {
+                let reason = unprepared[&stored.task].clone();
+                let row = comparer.not_applicable(&stored, reason);
+                lines.push((index, record(store, run_id, &stored, row)?));
+            }
+            Some(state) => match groups.iter_mut().find(|(t, _)| t.task.id == stored.task) {
+                Some((_, group)) => group.push((index, stored)),
+                None => groups.push((state, vec![(index, stored)])),
+            },
+        }
+    }
+    lines.extend(compare_in_workers(
+        store,
+        run_id,
+        groups,
+        (validator, config, workers),
+        progress,
+    )?);
     comparer.clean_up();
-    Ok(lines)
+    lines.sort_by_key(|(index, _)| *index);
+    Ok(lines.into_iter().map(|(_, line)| line).collect())
 }
 
-/// What a validation with `--differential` does once its candidates have verdicts: compares the
-/// plausible candidates that have no stored result yet (so a resumed run redoes none), of the
-/// tasks that have a reference fix, and not those proven `Exact` or `Equivalent` (unless
-/// `include_proven`), exactly as `avrlab diff-test` does; the tasks come as validation prepared
-/// them. The tasks are shared out among `workers` workers, each task's candidates compared in turn
-/// by one of them. Says how it went on `progress`.
-pub(crate) fn diff_test_new(
+/// One task's candidates, each with its index in the run (which names its work folder).
+type TaskGroup<'t> = (&'t PreparedTask, Vec<(usize, CandidateRow)>);
+
+/// Compares the candidates of the groups with `workers` workers, one task's candidates to one
+/// worker (which prepares the task's side once), and stores each result as it comes, so that a
+/// crash loses none that was compared. The lines, each with its candidate's index, come in the
+/// order they were compared.
+fn compare_in_workers(
     store: &mut Store,
     run_id: &str,
-    prepared: &HashMap<String, PreparedTask>,
+    groups: Vec<TaskGroup<'_>>,
     (validator, config, workers): (&ValidatorConfig, &DiffTestConfig, usize),
     progress: &dyn Progress,
-) -> Result<Vec<DiffTestLine>, StoreError> {
-    let done: BTreeSet<String> = store
-        .differentials(run_id)?
-        .into_iter()
-        .map(|d| d.candidate_id)
-        .collect();
-    let proofs = Comparer::new(validator, config);
-    // One task's candidates go to one worker, which prepares the task's side once.
-    let mut groups: Vec<(&PreparedTask, Vec<(usize, CandidateRow)>)> = Vec::new();
-    let mut pending = 0;
-    for stored in plausible_candidates(store, run_id)? {
-        let Some(task_state) = prepared.get(&stored.task) else {
-            continue;
-        };
-        if done.contains(&stored.id) || task_state.task.reference.is_none() {
-            continue;
-        }
-        if proofs.proven(task_state, &stored).is_some() {
-            continue;
-        }
-        let index = pending;
-        pending += 1;
-        match groups.iter_mut().find(|(t, _)| t.task.id == stored.task) {
-            Some((_, candidates)) => candidates.push((index, stored)),
-            None => groups.push((task_state, vec![(index, stored)])),
-        }
-    }
+) -> Result<Vec<(usize, DiffTestLine)>, StoreError> {
+    let pending: usize = groups.iter().map(|(_, group)| group.len()).sum();
     let workers = workers.clamp(1, groups.len().max(1));
     let queue = std::sync::Mutex::new(groups.into_iter());
     let started = std::sync::atomic::AtomicUsize::new(0);
@@ -306,7 +305,7 @@ pub(crate) fn diff_test_new(
                             stored.label
                         ));
                         let row = comparer.row(task_state, &stored, index);
-                        if send.send((stored, row)).is_err() {
+                        if send.send((index, stored, row)).is_err() {
                             return;
                         }
                     }
@@ -314,12 +313,62 @@ pub(crate) fn diff_test_new(
             });
         }
         drop(send);
-        // Each result is stored as it comes, so a crash loses none that was compared.
-        for (stored, row) in receive {
-            lines.push(record(store, run_id, &stored, row)?);
+        for (index, stored, row) in receive {
+            lines.push((index, record(store, run_id, &stored, row)?));
         }
         Ok(())
     })?;
+    Ok(lines)
+}
+
+/// What a validation with `--differential` does once its candidates have verdicts: compares the
+/// plausible candidates that have no stored result yet (so a resumed run redoes none), of the
+/// tasks that have a reference fix, and not those proven `Exact` or `Equivalent` (unless
+/// `include_proven`), exactly as `avrlab diff-test` does; the tasks come as validation prepared
+/// them. The tasks are shared out among `workers` workers, each task's candidates compared in turn
+/// by one of them. Says how it went on `progress`.
+pub(crate) fn diff_test_new(
+    store: &mut Store,
+    run_id: &str,
+    prepared: &HashMap<String, PreparedTask>,
+    (validator, config, workers): (&ValidatorConfig, &DiffTestConfig, usize),
+    progress: &dyn Progress,
+) -> Result<Vec<DiffTestLine>, StoreError> {
+    let done: BTreeSet<String> = store
+        .differentials(run_id)?
+        .into_iter()
+        .map(|d| d.candidate_id)
+        .collect();
+    let proofs = Comparer::new(validator, config);
+    let mut groups: Vec<TaskGroup<'_>> = Vec::new();
+    let mut pending = 0;
+    for stored in plausible_candidates(store, run_id)? {
+        let Some(task_state) = prepared.get(&stored.task) else {
+            continue;
+        };
+        if done.contains(&stored.id) || task_state.task.reference.is_none() {
+            continue;
+        }
+        if proofs.proven(task_state, &stored).is_some() {
+            continue;
+        }
+        let index = pending;
+        pending += 1;
+        match groups.iter_mut().find(|(t, _)| t.task.id == stored.task) {
+            Some((_, candidates)) => candidates.push((index, stored)),
+            None => groups.push((task_state, vec![(index, stored)])),
+        }
+    }
+    let lines: Vec<DiffTestLine> = compare_in_workers(
+        store,
+        run_id,
+        groups,
+        (validator, config, workers),
+        progress,
+    )?
+    .into_iter()
+    .map(|(_, line)| line)
+    .collect();
     proofs.clean_up();
     if pending > 0 || !done.is_empty() {
         let all = store.differentials(run_id)?;
@@ -452,6 +501,8 @@ struct TaskSide {
     /// The argument values the task's tests passed to the changed methods, recorded on the
     /// reference fix; `None` when the recording could not be made or read.
     recorded: Option<RecordedSeeds>,
+    /// The recording's folder, with the vulnerable and the fixed version's main classes.
+    compiled: Option<PathBuf>,
 }
 
 impl TaskSide {
@@ -508,6 +559,7 @@ impl TaskSide {
         let (strings, numbers) = test_literals(&vulnerable.join(module).join("src/test/java"));
         let request = RecordRequest {
             module: reference_dir.join(module),
+            vulnerable: vulnerable.join(module),
             classpath: warm
                 .classpath
                 .iter()
@@ -530,7 +582,16 @@ impl TaskSide {
             .ok()
             .and_then(|run| run.answer.ok())
             .and_then(|bytes| read_recorded(&bytes).ok());
-        let _ = remove_tree(&request.work, validator.maven.sandbox);
+        // The recording compiled both versions' main classes: its comparisons use them (they are
+        // the task's, made before any candidate ran). Without a recording they compile each time.
+        let compiled = (recorded.is_some()
+            && [COMPILED_VULNERABLE, COMPILED_REFERENCE]
+                .iter()
+                .all(|folder| request.work.join(folder).is_dir()))
+        .then(|| request.work.clone());
+        if compiled.is_none() {
+            let _ = remove_tree(&request.work, validator.maven.sandbox);
+        }
         Ok(Self {
             prepared,
             maven,
@@ -542,6 +603,7 @@ impl TaskSide {
             strings,
             numbers,
             recorded,
+            compiled,
         })
     }
 }
@@ -682,6 +744,7 @@ fn compare(
         budget: config.budget,
         call_timeout: config.call_timeout,
         work: dir.join("work"),
+        compiled: side.compiled.clone(),
     };
     let run = side
         .maven
@@ -731,6 +794,9 @@ struct Answer {
     /// a divergence).
     #[serde(default)]
     not_comparable_inputs: u64,
+    /// The first such input's method and what it showed.
+    #[serde(default)]
+    not_comparable_example: Option<String>,
     #[serde(default)]
     seconds: f64,
     #[serde(default)]
@@ -808,10 +874,13 @@ fn read_answer(
     };
     let mut reason = answer.reason;
     if answer.not_comparable_inputs > 0 {
-        let note = format!(
+        let mut note = format!(
             "{} inputs showed values that cannot be compared",
             answer.not_comparable_inputs
         );
+        if let Some(example) = &answer.not_comparable_example {
+            note.push_str(&format!(" (the first: {example})"));
+        }
         reason = if reason.is_empty() {
             note
         } else {
@@ -1530,6 +1599,16 @@ mod tests {
         let witness = row.witness.clone().unwrap();
         assert_eq!(witness.input, "A.f(-1)  (shrunk from A.f(-12))");
         assert_eq!(row.reason, "2 inputs showed values that cannot be compared");
+        let with_example = String::from_utf8_lossy(answer).replace(
+            "\"not_comparable_inputs\":2,",
+            "\"not_comparable_inputs\":2,\"not_comparable_example\":\"A.f(int), the value: A keeps identity equality\",",
+        );
+        assert_eq!(
+            read_answer(with_example.as_bytes(), "c7", &config, 1)
+                .unwrap()
+                .reason,
+            "2 inputs showed values that cannot be compared (the first: A.f(int), the value: A keeps identity equality)"
+        );
         let line = render_lines(
             "r",
             &[DiffTestLine {

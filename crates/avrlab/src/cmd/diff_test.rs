@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         ..DiffTestConfig::default()
     };
     let progress = crate::progress::StderrProgress::new();
-    let task_side = (&benchmark, &engine.validator);
+    let task_side = (&benchmark, &engine.validator, engine.workers);
     let table = diff_test_store(&args.store.path, &args.run, task_side, &config, &progress)
         .map_err(|e| {
             if e.is_bad_input() {

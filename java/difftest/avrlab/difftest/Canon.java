@@ -40,7 +40,8 @@ import java.util.stream.BaseStream;
  * {@code find()} finds, group by group;</li>
  * <li>arrays, lists, queues, sorted and insertion-ordered sets and maps element by element in order,
  * other sets and maps as multisets (their elements' forms sorted); streams and iterators by what
- * they yield; byte buffers by their remaining bytes; {@code Optional} by presence and content;
+ * they yield; byte buffers, and byte and character streams held in memory, by what is left to read
+ * of them; {@code Optional} by presence and content;
  * map entries by key and value;</li>
  * <li>an exception by its type and message; an enum constant by its class and name; a class by its
  * name;</li>
@@ -216,6 +217,30 @@ final class Canon {
             byte[] bytes = new byte[copy.remaining()];
             copy.get(bytes);
             put('B', Observe.hex(bytes));
+            return;
+        }
+        if (value instanceof java.io.ByteArrayInputStream in) {
+            // An in-memory stream (as generated): what its caller can still read, read and put back.
+            in.mark(0);
+            byte[] rest = in.readAllBytes();
+            in.reset();
+            put('B', Observe.hex(rest));
+            return;
+        }
+        if (value instanceof java.io.StringReader || value instanceof java.io.CharArrayReader) {
+            java.io.Reader reader = (java.io.Reader) value;
+            try {
+                reader.mark(Integer.MAX_VALUE);
+                StringBuilder rest = new StringBuilder();
+                char[] chunk = new char[4096];
+                for (int n = reader.read(chunk); n >= 0 && rest.length() <= MAX_CHARS; n = reader.read(chunk)) {
+                    rest.append(chunk, 0, n);
+                }
+                reader.reset();
+                put('S', unscratched(rest.toString()));
+            } catch (java.io.IOException closed) {
+                put('V', type.getName(), "closed");
+            }
             return;
         }
         if (value instanceof Optional<?> optional) {

@@ -205,8 +205,15 @@ final class Inputs {
      */
     private <T> T edgePick(List<T> pool) {
         int n = swept.merge(pool, 1, Integer::sum) - 1;
-        return pool.get((int) Math.floorMod(edgeRound + n * 7919L, (long) pool.size()));
+        return pool.get((int) Math.floorMod(edgeRound + n * EDGE_STRIDE, (long) pool.size()));
     }
+
+    /**
+     * The stride between an input's successive values of one kind: a prime larger than any pool,
+     * so that the second, third, ... value of a round are spread over the pool rather than next to
+     * the first.
+     */
+    private static final long EDGE_STRIDE = 7919;
 
     /** Lengths around which collections, strings and byte strings are made, at most. */
     private static final int MAX_EDGE_LENGTH = 4096;
@@ -219,7 +226,7 @@ final class Inputs {
      * byte strings whose lengths lie around those numbers. Collections and arrays are made empty or
      * of one element, and null comes more often.
      */
-    void boundaries(List<Long> numbers, List<String> constants) {
+    void boundaries(List<Long> numbers, List<Long> classNumbers, List<String> constants) {
         java.util.LinkedHashSet<Long> ns = new java.util.LinkedHashSet<>(List.of(0L, 1L, -1L, 2L,
                 (long) Integer.MIN_VALUE, (long) Integer.MAX_VALUE, Integer.MIN_VALUE + 1L, Integer.MAX_VALUE - 1L,
                 Long.MIN_VALUE, Long.MAX_VALUE, (long) Short.MIN_VALUE, (long) Short.MAX_VALUE, (long) Byte.MIN_VALUE,
@@ -242,7 +249,9 @@ final class Inputs {
                 "\n"));
         // The fragments that separate data from structure, each alone (a one-character input).
         texts.addAll(FRAGMENTS);
-        List<byte[]> bytes = new ArrayList<>(List.of(new byte[0], new byte[] {0}, new byte[] {-1}));
+        // Byte strings of four kinds, taken in turn (see interleave): sized, records, numbers.
+        List<byte[]> sized = new ArrayList<>();
+        List<byte[]> prefixed = new ArrayList<>();
         // Texts whose lengths lie around the numbers come before the literals' variants, so the
         // boundary rounds, which go through the texts in order, reach them.
         for (int length : lengths) {
@@ -251,10 +260,10 @@ final class Inputs {
                 // As many words (a title, a command line) as the number says.
                 texts.add(String.join(" ", java.util.Collections.nCopies(length, "w")));
             }
-            bytes.add(new byte[length]);
+            sized.add(new byte[length]);
             byte[] filled = new byte[length];
             java.util.Arrays.fill(filled, (byte) 'a');
-            bytes.add(filled);
+            sized.add(filled);
         }
         List<String> seeds = new ArrayList<>(constants);
         seeds.addAll(literals);
@@ -274,10 +283,12 @@ final class Inputs {
         // followed by a few bytes.
         for (long n : ns) {
             if (n == (int) n) {
-                bytes.add(ByteBuffer.allocate(4).putInt((int) n).array());
-                bytes.add(ByteBuffer.allocate(6).putInt((int) n).array());
+                prefixed.add(ByteBuffer.allocate(4).putInt((int) n).array());
+                prefixed.add(ByteBuffer.allocate(6).putInt((int) n).array());
             }
         }
+        List<byte[]> bytes = new ArrayList<>(List.of(new byte[0], new byte[] {0}, new byte[] {-1}));
+        bytes.addAll(interleave(List.of(sized, records(classNumbers), prefixed)));
         // A parameter of type Object (or Number, Comparable): the boundary values of each JDK
         // scalar type, each as likely as the others.
         List<Recipe> scalars = new ArrayList<>(List.of(Recipe.nothing(), Recipe.value(""), Recipe.value("a"),
@@ -316,6 +327,72 @@ final class Inputs {
         edgeShortStrings = texts.stream().filter(t -> t.length() <= 1).toList();
         edgeBytes = bytes;
         edgeLengths = List.copyOf(lengths);
+    }
+
+    /**
+     * The lists' elements taken in turn, one of each list at a time (a list that runs out is
+     * left out), so that the first boundary rounds reach the first values of every kind.
+     */
+    static <T> List<T> interleave(List<List<T>> lists) {
+        List<T> out = new ArrayList<>();
+        for (int i = 0; out.size() < lists.stream().mapToInt(List::size).sum(); i++) {
+            for (List<T> list : lists) {
+                if (i < list.size()) {
+                    out.add(list.get(i));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Offsets and field values of fixed-layout records are taken from constants up to this. */
+    private static final long MAX_RECORD_CONSTANT = 64;
+    /** Fixed-layout records made, at most. */
+    private static final int MAX_RECORDS = 160;
+
+    /**
+     * Fixed-layout records (a header of fields at fixed offsets, as binary formats have): zeroed
+     * blocks with one field set to a small constant of the changed classes or a neighbour of one
+     * (a record length of the header's size less one), at an offset those constants name. The
+     * field is written as a 16-bit big-endian number at the offset, one byte before it and two
+     * after it, which in a zeroed block is also the 8-bit field at the offset and the 32-bit field
+     * two bytes before it. A block is twice the field's end long, room for a record after it.
+     */
+    static List<byte[]> records(List<Long> classNumbers) {
+        java.util.TreeSet<Long> small = new java.util.TreeSet<>();
+        for (long n : classNumbers) {
+            if (n >= 0 && n <= MAX_RECORD_CONSTANT) {
+                small.add(n);
+            }
+        }
+        java.util.TreeSet<Long> values = new java.util.TreeSet<>();
+        java.util.TreeSet<Long> offsets = new java.util.TreeSet<>();
+        for (long n : small) {
+            for (long near = n - 1; near <= n + 1; near++) {
+                if (near >= 0) {
+                    values.add(near);
+                }
+            }
+            for (long at : new long[] {n - 1, n, n + 2}) {
+                if (at >= 0 && at <= MAX_RECORD_CONSTANT) {
+                    offsets.add(at);
+                }
+            }
+        }
+        List<byte[]> records = new ArrayList<>();
+        for (long value : values) {
+            for (long offset : offsets) {
+                if (records.size() >= MAX_RECORDS) {
+                    return records;
+                }
+                int end = (int) offset + 2;
+                byte[] block = new byte[Math.max(2 * end, 16)];
+                block[(int) offset] = (byte) (value >>> 8);
+                block[(int) offset + 1] = (byte) value;
+                records.add(block);
+            }
+        }
+        return records;
     }
 
     /**
@@ -580,7 +657,10 @@ final class Inputs {
             throw new Ungeneratable("ByteBuffer parameters are not generated");
         }
         if (raw == InputStream.class) {
-            return Recipe.of(Recipe.Kind.STREAM, random.nextInt(3) == 0 ? zip() : bytes(), null);
+            // Among the boundary values three streams in four are archives, so that every round's
+            // entry name (edgeEntryName) is tried as an archive's first entry within a few rounds.
+            boolean archive = edge ? edgePick(STREAM_SHAPES) : random.nextInt(3) == 0;
+            return Recipe.of(Recipe.Kind.STREAM, archive ? zip() : bytes(), null);
         }
         if (raw == Reader.class) {
             return Recipe.of(Recipe.Kind.READER, aString(), null);
@@ -813,6 +893,9 @@ final class Inputs {
      * folder itself, a detour, an absolute path, a Windows separator, a sibling sharing the
      * destination's name as a prefix.
      */
+    /** Whether a boundary stream is an archive (true) or plain bytes, taken in turn. */
+    private static final List<Boolean> STREAM_SHAPES = List.of(true, true, false, true);
+
     private static final List<String> ENTRY_PREFIXES = List.of("../", "./", "", "../../", "a/../../", "a/../", "/",
             "..\\", "../" + Scratch.SIBLING + "/", "a/./../");
 

@@ -51,12 +51,12 @@ public final class Main {
     }
 
     /** Inputs per changed method drawn from the boundary values before the random ones. */
-    private static final int EDGE_INPUTS = 300;
+    private static final int EDGE_INPUTS = 500;
     /** How long the candidate's JVM may take to start and load its classes. */
     private static final long START_MILLIS = 60_000;
 
     /** Why the comparison cannot be made (the result is `not_applicable`). */
-    private static final class NotApplicable extends Exception {
+    static final class NotApplicable extends Exception {
         NotApplicable(String message) {
             super(message);
         }
@@ -120,11 +120,16 @@ public final class Main {
         List<String> remote = request.get("remote").get(0);
         Map<String, Invocation.Version> versions = new LinkedHashMap<>();
         List<String> projectClasses = new ArrayList<>();
+        Map<String, Path> classesOf = new LinkedHashMap<>();
         for (List<String> line : request.get("version")) {
             String name = line.get(0);
             Path module = Path.of(line.get(1));
-            Path classes = work.resolve("classes-" + name);
-            compile(name, module.resolve("src/main/java"), classpath, classes);
+            // A version compiled before (by the task's recording) comes as its classes' folder.
+            Path classes = line.size() > 2 ? Path.of(line.get(2)) : work.resolve("classes-" + name);
+            if (line.size() <= 2) {
+                compile(name, module.resolve("src/main/java"), classpath, classes);
+            }
+            classesOf.put(name, classes);
             if (name.equals("candidate")) {
                 copy(classes, Path.of(remote.get(2)).resolve("plain"));
                 continue;
@@ -171,15 +176,17 @@ public final class Main {
         Inputs inputs = new Inputs(literals, numbers, projectClasses, reference.loader());
         // Boundary values first: the literals and constants of the changed classes, in the fix's
         // version and the candidate's, with the tests' numbers and the type limits.
-        List<Long> edgeNumbers = new ArrayList<>(numbers);
+        List<Long> classNumbers = new ArrayList<>();
         List<String> edgeStrings = new ArrayList<>();
         for (Inputs.Target target : targets) {
             String file = target.className().replace('.', '/') + ".class";
             for (String name : List.of("reference", "candidate")) {
-                Inputs.constantsOf(work.resolve("classes-" + name).resolve(file), edgeNumbers, edgeStrings);
+                Inputs.constantsOf(classesOf.get(name).resolve(file), classNumbers, edgeStrings);
             }
         }
-        inputs.boundaries(edgeNumbers, edgeStrings);
+        List<Long> edgeNumbers = new ArrayList<>(numbers);
+        classNumbers.stream().filter(n -> !edgeNumbers.contains(n)).forEach(edgeNumbers::add);
+        inputs.boundaries(edgeNumbers, classNumbers, edgeStrings);
         // How many inputs of each method draw from the boundary values before the random ones.
         int edgeRounds = Math.min(EDGE_INPUTS, perMethod / 2);
         Map<String, String> ungeneratable = new LinkedHashMap<>();
@@ -192,7 +199,7 @@ public final class Main {
         int total = perMethod * targets.size();
         Path scratchRoot = Files.createDirectories(work.resolve("scratch"));
         Context context = new Context(vulnerable, reference, candidate, fileNames, callMillis, scratchRoot);
-        int[] counts = new int[2];
+        Tally counts = new Tally();
         // The budget bounds the inputs' time: compiling and starting the versions come on top.
         long inputsStarted = System.nanoTime();
         for (int index = 0; index < total; index++) {
@@ -236,10 +243,17 @@ public final class Main {
                 }
             }
         }
-        int notComparable = counts[0];
-        int unstable = counts[1];
+        int notComparable = counts.notComparable;
+        int unstable = counts.unstable;
         Divergence chosen = strong != null ? strong : weak;
-        String witness = chosen == null ? "null" : context.shrink(chosen).json(chosen.input().show());
+        Divergence shrunk = chosen == null ? null : context.shrink(chosen);
+        if (strong == null && shrunk != null && shrunk.strong()) {
+            // A simpler input on which the fix changed nothing and the candidate still differs: a
+            // divergence of the strong kind after all.
+            strong = shrunk;
+            divergent++;
+        }
+        String witness = shrunk == null ? "null" : shrunk.json(chosen.input().show());
         if (tried == 0) {
             throw new NotApplicable("no inputs can be generated: " + String.join("; ", ungeneratable.values()));
         }
@@ -255,6 +269,7 @@ public final class Main {
         out.append("],\"inputs\":").append(tried).append(",\"divergent_inputs\":").append(divergent)
                 .append(",\"vulnerable_only_inputs\":").append(vulnerableOnly).append(",\"unstable_inputs\":")
                 .append(unstable).append(",\"not_comparable_inputs\":").append(notComparable)
+                .append(",\"not_comparable_example\":").append(counts.example == null ? "null" : json(counts.example))
                 .append(",\"budget_exhausted\":").append(exhausted).append(",\"seconds\":")
                 .append(seconds(started));
         long[] reached = changedLines.isEmpty() ? null : candidate.coverage();
@@ -285,15 +300,22 @@ public final class Main {
         }
     }
 
+    /** Inputs that showed nothing to compare: how many, and what the first showed. */
+    private static final class Tally {
+        int notComparable;
+        int unstable;
+        String example;
+    }
+
     /** The three versions and how to call them. */
     private record Context(Invocation.Version vulnerable, Invocation.Version reference, Remote candidate, List<String> fileNames,
             long callMillis, Path scratchRoot) {
         /**
          * Compares the fix's version and the candidate's on one input: the divergence, or null where
-         * they show the same, where what they show cannot be compared ({@code counts[0]}), or where
-         * the fix's version shows something else the second time ({@code counts[1]}).
+         * they show the same, where what they show cannot be compared, or where the fix's version
+         * shows something else the second time (each counted in {@code counts}).
          */
-        Divergence diverge(int index, long inputSeed, Inputs.Input input, int[] counts)
+        Divergence diverge(int index, long inputSeed, Inputs.Input input, Tally counts)
                 throws IOException, InterruptedException {
             Path scratch = scratchRoot.resolve("input-" + index);
             Observation fromReference = Invocation.execute(reference, input, scratch, fileNames, callMillis);
@@ -310,12 +332,15 @@ public final class Main {
             }
             if (difference.outcome() == Compare.Outcome.NOT_COMPARABLE) {
                 // Neither the same nor a divergence: counted, never a witness.
-                counts[0]++;
+                counts.notComparable++;
+                if (counts.example == null) {
+                    counts.example = input.target().signature() + ", " + difference.where();
+                }
                 return null;
             }
             if (Invocation.execute(reference, input, scratch, fileNames, callMillis).differs(fromReference)) {
                 // The reference itself shows something else the second time: nothing to compare.
-                counts[1]++;
+                counts.unstable++;
                 return null;
             }
             Observation fromVulnerable = Invocation.execute(vulnerable, input, scratch, fileNames, callMillis);
@@ -329,7 +354,7 @@ public final class Main {
 
         /**
          * A minimal witness: the divergence's input made simpler one change at a time ({@link
-         * Shrink}) while it still diverges as strongly, until no simpler variant does.
+         * Shrink}) while it still diverges at least as strongly, until no simpler variant does.
          */
         Divergence shrink(Divergence found) throws IOException, InterruptedException {
             Divergence current = found;
@@ -348,7 +373,7 @@ public final class Main {
                         continue;
                     }
                     attempts++;
-                    Divergence simpler = diverge(found.index(), found.inputSeed(), variant, new int[2]);
+                    Divergence simpler = diverge(found.index(), found.inputSeed(), variant, new Tally());
                     if (simpler != null && (simpler.strong() || !found.strong())) {
                         current = simpler;
                         size = variantSize;

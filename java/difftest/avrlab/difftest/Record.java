@@ -56,7 +56,6 @@ final class Record {
      * `number<TAB>value` lines, escaped as the request is.
      */
     static void run(Map<String, List<List<String>>> request, Path out) throws Exception {
-        long started = System.nanoTime();
         long budgetNanos = Long.parseLong(Main.one(request, "budget_ms")) * 1_000_000L;
         long callMillis = Long.parseLong(Main.one(request, "call_ms"));
         Path work = Path.of(Main.one(request, "work"));
@@ -71,6 +70,16 @@ final class Record {
         }
         Path classes = work.resolve("classes-reference");
         Main.compile("reference", module.resolve("src/main/java"), classpath, classes);
+        // The vulnerable version's main classes too, which the comparisons then take as they are.
+        for (List<String> line : request.getOrDefault("vulnerable", List.of())) {
+            Path vulnerable = work.resolve("classes-vulnerable");
+            try {
+                Main.compile("vulnerable", Path.of(line.get(0)).resolve("src/main/java"), classpath, vulnerable);
+            } catch (Main.NotApplicable e) {
+                // Left to each comparison, which says so.
+                Scratch.delete(vulnerable);
+            }
+        }
         Path recorded = work.resolve("classes-recorded");
         rewrite(classes, recorded, targets);
         Path testClasses = work.resolve("test-classes");
@@ -109,6 +118,8 @@ final class Record {
             }
         }
         Observe.Capture.install();
+        // The budget is the tests' (compiling came before it).
+        long started = System.nanoTime();
         int called = 0;
         Set<String> done = new LinkedHashSet<>();
         for (String[] test : tests) {

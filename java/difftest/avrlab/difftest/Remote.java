@@ -25,10 +25,17 @@ final class Remote {
     private static final int MAX_LINE = 16 << 20;
     /** How long the candidate's JVM may take past a call's own limit (it stops the call itself). */
     private static final long GRACE_MILLIS = 10_000;
-    private static final String END = "\0end";
+    /**
+     * How the candidate's JVM stopped writing: kept apart from its lines (whatever it writes is a
+     * line, never one of these).
+     */
+    private enum Ended {
+        PIPE_CLOSED, LINE_TOO_LONG
+    }
 
     private final OutputStream out;
-    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(4);
+    /** The lines the candidate's JVM wrote (strings), then how it stopped ({@link Ended}). */
+    private final BlockingQueue<Object> lines = new ArrayBlockingQueue<>(4);
     private final long callMillis;
     private int sequence;
     /** Why the candidate's JVM no longer answers (null while it does). */
@@ -60,24 +67,29 @@ final class Remote {
                         lines.put(pending.toString(StandardCharsets.UTF_8));
                         pending.reset();
                     } else if (pending.size() >= MAX_LINE) {
-                        lines.put("\0too long");
+                        lines.put(Ended.LINE_TOO_LONG);
                         return;
                     } else {
                         pending.write(buffer[i]);
                     }
                 }
             }
-        } catch (IOException | InterruptedException e) {
-            // Ends as an ended JVM.
-        } finally {
-            lines.offer(END);
+        } catch (IOException e) {
+            // A pipe that fails has closed.
+        } catch (InterruptedException e) {
+            return;
+        }
+        try {
+            lines.put(Ended.PIPE_CLOSED);
+        } catch (InterruptedException e) {
+            // Nobody waits any more.
         }
     }
 
     /** Sends {@code go} and waits for the candidate's JVM to be ready. */
     void start(long timeoutMillis) throws IOException, InterruptedException {
         send("go");
-        String answer = lines.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+        Object answer = lines.poll(timeoutMillis, TimeUnit.MILLISECONDS);
         if (!"ready".equals(answer)) {
             broken = answer == null ? "the candidate's JVM did not start in time" : "the candidate's JVM did not start";
         }
@@ -104,13 +116,13 @@ final class Remote {
             broken = "the candidate's JVM ended";
             return Observation.of(broken);
         }
-        String line = lines.poll(callMillis + GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        Object got = lines.poll(callMillis + GRACE_MILLIS, TimeUnit.MILLISECONDS);
         String prefix = "obs " + seq + " ";
-        if (line == null) {
+        if (got == null) {
             broken = "the candidate's JVM stopped answering";
-        } else if (line.equals(END)) {
+        } else if (got == Ended.PIPE_CLOSED) {
             broken = "the candidate's JVM ended";
-        } else if (!line.startsWith(prefix)) {
+        } else if (!(got instanceof String line) || !line.startsWith(prefix)) {
             broken = "the candidate's JVM answered out of protocol";
         } else {
             Observation shown = Observation.fromWire(line.substring(prefix.length()));
@@ -132,8 +144,8 @@ final class Remote {
         } catch (IOException e) {
             return null;
         }
-        String line = lines.poll(GRACE_MILLIS, TimeUnit.MILLISECONDS);
-        if (line == null || !line.startsWith("coverage ")) {
+        if (!(lines.poll(GRACE_MILLIS, TimeUnit.MILLISECONDS) instanceof String line)
+                || !line.startsWith("coverage ")) {
             return null;
         }
         String[] parts = line.split(" ");
