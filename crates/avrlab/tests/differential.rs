@@ -23,8 +23,9 @@ struct Truth {
 /// representation, and hostile fixes that try to tell the tester from a test run).
 const SETS: [&str; 2] = ["differential", "differential-unseen"];
 
-/// Unseen boundary mistakes found Divergent, at least (of 12, measured when the set was added).
-const UNSEEN_BOUNDARY_FLOOR: usize = 9;
+/// Unseen boundary mistakes found Divergent, at least (of 12: 10 when the set was added, 11 since
+/// boundary streams are mostly archives and a weak divergence that shrinks to a strong one counts).
+const UNSEEN_BOUNDARY_FLOOR: usize = 11;
 
 #[test]
 fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
@@ -101,7 +102,7 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         "60",
         "--differential",
         "--differential-budget",
-        "10",
+        "4",
         "--differential-include-proven",
     ];
     validate.extend(common);
@@ -337,4 +338,45 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         "{stderr}"
     );
     assert!(stderr.ends_with("give --benchmark demo\n"), "{stderr}");
+
+    // diff-test on the run's own benchmark narrowed by --tasks: that task's plausible candidates
+    // are compared again (two workers), and only they, one line each.
+    let task = "demo-sql-literal";
+    let again = avrlab(
+        dir.path(),
+        &[
+            "diff-test",
+            "fixtures",
+            "--store",
+            store.to_str().unwrap(),
+            "--benchmark",
+            "demo",
+            "--tasks",
+            task,
+            "--work-dir",
+            "work",
+            "--budget",
+            "1",
+            "--include-proven",
+            "--workers",
+            "2",
+        ],
+    );
+    let (stdout, stderr) = text(&again);
+    assert!(again.status.success(), "{stdout}\n{stderr}");
+    let mut compared: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with("demo-"))
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            format!("{}/{}", words.next().unwrap(), words.next().unwrap())
+        })
+        .collect();
+    compared.sort();
+    let expected: Vec<String> = kinds
+        .keys()
+        .filter(|id| id.starts_with(&format!("{task}/")))
+        .cloned()
+        .collect();
+    assert_eq!(compared, expected, "{stdout}");
 }
