@@ -379,4 +379,24 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         .cloned()
         .collect();
     assert_eq!(compared, expected, "{stdout}");
+    // A candidate outside the tasks given: one line, exit 2, nothing compared.
+    let outside = avrlab(
+        dir.path(),
+        &[
+            "diff-test",
+            "fixtures",
+            "--store",
+            store.to_str().unwrap(),
+            "--tasks",
+            "demo-zip-slip",
+            "--candidate",
+            &format!("{task}/reference"),
+        ],
+    );
+    let (_, stderr) = text(&outside);
+    assert_eq!(outside.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run `fixtures` has no plausible candidate of the tasks given"),
+        "{stderr}"
+    );
 }

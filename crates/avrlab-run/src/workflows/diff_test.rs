@@ -91,6 +91,11 @@ pub enum DiffTestError {
         "run `{run}` has no plausible candidate `{candidate}`: give an id that `avrlab audit {run}` lists"
     )]
     UnknownCandidate { run: String, candidate: String },
+    /// `--tasks` leaves none of the run's plausible candidates.
+    #[error(
+        "run `{0}` has no plausible candidate of the tasks given: give tasks that `avrlab audit {0}` lists"
+    )]
+    NoneInTasks(String),
     /// The benchmark given is not the run's: a task of the run is not in it.
     #[error(
         "run `{run}` was made on benchmark `{made_on}`; its task {task} is not in benchmark `{given}`: give --benchmark {made_on}"
@@ -128,6 +133,7 @@ impl DiffTestError {
             Self::UnknownRun(_)
             | Self::NotValidated(_)
             | Self::OtherBenchmark { .. }
+            | Self::NoneInTasks(_)
             | Self::UnknownCandidate { .. } => true,
             Self::Tester { .. } | Self::Task { .. } => false,
         }
@@ -207,7 +213,11 @@ pub(crate) fn diff_test_run(
     let in_benchmark = |c: &CandidateRow| benchmark.tasks.iter().any(|t| t.id == c.task);
     if made_on == benchmark.name {
         // The run's own benchmark, narrowed to some of its tasks or not.
+        let before = candidates.len();
         candidates.retain(in_benchmark);
+        if candidates.is_empty() && before > 0 {
+            return Err(DiffTestError::NoneInTasks(run_id.to_owned()));
+        }
     } else if let Some(stray) = candidates.iter().find(|c| !in_benchmark(c)) {
         return Err(DiffTestError::OtherBenchmark {
             run: run_id.to_owned(),
