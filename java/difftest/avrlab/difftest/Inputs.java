@@ -223,8 +223,9 @@ final class Inputs {
      * 0 and ±1; every number of the task's tests and recordings and every constant of the changed
      * classes, with its neighbours; the empty string, one-character strings, the literals, the
      * literals with their first or last character dropped or the last one doubled, and strings and
-     * byte strings whose lengths lie around those numbers. Collections and arrays are made empty or
-     * of one element, and null comes more often.
+     * byte strings whose lengths lie around those numbers, fixed-layout records ({@link #records})
+     * of the changed classes' constants. Collections and arrays are made empty or of one element,
+     * and null comes more often.
      */
     void boundaries(List<Long> numbers, List<Long> classNumbers, List<String> constants) {
         java.util.LinkedHashSet<Long> ns = new java.util.LinkedHashSet<>(List.of(0L, 1L, -1L, 2L,
@@ -249,7 +250,8 @@ final class Inputs {
                 "\n"));
         // The fragments that separate data from structure, each alone (a one-character input).
         texts.addAll(FRAGMENTS);
-        // Byte strings of four kinds, taken in turn (see interleave): sized, records, numbers.
+        // Byte strings of three kinds after the first three, taken in turn (see interleave): of the
+        // boundary lengths, fixed-layout records, and 32-bit numbers.
         List<byte[]> sized = new ArrayList<>();
         List<byte[]> prefixed = new ArrayList<>();
         // Texts whose lengths lie around the numbers come before the literals' variants, so the
@@ -353,10 +355,10 @@ final class Inputs {
     /**
      * Fixed-layout records (a header of fields at fixed offsets, as binary formats have): zeroed
      * blocks with one field set to a small constant of the changed classes or a neighbour of one
-     * (a record length of the header's size less one), at an offset those constants name. The
-     * field is written as a 16-bit big-endian number at the offset, one byte before it and two
-     * after it, which in a zeroed block is also the 8-bit field at the offset and the 32-bit field
-     * two bytes before it. A block is twice the field's end long, room for a record after it.
+     * (a record length of the header's size less one), at an offset those constants name: for each
+     * constant n, a 16-bit big-endian number at n, at n - 1 (in a zeroed block, also an 8-bit
+     * field at n) and at n + 2 (also a 32-bit field at n). A block is twice the field's end long,
+     * room for a record after it.
      */
     static List<byte[]> records(List<Long> classNumbers) {
         java.util.TreeSet<Long> small = new java.util.TreeSet<>();
