@@ -100,6 +100,10 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         "fixtures",
         "--timeout",
         "60",
+        // The fast engine's own verdicts (what is compared here is not Maven's agreement with it:
+        // tests/fast.rs and tests/adversarial.rs check that).
+        "--confirm-sample",
+        "0",
         "--differential",
         "--differential-budget",
         "4",
