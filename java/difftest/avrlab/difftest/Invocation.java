@@ -16,6 +16,9 @@ import java.util.function.Predicate;
  * the vulnerable and the fixed versions so; the candidate's JVM ({@link Exec}) runs the candidate's.
  */
 final class Invocation {
+    /** How a call that ran past its limit ended. */
+    static final String TIMED_OUT = "timed out";
+
     private Invocation() {
     }
 
@@ -47,7 +50,7 @@ final class Invocation {
             } catch (UnsupportedOperationException e) {
                 // A JDK without Thread.stop: the thread spins on until the JVM halts.
             }
-            result = Observation.of("timed out");
+            result = Observation.of(TIMED_OUT);
         } else {
             result = shown[0];
         }

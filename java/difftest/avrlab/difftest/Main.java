@@ -318,14 +318,19 @@ public final class Main {
         Divergence diverge(int index, long inputSeed, Inputs.Input input, Tally counts)
                 throws IOException, InterruptedException {
             Path scratch = scratchRoot.resolve("input-" + index);
+            // The candidate's JVM works on the input while the fix's version runs here.
+            int asked = candidate.ask(input);
             Observation fromReference = Invocation.execute(reference, input, scratch, fileNames, callMillis);
             if (fromReference.ending().startsWith("set-up call ") && !input.setup().isEmpty()) {
                 // The receiver could not be set up (a setter that needs what the input lacks): the
-                // call itself, on a receiver as constructed, is what can still show something.
+                // call itself, on a receiver as constructed, is what can still show something. The
+                // candidate's answer to the input as it was is read and left aside.
+                candidate.answer(asked);
                 input = new Inputs.Input(input.target(), input.receiver(), List.of(), input.args());
+                asked = candidate.ask(input);
                 fromReference = Invocation.execute(reference, input, scratch, fileNames, callMillis);
             }
-            Observation fromCandidate = candidate.observe(input);
+            Observation fromCandidate = candidate.answer(asked);
             Compare.Result difference = fromCandidate.compare(fromReference);
             if (difference.outcome() == Compare.Outcome.SAME) {
                 return null;
@@ -340,6 +345,13 @@ public final class Main {
             }
             if (Invocation.execute(reference, input, scratch, fileNames, callMillis).differs(fromReference)) {
                 // The reference itself shows something else the second time: nothing to compare.
+                counts.unstable++;
+                return null;
+            }
+            if (fromCandidate.ending().equals(Invocation.TIMED_OUT)
+                    && !candidate.answer(candidate.ask(input)).ending().equals(Invocation.TIMED_OUT)) {
+                // Past the call's limit once and not the second time: the machine was slow, not
+                // the candidate's code (a loop runs out of time every time).
                 counts.unstable++;
                 return null;
             }

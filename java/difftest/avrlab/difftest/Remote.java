@@ -100,10 +100,14 @@ final class Remote {
         return broken;
     }
 
-    /** What the candidate's version showed on an input. */
-    Observation observe(Inputs.Input input) throws IOException, InterruptedException {
+    /**
+     * Sends an input to the candidate's JVM, which works on it while the tester goes on (the
+     * fix's version runs meanwhile); {@link #answer} reads what it showed. One input at a time:
+     * every ask is answered before the next.
+     */
+    int ask(Inputs.Input input) throws IOException {
         if (broken != null) {
-            return Observation.of(broken);
+            return 0;
         }
         int seq = ++sequence;
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -114,6 +118,13 @@ final class Remote {
             send("call " + seq + " " + Base64.getEncoder().encodeToString(bytes.toByteArray()));
         } catch (IOException e) {
             broken = "the candidate's JVM ended";
+        }
+        return seq;
+    }
+
+    /** What the candidate's version showed on the input {@link #ask} sent as {@code seq}. */
+    Observation answer(int seq) throws InterruptedException {
+        if (broken != null) {
             return Observation.of(broken);
         }
         Object got = lines.poll(callMillis + GRACE_MILLIS, TimeUnit.MILLISECONDS);
