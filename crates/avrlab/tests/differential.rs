@@ -323,18 +323,13 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
 
     // diff-test with a benchmark other than the run's: one line, exit 2, before anything runs
     // (a task it lacks was once stored NotApplicable instead).
+    let diff_test = |more: &[&str]| {
+        let mut args = vec!["diff-test", "fixtures", "--store", store.to_str().unwrap()];
+        args.extend(more);
+        avrlab(dir.path(), &args)
+    };
     let other = fixtures().join("baseline");
-    let refused = avrlab(
-        dir.path(),
-        &[
-            "diff-test",
-            "fixtures",
-            "--store",
-            store.to_str().unwrap(),
-            "--benchmark",
-            other.to_str().unwrap(),
-        ],
-    );
+    let refused = diff_test(&["--benchmark", other.to_str().unwrap()]);
     let (_, stderr) = text(&refused);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(
@@ -346,26 +341,19 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
     // diff-test on the run's own benchmark narrowed by --tasks: that task's plausible candidates
     // are compared again (two workers), and only they, one line each.
     let task = "demo-sql-literal";
-    let again = avrlab(
-        dir.path(),
-        &[
-            "diff-test",
-            "fixtures",
-            "--store",
-            store.to_str().unwrap(),
-            "--benchmark",
-            "demo",
-            "--tasks",
-            task,
-            "--work-dir",
-            "work",
-            "--budget",
-            "1",
-            "--include-proven",
-            "--workers",
-            "2",
-        ],
-    );
+    let again = diff_test(&[
+        "--benchmark",
+        "demo",
+        "--tasks",
+        task,
+        "--work-dir",
+        "work",
+        "--budget",
+        "1",
+        "--include-proven",
+        "--workers",
+        "2",
+    ]);
     let (stdout, stderr) = text(&again);
     assert!(again.status.success(), "{stdout}\n{stderr}");
     let mut compared: Vec<String> = stdout
@@ -384,19 +372,8 @@ fn wrong_plausible_candidates_diverge_and_correct_ones_do_not() {
         .collect();
     assert_eq!(compared, expected, "{stdout}");
     // A candidate outside the tasks given: one line, exit 2, nothing compared.
-    let outside = avrlab(
-        dir.path(),
-        &[
-            "diff-test",
-            "fixtures",
-            "--store",
-            store.to_str().unwrap(),
-            "--tasks",
-            "demo-zip-slip",
-            "--candidate",
-            &format!("{task}/reference"),
-        ],
-    );
+    let reference = format!("{task}/reference");
+    let outside = diff_test(&["--tasks", "demo-zip-slip", "--candidate", &reference]);
     let (_, stderr) = text(&outside);
     assert_eq!(outside.status.code(), Some(2), "{stderr}");
     assert!(

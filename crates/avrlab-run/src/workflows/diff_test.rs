@@ -229,39 +229,26 @@ pub(crate) fn diff_test_run(
     // Each task is made ready once, before the workers start; a task that cannot be leaves its
     // candidates not applicable, with the reason.
     let oracle = BuildToolOracle::new(validator.clone());
-    let mut prepared: HashMap<String, PreparedTask> = HashMap::new();
-    let mut unprepared: HashMap<String, String> = HashMap::new();
+    let mut prepared: HashMap<String, Result<PreparedTask, String>> = HashMap::new();
     for task in &benchmark.tasks {
-        if !candidates.iter().any(|c| c.task == task.id) {
-            continue;
-        }
-        progress.message(&format!("diff-test: preparing {}", task.id));
-        match oracle.materialize(task) {
-            Ok(state) => {
-                prepared.insert(task.id.clone(), state);
-            }
-            Err(e) => {
-                unprepared.insert(
-                    task.id.clone(),
-                    format!("cannot materialize the task: {}", chain(&e)),
-                );
-            }
+        if candidates.iter().any(|c| c.task == task.id) {
+            progress.message(&format!("diff-test: preparing {}", task.id));
+            let state = oracle
+                .materialize(task)
+                .map_err(|e| format!("cannot materialize the task: {}", chain(&e)));
+            prepared.insert(task.id.clone(), state);
         }
     }
     let comparer = Comparer::new(validator, config);
     let mut lines: Vec<(usize, DiffTestLine)> = Vec::new();
     let mut groups: Vec<TaskGroup<'_>> = Vec::new();
     for (index, stored) in candidates.into_iter().enumerate() {
-        match prepared.get(&stored.task) {
-            None => {
-                let reason = unprepared[&stored.task].clone();
-                let row = comparer.not_applicable(&stored, reason);
+        match &prepared[&stored.task] {
+            Err(reason) => {
+                let row = comparer.not_applicable(&stored, reason.clone());
                 lines.push((index, record(store, run_id, &stored, row)?));
             }
-            Some(state) => match groups.iter_mut().find(|(t, _)| t.task.id == stored.task) {
-                Some((_, group)) => group.push((index, stored)),
-                None => groups.push((state, vec![(index, stored)])),
-            },
+            Ok(state) => add_to_group(&mut groups, state, (index, stored)),
         }
     }
     lines.extend(compare_in_workers(
@@ -278,6 +265,18 @@ pub(crate) fn diff_test_run(
 
 /// One task's candidates, each with its index in the run (which names its work folder).
 type TaskGroup<'t> = (&'t PreparedTask, Vec<(usize, CandidateRow)>);
+
+/// Puts a candidate into its task's group, which is made for the task's first candidate.
+fn add_to_group<'t>(
+    groups: &mut Vec<TaskGroup<'t>>,
+    state: &'t PreparedTask,
+    candidate: (usize, CandidateRow),
+) {
+    match groups.iter_mut().find(|(t, _)| t.task.id == state.task.id) {
+        Some((_, group)) => group.push(candidate),
+        None => groups.push((state, vec![candidate])),
+    }
+}
 
 /// Compares the candidates of the groups with `workers` workers, one task's candidates to one
 /// worker (which prepares the task's side once), and stores each result as it comes, so that a
@@ -362,12 +361,8 @@ pub(crate) fn diff_test_new(
         if proofs.proven(task_state, &stored).is_some() {
             continue;
         }
-        let index = pending;
+        add_to_group(&mut groups, task_state, (pending, stored));
         pending += 1;
-        match groups.iter_mut().find(|(t, _)| t.task.id == stored.task) {
-            Some((_, candidates)) => candidates.push((index, stored)),
-            None => groups.push((task_state, vec![(index, stored)])),
-        }
     }
     let lines: Vec<DiffTestLine> = compare_in_workers(
         store,
