@@ -1,5 +1,5 @@
 //! Dataset adapters: Vul4J and VJBench rows into task folders (`import`), SusVibes records to and
 //! from feature tasks (`susvibes`).
 
-pub mod import;
-pub mod susvibes;
+pub(crate) mod import;
+pub(crate) mod susvibes;

@@ -380,7 +380,7 @@ mod tests {
             Some(avrlab_bench::StatementSource::Model("local".into()))
         );
         let avrlab_prompt::Prompt::Chat { messages } =
-            crate::feature_score::feature_prompt(feature)
+            crate::workflows::feature_score::feature_prompt(feature)
         else {
             unreachable!("a feature prompt is a chat")
         };

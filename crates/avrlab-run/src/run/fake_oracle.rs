@@ -36,7 +36,9 @@ pub(crate) struct FakeOracle {
 }
 
 impl FakeOracle {
-    pub fn new(rule: impl Fn(&Task, &Candidate) -> Option<Outcome> + Sync + 'static) -> Self {
+    pub(crate) fn new(
+        rule: impl Fn(&Task, &Candidate) -> Option<Outcome> + Sync + 'static,
+    ) -> Self {
         Self {
             root: tempfile::tempdir().expect("a temporary folder"),
             rule: Box::new(rule),
@@ -78,10 +80,10 @@ impl FakeOracle {
 /// Progress that shows nothing.
 pub(crate) struct Quiet;
 
-impl crate::run_loop::Progress for Quiet {
+impl crate::run::run_loop::Progress for Quiet {
     fn message(&self, _: &str) {}
     fn start(&self, _: usize, _: usize) {}
-    fn verdict(&self, _: &crate::input::PlannedCandidate, _: &Verdict) {}
+    fn verdict(&self, _: &crate::run::input::PlannedCandidate, _: &Verdict) {}
     fn finish(&self) {}
 }
 
@@ -95,12 +97,12 @@ impl Messages {
     }
 }
 
-impl crate::run_loop::Progress for Messages {
+impl crate::run::run_loop::Progress for Messages {
     fn message(&self, text: &str) {
         self.0.lock().expect("not poisoned").push(text.to_owned());
     }
     fn start(&self, _: usize, _: usize) {}
-    fn verdict(&self, _: &crate::input::PlannedCandidate, _: &Verdict) {}
+    fn verdict(&self, _: &crate::run::input::PlannedCandidate, _: &Verdict) {}
     fn finish(&self) {}
 }
 
@@ -108,8 +110,8 @@ impl crate::run_loop::Progress for Messages {
 pub(crate) fn engine_config(
     workers: usize,
     allow_apply_failures: bool,
-) -> crate::run_loop::RunSettings {
-    crate::run_loop::RunSettings {
+) -> crate::run::run_loop::RunSettings {
+    crate::run::run_loop::RunSettings {
         validator: avrlab_validate::ValidatorConfig {
             maven: avrlab_exec::BuildSettings {
                 mvn: "/nonexistent/mvn".into(),

@@ -11,7 +11,7 @@ use avrlab_core::RunConfig;
 use avrlab_store::{Store, StoreError};
 use avrlab_validate::{Oracle, PreparedTask};
 
-use crate::run_loop::{
+use crate::run::run_loop::{
     Progress, RunError, RunReport, RunSettings, StageClock, StoredRun, VerdictRetry, Workshop,
     materialize_tasks, register_eval_run, validate_stored_run,
 };
@@ -80,7 +80,7 @@ pub(crate) fn run_generations<S: GenerationSource>(
         hash,
         run_config,
     )?;
-    crate::run_loop::record_task_dates(store, &run_id, source.tasks().into_iter())
+    crate::run::run_loop::record_task_dates(store, &run_id, source.tasks().into_iter())
         .map_err(RunError::from)?;
     source.store_generations(store, &run_id, &prepared, progress)?;
     clock.lap(source.stage());

@@ -124,7 +124,7 @@ struct InstancePrediction {
 /// The task an instance id names: the task of that id, the id a SusVibes instance was imported
 /// under, or the task whose dataset id it is (`VUL4J-10` for an imported Vul4J task).
 pub(crate) fn task_for_instance<'a>(benchmark: &'a Benchmark, instance: &str) -> Option<&'a Task> {
-    let imported = crate::susvibes::task_id_of(instance);
+    let imported = crate::datasets::susvibes::task_id_of(instance);
     benchmark.tasks.iter().find(|t| {
         t.id == instance
             || t.id == imported

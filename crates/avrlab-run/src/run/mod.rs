@@ -2,14 +2,14 @@
 //! (resumable), and what it needs around it: inputs, the work folder, the start-up checks,
 //! progress, merging shards.
 
-pub mod command_runner;
+pub(crate) mod command_runner;
 #[cfg(test)]
 pub(crate) mod fake_oracle;
-pub mod generations;
-pub mod input;
-pub mod merge;
-pub mod progress;
-pub mod run_loop;
-pub mod setup;
-pub mod shard;
-pub mod work_dir;
+pub(crate) mod generations;
+pub(crate) mod input;
+pub(crate) mod merge;
+pub(crate) mod progress;
+pub(crate) mod run_loop;
+pub(crate) mod setup;
+pub(crate) mod shard;
+pub(crate) mod work_dir;

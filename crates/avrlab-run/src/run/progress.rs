@@ -3,7 +3,7 @@
 
 use avrlab_validate::Verdict;
 
-use crate::input::PlannedCandidate;
+use crate::run::input::PlannedCandidate;
 
 /// Receives progress as the run goes.
 pub trait Progress: Sync {

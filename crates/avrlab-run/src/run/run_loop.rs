@@ -15,10 +15,10 @@ use avrlab_validate::{
     Oracle, PreparedTask, ProjectDigest, ValidateError, ValidatorConfig, Verdict, check_candidate,
 };
 
-use crate::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates};
-pub use crate::progress::Progress;
-pub(crate) use crate::progress::error_chain;
-use crate::shard::shard_part;
+use crate::run::input::{PlannedCandidate, from_stored_form, input_hash, new_candidates};
+pub use crate::run::progress::Progress;
+pub(crate) use crate::run::progress::error_chain;
+use crate::run::shard::shard_part;
 
 /// How a run is carried out.
 #[derive(Debug, Clone)]
@@ -30,7 +30,7 @@ pub struct RunSettings {
     pub allow_apply_failures: bool,
     /// Once validated, compare the run's plausible candidates with the reference fix on
     /// generated inputs (`--differential`), before the run is finished.
-    pub differential: Option<crate::diff_test::DiffTestConfig>,
+    pub differential: Option<crate::workflows::diff_test::DiffTestConfig>,
 }
 
 /// What to run.
@@ -529,7 +529,7 @@ pub(crate) fn validate_warmed(
         })?;
     if let Some(differential) = &workshop.config.differential {
         let validator = &workshop.config.validator;
-        crate::diff_test::diff_test_new(
+        crate::workflows::diff_test::diff_test_new(
             store,
             run_id,
             workshop.prepared,
@@ -974,8 +974,8 @@ mod tests {
     use avrlab_validate::{Candidate, Outcome};
 
     use super::*;
-    use crate::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
-    use crate::input::reference_candidates;
+    use crate::run::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
+    use crate::run::input::reference_candidates;
 
     fn config(workers: usize) -> RunSettings {
         engine_config(workers, false)
@@ -1125,11 +1125,11 @@ mod tests {
         let mut config = config(1);
         config.validator.work_root = dir.path().join("work");
         config.validator.maven.repository = dir.path().join("repository");
-        config.differential = Some(crate::diff_test::DiffTestConfig {
+        config.differential = Some(crate::workflows::diff_test::DiffTestConfig {
             tester_cache: dir.path().join("difftest"),
             ..Default::default()
         });
-        let said = crate::fake_oracle::Messages::default();
+        let said = crate::run::fake_oracle::Messages::default();
         execute(
             &mut store,
             request(&benchmark, planned.clone()),
@@ -1422,12 +1422,14 @@ mod tests {
         );
         let run = store.run("r1").unwrap().unwrap();
         assert!(run.finished_at.is_none(), "left for --resume");
-        let rows = crate::reference_check::render_check_table(
+        let rows = crate::tables::reference_check::render_check_table(
             &benchmark
                 .tasks
                 .iter()
                 .filter(|t| report.unprepared.contains_key(&t.id))
-                .map(|t| crate::reference_check::unprepared_row(t, &report.unprepared[&t.id]))
+                .map(|t| {
+                    crate::tables::reference_check::unprepared_row(t, &report.unprepared[&t.id])
+                })
                 .collect::<Vec<_>>(),
         );
         assert!(rows.contains(&first) && rows.contains(&second), "{rows}");

@@ -8,8 +8,8 @@ use avrlab_core::{Blame, Blamed};
 use avrlab_exec::{BuildSettings, Limits, SandboxKind, cgroup_delegation, check_sandbox};
 use avrlab_validate::ValidatorConfig;
 
-use crate::run_loop::RunSettings;
-use crate::work_dir::{WorkDir, cache_dir, default_maven_repo};
+use crate::run::run_loop::RunSettings;
+use crate::run::work_dir::{WorkDir, cache_dir, default_maven_repo};
 
 /// What a validating command was given (its flags, resolved to values).
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use avrlab_bench::Task;
 use avrlab_core::Shard;
 
-use crate::input::PlannedCandidate;
+use crate::run::input::PlannedCandidate;
 
 /// The tasks of `shard`, given every task's number of candidates.
 pub(crate) fn shard_tasks(

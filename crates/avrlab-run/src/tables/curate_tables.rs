@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use avrlab_validate::{FeatureRun, Judged};
 
-use crate::curate::{CheckRow, FunnelRow, Gate};
+use crate::workflows::curate::{CheckRow, FunnelRow, Gate};
 
 /// The first line of a reason, fit for a table cell.
 fn one_line(text: &str) -> String {

@@ -1,8 +1,8 @@
 //! What a run or a benchmark prints: run summaries, the reference check's table, SWE-bench's
 //! report.json, task cards, the curation tables.
 
-pub mod curate_tables;
-pub mod reference_check;
-pub mod summary;
-pub mod swe_report;
-pub mod task_card;
+pub(crate) mod curate_tables;
+pub(crate) mod reference_check;
+pub(crate) mod summary;
+pub(crate) mod swe_report;
+pub(crate) mod task_card;

@@ -6,7 +6,7 @@ use avrlab_core::Outcome;
 
 /// One task's line of `avrlab bench check`.
 #[derive(Debug)]
-pub struct CheckRow {
+pub(crate) struct CheckRow {
     task: String,
     builds: &'static str,
     vulnerable_fails_pov: &'static str,
@@ -23,8 +23,8 @@ pub struct CheckRow {
 /// (which tests fail on the task state, and why) from the Maven engine's.
 pub fn check_table(
     benchmark: &avrlab_bench::Benchmark,
-    report: &crate::run_loop::RunReport,
-    summary: &crate::summary::Summary,
+    report: &crate::run::run_loop::RunReport,
+    summary: &crate::tables::summary::Summary,
     validator: &avrlab_validate::ValidatorConfig,
 ) -> Result<String, avrlab_validate::ValidateError> {
     let maven = avrlab_validate::BuildToolOracle::new(validator.clone());
@@ -41,7 +41,8 @@ pub fn check_table(
             Err(error) => {
                 let jdk = format!("{} (task)", task.build.jdk);
                 let mut row = check_row(task, summary, None, jdk);
-                row.excluded = format!("no baseline: {}", crate::progress::error_chain(&error));
+                row.excluded =
+                    format!("no baseline: {}", crate::run::progress::error_chain(&error));
                 rows.push(row);
             }
         }
@@ -52,7 +53,7 @@ pub fn check_table(
 /// The row of a task whose vulnerable state and reference fix were validated.
 pub(crate) fn check_row(
     task: &avrlab_bench::Task,
-    summary: &crate::summary::Summary,
+    summary: &crate::tables::summary::Summary,
     baseline: Option<&avrlab_validate::Baseline>,
     jdk: String,
 ) -> CheckRow {

@@ -10,7 +10,7 @@ use avrlab_report::ValidationRow;
 use avrlab_store::{Store, StoreError};
 use serde::Serialize;
 
-use crate::run_loop::RunReport;
+use crate::run::run_loop::RunReport;
 
 /// The benchmark self-check of a reference run.
 #[derive(Debug, Clone, Serialize)]
@@ -105,7 +105,7 @@ pub fn summarize(
 /// have none: they count as checked and failed, never as absent from a check that passed).
 fn reference_check(
     verdicts: &[ValidationRow],
-    unprepared: &crate::run_loop::Unprepared,
+    unprepared: &crate::run::run_loop::Unprepared,
 ) -> ReferenceCheck {
     let mut tasks: BTreeMap<&str, (Option<&ValidationRow>, Option<Outcome>)> = BTreeMap::new();
     for v in verdicts {
@@ -282,7 +282,7 @@ mod tests {
     /// which tasks it could not validate, rather than passing over nothing.
     #[test]
     fn a_task_not_warmed_up_fails_the_reference_check() {
-        let mut unprepared = crate::run_loop::Unprepared::new();
+        let mut unprepared = crate::run::run_loop::Unprepared::new();
         unprepared.insert("b".into(), "the project does not build".into());
         let check = reference_check(&[], &unprepared);
         assert_eq!((check.tasks, check.passed), (1, false));
@@ -297,7 +297,7 @@ mod tests {
             (check.tasks, check.reference_plausible, check.passed),
             (2, 1, false)
         );
-        let all_warm = reference_check(&verdicts, &crate::run_loop::Unprepared::new());
+        let all_warm = reference_check(&verdicts, &crate::run::run_loop::Unprepared::new());
         assert!(all_warm.passed);
     }
 
@@ -312,7 +312,7 @@ mod tests {
         };
         let check = |vulnerable| {
             let verdicts = [vulnerable, verdict("a", "reference", Outcome::Plausible)];
-            reference_check(&verdicts, &crate::run_loop::Unprepared::new())
+            reference_check(&verdicts, &crate::run::run_loop::Unprepared::new())
         };
         let in_pov = check(timed_out_in(Phase::Pov));
         assert_eq!((in_pov.vulnerable_failing_pov, in_pov.passed), (1, true));

@@ -388,7 +388,7 @@ pub(crate) fn render_item(index: usize, total: usize, item: &AuditItem, referenc
             ));
         }
         if let Some(w) = &d.witness {
-            text.push_str(&crate::diff_test::witness_text(w, ""));
+            text.push_str(&crate::workflows::diff_test::witness_text(w, ""));
         }
     }
     text

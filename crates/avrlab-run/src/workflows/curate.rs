@@ -308,7 +308,7 @@ pub(crate) struct Statement {
 
 impl Statement {
     /// One cell of the funnel: `template`, `model:NAME`, or the template with the reason.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.fallback {
             None => self.source.as_string(),
             Some(reason) => format!("template ({reason})"),
@@ -1097,7 +1097,7 @@ mod tests {
     use super::*;
 
     fn demo_task(id: &str) -> Task {
-        crate::fake_oracle::demo().task(id).unwrap().clone()
+        crate::run::fake_oracle::demo().task(id).unwrap().clone()
     }
 
     fn case(name: &str, status: TestStatus) -> TestCaseResult {
@@ -1427,9 +1427,10 @@ mod tests {
         assert!(!draft.problem_statement.to_lowercase().contains("slip"));
         assert_eq!(draft.localization.len(), 1);
         // An importer without the test list finds the same security tests in the test patch.
-        let derived =
-            crate::susvibes::derive_security_tests(&Patch::parse(&draft.test_patch).unwrap())
-                .unwrap();
+        let derived = crate::datasets::susvibes::derive_security_tests(
+            &Patch::parse(&draft.test_patch).unwrap(),
+        )
+        .unwrap();
         assert_eq!(derived, task.oracle.pov_tests);
     }
 

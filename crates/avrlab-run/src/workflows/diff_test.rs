@@ -25,9 +25,9 @@ use avrlab_validate::{
 };
 use serde::Deserialize;
 
-use crate::input::from_stored_form;
-use crate::method::correctness;
-use crate::progress::Progress;
+use crate::run::input::from_stored_form;
+use crate::run::progress::Progress;
+use crate::workflows::method::correctness;
 
 /// How hard to look, and where the helper is kept.
 #[derive(Debug, Clone)]
@@ -57,7 +57,7 @@ impl Default for DiffTestConfig {
             inputs_per_method: 1000,
             call_timeout: Duration::from_secs(1),
             include_proven: false,
-            tester_cache: crate::work_dir::cache_dir().join("difftest"),
+            tester_cache: crate::run::work_dir::cache_dir().join("difftest"),
             only: None,
         }
     }
@@ -177,7 +177,7 @@ fn record(
 
 /// One candidate's line of the result.
 #[derive(Debug, Clone)]
-pub struct DiffTestLine {
+pub(crate) struct DiffTestLine {
     pub task: String,
     pub label: String,
     pub row: DifferentialRow,
@@ -1287,7 +1287,7 @@ fn unquote(literal: &str) -> Option<String> {
 }
 
 fn chain(error: &dyn std::error::Error) -> String {
-    crate::progress::error_chain(error)
+    crate::run::progress::error_chain(error)
 }
 
 fn last_line(log: &str) -> &str {
@@ -1350,7 +1350,7 @@ pub(crate) fn reproduce_command(run_id: &str, row: &DifferentialRow) -> String {
 }
 
 /// One line: how many candidates got each verdict, and the seconds they took.
-pub fn summary(run_id: &str, lines: &[DiffTestLine]) -> String {
+pub(crate) fn summary(run_id: &str, lines: &[DiffTestLine]) -> String {
     let rows: Vec<DifferentialRow> = lines.iter().map(|l| l.row.clone()).collect();
     summary_of_rows(run_id, &rows)
 }

@@ -17,11 +17,11 @@ use sha2::{Digest, Sha256};
 
 use avrlab_core::{Blame, Blamed, ModelPrice, RunConfig, Shard, Stop};
 
-use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
-use crate::input::{from_stored_form, stored_form};
-use crate::method::{MethodError, correctness, vulnerable_method};
-use crate::run_loop::{Progress, RunError, RunReport, RunSettings, error_chain, task_cwes};
-use crate::shard::shard_of_tasks;
+use crate::run::generations::{GenerationSource, Prepared, RunTarget, run_generations};
+use crate::run::input::{from_stored_form, stored_form};
+use crate::run::run_loop::{Progress, RunError, RunReport, RunSettings, error_chain, task_cwes};
+use crate::run::shard::shard_of_tasks;
+use crate::workflows::method::{MethodError, correctness, vulnerable_method};
 
 /// What an eval asks of the model.
 #[derive(Debug, Clone)]
@@ -380,8 +380,8 @@ impl GenerationSource for AskedModel<'_> {
 
     /// A sample errored in its validation (its candidate's test JVM killed from outside) is
     /// validated again, not asked again: the model was heard.
-    fn verdict_retry(&self) -> crate::run_loop::VerdictRetry {
-        crate::run_loop::VerdictRetry {
+    fn verdict_retry(&self) -> crate::run::run_loop::VerdictRetry {
+        crate::run::run_loop::VerdictRetry {
             errored: self.retry == Some(Retry::Errored),
             outcomes: Vec::new(),
         }
@@ -913,7 +913,7 @@ mod tests {
     use avrlab_validate::Outcome;
 
     use super::*;
-    use crate::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
+    use crate::run::fake_oracle::{Call, FakeOracle, Quiet, demo, engine_config};
 
     #[test]
     fn baseline_samples_become_stored_verdicts_through_the_oracle() {

@@ -16,9 +16,9 @@ use avrlab_core::{Blame, Blamed, RunConfig};
 use avrlab_store::{FeatureScoreRow, RunMode, Store, StoreError, TestGroupResult};
 use avrlab_validate::{Candidate, Oracle, PreparedTask, ValidateError};
 
-use crate::input::{InputError, MalformedPatches, PlannedCandidate, read_predictions};
-use crate::progress::Progress;
-use crate::run_loop::{RunError, RunReport, RunRequest, RunSettings, VerdictRetry, execute};
+use crate::run::input::{InputError, MalformedPatches, PlannedCandidate, read_predictions};
+use crate::run::progress::Progress;
+use crate::run::run_loop::{RunError, RunReport, RunRequest, RunSettings, VerdictRetry, execute};
 
 /// Reads a predictions file of feature tasks: avrlab's JSONL or SusVibes (SWE-bench style)
 /// predictions, as [`read_predictions`] does; a patch that is not a diff is refused.
@@ -131,8 +131,9 @@ pub fn reference_feature_candidates(
             .as_ref()
             .ok_or_else(|| ScoreError::Input(format!("task {} is not a feature task", task.id)))?;
         let state = oracle.materialize(task)?;
-        let predictions = crate::curate::reference_predictions(feature, state.pristine())
-            .map_err(|e| ScoreError::Input(format!("task {}: {e}", task.id)))?;
+        let predictions =
+            crate::workflows::curate::reference_predictions(feature, state.pristine())
+                .map_err(|e| ScoreError::Input(format!("task {}: {e}", task.id)))?;
         for (label, candidate) in predictions {
             planned.push(PlannedCandidate {
                 id: format!("{}/{label}", task.id),
@@ -462,7 +463,7 @@ mod prediction_tests {
 
     #[test]
     fn an_answer_becomes_a_diff_a_method_replacement_or_the_empty_prediction() {
-        let mut task = crate::fake_oracle::demo()
+        let mut task = crate::run::fake_oracle::demo()
             .task("demo-zip-slip")
             .unwrap()
             .clone();
@@ -514,7 +515,7 @@ mod prediction_tests {
             build: None,
             problem_statement_source: None,
         };
-        crate::susvibes::import_records(&[record], &dir.path().join("b")).unwrap();
+        crate::datasets::susvibes::import_records(&[record], &dir.path().join("b")).unwrap();
         let benchmark = Benchmark::open(dir.path().join("b").to_str().unwrap()).unwrap();
         let preds = dir.path().join("preds.json");
         let lines = [

@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn the_reference_is_exact_a_renamed_local_is_equivalent_another_fix_is_unknown() {
-        let benchmark = crate::fake_oracle::demo();
+        let benchmark = crate::run::fake_oracle::demo();
         let task = benchmark.task("demo-sql-literal").unwrap();
         let avrlab_bench::ProjectSource::Folder(root) = &task.project else {
             panic!("the demo task ships its project");

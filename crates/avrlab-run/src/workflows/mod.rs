@@ -2,18 +2,18 @@
 //! eval, replay, study and its reviewer, probe, audit, differential testing, throughput,
 //! transform, curation, feature scoring, Slurm.
 
-pub mod audit;
-pub mod curate;
-pub mod diff_test;
-pub mod eval;
-pub mod feature_score;
-pub mod method;
-pub mod models;
-pub mod mutants;
-pub mod probe;
-pub mod replay;
-pub mod review;
-pub mod slurm;
-pub mod study;
-pub mod throughput;
-pub mod transform;
+pub(crate) mod audit;
+pub(crate) mod curate;
+pub(crate) mod diff_test;
+pub(crate) mod eval;
+pub(crate) mod feature_score;
+pub(crate) mod method;
+pub(crate) mod models;
+pub(crate) mod mutants;
+pub(crate) mod probe;
+pub(crate) mod replay;
+pub(crate) mod review;
+pub(crate) mod slurm;
+pub(crate) mod study;
+pub(crate) mod throughput;
+pub(crate) mod transform;

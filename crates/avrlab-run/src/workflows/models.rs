@@ -51,7 +51,7 @@ use serde::Deserialize;
 
 use avrlab_exec::SandboxKind;
 
-use crate::command_runner::{AgentSandbox, ExecRunner};
+use crate::run::command_runner::{AgentSandbox, ExecRunner};
 
 /// The configuration file.
 #[derive(Debug, Default, Deserialize)]

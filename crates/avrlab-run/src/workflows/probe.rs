@@ -18,8 +18,8 @@ use avrlab_prompt::Prompt;
 use avrlab_store::ProbeScoreRow;
 use avrlab_transform::{Variant, transform_with_rules};
 
-use crate::method::vulnerable_method;
-use crate::transform::{TaskInput, TransformTaskError, read_task};
+use crate::workflows::method::vulnerable_method;
+use crate::workflows::transform::{TaskInput, TransformTaskError, read_task};
 
 /// How the probe asks and compares.
 #[derive(Debug, Clone)]

@@ -41,11 +41,11 @@ use sha2::{Digest, Sha256};
 
 use avrlab_core::{Blame, Blamed, ReplaySource, RunConfig, Shard};
 
-use crate::generations::{GenerationSource, Prepared, RunTarget, run_generations};
-use crate::input::stored_form;
-use crate::method::correctness;
-use crate::run_loop::{Progress, RunError, RunReport, RunSettings, task_cwes};
-use crate::shard::shard_tasks;
+use crate::run::generations::{GenerationSource, Prepared, RunTarget, run_generations};
+use crate::run::input::stored_form;
+use crate::run::run_loop::{Progress, RunError, RunReport, RunSettings, task_cwes};
+use crate::run::shard::shard_tasks;
+use crate::workflows::method::correctness;
 
 /// What a published patch of a model replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -782,7 +782,7 @@ impl ReplayReport {
             self.run.already_decided,
             self.unmapped.len(),
             self.run.wall.as_secs_f64(),
-            crate::run_loop::describe_stages(&self.run.stages),
+            crate::run::run_loop::describe_stages(&self.run.stages),
             store.display()
         )
     }
@@ -1135,7 +1135,7 @@ mod tests {
     use avrlab_validate::Outcome;
 
     use super::*;
-    use crate::fake_oracle::{FakeOracle, Quiet, demo, engine_config};
+    use crate::run::fake_oracle::{FakeOracle, Quiet, demo, engine_config};
 
     fn fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrlab/tests/fixtures/replay")
@@ -1600,7 +1600,7 @@ mod tests {
             "{counts:?}"
         );
         let merged = dir.path().join("merged.sqlite");
-        crate::merge::merge_shards(&merged, &shards, false).unwrap();
+        crate::run::merge::merge_shards(&merged, &shards, false).unwrap();
         let merged = Store::open(&merged).unwrap();
         let outcomes = |store: &Store| {
             let mut v: Vec<(String, Outcome)> = store

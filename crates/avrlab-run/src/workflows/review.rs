@@ -10,7 +10,7 @@ use avrlab_model::{GenParams, Model, ModelError, Request};
 use avrlab_prompt::{VulnerableMethod, parse_review, review_prompt};
 use avrlab_store::{ReviewDecision, ReviewRow, Store, StoreError};
 
-use crate::run_loop::error_chain;
+use crate::run::run_loop::error_chain;
 
 /// How the reviewer is asked.
 #[derive(Debug, Clone)]
@@ -71,7 +71,7 @@ pub(crate) fn review_run(
     methods: &HashMap<String, VulnerableMethod>,
     model: &dyn Model,
     spec: &ReviewSpec,
-    progress: &dyn crate::run_loop::Progress,
+    progress: &dyn crate::run::run_loop::Progress,
 ) -> Result<usize, ReviewError> {
     let done: HashSet<String> = store
         .reviews(run_id)?

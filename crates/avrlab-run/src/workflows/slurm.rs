@@ -11,7 +11,7 @@ use avrlab_exec::{JobState, Scheduler, SlurmError};
 use avrlab_store::{RunMode, Store};
 use serde::{Deserialize, Serialize};
 
-use crate::shard::{candidates_per_task, shard_tasks};
+use crate::run::shard::{candidates_per_task, shard_tasks};
 
 /// Flags that `slurm submit` sets itself in each worker's command line.
 const SET_BY_SUBMIT: [&str; 4] = ["--store", "--shard", "--resume", "--resume-if-started"];

@@ -18,12 +18,12 @@ use avrlab_validate::{Candidate, Oracle, PreparedTask, ProjectDigest, ValidateEr
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
-use crate::method::vulnerable_method;
-use crate::models::{ConfigFile, ModelSetupError, build_model};
-use crate::review::{ReviewError, ReviewSpec, review_run};
-use crate::run_loop::{Progress, RunSettings, Unprepared};
-use crate::shard::shard_of_tasks;
+use crate::run::run_loop::{Progress, RunSettings, Unprepared};
+use crate::run::shard::shard_of_tasks;
+use crate::workflows::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use crate::workflows::method::vulnerable_method;
+use crate::workflows::models::{ConfigFile, ModelSetupError, build_model};
+use crate::workflows::review::{ReviewError, ReviewSpec, review_run};
 
 /// The version of the study file format this build reads.
 pub(crate) const STUDY_FORMAT_VERSION: u32 = 1;
@@ -480,7 +480,7 @@ pub fn resolve_plan(
                         .any(|b| b.variant == "original" && b.benchmark == *name)
                 });
             let reason = match (
-                crate::replay::PublishedVariant::parse(&entry.variant),
+                crate::workflows::replay::PublishedVariant::parse(&entry.variant),
                 original,
             ) {
                 (Some(_), Some(name)) => {
@@ -762,7 +762,7 @@ impl std::fmt::Debug for StudyOracle<'_> {
 }
 
 impl<'a> StudyOracle<'a> {
-    pub fn new(inner: &'a dyn Oracle) -> Self {
+    pub(crate) fn new(inner: &'a dyn Oracle) -> Self {
         Self {
             inner,
             materialized: Mutex::default(),
@@ -877,7 +877,7 @@ pub enum StudyError {
     Probe {
         model: String,
         #[source]
-        source: Box<crate::probe::ProbeError>,
+        source: Box<crate::workflows::probe::ProbeError>,
     },
     /// An eval cell failed.
     #[error("cell {run_id}")]
@@ -891,7 +891,7 @@ pub enum StudyError {
     Replay {
         run_id: String,
         #[source]
-        source: Box<crate::replay::ReplayError>,
+        source: Box<crate::workflows::replay::ReplayError>,
     },
     /// The reviewer failed.
     #[error("cell {run_id}")]
@@ -940,7 +940,7 @@ pub struct StudyModels {
     /// Prompts asked at a time, per model (its `concurrency`; 1 where absent).
     pub concurrency: HashMap<String, usize>,
     /// Each model's configuration: its price, cost cap per sample and cut-off, where given.
-    pub configs: HashMap<String, crate::models::ModelConfig>,
+    pub configs: HashMap<String, crate::workflows::models::ModelConfig>,
     pub cache: PathBuf,
 }
 
@@ -1146,7 +1146,7 @@ pub fn execute_study(
                 }
             ));
             if let (Some(source), Some(published)) = (&plan.replay, &cell.published) {
-                let request = crate::replay::ReplayRequest {
+                let request = crate::workflows::replay::ReplayRequest {
                     generations: source.generations.clone(),
                     locations: source.locations.clone(),
                     model: published.clone(),
@@ -1155,7 +1155,7 @@ pub fn execute_study(
                     resume: existing.is_some(),
                     shard,
                 };
-                let report = crate::replay::import_generations(
+                let report = crate::workflows::replay::import_generations(
                     store, benchmark, &request, config, &oracle, progress,
                 )
                 .map_err(|source| StudyError::Replay {
@@ -1291,24 +1291,25 @@ fn probe_models(
             .into_iter()
             .map(|r| r.task)
             .collect();
-        let probe_config = crate::probe::ProbeConfig {
+        let probe_config = crate::workflows::probe::ProbeConfig {
             model_name: cell.model.clone(),
             lines: 5,
             context_lines: 120,
             max_tokens: 160,
             rename_seed: 1,
-            scratch: crate::probe::default_scratch(),
+            scratch: crate::workflows::probe::default_scratch(),
             mirrors: config.validator.mirrors.clone(),
         };
         let model = SharedModel(models.models[&cell.model].clone());
         let mut rows = Vec::new();
         for task in benchmark.tasks.iter().filter(|t| !done.contains(&t.id)) {
             progress.message(&format!("probing {} with {}", task.id, cell.model));
-            let row = crate::probe::probe_task(task, &benchmark.name, &model, &probe_config)
-                .map_err(|source| StudyError::Probe {
-                    model: cell.model.clone(),
-                    source: Box::new(source),
-                });
+            let row =
+                crate::workflows::probe::probe_task(task, &benchmark.name, &model, &probe_config)
+                    .map_err(|source| StudyError::Probe {
+                        model: cell.model.clone(),
+                        source: Box::new(source),
+                    });
             match row {
                 Ok(row) => rows.push(row),
                 Err(e) => {

@@ -10,10 +10,10 @@ use avrlab_core::{Blame, Blamed};
 use avrlab_store::{RunMode, Store, StoreError};
 use avrlab_validate::{BuildToolOracle, Candidate, FastOracle, Oracle, ValidateError};
 
-use crate::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
-use crate::input::PlannedCandidate;
-use crate::mutants::mutants;
-use crate::run_loop::{Progress, RunError, RunRequest, RunSettings, execute};
+use crate::run::input::PlannedCandidate;
+use crate::run::run_loop::{Progress, RunError, RunRequest, RunSettings, execute};
+use crate::workflows::eval::{EvalError, EvalRequest, EvalSpec, execute_eval};
+use crate::workflows::mutants::mutants;
 
 /// Why a measurement could not be made (the candidates' verdicts are data, not errors).
 #[derive(Debug, thiserror::Error)]
@@ -173,7 +173,7 @@ pub(crate) fn measure_run(
         run_id: Some(format!("{label}-{}", config.workers)),
         resume: false,
         config: avrlab_core::RunConfig::default(),
-        retry: crate::run_loop::VerdictRetry::default(),
+        retry: crate::run::run_loop::VerdictRetry::default(),
     };
     let report = execute(&mut store, request, config, oracle, progress)?;
     if !report.unprepared.is_empty() {

@@ -456,7 +456,7 @@ impl Check {
     }
 
     /// One line: what failed and why.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.reference {
             _ if self.vulnerable != Outcome::PovFailing => format!(
                 "the vulnerable state was {} instead of PovFailing ({})",
@@ -869,7 +869,7 @@ mod oracle_tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::fake_oracle::{Call, FakeOracle, demo};
+    use crate::run::fake_oracle::{Call, FakeOracle, demo};
 
     fn fixed_when_changed(_: &Task, candidate: &Candidate) -> Option<Outcome> {
         Some(match candidate {

@@ -8,7 +8,7 @@ use avrlab_store::ReviewDecision;
 use avrlab_validate::Outcome;
 
 use super::*;
-use crate::fake_oracle::{Call, FakeOracle, Messages, Quiet, engine_config};
+use crate::run::fake_oracle::{Call, FakeOracle, Messages, Quiet, engine_config};
 
 /// Every model name is configured, except `unknown`.
 struct AnyModel;
@@ -105,7 +105,7 @@ fn needed_validations(store: &Store, plan: &Plan, benchmarks: &[Benchmark]) -> (
     for cell in &plan.cells {
         for c in store.candidates(&cell.run_id).unwrap() {
             let task = benchmarks[cell.benchmark].task(&c.task).unwrap();
-            let candidate = crate::input::from_stored_form(c.kind, &c.content).unwrap();
+            let candidate = crate::run::input::from_stored_form(c.kind, &c.content).unwrap();
             match states
                 .materialize(task)
                 .unwrap()
