@@ -1029,6 +1029,8 @@ pub enum TestJvmRole<'a> {
 /// The tests one candidate runs.
 #[derive(Debug, Clone)]
 pub struct RunRequest<'a> {
+    /// The PoV phase's tests; none (a feature task's prediction) runs the regression phase
+    /// alone, as the whole suite's one run.
     pub pov: &'a [TestName],
     /// The PoV tests the regression phase runs again (their classes added to a selection of
     /// classes), as Maven's regression run has them.
@@ -1046,7 +1048,7 @@ pub struct RunRequest<'a> {
     pub stop_at_failure: bool,
 }
 
-/// Which regression tests run once the PoV tests passed.
+/// Which regression tests run once the PoV tests passed (or at once, when there are none).
 #[derive(Debug, Clone)]
 pub enum RegressionRun<'a> {
     /// Surefire's default includes (the PoV tests among them, as in Maven's regression run),

@@ -791,13 +791,41 @@ fn merge_main_classes(
 /// its JVMs see the dependency repository: a kept build records classpath entries as the sandbox
 /// showed them (`/avrlab/maven-repository/…` under bubblewrap, host paths without a sandbox), so a
 /// build made one way cannot serve the other.
-fn state_fingerprint(root: &Path, maven: &Maven) -> std::io::Result<String> {
+fn state_fingerprint(root: &Path, maven: &Maven, test_diff: &[u8]) -> std::io::Result<String> {
     // The layout of a kept build; a new one never reads an old one.
     let mut salt = b"avrlab fast build 5".to_vec();
     salt.extend_from_slice(&maven.jdk().major.to_le_bytes());
     salt.extend_from_slice(maven.repository_view().as_os_str().as_encoded_bytes());
     salt.push(0);
+    // A feature task's build has its test diff applied (none for a repair task's).
+    if !test_diff.is_empty() {
+        salt.extend_from_slice(b"test diff\0");
+        salt.extend_from_slice(test_diff);
+        salt.push(0);
+    }
     crate::fingerprint::tree_fingerprint(root, &salt)
+}
+
+/// The first file a feature task's test diff changes outside its module's `src/test/`, if any:
+/// the fast path's kept build puts the security tests back, and compiles a prediction's main
+/// files against it, which holds only while the test diff leaves the main sources alone.
+fn test_diff_outside_tests(task: &Task, diff: &avrlab_bench::Patch) -> Option<String> {
+    let module: PathBuf = Path::new(&task.build.module)
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    let tests = module.join("src/test");
+    diff.files
+        .iter()
+        .flat_map(|f| {
+            [
+                (!f.created).then_some(&f.old_path),
+                (!f.deleted).then_some(&f.new_path),
+            ]
+        })
+        .flatten()
+        .find(|path| !Path::new(path.as_str()).starts_with(&tests))
+        .cloned()
 }
 
 /// What a class-dependence record must have been taken on to serve: the task state and the
@@ -1010,6 +1038,93 @@ fn judge_reply(
     )
 }
 
+/// Turns the resident validator's reply to a feature prediction (one run of the whole suite)
+/// into a verdict, with the rules of the build tool's feature runs: the functional tests against
+/// the task's expected failures, the security tests each run and passing.
+fn judge_feature_reply(
+    (task, feature): (&Task, &avrlab_bench::FeatureSpec),
+    selection: &FastSelection,
+    notes: &[String],
+    reply: &FastReply,
+    enforcement: &str,
+    started: Instant,
+) -> Verdict {
+    let Some((compile_wall, diagnostics)) = &reply.compile else {
+        return judge_reply(task, selection, notes, None, reply, enforcement, started);
+    };
+    if reply.lost.is_some() || reply.exit_attempted {
+        // No test outcome to judge: the same verdict as a repair candidate's.
+        return judge_reply(task, selection, notes, None, reply, enforcement, started);
+    }
+    let mut run = crate::feature::FeatureRun::new("score");
+    run.phases.push(PhaseRecord {
+        phase: Phase::Compile,
+        wall: *compile_wall,
+        exit: if diagnostics.is_empty() {
+            "compiled in memory".into()
+        } else {
+            format!("{} compiler errors", diagnostics.len())
+        },
+        log_excerpt: String::new(),
+        enforcement: enforcement.to_owned(),
+    });
+    if let Some(first) = diagnostics.first() {
+        run.compiled = Some(Err(first.clone()));
+    } else {
+        run.compiled = Some(Ok(()));
+        let security = &task.oracle.pov_tests;
+        let expected: Vec<TestName> = feature
+            .expected_failures
+            .func
+            .iter()
+            .filter_map(|t| TestName::parse(t).ok())
+            .collect();
+        match reply
+            .phases
+            .iter()
+            .find(|p| p.name == Phase::Regression.as_str())
+        {
+            Some(ran) => {
+                let tests = phase_run(ran);
+                let mut header = String::new();
+                for note in notes {
+                    header.push_str(&format!("[avrlab] {note}\n"));
+                }
+                run.phases.push(PhaseRecord {
+                    phase: Phase::Regression,
+                    wall: ran.wall,
+                    exit: match &ran.end {
+                        PhaseEnd::Crashed(why) => format!("launcher failed: {why}"),
+                        _ => crate::outcome::exit_text(tests.exit),
+                    },
+                    log_excerpt: format!("{header}{}", excerpt(&reply.log)),
+                    enforcement: enforcement.to_owned(),
+                });
+                run.cases = tests.cases.clone();
+                if let PhaseEnd::Crashed(why) = &ran.end {
+                    let why = format!("the test launcher failed: {why}");
+                    run.functional = Some(crate::outcome::Judged::Undecided(why.clone()));
+                    run.security = Some(crate::outcome::Judged::Undecided(why));
+                } else {
+                    run.functional = Some(crate::feature::judge_functional(
+                        &tests, security, &expected,
+                    ));
+                    run.security = Some(crate::feature::judge_security(&tests, security, true));
+                }
+            }
+            None => {
+                let why = "the resident validator did not run the suite".to_owned();
+                run.functional = Some(crate::outcome::Judged::Undecided(why.clone()));
+                run.security = Some(crate::outcome::Judged::Undecided(why));
+            }
+        }
+    }
+    run.wall = started.elapsed();
+    let mut verdict = crate::feature::feature_verdict(task, &run, Engine::Fast);
+    verdict.diagnostics = diagnostics.clone();
+    verdict
+}
+
 /// The verdict of a candidate that does not apply to the task state.
 fn apply_failed(
     task: &Task,
@@ -1052,13 +1167,26 @@ impl Oracle for FastOracle {
     fn warm_up(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
         self.maven.warm_up(prepared)?;
         let task = &prepared.task;
-        let handed_over = match task.kind {
-            avrlab_bench::TaskKind::Feature => Some(
-                "a feature task: the fast path judges repairs (PoV and regression tests), so \
-                 the build tool scores every prediction (functional and security tests)"
-                    .to_owned(),
+        // A feature task's kept build has its security tests put back (its test diff applied),
+        // as every scored prediction's run has them.
+        let (feature_tests, handed_over) = match (task.kind, &task.feature) {
+            (avrlab_bench::TaskKind::Repair, _) => (None, None),
+            (avrlab_bench::TaskKind::Feature, Some(feature)) => {
+                match test_diff_outside_tests(task, &feature.test_patch.patch) {
+                    None => (Some(&feature.test_patch), None),
+                    Some(file) => (
+                        None,
+                        Some(format!(
+                            "a feature task whose test diff changes {file}, which is not under \
+                             the module's src/test: the build tool scores every prediction"
+                        )),
+                    ),
+                }
+            }
+            (avrlab_bench::TaskKind::Feature, None) => (
+                None,
+                Some("a feature task without its [feature] table".to_owned()),
             ),
-            avrlab_bench::TaskKind::Repair => None,
         };
         if let Some(why) = handed_over {
             self.builds
@@ -1088,12 +1216,14 @@ impl Oracle for FastOracle {
         };
         // The compiled pristine state is kept across runs, keyed by its content and JDK, like
         // Maven's warm repository: a task is compiled for the fast path once.
-        let fingerprint = state_fingerprint(prepared.pristine(), &maven).map_err(|source| {
-            ValidateError::Workspace {
-                path: prepared.pristine().to_owned(),
-                source,
-            }
-        })?;
+        let tests_text = feature_tests.map_or(&[][..], |t| t.text.as_bytes());
+        let fingerprint =
+            state_fingerprint(prepared.pristine(), &maven, tests_text).map_err(|source| {
+                ValidateError::Workspace {
+                    path: prepared.pristine().to_owned(),
+                    source,
+                }
+            })?;
         let earlier = self
             .builds
             .lock()
@@ -1130,6 +1260,17 @@ impl Oracle for FastOracle {
                         source,
                     }
                 })?;
+                if let Some(tests) = feature_tests
+                    && let Err(problem) = tests.patch.apply_to_dir(&staging)
+                {
+                    // The build tool's runs apply it too, and say so in each verdict.
+                    let why = format!("the feature task's test diff does not apply: {problem}");
+                    self.builds
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(task.id.clone(), (String::new(), Err(why)));
+                    return Ok(());
+                }
                 // It downloads into the shared cache (the dependency plug-in, the launcher, the
                 // vintage engine): no candidate may run meanwhile, and the cache is re-sealed after.
                 let built = self
@@ -1582,10 +1723,18 @@ impl Oracle for FastOracle {
                 merged.wall.as_millis()
             ));
         }
+        // A feature prediction is scored by one run of the whole suite (its security tests
+        // among the rest), as the build tool scores it: no PoV phase, no selection, every class
+        // run whatever failed.
+        let scored = match (task.kind, &task.feature) {
+            (avrlab_bench::TaskKind::Feature, Some(feature)) => Some(feature),
+            (avrlab_bench::TaskKind::Feature, None) | (avrlab_bench::TaskKind::Repair, _) => None,
+        };
         // Test-impact selection, from the classes the candidate's files compiled to.
         let mut impact = None;
         let chosen_classes;
         let regression = match &selection.regression {
+            _ if scored.is_some() => RegressionRun::AllOthers,
             RegressionTests::Listed(list) => RegressionRun::Listed(list),
             RegressionTests::AllOthers => {
                 let record = self
@@ -1621,24 +1770,30 @@ impl Oracle for FastOracle {
         // that holds only the first time it is used fails there), unless the task lists its
         // regression tests: then Maven runs only those.
         let again: &[TestName] = match regression {
+            _ if scored.is_some() => &[],
             RegressionRun::Listed(_) => &[],
             RegressionRun::AllOthers | RegressionRun::Classes(_) => &task.oracle.pov_tests,
         };
+        let (pov, excluded): (&[TestName], &[TestName]) = match scored {
+            Some(_) => (&[], &[]),
+            None => (&task.oracle.pov_tests, &selection.dropped_classes),
+        };
+        let whole_suite = scored.is_some() || self.fast.keep_going;
         let mut reply = if compiles {
             let PooledJvm { jvm, classes } = pooled;
-            let first = if self.fast.keep_going {
+            let first = if whole_suite {
                 Vec::new()
             } else {
                 runtime.fail_first()
             };
             let reply = jvm.run(&RunRequest {
-                pov: &task.oracle.pov_tests,
+                pov,
                 again,
                 regression: regression.clone(),
-                excluded: &selection.dropped_classes,
+                excluded,
                 candidate_classes: &compiled.classes.classes,
                 first: &first,
-                stop_at_failure: !self.fast.keep_going,
+                stop_at_failure: !whole_suite,
             });
             drop(classes);
             runtime.note_failures(&reply);
@@ -1663,6 +1818,21 @@ impl Oracle for FastOracle {
                 "{} unauthenticated result frames were written to the channel",
                 reply.forged_frames
             ));
+        }
+        if let Some(feature) = scored {
+            let mut fast = judge_feature_reply(
+                (task, feature),
+                &selection,
+                &notes,
+                &reply,
+                &enforcement,
+                started,
+            );
+            fast.engine.flags = flags;
+            if let Some(names) = &reply.left_running {
+                weigh_thread_left(&mut fast, names);
+            }
+            return self.cross_check(prepared, candidate, slot, fast, None, started);
         }
         let fast = judge_reply(
             task,
@@ -1969,7 +2139,7 @@ mod tests {
             };
             Maven::for_build(settings, &build).expect("a JDK is installed")
         };
-        let key = |sandbox| state_fingerprint(dir.path(), &maven(sandbox)).unwrap();
+        let key = |sandbox| state_fingerprint(dir.path(), &maven(sandbox), b"").unwrap();
         assert_eq!(key(SandboxKind::Bubblewrap), key(SandboxKind::Bubblewrap));
         assert_ne!(key(SandboxKind::Bubblewrap), key(SandboxKind::None));
     }

@@ -104,7 +104,7 @@ pub struct FeatureRun {
 }
 
 impl FeatureRun {
-    fn new(label: &str) -> Self {
+    pub(crate) fn new(label: &str) -> Self {
         Self {
             label: label.to_owned(),
             not_applied: None,

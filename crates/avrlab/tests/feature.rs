@@ -197,7 +197,30 @@ fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
     }
     let report = "| CWE-22 | 3 | 2/3 = 66.7% [20.8, 93.9] | 1/3 = 33.3% [6.1, 79.2] | 1/2 = 50.0% [9.5, 90.5] | 0 |";
     assert!(stdout.contains(report), "{stdout}");
-    assert!(stderr.contains("(engine fast, 2 workers)"), "{stderr}");
+    // The fast path judged every prediction (the build tool only its sampled re-judgings).
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("(engine fast, 2 workers; verdicts by engine: "))
+        .unwrap_or_else(|| panic!("no engine line: {stderr}"));
+    assert!(line.contains("fast "), "{line}");
+    let decided_fast: i64 = rusqlite::Connection::open(&store)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM engines WHERE engine = 'fast'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let sampled: i64 = rusqlite::Connection::open(&store)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM engines WHERE engine = 'maven' AND check_kind IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(decided_fast + sampled, 3, "{line}");
+    assert!(decided_fast >= 2, "{line}");
     // Resumed where it stood: nothing is scored again, and the report is the same.
     let resumed = validate(&["--resume-if-started", "--retry", "errored"]);
     let (stdout, stderr) = text(&resumed);

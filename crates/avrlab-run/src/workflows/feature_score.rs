@@ -61,6 +61,8 @@ pub struct FeatureEval<'a> {
     pub resume: bool,
     /// Which stored verdicts a resumed run validates again.
     pub retry: VerdictRetry,
+    /// Only part K of N of the tasks (whole tasks; every task brings as many predictions).
+    pub shard: Option<avrlab_core::Shard>,
 }
 
 impl std::fmt::Debug for FeatureEval<'_> {
@@ -84,7 +86,7 @@ pub fn eval_feature_tasks(
     oracle: &dyn Oracle,
     progress: &dyn Progress,
 ) -> Result<RunReport, RunError> {
-    let tasks: Vec<&Task> = eval.benchmark.tasks.iter().collect();
+    let tasks: Vec<&Task> = crate::run::shard::shard_of_tasks(&eval.benchmark.tasks, eval.shard);
     let mut states = HashMap::new();
     for task in &tasks {
         states.insert(task.id.clone(), oracle.materialize(task)?);
@@ -111,6 +113,7 @@ pub fn eval_feature_tasks(
             model: Some(eval.model_name.to_owned()),
             samples: Some(samples),
             workers: Some(config.workers),
+            shard: eval.shard,
             ..RunConfig::default()
         },
         retry: eval.retry,

@@ -239,12 +239,6 @@ fn progress_message(progress: &StderrProgress, text: &str) {
 fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<ExitCode, Failure> {
     use avrlab_run::feature_score::{FeatureEval, eval_feature_tasks};
 
-    if args.target.shard.is_some() {
-        return Err(Failure::input(anyhow::anyhow!(
-            "--shard: benchmark {} holds feature tasks, which are not sharded yet; evaluate them without --shard",
-            benchmark.name
-        )));
-    }
     if args.samples == 0 {
         return Err(Failure::input(anyhow::anyhow!(
             "--samples must be at least 1"
@@ -289,6 +283,7 @@ fn eval_features(args: &Args, benchmark: &avrlab_bench::Benchmark) -> Result<Exi
             },
             None => VerdictRetry::default(),
         },
+        shard: args.target.shard,
     };
     let report = eval_feature_tasks(&mut store, eval, &config, oracle.as_ref(), &progress)?;
     super::finish_feature_run(&store, &report, benchmark, oracle.name(), &progress)

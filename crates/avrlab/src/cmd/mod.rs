@@ -181,10 +181,24 @@ pub(crate) fn finish_feature_run(
     {
         print!("{}", render_feature_report(&scores));
     }
+    // Which engine decided the verdicts: the fast path, or the build tool it handed them to.
+    let mut decided: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (_, row) in store.engines(&report.run_id)? {
+        *decided.entry(row.engine.as_str()).or_default() += 1;
+    }
+    let decided: Vec<String> = decided
+        .iter()
+        .map(|(engine, count)| format!("{engine} {count}"))
+        .collect();
     let closing = format!(
-        "{} (engine {engine}, {} workers)",
+        "{} (engine {engine}, {} workers; verdicts by engine: {})",
         report.describe(store.path()),
-        report.workers
+        report.workers,
+        if decided.is_empty() {
+            "none".to_owned()
+        } else {
+            decided.join(", ")
+        }
     );
     avrlab_run::run_loop::Progress::message(progress, &closing);
     unprepared_failure(report).map_or(Ok(ExitCode::SUCCESS), Err)

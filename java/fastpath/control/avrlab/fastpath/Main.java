@@ -150,8 +150,8 @@ public final class Main {
 
     /**
      * {@code RUN seq pov regression excluded candidateClasses first stop again}: the PoV tests,
-     * then (if
-     * they all passed) the regression tests ({@code *}: Surefire's default includes; otherwise the
+     * then (if they all passed, or there are none) the regression tests ({@code *}: Surefire's
+     * default includes; otherwise the
      * tests or classes listed; the classes of the PoV tests in {@code again} added, which Maven's
      * regression run has again), never {@code excluded}; the regression classes in
      * {@code first} run before the others, and with {@code stop} = {@code first-failure} no
@@ -181,8 +181,11 @@ public final class Main {
                 return;
             }
         }
-        String why = phase("pov", pov, new String[0], new String[0], false, out, guard);
-        if (why == null && allPassed(out, "pov")) {
+        // No PoV tests (a feature task's prediction): the regression phase alone, which is then
+        // the whole suite run once, as the build tool's one run of it.
+        String why = pov.length == 0 ? null
+                : phase("pov", pov, new String[0], new String[0], false, out, guard);
+        if (why == null && (pov.length == 0 || allPassed(out, "pov"))) {
             // Maven runs the regression tests in another JVM than the PoV tests: a thread the PoV
             // tests left running reaches into this JVM's regression phase only.
             String carried = threadsLeft(before);
