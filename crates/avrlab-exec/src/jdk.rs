@@ -89,7 +89,7 @@ fn homes_with(candidates: Vec<PathBuf>, program: &str) -> Vec<Jdk> {
 }
 
 /// The Java runtime whose home is `home`, if it is one.
-pub(crate) fn runtime_at(home: &Path) -> Option<Jdk> {
+pub fn runtime_at(home: &Path) -> Option<Jdk> {
     if !home.join("bin/java").is_file() {
         return None;
     }

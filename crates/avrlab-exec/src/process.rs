@@ -377,7 +377,7 @@ pub fn run(spec: &RunSpec) -> Result<ProcessResult, ProcessError> {
 /// [`run`] for a command that waits on work done elsewhere on its behalf (`elsewhere`: the test
 /// JVMs the fork relay starts beside Maven), which counts as its own when telling whether it is
 /// idle.
-pub(crate) fn run_with_activity(
+pub fn run_with_activity(
     spec: &RunSpec,
     elsewhere: Option<&Activity>,
 ) -> Result<ProcessResult, ProcessError> {
@@ -503,9 +503,9 @@ fn supervise(
 
 /// How a command run with [`run_attached`] ended, and what its sandbox enforced.
 #[derive(Debug, Clone)]
-pub(crate) struct AttachedEnd {
-    pub(crate) exit: ExitKind,
-    pub(crate) enforcement: String,
+pub struct AttachedEnd {
+    pub exit: ExitKind,
+    pub enforcement: String,
 }
 
 /// Runs a command whose standard streams are the given descriptors (another process reads and
@@ -515,7 +515,7 @@ pub(crate) struct AttachedEnd {
 /// The CPU time its tree uses is added to `activity`, so that the command waiting on it (Maven,
 /// for a relayed test JVM) is not taken for idle while it works; it is never killed as idle
 /// itself, since it prints to that command rather than to us.
-pub(crate) fn run_attached(
+pub fn run_attached(
     spec: &RunSpec,
     streams: [std::os::fd::OwnedFd; 3],
     cancelled: &AtomicBool,
@@ -576,7 +576,7 @@ pub(crate) fn run_attached(
 /// fork relay starts beside Maven), in clock ticks: a command waiting on such a JVM is not idle
 /// while the JVM works.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Activity(Arc<AtomicU64>);
+pub struct Activity(Arc<AtomicU64>);
 
 impl Activity {
     fn ticks(&self) -> u64 {

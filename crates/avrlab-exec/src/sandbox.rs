@@ -127,7 +127,7 @@ pub enum SandboxError {
     Unusable(String),
 }
 
-pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
+pub fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))

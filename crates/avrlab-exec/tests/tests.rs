@@ -1,5 +1,4 @@
 //! Integration tests of the sandbox and process control, with real processes.
 
 mod containment;
-mod reports;
 mod sandbox;

@@ -12,7 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{RegressionTests, Task, TestName};
-use avrlab_exec::{BuildTool, ExitKind, Hang, TestCaseResult, TestRun, TestSelection, TestStatus};
+use avrlab_build::{BuildTool, Hang, TestCaseResult, TestRun, TestSelection, TestStatus};
+use avrlab_exec::ExitKind;
 
 /// The first line of a baseline file, so that an older format is recomputed, never misread.
 /// Format 2 added the second run (flaky tests), per-test exclusion and the failure lines; format 3
@@ -311,12 +312,12 @@ pub(crate) fn baseline_path(
     parts.extend(task.build.extra_args.iter().cloned());
     parts.push(jdk.to_string());
     // Baselines taken while the tests' temporary folder was `/tmp` are not this environment's.
-    parts.push(format!("test tmpdir: {}", avrlab_exec::TEST_TMPDIR));
+    parts.push(format!("test tmpdir: {}", avrlab_build::TEST_TMPDIR));
     // Adaptations made on the build tool's command line leave the state's files as they were;
     // a baseline taken without them (a JDOM build that did not compile) is not this build's.
     parts.push(format!(
         "command-line adaptations: {}",
-        avrlab_exec::COMMAND_LINE_ADAPTATIONS
+        avrlab_build::COMMAND_LINE_ADAPTATIONS
     ));
     // Only where it applies.
     if task.build.system == avrlab_bench::BuildSystem::Gradle {
@@ -324,7 +325,7 @@ pub(crate) fn baseline_path(
         // test: their baselines counted that project's tests alone.
         parts.push(format!(
             "gradle test runs: {}",
-            avrlab_exec::GRADLE_TEST_RUNS
+            avrlab_build::GRADLE_TEST_RUNS
         ));
     }
     if let Some(older) = &task.build.older_api {

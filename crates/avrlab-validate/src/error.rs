@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use avrlab_bench::CheckoutError;
-use avrlab_exec::{BuildError, RemovalError};
+use avrlab_build::BuildError;
+use avrlab_exec::RemovalError;
 
 use crate::cache_seal::CacheAlarm;
 use crate::materialize::MaterializeError;
@@ -37,7 +38,7 @@ pub enum ValidateError {
     FastPath {
         task: String,
         #[source]
-        source: avrlab_exec::FastPathError,
+        source: avrlab_build::FastPathError,
     },
     /// A workspace could not be made or cleaned.
     #[error("cannot use the workspace {path}")]

@@ -16,11 +16,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{RegressionTests, Task, TestName, copy_project};
-use avrlab_exec::{
-    ARCHIVE_FILE, CANDIDATE_FOLDERS, CompileRequest, CompilerSession, ExitKind, FastBuild,
-    FastPhase, FastReply, Lost, Maven, PhaseEnd, Recorded, RegressionRun, RegressionScope,
-    RunRequest, TestJvm, TestJvmRole, TestRun, TestStatus,
+use avrlab_build::{
+    ARCHIVE_FILE, CANDIDATE_FOLDERS, CompileRequest, CompilerSession, FastBuild, FastPhase,
+    FastReply, Lost, Maven, PhaseEnd, Recorded, RegressionRun, RegressionScope, RunRequest,
+    TestJvm, TestJvmRole, TestRun, TestStatus,
 };
+use avrlab_exec::ExitKind;
 use sha2::{Digest, Sha256};
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate, check_candidate};
@@ -291,7 +292,7 @@ impl FastOracle {
         self.config.work_root.join("fast-classes")
     }
 
-    fn fast_error(task: &Task) -> impl FnOnce(avrlab_exec::FastPathError) -> ValidateError + '_ {
+    fn fast_error(task: &Task) -> impl FnOnce(avrlab_build::FastPathError) -> ValidateError + '_ {
         move |source| ValidateError::FastPath {
             task: task.id.clone(),
             source,
@@ -342,7 +343,7 @@ impl FastOracle {
         &self,
         build: &FastBuild,
         pooled: &PooledJvm,
-        compiled: &avrlab_exec::CompileReply,
+        compiled: &avrlab_build::CompileReply,
         removes_files: bool,
     ) -> Result<MergedClasses, ValidateError> {
         let recompiled = removes_files.then_some(compiled.classes.classes.as_slice());
@@ -498,7 +499,7 @@ impl FastOracle {
         (compiler, build): (&Mutex<Option<CompilerSession>>, &FastBuild),
         request: &CompileRequest<'_>,
         outdir: &Path,
-    ) -> Result<avrlab_exec::CompileReply, ValidateError> {
+    ) -> Result<avrlab_build::CompileReply, ValidateError> {
         let mut compiler = compiler.lock().unwrap_or_else(|p| p.into_inner());
         if compiler.is_none() {
             let started = self
@@ -1887,7 +1888,8 @@ fn weigh_thread_left(verdict: &mut Verdict, names: &str) {
 #[cfg(test)]
 mod tests {
     use avrlab_bench::{BuildSpec, BuildSystem};
-    use avrlab_exec::{BuildSettings, Limits, SandboxKind};
+    use avrlab_build::BuildSettings;
+    use avrlab_exec::{Limits, SandboxKind};
 
     use super::*;
 

@@ -8,7 +8,8 @@
 use std::time::{Duration, Instant};
 
 use avrlab_bench::{FeatureSpec, Patch, Task, TestName};
-use avrlab_exec::{ExitKind, TestCaseResult, TestSelection, TestStatus};
+use avrlab_build::{TestCaseResult, TestSelection, TestStatus};
+use avrlab_exec::ExitKind;
 
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
@@ -390,7 +391,7 @@ impl BuildToolOracle {
 /// unusable reports, no test at all, every test skipped: undecided). When only expected failures
 /// failed, Maven's failed exit status is what they explain.
 pub fn judge_functional(
-    run: &avrlab_exec::TestRun,
+    run: &avrlab_build::TestRun,
     security: &[TestName],
     expected: &[TestName],
 ) -> Judged {
@@ -444,7 +445,7 @@ pub fn judge_functional(
 /// The security tests: each must have run, and pass. Alone in their run, Maven's exit status
 /// must agree with the reports; in a whole-suite run other tests' failures may explain it.
 pub fn judge_security(
-    run: &avrlab_exec::TestRun,
+    run: &avrlab_build::TestRun,
     security: &[TestName],
     whole_suite: bool,
 ) -> Judged {
@@ -482,7 +483,7 @@ pub fn judge_security(
 
 #[cfg(test)]
 mod tests {
-    use avrlab_exec::TestRun;
+    use avrlab_build::TestRun;
 
     use super::*;
 

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
+use avrlab_build::TestStatus;
 pub use avrlab_core::{CheckKind, Engine, ErrorCause, Outcome, Phase};
-use avrlab_exec::{ExitKind, TestStatus};
+use avrlab_exec::ExitKind;
 
 /// One test's result within a phase.
 #[derive(Debug, Clone, PartialEq)]

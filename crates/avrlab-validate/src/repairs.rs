@@ -1,5 +1,5 @@
 //! The rule for optional environment repairs (library and plug-in substitutions under a
-//! substitute JDK, `avrlab_exec::OPTIONAL_REPAIRS`): a repair is kept only where the baseline
+//! substitute JDK, `avrlab_build::OPTIONAL_REPAIRS`): a repair is kept only where the baseline
 //! with it lets more regression tests count than the baseline without it. The first warm-up of
 //! a task state takes both baselines and records the decision, keyed by the state as it is
 //! before the optional repairs; every later materialization of that state reads it.
@@ -19,7 +19,7 @@ pub type PomText = (PathBuf, String);
 /// What the comparison of one repair's two baselines decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairDecision {
-    /// The repair's name (`avrlab_exec::OPTIONAL_REPAIRS`).
+    /// The repair's name (`avrlab_build::OPTIONAL_REPAIRS`).
     pub name: String,
     pub kept: bool,
     /// Counted and ran tests of the baseline with the repair.

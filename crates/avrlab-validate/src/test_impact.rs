@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use avrlab_exec::{CompiledClasses, RegressionScope, TestClassLoads};
+use avrlab_build::{CompiledClasses, RegressionScope, TestClassLoads};
 
 /// The first line of a record file; a record of another layout is not read.
 const HEADER: &str = "avrlab class dependence 2";

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use avrlab_bench::{OlderApi, RegressionTests, Task, TestName, copy_project};
-use avrlab_exec::{
-    BuildError, BuildSettings, BuildTool, ExitKind, SandboxKind, TestRun, TestSelection, WarmUp,
-    build_tool, remove_tree,
+use avrlab_build::{
+    BuildError, BuildSettings, BuildTool, TestRun, TestSelection, WarmUp, build_tool,
 };
+use avrlab_exec::{ExitKind, SandboxKind, remove_tree};
 
 use crate::baseline::{self, Baseline};
 use crate::cache_seal::{CacheSeal, seal_tree};
@@ -91,7 +91,7 @@ impl BuildToolOracle {
         let mut task = task.clone();
         if task.build.older_api.is_none() && pristine.is_dir() {
             task.build.older_api =
-                avrlab_exec::plan_older_api(&pristine, &task.build, &self.config.maven).map_err(
+                avrlab_build::plan_older_api(&pristine, &task.build, &self.config.maven).map_err(
                     |source| ValidateError::Build {
                         task: task.id.clone(),
                         source,
@@ -176,7 +176,7 @@ pub(crate) fn materialize_pristine(
     // version's API, and its tests may need an older runtime (recorded in every compile log).
     let mut task = task.clone();
     task.build.older_api =
-        avrlab_exec::plan_older_api(&pristine, &task.build, maven).map_err(|source| {
+        avrlab_build::plan_older_api(&pristine, &task.build, maven).map_err(|source| {
             ValidateError::Build {
                 task: task.id.clone(),
                 source,
@@ -217,13 +217,13 @@ fn write_state(
     materialize_task(task, dir, mirrors)?;
     // Under a JDK substitution, language levels the substitute cannot compile are raised in the
     // build files (recorded in every compile log).
-    let mut build_notes = avrlab_exec::adapt_build_files(dir, task.build.jdk, &maven.repository)
+    let mut build_notes = avrlab_build::adapt_build_files(dir, task.build.jdk, &maven.repository)
         .map_err(build_err)?;
     // The optional repairs: as decided for this state, else applied and pending.
     let key = crate::fingerprint::tree_fingerprint(dir, b"state before optional repairs")
         .map_err(workspace_err)?;
     let base_poms = repairs::read_poms(dir).map_err(workspace_err)?;
-    let decisions: Vec<RepairDecision> = avrlab_exec::OPTIONAL_REPAIRS
+    let decisions: Vec<RepairDecision> = avrlab_build::OPTIONAL_REPAIRS
         .iter()
         .filter_map(|name| {
             repairs::load_decision(&repairs::decision_path(repairs_root, &task.id, &key, name))
@@ -235,7 +235,7 @@ fn write_state(
         .map(|d| d.name.clone())
         .collect();
     let applied =
-        avrlab_exec::apply_optional_repairs(dir, task.build.jdk, &maven.repository, &declined)
+        avrlab_build::apply_optional_repairs(dir, task.build.jdk, &maven.repository, &declined)
             .map_err(build_err)?;
     let mut pending = Vec::new();
     for (name, note) in applied {
@@ -418,7 +418,7 @@ impl BuildToolOracle {
         // decision too, so the check shows it whichever run made it.
         if baseline.repairs.is_empty() {
             let key = prepared.repairs().key.clone();
-            let known: Vec<String> = avrlab_exec::OPTIONAL_REPAIRS
+            let known: Vec<String> = avrlab_build::OPTIONAL_REPAIRS
                 .iter()
                 .filter_map(|name| {
                     repairs::load_decision(&repairs::decision_path(
@@ -637,7 +637,7 @@ impl BuildToolOracle {
         let poms = repairs::read_poms(&dir).map_err(Self::workspace_err(&dir))?;
         // What the state calls for may have changed with its parents (a language level fixed
         // in a parent pom: `--release`).
-        let older = avrlab_exec::plan_older_api(&dir, &task.build, &self.config.maven);
+        let older = avrlab_build::plan_older_api(&dir, &task.build, &self.config.maven);
         let _ = remove_tree(&dir, SandboxKind::None);
         let older = older.map_err(|source| ValidateError::Build {
             task: task.id.clone(),
@@ -719,7 +719,7 @@ impl BuildToolOracle {
                 }
             })?;
             repairs::write_poms(&variant, &base_poms).map_err(Self::workspace_err(&variant))?;
-            avrlab_exec::apply_optional_repairs(
+            avrlab_build::apply_optional_repairs(
                 &variant,
                 task.build.jdk,
                 &self.config.maven.repository,

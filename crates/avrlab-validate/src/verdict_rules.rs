@@ -3,7 +3,8 @@
 //! build's own exit status (which the Maven process decides, not the forked test JVM's files).
 
 use avrlab_bench::TestName;
-use avrlab_exec::{CPU_LIMIT_EXIT, ExitKind, TestCaseResult, TestRun, TestStatus};
+use avrlab_build::{TestCaseResult, TestRun, TestStatus};
+use avrlab_exec::{CPU_LIMIT_EXIT, ExitKind};
 
 use crate::outcome::Outcome;
 
@@ -148,7 +149,7 @@ pub(crate) fn judge_run(
         // A test that waits for ever (a deadlock, a socket that never answers) would have run
         // into the time limit; the idle watch only ends it sooner.
         ExitKind::Idle { .. } => {
-            let hang = avrlab_exec::Hang::of(run.exit, &run.log)
+            let hang = avrlab_build::Hang::of(run.exit, &run.log)
                 .map_or_else(|| "hung".to_owned(), |h| h.to_string());
             return decided(Outcome::Timeout, format!("the test run {hang}"));
         }

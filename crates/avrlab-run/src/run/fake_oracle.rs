@@ -113,7 +113,7 @@ pub(crate) fn engine_config(
 ) -> crate::run::run_loop::RunSettings {
     crate::run::run_loop::RunSettings {
         validator: avrlab_validate::ValidatorConfig {
-            maven: avrlab_exec::BuildSettings {
+            maven: avrlab_build::BuildSettings {
                 mvn: "/nonexistent/mvn".into(),
                 repository: "/nonexistent/repository".into(),
                 sandbox: avrlab_exec::SandboxKind::None,
@@ -179,7 +179,7 @@ impl Oracle for FakeOracle {
         if self.unbuildable.contains(id) {
             return Err(ValidateError::Build {
                 task: id.clone(),
-                source: avrlab_exec::BuildError::WarmUp {
+                source: avrlab_build::BuildError::WarmUp {
                     project: prepared.pristine().to_owned(),
                     tail: "the fake project does not build".into(),
                     log: None,
@@ -190,7 +190,7 @@ impl Oracle for FakeOracle {
             let unusable = avrlab_exec::SandboxError::Unusable("the fake sandbox is broken".into());
             return Err(ValidateError::Build {
                 task: id.clone(),
-                source: avrlab_exec::BuildError::Process(unusable.into()),
+                source: avrlab_build::BuildError::Process(unusable.into()),
             });
         }
         Ok(())

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use avrlab_build::BuildSettings;
 use avrlab_core::{Blame, Blamed};
-use avrlab_exec::{BuildSettings, Limits, SandboxKind, cgroup_delegation, check_sandbox};
+use avrlab_exec::{Limits, SandboxKind, cgroup_delegation, check_sandbox};
 use avrlab_validate::ValidatorConfig;
 
 use crate::run::run_loop::RunSettings;

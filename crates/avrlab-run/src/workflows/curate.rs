@@ -17,8 +17,8 @@ use avrlab_bench::{
     ExpectedFailures, FeatureSpec, HunkLine, Localization, Patch, StatementSource, Task, TestName,
     apply_to_text,
 };
+use avrlab_build::TestStatus;
 use avrlab_core::{Blame, Blamed};
-use avrlab_exec::TestStatus;
 use avrlab_transform::unified_diff;
 use avrlab_validate::{
     Candidate, FeatureRun, FeatureRunPlan, FeatureRunner, Judged, PreparedTask, StateEdit,
@@ -1092,7 +1092,7 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Duration;
 
-    use avrlab_exec::TestCaseResult;
+    use avrlab_build::TestCaseResult;
 
     use super::*;
 

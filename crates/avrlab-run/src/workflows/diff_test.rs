@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use avrlab_bench::{Benchmark, copy_project};
-use avrlab_core::{Differential, Outcome};
-use avrlab_exec::{
-    COMPILED_REFERENCE, COMPILED_VULNERABLE, DiffTestRequest, DiffTester, ExitKind, Maven,
-    RecordRequest, remove_tree,
+use avrlab_build::{
+    COMPILED_REFERENCE, COMPILED_VULNERABLE, DiffTestRequest, DiffTester, Maven, RecordRequest,
 };
+use avrlab_core::{Differential, Outcome};
+use avrlab_exec::{ExitKind, remove_tree};
 use avrlab_store::{CandidateRow, ChangedLines, DifferentialRow, Store, StoreError, WitnessRow};
 use avrlab_validate::{
     BuildToolOracle, CacheSeal, Candidate, Oracle, PreparedTask, ValidatorConfig, apply_candidate,
@@ -111,7 +111,7 @@ pub enum DiffTestError {
     Tester {
         task: String,
         #[source]
-        source: avrlab_exec::DiffTestError,
+        source: avrlab_build::DiffTestError,
     },
     /// A task could not be prepared (materialized, warmed up).
     #[error("task {task}: {message}")]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use avrlab_bench::{Task, TestName, copy_project};
-use avrlab_exec::{
+use avrlab_build::{
     CANDIDATE_FOLDERS, FastBuild, Maven, PROBE_CLASS, ProbeRecord, RegressionRun, RunRequest,
     TestJvmRole, TestSelection, probe_key, probe_record,
 };

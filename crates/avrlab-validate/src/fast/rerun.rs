@@ -5,7 +5,7 @@
 //! repeat leaves the verdict `Indeterminate` (`verdict_rules::after_rerun`), as on Maven.
 
 use avrlab_bench::{Task, TestName};
-use avrlab_exec::{CompileRequest, FastReply, RegressionRun, RunRequest};
+use avrlab_build::{CompileRequest, FastReply, RegressionRun, RunRequest};
 
 use super::{FastOracle, FastSelection, StateRuntime, phase_run};
 use crate::error::ValidateError;
@@ -70,7 +70,7 @@ impl FastOracle {
             first.task,
             (&first.runtime.compiler, &first.runtime.build),
             first.request,
-            &pooled.classes.0.join(avrlab_exec::CANDIDATE_FOLDERS[0]),
+            &pooled.classes.0.join(avrlab_build::CANDIDATE_FOLDERS[0]),
         )?;
         if compiled.lost.is_some()
             || compiled.fallback.is_some()

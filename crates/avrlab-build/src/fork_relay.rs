@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use avrlab_core::read_untrusted_file;
 
-use crate::process::{Activity, ExitKind, RunSpec, run_attached};
-use crate::sandbox::Mount;
+use avrlab_exec::Mount;
+use avrlab_exec::{Activity, ExitKind, RunSpec, run_attached};
 
 /// Where Maven's sandbox sees the relay folder (writable: the launcher makes its requests there).
 pub(crate) const RELAY_VIEW: &str = "/avrlab/fork-relay";
@@ -45,7 +45,7 @@ pub(crate) const LAUNCHER_VIEW: &str = "/avrlab/fork-jvm";
 /// `/dev/null`), and the output relays start only once the request is ready, so avrlab always
 /// opens (and, when the JVM ends, closes) the FIFOs they wait on.
 const LAUNCHER: &str = r#"#!/bin/sh
-# Surefire's test JVM, started by avrlab in a sandbox of its own (crates/avrlab-exec/src/fork_relay.rs).
+# Surefire's test JVM, started by avrlab in a sandbox of its own (crates/avrlab-build/src/fork_relay.rs).
 exec 3<&0
 d=$(mktemp -d /avrlab/fork-relay/req.XXXXXXXX) || exit 125
 { printf '%s\0' "$PWD"; for a in "$@"; do printf '%s\0' "$a"; done; } > "$d/args" || exit 125
@@ -347,7 +347,7 @@ fn start_jvm(
                         ExitKind::Signal(signal) => 128 + signal,
                         _ => 137,
                     };
-                    report.cpu_limit_reached |= status == crate::process::CPU_LIMIT_EXIT;
+                    report.cpu_limit_reached |= status == avrlab_exec::CPU_LIMIT_EXIT;
                     (status, None)
                 }
                 Err(error) => {
@@ -498,7 +498,7 @@ fn open_fifo(path: &Path, mode: i32, wait: Duration) -> std::io::Result<std::fs:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::{Limits, SandboxKind, SandboxPolicy};
+    use avrlab_exec::{Limits, SandboxKind, SandboxPolicy};
     use std::os::unix::ffi::OsStringExt;
 
     fn template(project: &Path) -> JvmTemplate {

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use avrlab_bench::BuildSystem;
 use sha2::{Digest, Sha256};
 
-use crate::jdk::Jdk;
 use crate::maven::{BuildError, CompileResult, Maven, TestRun, TestSelection, WarmUp};
-use crate::process::ExitKind;
-use crate::sandbox::{Mount, SandboxKind, SandboxPolicy};
+use avrlab_exec::ExitKind;
+use avrlab_exec::Jdk;
+use avrlab_exec::{Mount, SandboxKind, SandboxPolicy};
 
 /// A build tool set up for one task: its JDK, its tested module, and how it compiles and tests.
 pub trait BuildTool: Send + Sync + std::fmt::Debug {
@@ -112,7 +112,7 @@ pub(crate) fn locate_tool(env: &str, name: &str, missing: &str) -> Result<PathBu
                 )))
             }
         }
-        None => crate::sandbox::find_on_path(name)
+        None => avrlab_exec::find_on_path(name)
             .ok_or_else(|| BuildError::ToolMissing(missing.to_owned())),
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use avrlab_exec::{ReportError, read_reports};
+use avrlab_build::{ReportError, read_reports};
 
 const VALID: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <testsuite name="x.ATest" tests="1" errors="0" skipped="0" failures="0">

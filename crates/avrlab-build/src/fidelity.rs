@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use crate::fastpath::{FastBuild, FastPathError};
 use crate::maven::{Maven, last_error_line};
-use crate::process::run;
 use crate::surefire::TestCaseResult;
+use avrlab_exec::run;
 
 /// The probe's test class (binary name).
 pub const PROBE_CLASS: &str = "avrlabprobe.AvrlabFidelityProbe";
@@ -30,7 +30,7 @@ pub fn probe_key(build: &FastBuild) -> String {
         include_str!("fastpath.rs"),
         include_str!("maven.rs"),
         include_str!("fork_relay.rs"),
-        include_str!("sandbox.rs"),
+        include_str!("../../avrlab-exec/src/sandbox.rs"),
     ] {
         hasher.update(text.as_bytes());
         hasher.update([0]);

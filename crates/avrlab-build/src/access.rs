@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::jdk::Jdk;
-use crate::process::{ProcessError, RunSpec, run};
-use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
+use avrlab_exec::Jdk;
+use avrlab_exec::{Limits, Mount, SandboxKind, SandboxPolicy};
+use avrlab_exec::{ProcessError, RunSpec, run};
 
 /// The argument file could not be made.
 #[derive(Debug, thiserror::Error)]

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use avrlab_bench::OlderApi;
 use sha2::{Digest, Sha256};
 
-use crate::jdk::{Jdk, installed_runtimes};
+use avrlab_exec::{Jdk, installed_runtimes};
 
 /// JDK APIs that the JDK removed, as the sources name them: (what the sources contain, the API,
 /// the first JDK without it). JAXB and JAF left with JDK 11 (JEP 320); their classes are on every
@@ -81,7 +81,7 @@ pub(crate) const JAVAC_VIEW: &str = "/avrlab/javac-release";
 /// from the JDK's own `ct.sym`) as the boot class path. Java 8's rules reject code 7's accept (an
 /// interface inheriting two unrelated default methods, as TomEE's `ListSet extends List, Set`).
 const JAVAC_SCRIPT: &str = r#"#!/bin/sh
-# javac at --release RELEASE for avrlab (crates/avrlab-exec/src/older_api.rs).
+# javac at --release RELEASE for avrlab (crates/avrlab-build/src/older_api.rs).
 dir=$(mktemp -d) || exit 1
 n=0
 skip=
@@ -455,15 +455,15 @@ pub(crate) fn api_jar(dir: &Path, jdk: &Jdk, release: u32) -> std::io::Result<Op
 /// How a JDK tool (`jar`, the javac script) runs on the JDK's own files and avrlab's: outside the
 /// sandbox, since nothing of a project runs in it, with the default limits (memory is a cgroup
 /// limit on what the tree uses, not an address-space limit a JVM could trip over).
-fn trusted_tool(program: &Path, args: Vec<String>, cwd: &Path) -> crate::process::RunSpec {
-    crate::process::RunSpec {
+fn trusted_tool(program: &Path, args: Vec<String>, cwd: &Path) -> avrlab_exec::RunSpec {
+    avrlab_exec::RunSpec {
         program: program.to_owned(),
         args,
         cwd: cwd.to_owned(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-        sandbox: crate::sandbox::SandboxKind::None,
-        policy: crate::sandbox::SandboxPolicy::default(),
-        limits: crate::sandbox::Limits::default(),
+        sandbox: avrlab_exec::SandboxKind::None,
+        policy: avrlab_exec::SandboxPolicy::default(),
+        limits: avrlab_exec::Limits::default(),
         stdin: Vec::new(),
     }
 }
@@ -478,7 +478,7 @@ fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::
     std::fs::create_dir_all(&classes)?;
     let run = |args: Vec<String>, cwd: &Path| -> std::io::Result<()> {
         let spec = trusted_tool(jar, args, cwd);
-        let result = crate::process::run(&spec).map_err(std::io::Error::other)?;
+        let result = avrlab_exec::run(&spec).map_err(std::io::Error::other)?;
         if result.exit.success() {
             Ok(())
         } else {
@@ -782,7 +782,7 @@ mod tests {
     #[test]
     fn the_javac_script_compiles_at_the_release_whatever_the_build_asks() {
         // The JDK that substitutes for 8: the oldest installed one that is newer (see `maven`).
-        let Some(build) = crate::jdk::installed_jdks()
+        let Some(build) = avrlab_exec::installed_jdks()
             .into_iter()
             .rev()
             .find(|j| j.major >= 14)
@@ -830,7 +830,7 @@ mod tests {
                 .chain([format!("@{}", args.display())])
                 .collect();
             let spec = trusted_tool(&scripts.join(&name), arguments, dir.path());
-            crate::process::run(&spec).unwrap()
+            avrlab_exec::run(&spec).unwrap()
         };
         let result = run(&["-source", "11", "-target", "11"]);
         assert!(
@@ -850,7 +850,7 @@ mod tests {
     /// compiles at `--release 8`.
     #[test]
     fn a_written_level_below_the_release_keeps_it_against_the_releases_api() {
-        let Some(build) = crate::jdk::installed_jdks()
+        let Some(build) = avrlab_exec::installed_jdks()
             .into_iter()
             .rev()
             .find(|j| (14..20).contains(&j.major))
@@ -902,7 +902,7 @@ mod tests {
             .unwrap();
             let arguments = vec![format!("@{}", args.display())];
             let spec = trusted_tool(&scripts.join(&name), arguments, dir.path());
-            (crate::process::run(&spec).unwrap(), out)
+            (avrlab_exec::run(&spec).unwrap(), out)
         };
         let (seven, out) = compile("1.7", "p/ListSet.java");
         assert!(

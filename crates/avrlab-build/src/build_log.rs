@@ -7,7 +7,7 @@
 //! tool picks the lines that name the cause. The verdicts never rest on this text: the exit
 //! status decides, and this only explains it.
 
-use crate::process::ExitKind;
+use avrlab_exec::ExitKind;
 
 /// Longest summary kept: one or a few lines of a table or an error message.
 const MAX_SUMMARY: usize = 600;

@@ -19,12 +19,12 @@ use avrlab_bench::{BuildSpec, TestName};
 use sha2::{Digest, Sha256};
 
 use crate::fork_relay::{ForkRelay, JvmTemplate, LAUNCHER_VIEW, RELAY_VIEW};
-use crate::jdk::{Jdk, JdkError, find_jdk, installed_jdks};
 use crate::older_api::JAVAC_VIEW;
-use crate::process::{ExitKind, ProcessError, ProcessResult, RunSpec, run, run_with_activity};
 use crate::reactor::{Reactor, reactor_for, walk_poms};
-use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
 use crate::surefire::{TestCaseResult, read_reports};
+use avrlab_exec::{ExitKind, ProcessError, ProcessResult, RunSpec, run, run_with_activity};
+use avrlab_exec::{Jdk, JdkError, find_jdk, installed_jdks};
+use avrlab_exec::{Limits, Mount, SandboxKind, SandboxPolicy, find_on_path};
 
 /// Where the dependency repository appears inside the sandbox.
 const SANDBOX_REPOSITORY: &str = "/avrlab/maven-repository";
@@ -612,7 +612,7 @@ impl Maven {
             ));
             match &older.test_runtime {
                 Some(home) => {
-                    let runtime = crate::jdk::runtime_at(home).ok_or_else(|| BuildError::Io {
+                    let runtime = avrlab_exec::runtime_at(home).ok_or_else(|| BuildError::Io {
                         path: home.clone(),
                         source: std::io::Error::other("no Java runtime there any more"),
                     })?;
@@ -2111,12 +2111,12 @@ mod tests {
     fn a_killed_warm_up_says_what_killed_it() {
         let result = |exit| ProcessResult {
             exit,
-            stdout: crate::process::CapturedOutput {
+            stdout: avrlab_exec::CapturedOutput {
                 head: b"[INFO] Running a.BTest\n".to_vec(),
                 tail: Vec::new(),
                 total_bytes: 23,
             },
-            stderr: crate::process::CapturedOutput::default(),
+            stderr: avrlab_exec::CapturedOutput::default(),
             wall: Duration::from_secs(1),
             enforcement: String::new(),
             tree_gone: true,

@@ -13,8 +13,8 @@ use avrlab_core::{UntrustedFileError, read_untrusted_file};
 use sha2::{Digest, Sha256};
 
 use crate::maven::{BuildError, Maven, combined_log, last_error_line};
-use crate::process::{ExitKind, ProcessError, RunSpec, run};
-use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
+use avrlab_exec::{ExitKind, ProcessError, RunSpec, run};
+use avrlab_exec::{Limits, Mount, SandboxKind, SandboxPolicy};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
 const SOURCES: [(&str, &str); 14] = [
@@ -597,7 +597,7 @@ impl Maven {
         work: &Path,
         versions: &[&PathBuf],
         budget: Duration,
-    ) -> Result<crate::process::ProcessResult, DiffTestError> {
+    ) -> Result<avrlab_exec::ProcessResult, DiffTestError> {
         let mut classpath = vec![tester.classes.clone()];
         classpath.extend(tester.classpath.iter().cloned());
         let mut mounts: Vec<Mount> = versions
@@ -685,7 +685,7 @@ impl Maven {
     /// could be read.
     fn with_answer(
         &self,
-        result: crate::process::ProcessResult,
+        result: avrlab_exec::ProcessResult,
         answer: &Path,
         max: u64,
     ) -> DiffTestRun {
@@ -756,7 +756,7 @@ mod tests {
     /// newest installed JDK and run; every check prints a line, and one that fails fails this.
     #[test]
     fn the_comparison_rules_hold() {
-        let jdk = crate::jdk::installed_jdks()
+        let jdk = avrlab_exec::installed_jdks()
             .pop()
             .expect("a JDK is installed");
         let dir = tempfile::tempdir().unwrap();

@@ -14,15 +14,15 @@ use std::path::{Path, PathBuf};
 use avrlab_bench::{BuildSpec, BuildSystem, BuildTargets};
 
 use crate::build_tool::{BuildTool, javac_diagnostics, policy, substitution_note, tool_env};
-use crate::jdk::Jdk;
 use crate::maven::{
     BuildError, BuildSettings, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, TEST_TMPDIR,
     TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, test_jvm_tool_options,
     with_causes,
 };
-use crate::process::{ExitKind, RunSpec, run};
-use crate::sandbox::{Mount, SandboxKind};
 use crate::surefire::{TestCaseResult, read_reports};
+use avrlab_exec::Jdk;
+use avrlab_exec::{ExitKind, RunSpec, run};
+use avrlab_exec::{Mount, SandboxKind};
 
 /// The JUnit that Ant's `junit` task finds on Ant's library path.
 const JUNIT: (&str, &str, &str) = ("junit", "junit", "4.13.2");

@@ -22,15 +22,15 @@ use crate::build_tool::{
     BuildTool, build_files, build_fingerprint, host_file, javac_diagnostics, locate_tool, policy,
     read_marker, substitution_note, tool_env, write_marker,
 };
-use crate::jdk::Jdk;
 use crate::maven::{
     BuildError, BuildSettings, CompileResult, JVM_CONTAINMENT_FLAGS, Maven, TEST_TMPDIR,
     TEST_TMPDIR_NOTE, TestRun, TestSelection, WarmUp, combined_log, test_jvm_tool_options,
     with_causes,
 };
-use crate::process::{ExitKind, RunSpec, run};
-use crate::sandbox::{Limits, Mount, SandboxKind};
 use crate::surefire::read_reports;
+use avrlab_exec::Jdk;
+use avrlab_exec::{ExitKind, RunSpec, run};
+use avrlab_exec::{Limits, Mount, SandboxKind};
 
 /// Where the init scripts appear in the sandbox.
 const INIT_VIEW: &str = "/avrlab/gradle-init";

@@ -17,10 +17,10 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
 use crate::maven::{BuildError, Maven, TEST_TMPDIR, last_error_line};
-use crate::process::{ProcessError, RunSpec, run};
-use crate::resident::{ReadLine, ResidentProcess};
-use crate::sandbox::{Limits, Mount, SandboxKind, SandboxPolicy};
 use crate::surefire::{TestCaseResult, TestStatus};
+use avrlab_exec::{Limits, Mount, SandboxKind, SandboxPolicy};
+use avrlab_exec::{ProcessError, RunSpec, run};
+use avrlab_exec::{ReadLine, ResidentProcess};
 
 /// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
 const CONTROL_SOURCES: [(&str, &str); 7] = [
@@ -1215,7 +1215,7 @@ impl HelperChannel {
             // Killed from outside while it started (no candidate code has run in it): the
             // candidate it was meant for is errored by its first request, not the whole task.
             // Anything else is a JVM that cannot start.
-            if !crate::resident::ProcessEnd::of_last_line(&ended)
+            if !avrlab_exec::ProcessEnd::of_last_line(&ended)
                 .is_some_and(|end| end.killed_from_outside())
             {
                 return Err(FastPathError::Start(format!("{e}; {ended}")));

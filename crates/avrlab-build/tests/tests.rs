@@ -1,0 +1,3 @@
+//! Integration tests of the build tools' report reading.
+
+mod reports;
