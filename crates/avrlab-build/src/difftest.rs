@@ -16,65 +16,9 @@ use crate::maven::{BuildError, Maven, combined_log, last_error_line};
 use avrlab_exec::{ExitKind, ProcessError, RunSpec, run};
 use avrlab_exec::{Limits, Mount, SandboxKind, SandboxPolicy};
 
-/// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const SOURCES: [(&str, &str); 14] = [
-    (
-        "avrlab/difftest/Main.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Main.java"),
-    ),
-    (
-        "avrlab/difftest/Inputs.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Inputs.java"),
-    ),
-    (
-        "avrlab/difftest/Recipe.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Recipe.java"),
-    ),
-    (
-        "avrlab/difftest/Compare.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Compare.java"),
-    ),
-    (
-        "avrlab/difftest/Shrink.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Shrink.java"),
-    ),
-    (
-        "avrlab/difftest/Observe.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Observe.java"),
-    ),
-    (
-        "avrlab/difftest/Scratch.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Scratch.java"),
-    ),
-    (
-        "avrlab/difftest/Coverage.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Coverage.java"),
-    ),
-    (
-        "avrlab/difftest/Record.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Record.java"),
-    ),
-    (
-        "avrlab/difftest/Canon.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Canon.java"),
-    ),
-    (
-        "avrlab/difftest/Observation.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Observation.java"),
-    ),
-    (
-        "avrlab/difftest/Invocation.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Invocation.java"),
-    ),
-    (
-        "avrlab/difftest/Remote.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Remote.java"),
-    ),
-    (
-        "avrlab/difftest/Exec.java",
-        include_str!("../../../java/difftest/avrlab/difftest/Exec.java"),
-    ),
-];
+/// The helper's sources, compiled on first use (the binary carries them, as `java/helpers.toml`
+/// lists them; nothing prebuilt).
+const SOURCES: &[crate::helpers::Source] = crate::helpers::DIFFTEST;
 
 /// The property-based engine whose generators make the inputs (Maven Central; JDK 8 or newer).
 pub const JQWIK: &str = "net.jqwik:jqwik-engine:1.9.3";
@@ -750,77 +694,6 @@ fn join(paths: &[PathBuf]) -> Result<String, DiffTestError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The comparison rules, checked in Java where they run (`java/difftest/checks`): the
-    /// helper's sources they need, as the binary carries them, and the checks, compiled with the
-    /// newest installed JDK and run; every check prints a line, and one that fails fails this.
-    #[test]
-    fn the_comparison_rules_hold() {
-        let jdk = avrlab_exec::installed_jdks()
-            .pop()
-            .expect("a JDK is installed");
-        let dir = tempfile::tempdir().unwrap();
-        let sources = dir.path().join("src");
-        let mut files = Vec::new();
-        let checks = (
-            "avrlab/difftest/CompareChecks.java",
-            include_str!("../../../java/difftest/checks/avrlab/difftest/CompareChecks.java"),
-        );
-        let needed = ["Canon", "Compare", "Observation", "Observe", "Recipe"];
-        for (name, text) in SOURCES
-            .iter()
-            .filter(|(name, _)| needed.iter().any(|n| name.ends_with(&format!("/{n}.java"))))
-            .chain(std::iter::once(&checks))
-        {
-            let path = sources.join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            files.push(path);
-        }
-        assert_eq!(files.len(), needed.len() + 1);
-        let classes = dir.path().join("classes");
-        let tool = |program: &str, args: Vec<String>| {
-            run(&RunSpec {
-                program: jdk.home.join("bin").join(program),
-                args,
-                cwd: dir.path().to_owned(),
-                env: Vec::new(),
-                sandbox: SandboxKind::None,
-                policy: SandboxPolicy {
-                    mounts: Vec::new(),
-                    network: false,
-                },
-                limits: Limits {
-                    wall: Duration::from_secs(120),
-                    ..Limits::default()
-                },
-                stdin: Vec::new(),
-            })
-            .unwrap()
-        };
-        let mut args: Vec<String> = ["-nowarn", "-encoding", "UTF-8", "-d"]
-            .map(str::to_owned)
-            .to_vec();
-        args.push(classes.to_string_lossy().into_owned());
-        args.extend(files.iter().map(|f| f.to_string_lossy().into_owned()));
-        let compiled = tool("javac", args);
-        assert!(compiled.exit.success(), "{}", compiled.stderr.text());
-        let ran = tool(
-            "java",
-            vec![
-                "-cp".into(),
-                classes.to_string_lossy().into_owned(),
-                "avrlab.difftest.CompareChecks".into(),
-            ],
-        );
-        let out = ran.stdout.text();
-        assert!(ran.exit.success(), "{out}{}", ran.stderr.text());
-        assert!(out.ends_with("all checks hold\n"), "{out}");
-        assert!(
-            out.lines().filter(|l| l.starts_with("ok ")).count() >= 30,
-            "{out}"
-        );
-    }
 
     #[test]
     fn request_fields_keep_tabs_and_line_breaks_inside_one_line() {

@@ -16,53 +16,17 @@ use avrlab_bench::TestName;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
+use crate::helpers::{self, Source};
 use crate::maven::{BuildError, Maven, TEST_TMPDIR, last_error_line};
 use crate::surefire::{TestCaseResult, TestStatus};
 use avrlab_exec::{Limits, Mount, SandboxKind, SandboxPolicy};
 use avrlab_exec::{ProcessError, RunSpec, run};
 use avrlab_exec::{ReadLine, ResidentProcess};
 
-/// The helper's sources, compiled on first use (the binary carries them; nothing prebuilt).
-const CONTROL_SOURCES: [(&str, &str); 7] = [
-    (
-        "module-info.java",
-        include_str!("../../../java/fastpath/control/module-info.java"),
-    ),
-    (
-        "avrlab/fastpath/Main.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/Main.java"),
-    ),
-    (
-        "avrlab/fastpath/Compiler.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/Compiler.java"),
-    ),
-    (
-        "avrlab/fastpath/Channel.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/Channel.java"),
-    ),
-    (
-        "avrlab/fastpath/Compile.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/Compile.java"),
-    ),
-    (
-        "avrlab/fastpath/Api.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/Api.java"),
-    ),
-    (
-        "avrlab/fastpath/Start.java",
-        include_str!("../../../java/fastpath/control/avrlab/fastpath/Start.java"),
-    ),
-];
-const RUNNER_SOURCES: [(&str, &str); 2] = [
-    (
-        "avrlab/fastpath/runner/Runner.java",
-        include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Runner.java"),
-    ),
-    (
-        "avrlab/fastpath/runner/Boot.java",
-        include_str!("../../../java/fastpath/runner/avrlab/fastpath/runner/Boot.java"),
-    ),
-];
+/// The helper's sources, compiled on first use (the binary carries them, as `java/helpers.toml`
+/// lists them; nothing prebuilt).
+const CONTROL_SOURCES: &[Source] = helpers::FASTPATH_CONTROL;
+const RUNNER_SOURCES: &[Source] = helpers::FASTPATH_RUNNER;
 /// The class-path launcher of the test JVM (in the runner's jar), which starts the control module
 /// in a module layer of its own.
 const BOOT_CLASS: &str = "avrlab.fastpath.runner.Boot";
@@ -70,16 +34,14 @@ const BOOT_CLASS: &str = "avrlab.fastpath.runner.Boot";
 /// Tests of the helper's own that a pooled test JVM runs before its candidate arrives (the JUnit
 /// engine's execution path loaded and compiled by then), each compiled into the runner where the
 /// class path has the JUnit API it is written against: (source, a jar of that API starts with).
-const WARM_SOURCES: [(&str, &str, &str); 2] = [
+const WARM_SOURCES: [(&[Source], &str); 2] = [
     (
-        "avrlab/fastpath/runner/WarmJupiter.java",
-        include_str!("../../../java/fastpath/warm/avrlab/fastpath/runner/WarmJupiter.java"),
-        "junit-jupiter-api-",
+        helpers::FASTPATH_WARM_JUPITER,
+        helpers::FASTPATH_WARM_JUPITER_REQUIRES,
     ),
     (
-        "avrlab/fastpath/runner/WarmJUnit4.java",
-        include_str!("../../../java/fastpath/warm/avrlab/fastpath/runner/WarmJUnit4.java"),
-        "junit-4.",
+        helpers::FASTPATH_WARM_JUNIT4,
+        helpers::FASTPATH_WARM_JUNIT4_REQUIRES,
     ),
 ];
 
@@ -87,14 +49,14 @@ const WARM_SOURCES: [(&str, &str, &str); 2] = [
 fn warm_sources(classpath: &[PathBuf]) -> Vec<(&'static str, &'static str)> {
     WARM_SOURCES
         .iter()
-        .filter(|(_, _, api)| {
+        .filter(|(_, api)| {
             classpath.iter().any(|entry| {
                 entry
                     .file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with(api))
             })
         })
-        .map(|(name, text, _)| (*name, *text))
+        .flat_map(|(sources, _)| sources.iter().copied())
         .collect()
 }
 
@@ -572,7 +534,8 @@ impl Maven {
         // The layout of a build folder (which jars it holds); a new layout never reads an old one.
         hasher.update(b"helper layout 2: control.jar, runner.jar\0");
         let runner_sources: Vec<(&str, &str)> = RUNNER_SOURCES
-            .into_iter()
+            .iter()
+            .copied()
             .chain(warm_sources(classpath))
             .collect();
         for (name, text) in CONTROL_SOURCES.iter().chain(&runner_sources) {

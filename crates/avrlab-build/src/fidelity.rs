@@ -17,7 +17,7 @@ use avrlab_exec::run;
 /// The probe's test class (binary name).
 pub const PROBE_CLASS: &str = "avrlabprobe.AvrlabFidelityProbe";
 
-const PROBE_SOURCE: &str = include_str!("../../../java/fastpath/probe/AvrlabFidelityProbe.java");
+const PROBE_SOURCE: &str = crate::helpers::FASTPATH_PROBE[0].1;
 
 /// What decides the two records besides the task state: the probe, the helper (its Java sources
 /// are hashed into `build.helper`), and the code that starts Surefire's fork and the fast test

@@ -13,6 +13,7 @@ mod fastpath;
 mod fidelity;
 mod fork_relay;
 mod gradle;
+mod helpers;
 mod levels;
 mod lombok;
 mod maven;
