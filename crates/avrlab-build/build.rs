@@ -107,6 +107,8 @@ fn main() {
         .expect("writing to a string");
     }
     code.push_str("];\n");
+    // A Java file added anywhere under java/ is seen (cargo scans a folder for changes).
+    println!("cargo:rerun-if-changed={}", java.display());
     let mut unlisted = Vec::new();
     walk(&java, &mut |path| {
         if path.extension().is_some_and(|e| e == "java")
@@ -127,7 +129,6 @@ fn main() {
 
 /// Calls `each` with every file under `dir`.
 fn walk(dir: &Path, each: &mut dyn FnMut(&Path)) {
-    println!("cargo:rerun-if-changed={}", dir.display());
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -1074,12 +1074,7 @@ fn judge_feature_reply(
     } else {
         run.compiled = Some(Ok(()));
         let security = &task.oracle.pov_tests;
-        let expected: Vec<TestName> = feature
-            .expected_failures
-            .func
-            .iter()
-            .filter_map(|t| TestName::parse(t).ok())
-            .collect();
+        let expected = crate::feature::expected_functional_failures(feature);
         match reply
             .phases
             .iter()
@@ -2120,6 +2115,33 @@ mod tests {
 
     /// A kept build records its classpath as the sandbox showed the repository; one made without
     /// a sandbox (host paths) must never be loaded by a sandboxed run, nor the other way round.
+    #[test]
+    fn a_feature_test_diff_must_stay_under_the_modules_test_sources() {
+        let diff = |path: &str| {
+            avrlab_bench::Patch::parse(&format!(
+                "--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-a\n+b\n"
+            ))
+            .unwrap()
+        };
+        let benchmark = avrlab_bench::Benchmark::open("demo").unwrap();
+        let mut task = benchmark.task("demo-zip-slip").unwrap().clone();
+        task.build.module = ".".into();
+        assert_eq!(
+            test_diff_outside_tests(&task, &diff("src/test/java/p/ATest.java")),
+            None
+        );
+        assert_eq!(
+            test_diff_outside_tests(&task, &diff("src/main/java/p/A.java")).as_deref(),
+            Some("src/main/java/p/A.java")
+        );
+        task.build.module = "core".into();
+        assert_eq!(
+            test_diff_outside_tests(&task, &diff("core/src/test/java/p/ATest.java")),
+            None
+        );
+        assert!(test_diff_outside_tests(&task, &diff("src/test/java/p/ATest.java")).is_some());
+    }
+
     #[test]
     fn kept_builds_are_keyed_by_where_the_repository_is_seen() {
         let dir = tempfile::tempdir().unwrap();

@@ -73,12 +73,7 @@ impl FeatureRunPlan {
             after: vec![StateEdit::forward(&feature.test_patch.patch)],
             functional: true,
             security: task.oracle.pov_tests.clone(),
-            expected_failures: feature
-                .expected_failures
-                .func
-                .iter()
-                .filter_map(|t| TestName::parse(t).ok())
-                .collect(),
+            expected_failures: expected_functional_failures(feature),
         }
     }
 }
@@ -151,6 +146,17 @@ impl FeatureRun {
             .iter()
             .filter(|c| tests.iter().any(|t| t.matches(&c.class, &c.method)))
     }
+}
+
+/// The functional tests a feature task expects to fail on the secure code already (they do not
+/// count against a prediction).
+pub(crate) fn expected_functional_failures(feature: &FeatureSpec) -> Vec<TestName> {
+    feature
+        .expected_failures
+        .func
+        .iter()
+        .filter_map(|t| TestName::parse(t).ok())
+        .collect()
 }
 
 /// The verdict of a scored feature prediction. Its outcome folds the two groups into the words
