@@ -1,9 +1,10 @@
 //! Per-command control groups: a memory and a process limit for a whole process tree, a CPU share
 //! of its own (so that a command with a thousand runnable processes, a fork bomb, gets no more of
-//! the processors than one with a single busy thread, and cannot starve another worker's test JVM
-//! into a `Timeout`), and a reliable way to kill every process in it. Both cgroup v2 and the v1 hierarchies are detected at
-//! run time (some machines still mount v1); where neither can be written, commands run without
-//! them and the log says so.
+//! the processors than one with a single busy thread; its fork and exit churn still slows process
+//! starts machine-wide, which is why the run loop validates a `Timeout` beside another candidate
+//! again alone), and a reliable way to kill every process in it. Both cgroup v2 and the v1
+//! hierarchies are detected at run time (some machines still mount v1); where neither can be
+//! written, commands run without them and the log says so.
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};

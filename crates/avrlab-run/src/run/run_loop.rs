@@ -654,6 +654,7 @@ pub(crate) fn validate_pending(
     let workers = workers.max(1).min(work.len().max(1));
     let next = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
+    let machine = Machine::default();
     let mut failure: Option<RunError> = None;
     let mut validated = 0;
     let mut duplicates = 0;
@@ -661,7 +662,7 @@ pub(crate) fn validate_pending(
         let (sender, receiver) = mpsc::channel::<(usize, Result<Verdict, ValidateError>)>();
         for worker in 0..workers {
             let sender = sender.clone();
-            let (work, next, abort) = (&work, &next, &abort);
+            let (work, next, abort, machine) = (&work, &next, &abort, &machine);
             scope.spawn(move || {
                 loop {
                     let item = next.fetch_add(1, Ordering::SeqCst);
@@ -670,8 +671,15 @@ pub(crate) fn validate_pending(
                     }
                     let candidate = &planned[work[item][0]];
                     let slot = format!("worker-{worker}");
-                    let result =
-                        oracle.validate(&prepared[&candidate.task], &candidate.candidate, &slot);
+                    let validate =
+                        || oracle.validate(&prepared[&candidate.task], &candidate.candidate, &slot);
+                    let result = machine.judge(validate, || {
+                        progress.message(&format!(
+                            "{}: outlived its time limit beside another candidate; validating \
+                             it again alone",
+                            candidate.id
+                        ));
+                    });
                     if sender.send((item, result)).is_err() {
                         break;
                     }
@@ -741,6 +749,53 @@ pub(crate) fn validate_pending(
             wall: started.elapsed(),
             workers,
         }),
+    }
+}
+
+/// How the run's workers share the machine. They validate side by side, but a `Timeout` is the
+/// one outcome that a neighbour can cause (a fork bomb's churn, or any busy candidate, slows every
+/// process beside it), and a verdict must not depend on which candidates ran beside it: so a
+/// candidate that outlived its time limit while another validation ran is validated again with
+/// the machine to itself (the other workers finish what they hold and wait), and that verdict
+/// counts.
+#[derive(Default)]
+struct Machine {
+    /// Held shared by each validation, alone by a re-run.
+    turn: std::sync::RwLock<()>,
+    /// Validations running now.
+    running: AtomicUsize,
+    /// Validations started so far.
+    started: AtomicUsize,
+}
+
+impl Machine {
+    /// The verdict of `validate`, validated again alone (after `announce`) when it timed out
+    /// beside another validation.
+    fn judge(
+        &self,
+        validate: impl Fn() -> Result<Verdict, ValidateError>,
+        announce: impl FnOnce(),
+    ) -> Result<Verdict, ValidateError> {
+        let beside = {
+            let _shared = self.turn.read().unwrap_or_else(|p| p.into_inner());
+            let first = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+            let alone_at_start = self.running.fetch_add(1, Ordering::SeqCst) == 0;
+            let result = validate();
+            let alone = alone_at_start && self.started.load(Ordering::SeqCst) == first;
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            match result {
+                Ok(verdict) if verdict.outcome == Outcome::Timeout && !alone => verdict,
+                other => return other,
+            }
+        };
+        announce();
+        let _alone = self.turn.write().unwrap_or_else(|p| p.into_inner());
+        let mut again = validate()?;
+        again.reason = format!(
+            "{} (validated again alone: beside another candidate, {})",
+            again.reason, beside.reason
+        );
+        Ok(again)
     }
 }
 
@@ -979,6 +1034,86 @@ mod tests {
 
     fn config(workers: usize) -> RunSettings {
         engine_config(workers, false)
+    }
+
+    /// A validation that times out whenever another one runs beside it (as a starved JVM does
+    /// beside a fork bomb) is validated again alone, and nothing else runs while it is.
+    #[test]
+    fn a_timeout_beside_another_validation_is_validated_again_alone() {
+        use crate::run::fake_oracle::fake_verdict;
+        let machine = Machine::default();
+        let running = AtomicUsize::new(0);
+        let crowded = AtomicUsize::new(0);
+        let starved = |busy: Duration| {
+            let beside = running.fetch_add(1, Ordering::SeqCst) > 0;
+            std::thread::sleep(busy);
+            let beside = beside || running.load(Ordering::SeqCst) > 1;
+            running.fetch_sub(1, Ordering::SeqCst);
+            Ok(fake_verdict(if beside {
+                crowded.fetch_add(1, Ordering::SeqCst);
+                Outcome::Timeout
+            } else {
+                Outcome::Plausible
+            }))
+        };
+        let announced = AtomicUsize::new(0);
+        let verdicts: Vec<Verdict> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..2)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..3)
+                            .map(|_| {
+                                machine
+                                    .judge(
+                                        || starved(Duration::from_millis(30)),
+                                        || {
+                                            announced.fetch_add(1, Ordering::SeqCst);
+                                        },
+                                    )
+                                    .unwrap()
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+        assert!(crowded.load(Ordering::SeqCst) > 0, "the workers never met");
+        assert_eq!(verdicts.len(), 6);
+        for verdict in &verdicts {
+            assert_eq!(verdict.outcome, Outcome::Plausible, "{}", verdict.reason);
+        }
+        let again = verdicts
+            .iter()
+            .filter(|v| {
+                v.reason
+                    .contains("validated again alone: beside another candidate")
+            })
+            .count();
+        assert_eq!(again, announced.load(Ordering::SeqCst));
+        assert!(again > 0);
+    }
+
+    /// A timeout with nothing beside it is the verdict: it is not validated again.
+    #[test]
+    fn a_timeout_alone_is_final() {
+        use crate::run::fake_oracle::fake_verdict;
+        let machine = Machine::default();
+        let calls = AtomicUsize::new(0);
+        let verdict = machine
+            .judge(
+                || {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    Ok(fake_verdict(Outcome::Timeout))
+                },
+                || panic!("not validated again"),
+            )
+            .unwrap();
+        assert_eq!(verdict.outcome, Outcome::Timeout);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
     fn request<'a>(benchmark: &'a Benchmark, planned: Vec<PlannedCandidate>) -> RunRequest<'a> {
