@@ -156,9 +156,9 @@ impl RunReport {
     /// where it is stored.
     pub fn describe(&self, store: &std::path::Path) -> String {
         format!(
-            "run {}: {} candidates ({} validated now, {} resumed, {} duplicates) in {:.1} s; stored in {}",
+            "run {}: {} ({} validated now, {} resumed, {} duplicates) in {:.1} s; stored in {}",
             self.run_id,
-            self.candidates,
+            avrlab_report::counted(self.candidates, "candidate"),
             self.validated,
             self.already_decided,
             self.duplicates,

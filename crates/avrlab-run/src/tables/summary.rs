@@ -196,14 +196,14 @@ pub fn render_text(summary: &Summary) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "run {} ({} candidates; {} validated now, {} resumed from the store, {} duplicates) in {:.1} s with {} workers",
+        "run {} ({}; {} validated now, {} resumed from the store, {} duplicates) in {:.1} s with {}",
         summary.run_id,
-        summary.candidates,
+        avrlab_report::counted(summary.candidates, "candidate"),
         summary.validated_now,
         summary.already_decided,
         summary.duplicates,
         summary.wall_seconds,
-        summary.workers
+        avrlab_report::counted(summary.workers, "worker")
     );
     let _ = writeln!(out, "outcomes: {}", counts.join(", "));
     if !summary.errored.is_empty() {

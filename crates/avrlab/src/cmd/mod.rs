@@ -191,9 +191,9 @@ pub(crate) fn finish_feature_run(
         .map(|(engine, count)| format!("{engine} {count}"))
         .collect();
     let closing = format!(
-        "{} (engine {engine}, {} workers; verdicts by engine: {})",
+        "{} (engine {engine}, {}; verdicts by engine: {})",
         report.describe(store.path()),
-        report.workers,
+        avrlab_report::counted(report.workers, "worker"),
         if decided.is_empty() {
             "none".to_owned()
         } else {
