@@ -284,7 +284,8 @@ fn eval_against_a_provider_validates_its_answers_and_a_rerun_sends_no_request() 
 
 #[test]
 fn provider_failures_are_stored_and_the_run_resumes() {
-    let _lock = heavy();
+    // No hold on the cores: the provider fails every request, nothing is validated, it ends in
+    // a fraction of a second.
     let dir = tempfile::tempdir().unwrap();
     let provider = FakeProvider::start(Behaviour::Status(401, "invalid api key".into()));
     write_config(dir.path(), provider.port);
@@ -350,7 +351,8 @@ fn provider_failures_are_stored_and_the_run_resumes() {
 
 #[test]
 fn garbage_and_empty_answers_are_outcomes_not_errors() {
-    let _lock = heavy();
+    // No hold on the cores: nothing is validated (the answers give no candidate), it ends in
+    // a fraction of a second.
     let dir = tempfile::tempdir().unwrap();
     let provider = FakeProvider::start(Behaviour::Answer(String::new()));
     write_config(dir.path(), provider.port);
