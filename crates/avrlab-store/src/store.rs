@@ -45,7 +45,9 @@ pub enum StoreError {
     #[error("run `{run}` has no candidate `{candidate}`: audit only candidates of that run")]
     UnknownCandidate { run: String, candidate: String },
     /// A run id was reused.
-    #[error("the store already has a run `{0}`: pass --resume to continue it, or another --run id")]
+    #[error(
+        "the store already has a run `{0}`: pass --resume --run {0} to continue it, or another --run id"
+    )]
     RunExists(String),
     /// SQLite failed.
     #[error("results store {path}")]

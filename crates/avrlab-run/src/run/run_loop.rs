@@ -228,6 +228,16 @@ pub enum RunError {
     /// The named run does not exist.
     #[error("the store has no run `{0}`")]
     UnknownRun(String),
+    /// A shard's run met, in its store, the run of another shard of the same plan.
+    #[error(
+        "{store} holds shard {theirs} of this plan (run `{run}`): each shard's verdicts go to a store of their own; run shard {ours} with another --store, then join the stores with `avrlab merge --into STORE SHARD_STORE…`"
+    )]
+    OtherShard {
+        run: String,
+        store: String,
+        theirs: avrlab_core::Shard,
+        ours: avrlab_core::Shard,
+    },
     /// The input differs from the run being resumed.
     #[error(
         "run `{0}` was started with other candidates or tasks; resume it with the same input, or start a new run"
@@ -252,6 +262,7 @@ impl Blamed for RunError {
             Self::Validate(_) => Blame::Infrastructure,
             Self::NothingToResume { .. }
             | Self::UnknownRun(_)
+            | Self::OtherShard { .. }
             | Self::InputChanged(_)
             | Self::DoesNotApply { .. } => Blame::Input,
         }
@@ -981,18 +992,24 @@ pub(crate) fn resolve_run(
 ) -> Result<(String, HashSet<String>), RunError> {
     let benchmark = request.benchmark;
     if request.resume {
+        let nothing = || RunError::NothingToResume {
+            mode: request.mode.as_str().into(),
+            benchmark: benchmark.name.clone(),
+            store: store.path().display().to_string(),
+        };
         let run = match &request.run_id {
             Some(id) => store
                 .run(id)?
                 .ok_or_else(|| RunError::UnknownRun(id.clone()))?,
+            // A shard's run has its plan's id (below), whichever shard made it.
+            None if request.config.shard.is_some() => store
+                .run(&plan_run_id(request.mode.as_str(), &benchmark.name, hash))?
+                .ok_or_else(nothing)?,
             None => store
                 .latest_unfinished_run(request.mode, &benchmark.name)?
-                .ok_or_else(|| RunError::NothingToResume {
-                    mode: request.mode.as_str().into(),
-                    benchmark: benchmark.name.clone(),
-                    store: store.path().display().to_string(),
-                })?,
+                .ok_or_else(nothing)?,
         };
+        other_shard(store, &run, request.config.shard)?;
         if run.input_hash != hash {
             return Err(RunError::InputChanged(run.id));
         }
@@ -1001,17 +1018,21 @@ pub(crate) fn resolve_run(
     } else {
         match &request.run_id {
             Some(id) => {
-                if store.run(id)?.is_some() {
+                if let Some(run) = store.run(id)? {
+                    other_shard(store, &run, request.config.shard)?;
                     return Err(StoreError::RunExists(id.clone()).into());
                 }
                 Ok((id.clone(), HashSet::new()))
             }
             // A shard started without an id takes its plan's, so that the shards of one plan,
             // started by hand on several machines, are one run that `merge` joins.
-            None if request.config.shard.is_some() => Ok((
-                plan_run_id(request.mode.as_str(), &benchmark.name, hash),
-                HashSet::new(),
-            )),
+            None if request.config.shard.is_some() => {
+                let id = plan_run_id(request.mode.as_str(), &benchmark.name, hash);
+                if let Some(run) = store.run(&id)? {
+                    other_shard(store, &run, request.config.shard)?;
+                }
+                Ok((id, HashSet::new()))
+            }
             // A fresh id is only a prefix until the run is created ([`create_run`]), which
             // makes it unique.
             None => Ok((
@@ -1019,6 +1040,24 @@ pub(crate) fn resolve_run(
                 HashSet::new(),
             )),
         }
+    }
+}
+
+/// Refuses to write shard `ours` into `run` when the run is another shard's: the shards of one
+/// plan share the run's id, and each keeps its verdicts in a store of its own until `merge`.
+fn other_shard(
+    store: &Store,
+    run: &avrlab_store::RunInfo,
+    ours: Option<avrlab_core::Shard>,
+) -> Result<(), RunError> {
+    match (run.config.shard, ours) {
+        (Some(theirs), Some(ours)) if theirs != ours => Err(RunError::OtherShard {
+            run: run.id.clone(),
+            store: store.path().display().to_string(),
+            theirs,
+            ours,
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -1176,6 +1215,40 @@ mod tests {
         assert_eq!(first, second);
         assert!(first.starts_with("patches-demo-"), "{first}");
         assert_ne!(first, other_plan);
+    }
+
+    /// The second shard of a plan, given the first shard's store, is refused with what to do
+    /// (a store of its own, then `merge`), with or without `--resume`; nothing is added to the
+    /// first shard's run.
+    #[test]
+    fn a_shard_in_another_shards_store_is_refused_with_what_to_do() {
+        let benchmark = demo();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let (_dir, mut store) = store();
+        let sharded = |index: u32, resume: bool| {
+            let mut request = request(&benchmark, reference_candidates(&benchmark));
+            request.run_id = None;
+            request.resume = resume;
+            request.config.shard = Some(Shard { index, count: 2 });
+            request
+        };
+        let first = execute(&mut store, sharded(1, false), &config(1), &oracle, &Quiet)
+            .expect("the first shard ends");
+        let stored = outcomes(&store).len();
+        for resume in [false, true] {
+            let error = execute(&mut store, sharded(2, resume), &config(1), &oracle, &Quiet)
+                .expect_err("another shard's store");
+            let text = error.to_string();
+            assert!(
+                matches!(error, RunError::OtherShard { .. })
+                    && text.contains("holds shard 1/2 of this plan")
+                    && text.contains(&first.run_id)
+                    && text.contains("run shard 2/2 with another --store")
+                    && text.contains("avrlab merge"),
+                "{text}"
+            );
+        }
+        assert_eq!(outcomes(&store).len(), stored);
     }
 
     /// Two runs without an id, started within the same second, are two runs: the second does
