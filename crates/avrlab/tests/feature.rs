@@ -1,5 +1,7 @@
 //! Secure-feature tasks: SusVibes JSONL in and out.
 
+use std::path::Path;
+
 use crate::common::{avrlab, text};
 
 const DIFF: &str = "--- a/src/main/java/p/A.java\n+++ b/src/main/java/p/A.java\n@@ -1,3 +1,3 @@\n class A {\n-  int a;\n+  int b;\n }\n";
@@ -264,4 +266,64 @@ fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
         )
         .unwrap();
     assert_eq!(failed_pov, "failed");
+
+    // An eval of the feature tasks, whole and in two shards: the shards register the plan's
+    // run (whichever tasks each asked the model about), `merge` joins them, and `report`
+    // prints the feature table of the merged run as of the whole one.
+    let eval = |store: &str, extra: &[&str]| {
+        let store = dir.path().join(store);
+        let mut args = vec![
+            "eval",
+            "--benchmark",
+            out.to_str().unwrap(),
+            "--model",
+            "baseline",
+            "--samples",
+            "2",
+            "--config",
+            "/dev/null",
+            "--store",
+            store.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let output = avrlab(dir.path(), &args);
+        let (stdout, stderr) = text(&output);
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        store
+    };
+    let whole = eval("whole.sqlite", &["--run", "whole"]);
+    let shards = [
+        eval("s1.sqlite", &["--shard", "1/2"]),
+        eval("s2.sqlite", &["--shard", "2/2"]),
+    ];
+    let merged = dir.path().join("merged.sqlite");
+    let mut args = vec!["merge", "--into", merged.to_str().unwrap()];
+    args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+    let merge = avrlab(dir.path(), &args);
+    let (stdout, stderr) = text(&merge);
+    assert!(merge.status.success(), "{stdout}\n{stderr}");
+    let merged_run: String = rusqlite::Connection::open(&merged)
+        .unwrap()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    let table = |store: &Path, run: &str| {
+        let output = avrlab(
+            dir.path(),
+            &["report", run, "--store", store.to_str().unwrap()],
+        );
+        let (stdout, stderr) = text(&output);
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        assert!(stdout.contains("| functional-correct |"), "{stdout}");
+        stdout
+            .lines()
+            .filter(|l| l.starts_with('|'))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let whole_table = table(&whole, "whole");
+    assert!(
+        whole_table.iter().any(|l| l.starts_with("| all | 2 |")),
+        "{whole_table:?}"
+    );
+    assert_eq!(table(&merged, &merged_run), whole_table);
 }

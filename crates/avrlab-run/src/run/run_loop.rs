@@ -48,6 +48,10 @@ pub struct RunRequest<'a> {
     pub config: RunConfig,
     /// On a resume, which stored verdicts to validate again.
     pub retry: VerdictRetry,
+    /// What names the whole plan when `planned` holds only this shard's part of it (a sharded
+    /// feature eval asks the model about its own tasks only), so that every shard registers the
+    /// same run and `merge` joins them; `None`: `planned` is the whole plan.
+    pub plan: Option<String>,
 }
 
 /// Which stored verdicts a resumed run validates again (`--retry errored`, `--retry
@@ -863,9 +867,16 @@ pub fn execute(
     let started = Instant::now();
     let benchmark = request.benchmark;
     // The input is the whole plan, so every shard of a sharded run registers the same run.
-    let hash = input_hash(&request.planned, &tasks_of(benchmark, &request.planned));
+    let hash = match &request.plan {
+        Some(plan) => plan.clone(),
+        None => input_hash(&request.planned, &tasks_of(benchmark, &request.planned)),
+    };
     let (mut run_id, decided) = resolve_run(store, &request, &hash)?;
-    let mine = shard_part(&request.planned, request.config.shard);
+    // A request that names its plan holds only its shard's part already.
+    let mine = match request.plan {
+        Some(_) => request.planned.clone(),
+        None => shard_part(&request.planned, request.config.shard),
+    };
     let tasks = tasks_of(benchmark, &mine);
 
     let mut clock = StageClock::start();
@@ -945,6 +956,7 @@ pub(crate) fn register_eval_run(
         resume,
         config,
         retry: VerdictRetry::default(),
+        plan: None,
     };
     let (run_id, _) = resolve_run(store, &request, &hash)?;
     if resume {
@@ -1164,6 +1176,7 @@ mod tests {
             resume: false,
             config: RunConfig::default(),
             retry: VerdictRetry::default(),
+            plan: None,
         }
     }
 
@@ -1215,6 +1228,31 @@ mod tests {
         assert_eq!(first, second);
         assert!(first.starts_with("patches-demo-"), "{first}");
         assert_ne!(first, other_plan);
+    }
+
+    /// A request that names its plan holds its shard's part already (a sharded feature eval
+    /// asked the model about its own tasks): the run loop validates all of it rather than
+    /// sharding it again, and registers the plan's run.
+    #[test]
+    fn a_shards_own_part_named_by_its_plan_is_validated_whole() {
+        let benchmark = demo();
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::PovFailing));
+        let (_dir, mut store) = store();
+        let mut planned = reference_candidates(&benchmark);
+        let task = planned[0].task.clone();
+        planned.retain(|p| p.task == task);
+        let mut request = request(&benchmark, planned.clone());
+        request.run_id = None;
+        request.plan = Some("the whole plan".into());
+        // One task alone would fall in shard 1 of 2 if it were sharded again.
+        request.config.shard = Some(Shard { index: 2, count: 2 });
+        let report =
+            execute(&mut store, request, &config(2), &oracle, &Quiet).expect("the run ends");
+        assert_eq!(report.validated, planned.len());
+        assert_eq!(
+            report.run_id,
+            plan_run_id("patches", &benchmark.name, "the whole plan")
+        );
     }
 
     /// The second shard of a plan, given the first shard's store, is refused with what to do

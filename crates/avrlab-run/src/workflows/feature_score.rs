@@ -117,8 +117,39 @@ pub fn eval_feature_tasks(
             ..RunConfig::default()
         },
         retry: eval.retry,
+        // A shard asked the model about its own tasks only: its predictions are not the plan.
+        plan: eval
+            .shard
+            .map(|_| feature_plan(eval.benchmark, eval.model_name, samples, &eval.params)),
     };
     execute(store, request, config, oracle, progress)
+}
+
+/// What names a sharded feature eval's whole plan, the same for every shard: the model, its
+/// parameters and samples, and every task of the benchmark (its id and golden patch), whichever
+/// shard asks about which.
+fn feature_plan(
+    benchmark: &Benchmark,
+    model: &str,
+    samples: u32,
+    params: &avrlab_model::GenParams,
+) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    let params = serde_json::to_string(params).expect("parameters serialize");
+    for part in ["feature eval", model, &samples.to_string(), &params] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    for task in &benchmark.tasks {
+        hasher.update(task.id.as_bytes());
+        hasher.update([0]);
+        if let Some(feature) = &task.feature {
+            hasher.update(feature.golden_patch.text.as_bytes());
+        }
+        hasher.update([0]);
+    }
+    hex::encode(&hasher.finalize()[..16])
 }
 
 /// Each feature task's golden, vulnerable and empty predictions (`validate --reference` on a
@@ -276,7 +307,7 @@ pub(crate) fn generate_feature_predictions(
 }
 
 /// Counts of one row of the report.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FeatureCounts {
     pub predictions: u64,
     /// The functional tests pass.
@@ -294,7 +325,7 @@ pub struct FeatureCounts {
 /// scoring errored (the infrastructure failed it) apart, in no row. SusVibes' own harness splits
 /// its per-instance reports the same way: an item whose `error` is set did not conclude, is
 /// summarized apart, grouped by cause, and is what a resumed run scores again.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct FeatureReport {
     pub run_id: String,
     pub rows: Vec<(String, FeatureCounts)>,

@@ -174,6 +174,7 @@ pub(crate) fn measure_run(
         resume: false,
         config: avrlab_core::RunConfig::default(),
         retry: crate::run::run_loop::VerdictRetry::default(),
+        plan: None,
     };
     let report = execute(&mut store, request, config, oracle, progress)?;
     if !report.unprepared.is_empty() {

@@ -38,15 +38,29 @@ impl From<FormatArg> for ReportFormat {
     }
 }
 
-/// The one run named when it is not an eval run (a reference check, a predictions file, a
-/// feature run): it has a report of its own. Eval runs are reported together, one model row each;
-/// a validate run is reported alone.
-fn validate_run<'a>(store: &Store, runs: &'a [String]) -> Result<Option<&'a str>, Failure> {
+/// What kind of report the named runs get.
+enum Reported<'a> {
+    /// Eval runs of repair tasks, together, one model row each.
+    Evals,
+    /// One validate run (a reference check, a predictions file), alone.
+    Validation(&'a str),
+    /// One eval run of a feature benchmark, alone: its scores are functional and secure rates.
+    FeatureEval(Box<avrlab_store::RunInfo>),
+}
+
+/// The report the named runs get: eval runs of repair tasks are reported together; a validate
+/// run or a feature eval run has a report of its own, and is named alone.
+fn reported<'a>(store: &Store, runs: &'a [String]) -> Result<Reported<'a>, Failure> {
     let mut others = Vec::new();
+    let mut feature = None;
     for id in runs {
         // An unknown run is said by the report that reads it.
         if let Some(run) = store.run(id)? {
             match run.mode {
+                avrlab_store::RunMode::Eval if run.config.feature => {
+                    others.push(id.as_str());
+                    feature = Some(Box::new(run));
+                }
                 avrlab_store::RunMode::Eval => {}
                 avrlab_store::RunMode::Reference | avrlab_store::RunMode::Patches => {
                     others.push(id.as_str());
@@ -54,13 +68,44 @@ fn validate_run<'a>(store: &Store, runs: &'a [String]) -> Result<Option<&'a str>
             }
         }
     }
-    match (others.as_slice(), runs.len()) {
-        ([], _) => Ok(None),
-        ([one], 1) => Ok(Some(one)),
+    match (others.as_slice(), runs.len(), feature) {
+        ([], _, _) => Ok(Reported::Evals),
+        ([_], 1, Some(run)) => Ok(Reported::FeatureEval(run)),
+        ([one], 1, None) => Ok(Reported::Validation(one)),
         _ => Err(Failure::input(anyhow::anyhow!(
-            "runs {} are not eval runs: report eval runs together, or one validate run alone",
+            "runs {} are not eval runs of repair tasks: report those together, or one validate or feature eval run alone",
             others.join(", ")
         ))),
+    }
+}
+
+/// The report of a feature eval run, whose CWE rows come from its benchmark's tasks.
+fn feature_eval_report(
+    store: &Store,
+    run: &avrlab_store::RunInfo,
+    format: ReportFormat,
+) -> Result<String, Failure> {
+    use avrlab_run::feature_score::{feature_report, render_feature_report};
+    let name = run.config.benchmark.as_deref().unwrap_or(&run.benchmark);
+    let benchmark = avrlab_bench::Benchmark::open(name).map_err(|e| {
+        Failure::input(anyhow::anyhow!(
+            "run `{}` scored feature tasks of benchmark `{name}`, which cannot be opened here ({e}): report it from the folder the eval ran in",
+            run.id
+        ))
+    })?;
+    let report = feature_report(store, &run.id, &benchmark)?;
+    match format {
+        ReportFormat::Markdown => Ok(render_feature_report(&report)),
+        ReportFormat::Json => Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report).expect("reports serialize")
+        )),
+        ReportFormat::Csv | ReportFormat::Latex | ReportFormat::Html => {
+            Err(Failure::input(anyhow::anyhow!(
+                "run `{}` is a feature eval: its report comes as --format md or json",
+                run.id
+            )))
+        }
     }
 }
 
@@ -91,12 +136,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         )));
     }
     let store = Store::open(&args.store.path)?;
-    let text = match validate_run(&store, &args.runs)? {
-        Some(run) => {
+    let text = match reported(&store, &args.runs)? {
+        Reported::Validation(run) => {
             let report = build_validation_report(&store, run).map_err(Failure::input)?;
             render_validation(&report, args.format.into())
         }
-        None => {
+        Reported::FeatureEval(run) => feature_eval_report(&store, &run, args.format.into())?,
+        Reported::Evals => {
             let options = EvalReportOptions {
                 model_cutoff: args.model_cutoff,
             };

@@ -157,6 +157,7 @@ fn run_with(args: Args, table: bool) -> Result<ExitCode, Failure> {
             ..args.run_config()
         },
         retry: verdict_retry(&args.retry),
+        plan: None,
     };
     let progress = StderrProgress::new();
     let report = execute(&mut store, request, &config, oracle.as_ref(), &progress)?;
@@ -237,6 +238,7 @@ fn validate_features(
             ..args.run_config()
         },
         retry: verdict_retry(&args.retry),
+        plan: None,
     };
     let progress = StderrProgress::new();
     let report = execute(&mut store, request, &config, oracle.as_ref(), &progress)?;
