@@ -239,7 +239,7 @@ enum Command {
     Eval(eval::Args),
     /// Merge the stores of a sharded run's workers (`--shard K/N`) into one store.
     Merge(merge::Args),
-    /// Print the tables of stored eval runs.
+    /// Print the tables of stored runs: eval runs together, or one validate or feature eval run.
     Report(report::Args),
     /// Could the model have seen the fixes? Ask it to continue each task's fixed file from just
     /// before the fix, compare with the fix and the vulnerable code, and store the scores.

@@ -1,5 +1,5 @@
-//! `avrlab report RUN…`: the tables of stored eval runs, one model row per run, or the report
-//! of one validate run.
+//! `avrlab report RUN…`: the tables of stored eval runs of repair tasks, one model row per run,
+//! or the report of one validate run, or of one eval run of feature tasks.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -112,7 +112,8 @@ fn feature_eval_report(
 /// Arguments of `avrlab report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Eval run ids (each becomes one model row), or one validate run's id.
+    /// Eval run ids of repair tasks (each becomes one model row), or one validate run's id, or one
+    /// feature eval run's id.
     #[arg(required = true)]
     pub runs: Vec<String>,
     #[arg(long, value_enum, default_value = "md")]
