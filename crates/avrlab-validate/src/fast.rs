@@ -2113,8 +2113,8 @@ mod tests {
         );
     }
 
-    /// A kept build records its classpath as the sandbox showed the repository; one made without
-    /// a sandbox (host paths) must never be loaded by a sandboxed run, nor the other way round.
+    /// A feature task's test diff that reaches outside the module's `src/test` is named (the
+    /// task then goes to the build tool); one inside it is not.
     #[test]
     fn a_feature_test_diff_must_stay_under_the_modules_test_sources() {
         let diff = |path: &str| {
@@ -2142,6 +2142,8 @@ mod tests {
         assert!(test_diff_outside_tests(&task, &diff("src/test/java/p/ATest.java")).is_some());
     }
 
+    /// A kept build records its classpath as the sandbox showed the repository; one made without
+    /// a sandbox (host paths) must never be loaded by a sandboxed run, nor the other way round.
     #[test]
     fn kept_builds_are_keyed_by_where_the_repository_is_seen() {
         let dir = tempfile::tempdir().unwrap();

@@ -143,6 +143,19 @@ pub fn avrlab(cwd: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs avrlab in `cwd`, asserts that it succeeded and returns its standard output.
+pub fn avrlab_ok(cwd: &Path, args: &[&str]) -> String {
+    succeeded(&avrlab(cwd, args))
+}
+
+/// The standard output of a command that must have succeeded (its output in the message
+/// otherwise).
+pub fn succeeded(output: &Output) -> String {
+    let (stdout, stderr) = text(output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    stdout
+}
+
 pub fn text(output: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&output.stdout).into_owned(),

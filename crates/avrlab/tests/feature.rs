@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::common::{avrlab, text};
+use crate::common::{avrlab, avrlab_ok, succeeded, text};
 
 const DIFF: &str = "--- a/src/main/java/p/A.java\n+++ b/src/main/java/p/A.java\n@@ -1,3 +1,3 @@\n class A {\n-  int a;\n+  int b;\n }\n";
 
@@ -270,8 +270,7 @@ fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
     // An eval of the feature tasks, whole and in two shards: the shards register the plan's
     // run (whichever tasks each asked the model about), `merge` joins them, and `report`
     // prints the feature table of the merged run as of the whole one.
-    let eval = |store: &str, extra: &[&str]| {
-        let store = dir.path().join(store);
+    let eval = |store: &Path, extra: &[&str]| {
         let mut args = vec![
             "eval",
             "--benchmark",
@@ -286,33 +285,26 @@ fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
             store.to_str().unwrap(),
         ];
         args.extend_from_slice(extra);
-        let output = avrlab(dir.path(), &args);
-        let (stdout, stderr) = text(&output);
-        assert!(output.status.success(), "{stdout}\n{stderr}");
-        store
+        avrlab(dir.path(), &args)
     };
-    let whole = eval("whole.sqlite", &["--run", "whole"]);
-    let shards = [
-        eval("s1.sqlite", &["--shard", "1/2"]),
-        eval("s2.sqlite", &["--shard", "2/2"]),
-    ];
+    let whole = dir.path().join("whole.sqlite");
+    succeeded(&eval(&whole, &["--run", "whole"]));
+    let shards = [dir.path().join("s1.sqlite"), dir.path().join("s2.sqlite")];
+    succeeded(&eval(&shards[0], &["--shard", "1/2"]));
+    succeeded(&eval(&shards[1], &["--shard", "2/2"]));
     let merged = dir.path().join("merged.sqlite");
     let mut args = vec!["merge", "--into", merged.to_str().unwrap()];
     args.extend(shards.iter().map(|s| s.to_str().unwrap()));
-    let merge = avrlab(dir.path(), &args);
-    let (stdout, stderr) = text(&merge);
-    assert!(merge.status.success(), "{stdout}\n{stderr}");
+    avrlab_ok(dir.path(), &args);
     let merged_run: String = rusqlite::Connection::open(&merged)
         .unwrap()
         .query_row("SELECT id FROM runs", [], |r| r.get(0))
         .unwrap();
     let table = |store: &Path, run: &str| {
-        let output = avrlab(
+        let stdout = avrlab_ok(
             dir.path(),
             &["report", run, "--store", store.to_str().unwrap()],
         );
-        let (stdout, stderr) = text(&output);
-        assert!(output.status.success(), "{stdout}\n{stderr}");
         assert!(stdout.contains("| functional-correct |"), "{stdout}");
         stdout
             .lines()
@@ -326,4 +318,38 @@ fn a_demo_task_is_curated_and_its_reference_predictions_scored() {
         "{whole_table:?}"
     );
     assert_eq!(table(&merged, &merged_run), whole_table);
+    // Its tables come as Markdown or JSON; another format is refused in one line.
+    let json = avrlab_ok(
+        dir.path(),
+        &[
+            "report",
+            "whole",
+            "--store",
+            whole.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["rows"][0][1]["predictions"], 2, "{json}");
+    let html = avrlab(
+        dir.path(),
+        &[
+            "report",
+            "whole",
+            "--store",
+            whole.to_str().unwrap(),
+            "--format",
+            "html",
+        ],
+    );
+    let (stdout, stderr) = text(&html);
+    assert_eq!(html.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--format md or json"), "{stderr}");
+    // The second shard given the first shard's store is refused before anything runs.
+    let misplaced = eval(&shards[0], &["--shard", "2/2"]);
+    let (stdout, stderr) = text(&misplaced);
+    assert_eq!(misplaced.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(stderr.contains("holds shard 1/2 of this plan"), "{stderr}");
 }

@@ -1095,7 +1095,13 @@ mod tests {
         let machine = Machine::default();
         let running = AtomicUsize::new(0);
         let crowded = AtomicUsize::new(0);
+        // The two workers' first validations meet for certain: each waits for the other.
+        let calls = AtomicUsize::new(0);
+        let meet = std::sync::Barrier::new(2);
         let starved = |busy: Duration| {
+            if calls.fetch_add(1, Ordering::SeqCst) < 2 {
+                meet.wait();
+            }
             let beside = running.fetch_add(1, Ordering::SeqCst) > 0;
             std::thread::sleep(busy);
             let beside = beside || running.load(Ordering::SeqCst) > 1;

@@ -86,6 +86,17 @@ fn feature_eval_report(
     format: ReportFormat,
 ) -> Result<String, Failure> {
     use avrlab_run::feature_score::{feature_report, render_feature_report};
+    // The format is checked before any work.
+    let json = match format {
+        ReportFormat::Markdown => false,
+        ReportFormat::Json => true,
+        ReportFormat::Csv | ReportFormat::Latex | ReportFormat::Html => {
+            return Err(Failure::input(anyhow::anyhow!(
+                "run `{}` is a feature eval: its report comes as --format md or json",
+                run.id
+            )));
+        }
+    };
     let name = run.config.benchmark.as_deref().unwrap_or(&run.benchmark);
     let benchmark = avrlab_bench::Benchmark::open(name).map_err(|e| {
         Failure::input(anyhow::anyhow!(
@@ -94,19 +105,14 @@ fn feature_eval_report(
         ))
     })?;
     let report = feature_report(store, &run.id, &benchmark)?;
-    match format {
-        ReportFormat::Markdown => Ok(render_feature_report(&report)),
-        ReportFormat::Json => Ok(format!(
+    Ok(if json {
+        format!(
             "{}\n",
             serde_json::to_string_pretty(&report).expect("reports serialize")
-        )),
-        ReportFormat::Csv | ReportFormat::Latex | ReportFormat::Html => {
-            Err(Failure::input(anyhow::anyhow!(
-                "run `{}` is a feature eval: its report comes as --format md or json",
-                run.id
-            )))
-        }
-    }
+        )
+    } else {
+        render_feature_report(&report)
+    })
 }
 
 /// Arguments of `avrlab report`.
