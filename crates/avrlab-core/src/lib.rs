@@ -19,5 +19,5 @@ pub use run_config::{BadShard, MalformedRunConfig, ModelPrice, ReplaySource, Run
 pub use untrusted_file::{RegularFile, UntrustedFileError, kind_of, read_untrusted_file};
 pub use vocabulary::{
     AuditLabel, CheckKind, Correctness, Differential, Engine, ErrorCause, Extraction, ItemClass,
-    Outcome, Phase, ReviewDecision, RunMode, TestGroupResult, TestStatus, UnknownWord,
+    Outcome, Phase, ReviewDecision, RunMode, TestGroupResult, TestStatus, UnknownWord, counted,
 };

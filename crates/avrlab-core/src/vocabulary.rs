@@ -392,6 +392,15 @@ vocabulary! {
     }
 }
 
+/// `count` and its noun, plural unless the count is one: "1 worker", "2 workers".
+pub fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,7 +34,7 @@ pub use html::{CHECK_ATTRIBUTE, render_html};
 pub use latex::{escape as escape_latex, render_latex};
 pub use probe_summary::{ProbeCorrelation, ProbePoint, ProbeSummary};
 pub use published::{PublishedAgreement, PublishedLabel, UnknownLabel};
-pub use render::{ReportFormat, counted, render};
+pub use render::{ReportFormat, render};
 pub use study_report::{
     AuditorAgreement, Comparison, CweRow, GridCell, OffsetGrid, Rates, ReviewerDifferential,
     ReviewerMatrix, StudyFormat, StudyReport, StudyReportError, TostLine, build_study_report,

@@ -21,15 +21,6 @@ pub enum ReportFormat {
     Html,
 }
 
-/// `count` and its noun, plural unless the count is one: "1 worker", "2 workers".
-pub fn counted(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
-}
-
 fn percent(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }

@@ -162,7 +162,7 @@ impl RunReport {
         format!(
             "run {}: {} ({} validated now, {} resumed, {} duplicates) in {:.1} s; stored in {}",
             self.run_id,
-            avrlab_report::counted(self.candidates, "candidate"),
+            avrlab_core::counted(self.candidates, "candidate"),
             self.validated,
             self.already_decided,
             self.duplicates,

@@ -198,12 +198,12 @@ pub fn render_text(summary: &Summary) -> String {
         out,
         "run {} ({}; {} validated now, {} resumed from the store, {} duplicates) in {:.1} s with {}",
         summary.run_id,
-        avrlab_report::counted(summary.candidates, "candidate"),
+        avrlab_core::counted(summary.candidates, "candidate"),
         summary.validated_now,
         summary.already_decided,
         summary.duplicates,
         summary.wall_seconds,
-        avrlab_report::counted(summary.workers, "worker")
+        avrlab_core::counted(summary.workers, "worker")
     );
     let _ = writeln!(out, "outcomes: {}", counts.join(", "));
     if !summary.errored.is_empty() {

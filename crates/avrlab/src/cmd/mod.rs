@@ -193,7 +193,7 @@ pub(crate) fn finish_feature_run(
     let closing = format!(
         "{} (engine {engine}, {}; verdicts by engine: {})",
         report.describe(store.path()),
-        avrlab_report::counted(report.workers, "worker"),
+        avrlab_core::counted(report.workers, "worker"),
         if decided.is_empty() {
             "none".to_owned()
         } else {
