@@ -5,7 +5,11 @@
 //! not the build), so this is where their output is read. Each tool prints its cause in its own
 //! shape, and buries it among generic lines ("-> [Help 1]", "re-run with -e"); one function per
 //! tool picks the lines that name the cause. The verdicts never rest on this text: the exit
-//! status decides, and this only explains it.
+//! status decides, and this only explains it. The one decision read here is which test sources
+//! a warm-up leaves out because they do not compile ([`compile_error_files`]); the build that
+//! follows, judged by its exit status again, checks it.
+
+use std::path::Path;
 
 use avrlab_exec::ExitKind;
 
@@ -270,6 +274,39 @@ fn is_compiler_error(line: &str) -> bool {
     line.contains(".java:[") || (line.contains(".java:") && line.contains(": error:"))
 }
 
+/// The Java files of `project` that a failed build's compiler named in its errors, each with its
+/// first error (`A.java:[3,8] cannot find symbol`), in the order of the log; relative to
+/// `project`. Warnings are not errors, and a file outside the project is not its source.
+pub fn compile_error_files(log: &str, project: &Path) -> Vec<(String, String)> {
+    let prefix = format!("{}/", project.display());
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in log.lines() {
+        let line = without_ansi(line);
+        let line = line.trim();
+        if line.starts_with("[WARNING]") || line.starts_with("[INFO]") || !is_compiler_error(line) {
+            continue;
+        }
+        // Maven prints a forked javac's errors as `[ERROR] /p/A.java:[3,8] error: …`, its own
+        // as `[ERROR] /p/A.java:[3,8] …`; Gradle and Ant as `/p/A.java:3: error: …`.
+        let line = line.strip_prefix("[ERROR]").map_or(line, str::trim_start);
+        if !line.contains("error:") && !line.contains(".java:[") {
+            continue;
+        }
+        let Some(rest) = line.strip_prefix(&prefix) else {
+            continue;
+        };
+        let Some(end) = rest.find(".java:") else {
+            continue;
+        };
+        let (path, position) = rest.split_at(end + ".java".len());
+        if !files.iter().any(|(known, _)| known == path) {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            files.push((path.to_owned(), format!("{name}{position}")));
+        }
+    }
+    files
+}
+
 /// The cause of a failed Gradle build: the first compiler error, else the text under Gradle's
 /// first "* What went wrong:" (up to three lines, its `>` causes included), with the build file
 /// and line of "* Where:" when Gradle names one.
@@ -352,6 +389,33 @@ fn capped(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compile_errors_name_the_files_of_the_project_once_each() {
+        let project = Path::new("/w/p");
+        let log = "[INFO] Compiling 12 source files to /w/p/target/test-classes\n\
+                   [WARNING] /w/p/src/test/java/a/Old.java:[9,3] [deprecation] X in a has been deprecated\n\
+                   [ERROR] COMPILATION ERROR : \n\
+                   /w/p/src/test/java/a/Dto.java:[3,60] error: package com.sun.org.apache.xalan.internal.xsltc.compiler.util does not exist\n\
+                   [ERROR] /w/p/src/test/java/a/FxTest.java:[5,30] error: package com.sun.javafx.sg.prism does not exist\n\
+                   [ERROR] /w/p/src/test/java/a/FxTest.java:[40,9] cannot find symbol\n\
+                   \u{1b}[1;31m[ERROR] /w/p/src/test/java/a/Plain.java:[7,1] cannot find symbol\n\
+                   /w/other/src/A.java:[1,1] error: outside\n\
+                   /w/p/sub/src/test/java/b/G.java:12: error: cannot find symbol\n\
+                   [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.5.1:testCompile";
+        let files = compile_error_files(log, project);
+        assert_eq!(
+            files,
+            [
+                ("src/test/java/a/Dto.java", "Dto.java:[3,60] error: package com.sun.org.apache.xalan.internal.xsltc.compiler.util does not exist"),
+                ("src/test/java/a/FxTest.java", "FxTest.java:[5,30] error: package com.sun.javafx.sg.prism does not exist"),
+                ("src/test/java/a/Plain.java", "Plain.java:[7,1] cannot find symbol"),
+                ("sub/src/test/java/b/G.java", "G.java:12: error: cannot find symbol"),
+            ]
+            .map(|(p, e)| (p.to_owned(), e.to_owned()))
+        );
+        assert!(compile_error_files("[INFO] BUILD SUCCESS", project).is_empty());
+    }
 
     /// Each case: a build's output in the shape the tool prints it, and the summary expected.
     #[test]

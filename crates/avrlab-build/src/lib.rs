@@ -25,7 +25,7 @@ mod surefire;
 mod tools;
 
 pub use ant::Ant;
-pub use build_log::Hang;
+pub use build_log::{Hang, compile_error_files};
 pub use build_tool::BuildTool;
 pub use difftest::{
     COMPILED_REFERENCE, COMPILED_VULNERABLE, DiffTestError, DiffTestRequest, DiffTestRun,

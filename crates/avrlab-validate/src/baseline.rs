@@ -98,6 +98,9 @@ pub struct Baseline {
     /// What comparing this baseline with the baseline without each optional repair decided, one
     /// line each (see `repairs`).
     pub repairs: Vec<String>,
+    /// Where the reference fix did not compile: the workspace built and the build's output, to
+    /// find the test sources that fail it (see `left_out`). Never stored.
+    pub(crate) not_compiled: Option<(PathBuf, String)>,
 }
 
 /// The exclusions that share a cause, for `avrlab bench check`.
@@ -576,6 +579,7 @@ pub(crate) fn judge_baseline(
         note: None,
         skipped: None,
         repairs: Vec::new(),
+        not_compiled: None,
     };
     let left_out = baseline.tests();
     let counts = |class: &str, method: &str| !left_out.iter().any(|t| t.covers(class, method));
@@ -641,7 +645,10 @@ pub(crate) fn run_baseline(
     let compiled = maven.compile(&ws).map_err(maven_err)?;
     if !compiled.exit.success() {
         let cause = compiled.diagnostics.first().or(compiled.failure.as_ref());
-        return Ok(not_compiled(cause.map(String::as_str)));
+        return Ok(Baseline {
+            not_compiled: Some((ws.clone(), compiled.log)),
+            ..not_compiled(cause.map(String::as_str))
+        });
     }
     let selection = match &task.oracle.regression_tests {
         RegressionTests::AllOthers => TestSelection::AllExcept(Vec::new()),
@@ -932,6 +939,7 @@ mod tests {
             note: None,
             skipped: Some(vec![TestName::parse("a.P#off").unwrap()]),
             repairs: vec!["repair byte-buddy: kept: the baseline counts 1 of 4 regression tests with it, 0 of 4 without".into()],
+            not_compiled: None,
         };
         assert_eq!(baseline.tests(), [TestName::parse("a.P#m").unwrap()]);
         // The repair decision is kept with the baseline.

@@ -14,6 +14,7 @@ mod fast;
 mod feature;
 mod fingerprint;
 mod flags;
+mod left_out;
 mod materialize;
 mod oracle;
 mod outcome;

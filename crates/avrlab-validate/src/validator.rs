@@ -17,6 +17,7 @@ use crate::cache_seal::{CacheSeal, seal_tree};
 use crate::candidate::{Candidate, CandidateError, apply_candidate};
 use crate::error::ValidateError;
 use crate::failed_warm_up;
+use crate::left_out;
 use crate::materialize::materialize_task;
 use crate::oracle::{Oracle, PreparedTask, RepairState};
 use crate::outcome::{Engine, Outcome, Phase, PhaseRecord, TestRecord, Verdict, exit_text};
@@ -253,6 +254,12 @@ fn write_state(
             .filter(|d| !d.kept)
             .map(RepairDecision::describe),
     );
+    // Test sources an earlier warm-up of this state found not to compile here.
+    let left_out = left_out::load(&left_out::record_path(repairs_root, &task.id, &key));
+    if let Some(note) = left_out.describe() {
+        left_out.remove_from(dir).map_err(workspace_err)?;
+        build_notes.push(note);
+    }
     Ok((
         build_notes,
         RepairState {
@@ -371,7 +378,7 @@ impl Oracle for BuildToolOracle {
 impl BuildToolOracle {
     /// [`Oracle::warm_up`] without the note of an earlier failure.
     fn warm_up_now(&self, prepared: &PreparedTask) -> Result<(), ValidateError> {
-        let warmed = match self.warm_up_dependencies(prepared) {
+        let mut warmed = match self.warm_up_dependencies(prepared) {
             // Repairs that depend on parent poms could not be made before the parents were in
             // the repository; a failed warm-up has brought them.
             Err(ValidateError::Build {
@@ -380,6 +387,28 @@ impl BuildToolOracle {
             }) if self.refresh_repairs(prepared)? => self.warm_up_dependencies(prepared),
             other => other,
         };
+        // Test sources that do not compile here are left out, and the warm-up tried again.
+        for _ in 0..left_out::MAX_ROUNDS {
+            match &warmed {
+                Err(ValidateError::Build {
+                    source:
+                        BuildError::WarmUp {
+                            project,
+                            log: Some(log),
+                            ..
+                        },
+                    ..
+                }) if self.leave_out_uncompilable_tests(
+                    prepared,
+                    project,
+                    &std::fs::read_to_string(log).unwrap_or_default(),
+                )? =>
+                {
+                    warmed = self.warm_up_dependencies(prepared);
+                }
+                _ => break,
+            }
+        }
         if let Err(
             failed @ ValidateError::Build {
                 source: BuildError::WarmUp { .. },
@@ -413,6 +442,18 @@ impl BuildToolOracle {
         self.decide_repairs(prepared)?;
         // The baseline: which regression tests pass on the reference fix (once per task state).
         let mut baseline = self.state_baseline(&prepared.task, prepared.pristine())?;
+        // A warm-up skipped (the repository was warm for these build files already) has not
+        // compiled the tests: test sources that do not compile here are found here then.
+        for _ in 0..left_out::MAX_ROUNDS {
+            match baseline.not_compiled.take() {
+                Some((project, output))
+                    if self.leave_out_uncompilable_tests(prepared, &project, &output)? =>
+                {
+                    baseline = self.state_baseline(&prepared.task, prepared.pristine())?;
+                }
+                _ => break,
+            }
+        }
         // Decisions are kept per task state, baselines per state and build options: a baseline
         // taken after a decision made under other options (new Maven flags) carries that
         // decision too, so the check shows it whichever run made it.
@@ -429,6 +470,14 @@ impl BuildToolOracle {
                     ))
                 })
                 .map(|d| d.describe())
+                .chain(
+                    left_out::load(&left_out::record_path(
+                        &self.repairs_root(),
+                        &prepared.task.id,
+                        &key,
+                    ))
+                    .describe(),
+                )
                 .collect();
             if !known.is_empty() {
                 baseline.repairs = known;
@@ -658,6 +707,40 @@ impl BuildToolOracle {
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(task.id.clone(), older);
         }
+        Ok(true)
+    }
+
+    /// Leaves out of the task state the test sources whose compile errors failed a build of
+    /// `project` (a copy of the state; `output` its whole output), where `left_out` allows it;
+    /// whether it did.
+    fn leave_out_uncompilable_tests(
+        &self,
+        prepared: &PreparedTask,
+        project: &Path,
+        output: &str,
+    ) -> Result<bool, ValidateError> {
+        let task = &prepared.task;
+        let record = left_out::record_path(&self.repairs_root(), &task.id, &prepared.repairs().key);
+        let known = left_out::load(&record);
+        let Some(more) = left_out::more_to_leave_out(
+            output,
+            project,
+            prepared.pristine(),
+            &task.oracle.pov_tests,
+            &known,
+        ) else {
+            return Ok(false);
+        };
+        left_out::store(&record, &more).map_err(Self::workspace_err(&record))?;
+        more.remove_from(prepared.pristine())
+            .map_err(Self::workspace_err(prepared.pristine()))?;
+        let mut notes: Vec<String> = prepared
+            .build_notes()
+            .into_iter()
+            .filter(|note| known.describe().as_ref() != Some(note))
+            .collect();
+        notes.extend(more.describe());
+        prepared.set_build_notes(notes);
         Ok(true)
     }
 

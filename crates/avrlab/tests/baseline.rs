@@ -8,29 +8,12 @@
 //! `SlugsSkippedTest` are skipped on the reference fix (one disabled, one aborting on an
 //! assumption), so they may be skipped on a candidate: the reference fix is still `Plausible`.
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
-use crate::common::{binary, fixtures, heavy_one_core, text};
+use crate::common::{avrlab_with_own_cache as avrlab, fixtures, heavy_one_core, text};
 
 const FLAKY: &str = "com.example.slugs.SlugsTest#cachesTheLastSlug";
 const FAILING: &str = "com.example.slugs.SlugsTest#namesEmptyTitles";
-
-/// avrlab with its cache (and so its baselines) in `dir`, and the shared Maven repository.
-fn avrlab(dir: &Path, args: &[&str]) -> Output {
-    let repository = std::env::var_os("AVRLAB_MAVEN_REPO").map_or_else(
-        || PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/avrlab/maven-repository"),
-        PathBuf::from,
-    );
-    #[expect(clippy::disallowed_methods, reason = "the tests run the real binary")]
-    std::process::Command::new(binary())
-        .args(args)
-        .current_dir(dir)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env("AVRLAB_MAVEN_REPO", repository)
-        .output()
-        .unwrap()
-}
 
 /// The regression tests of classes named like `classes` (SQL `LIKE`) that a candidate's verdict
 /// recorded, as `Class#method status`.

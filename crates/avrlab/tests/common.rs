@@ -143,6 +143,23 @@ pub fn avrlab(cwd: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// avrlab run in `dir` with its cache (and so its baselines and repair decisions) in `dir`, and
+/// the shared Maven repository.
+pub fn avrlab_with_own_cache(dir: &Path, args: &[&str]) -> Output {
+    let repository = std::env::var_os("AVRLAB_MAVEN_REPO").map_or_else(
+        || PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/avrlab/maven-repository"),
+        PathBuf::from,
+    );
+    #[expect(clippy::disallowed_methods, reason = "the tests run the real binary")]
+    std::process::Command::new(binary())
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("AVRLAB_MAVEN_REPO", repository)
+        .output()
+        .unwrap()
+}
+
 /// Runs avrlab in `cwd`, asserts that it succeeded and returns its standard output.
 pub fn avrlab_ok(cwd: &Path, args: &[&str]) -> String {
     succeeded(&avrlab(cwd, args))

@@ -15,6 +15,7 @@ mod feature;
 mod fork_per_class;
 mod html_report;
 mod killed;
+mod left_out;
 mod multi_module;
 mod older_api;
 mod predictions;
