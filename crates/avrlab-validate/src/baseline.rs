@@ -103,6 +103,30 @@ pub struct Baseline {
     pub(crate) not_compiled: Option<(PathBuf, String)>,
 }
 
+/// `cause` with each object's identity hash (`Loader@1c9975a8`: a new one in every JVM, so
+/// the same failure of six tests read as six causes) written `@…`.
+fn without_identity_hashes(cause: &str) -> String {
+    let mut text = String::with_capacity(cause.len());
+    let mut rest = cause;
+    while let Some(at) = rest.find('@') {
+        text.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        let hex = rest
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(rest.len());
+        let word_ends = rest[hex..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        if (5..=8).contains(&hex) && word_ends {
+            text.push('…');
+            rest = &rest[hex..];
+        }
+    }
+    text.push_str(rest);
+    text
+}
+
 /// The exclusions that share a cause, for `avrlab bench check`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExclusionGroup {
@@ -143,7 +167,7 @@ impl Baseline {
     pub fn groups(&self) -> Vec<ExclusionGroup> {
         let mut groups: Vec<ExclusionGroup> = Vec::new();
         for exclusion in &self.excluded {
-            let cause = (!exclusion.is_flaky()).then(|| exclusion.cause.clone());
+            let cause = (!exclusion.is_flaky()).then(|| without_identity_hashes(&exclusion.cause));
             match groups.iter_mut().find(|g| g.cause == cause) {
                 Some(group) => group.tests += 1,
                 None => groups.push(ExclusionGroup { cause, tests: 1 }),
@@ -922,6 +946,45 @@ mod tests {
             Baseline::from_text("avrlab-baseline 2\nran 1\ncounted 1\n"),
             None
         );
+    }
+
+    /// The same failure in several JVMs names other identity hashes: one group.
+    #[test]
+    fn causes_that_differ_in_identity_hashes_only_are_one_group() {
+        let failing = |test: &str, cause: &str| Exclusion {
+            test: TestName::parse(test).unwrap(),
+            statuses: vec!["errored".into(), "errored".into()],
+            cause: cause.into(),
+        };
+        let loader = |hash: &str| {
+            format!(
+                "java.lang.IllegalAccessError: class X loaded by org.powermock.core.classloader.MockClassLoader @{hash} cannot access Y"
+            )
+        };
+        let baseline = Baseline {
+            excluded: vec![
+                failing("a.T#one", &loader("1c9975a8")),
+                failing("a.T#two", &loader("20afd96f")),
+                failing("a.T#three", "mail to root@localhost failed"),
+                failing("a.T#four", "expected @deadbeefcafe"),
+            ],
+            ..Baseline::default()
+        };
+        let groups = baseline.groups();
+        assert_eq!(groups.len(), 3, "{groups:?}");
+        assert_eq!(groups[0].tests, 2);
+        assert!(
+            groups[0]
+                .cause
+                .as_deref()
+                .unwrap()
+                .contains("MockClassLoader @… cannot")
+        );
+        assert_eq!(
+            groups[1].cause.as_deref(),
+            Some("mail to root@localhost failed")
+        );
+        assert_eq!(groups[2].cause.as_deref(), Some("expected @deadbeefcafe"));
     }
 
     /// An invocation `m[3]` leaves out its method (Surefire filters by method name); a listed
