@@ -580,12 +580,18 @@ impl Maven {
             };
             // A level the build writes below the release compiles against the release's API.
             let api = crate::older_api::api_jar(&dir, &jdk, older.release).map_err(io)?;
+            // Release 8's API lacks the internal classes JDK 8's compiler showed.
+            let unsupported = match older.release {
+                8 => crate::older_api::unsupported_jar(&dir, &jdk).map_err(io)?,
+                _ => None,
+            };
             let name = crate::older_api::javac_script(
                 &dir,
                 &jdk.home.join("bin/javac"),
                 older.release,
                 lowest,
                 api.as_deref().map(seen).as_deref(),
+                unsupported.as_deref().map(seen).as_deref(),
             )
             .map_err(io)?;
             let api_note = match &api {

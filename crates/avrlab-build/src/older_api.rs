@@ -80,8 +80,15 @@ pub(crate) const JAVAC_VIEW: &str = "/avrlab/javac-release";
 /// RELEASE's API instead: `-source/-target` as the build gives them and the API's classes (API,
 /// from the JDK's own `ct.sym`) as the boot class path. Java 8's rules reject code 7's accept (an
 /// interface inheriting two unrelated default methods, as TomEE's `ListSet extends List, Set`).
+///
+/// JDK 8's javac compiled against its internal classes too (with a warning); `ct.sym` has none
+/// for release 8, so `--release 8` cannot see `sun.misc.Unsafe`, which serialization libraries
+/// use (XStream, Objenesis) and every newer runtime still carries (module `jdk.unsupported`).
+/// UNSUPPORTED, when set, is a jar of those classes' signatures (see [`unsupported_jar`]),
+/// appended to the class path the build gives, on the command line or in an argument file.
 const JAVAC_SCRIPT: &str = r#"#!/bin/sh
 # javac at --release RELEASE for avrlab (crates/avrlab-build/src/older_api.rs).
+extra='UNSUPPORTED'
 dir=$(mktemp -d) || exit 1
 n=0
 skip=
@@ -95,10 +102,16 @@ level_in() {
 for a in "$@"; do
   if [ -n "$first" ]; then set --; first=; fi
   if [ -n "$skip" ]; then
-    case $skip in source) src=$a ;; target) tgt=$a ;; esac
+    case $skip in
+      source) src=$a ;;
+      target) tgt=$a ;;
+      classpath) set -- "$@" "$a${extra:+:$extra}" ;;
+    esac
     skip=; continue
   fi
   case $a in
+    -classpath|-cp|--class-path) skip=classpath ;;
+    --class-path=*) a="$a${extra:+:$extra}" ;;
     -source|--source) skip=source; continue ;;
     -target|--target) skip=target; continue ;;
     --release|-bootclasspath|--boot-class-path|-extdirs|-endorseddirs) skip=1; continue ;;
@@ -133,7 +146,9 @@ for a in "$@"; do
         END { flush() }
       ' "${a#@}" |
       sed -e '/^"\{0,1\}\(-source\|-target\|--source\|--target\|--release\|-bootclasspath\|--boot-class-path\|-extdirs\|-endorseddirs\)"\{0,1\}$/{N;d;}' \
-          -e '/^"\{0,1\}--\(source\|target\|release\|boot-class-path\)=/d' > "$dir/args$n" || exit 1
+          -e '/^"\{0,1\}--\(source\|target\|release\|boot-class-path\)=/d' \
+          -e "/^\"\{0,1\}\(-classpath\|-cp\|--class-path\)\"\{0,1\}\$/{n;s|\"\$|${extra:+:$extra}\"|;t;s|\$|${extra:+:$extra}|;}" \
+          > "$dir/args$n" || exit 1
       a="@$dir/args$n" ;;
   esac
   set -- "$@" "$a"
@@ -392,6 +407,7 @@ pub(crate) fn javac_script(
     release: u32,
     lowest: u32,
     api: Option<&Path>,
+    unsupported: Option<&Path>,
 ) -> std::io::Result<String> {
     let text = JAVAC_SCRIPT
         .replace("RELEASE", &release.to_string())
@@ -400,7 +416,13 @@ pub(crate) fn javac_script(
             "API",
             &api.map(|p| p.display().to_string()).unwrap_or_default(),
         )
-        .replace("JAVAC", &javac.display().to_string());
+        .replace("JAVAC", &javac.display().to_string())
+        .replace(
+            "UNSUPPORTED",
+            &unsupported
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        );
     let mut hasher = Sha256::new();
     hasher.update(text.as_bytes());
     let name = format!("javac-{release}-{}", hex::encode(&hasher.finalize()[..8]));
@@ -422,27 +444,49 @@ pub(crate) fn javac_script(
 /// release. It is a boot class path for `-source N` below `release`, where `--release` cannot be
 /// combined with `-source`.
 pub(crate) fn api_jar(dir: &Path, jdk: &Jdk, release: u32) -> std::io::Result<Option<String>> {
-    let ct_sym = jdk.home.join("lib/ct.sym");
-    let Ok(meta) = std::fs::metadata(&ct_sym) else {
-        return Ok(None);
-    };
     let letter = match release {
         0..=9 => char::from(b'0' + release as u8),
         10..=35 => char::from(b'A' + (release - 10) as u8),
         _ => return Ok(None),
     };
+    signature_jar(dir, jdk, &format!("api-{release}"), letter, None)
+}
+
+/// The signatures of the internal classes JDK 8's compiler showed and every newer runtime still
+/// carries in module `jdk.unsupported` (`sun.misc.Unsafe`, `sun.misc.Signal`,
+/// `sun.reflect.ReflectionFactory`), as `ct.sym` gives them for release 9, in one jar made once
+/// into `dir`. Returns its file name; `None` when the JDK has no `ct.sym` or no such classes.
+/// The `javac` script adds it to the class path of a compile at `--release 8`, whose own API
+/// lacks them.
+pub(crate) fn unsupported_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<String>> {
+    signature_jar(dir, jdk, "unsupported-8", '9', Some("jdk.unsupported"))
+}
+
+/// The signatures of `ct.sym`'s folders named with `letter` (of `module` only, or of every
+/// module) as class files in one jar, `<stem>-<hash of ct.sym>.jar` in `dir`, made once.
+fn signature_jar(
+    dir: &Path,
+    jdk: &Jdk,
+    stem: &str,
+    letter: char,
+    module: Option<&str>,
+) -> std::io::Result<Option<String>> {
+    let ct_sym = jdk.home.join("lib/ct.sym");
+    let Ok(meta) = std::fs::metadata(&ct_sym) else {
+        return Ok(None);
+    };
     let mut hasher = Sha256::new();
     hasher.update(ct_sym.display().to_string().as_bytes());
     hasher.update(meta.len().to_le_bytes());
     hasher.update(format!("{:?}", meta.modified().ok()).as_bytes());
-    let name = format!("api-{release}-{}.jar", hex::encode(&hasher.finalize()[..8]));
+    let name = format!("{stem}-{}.jar", hex::encode(&hasher.finalize()[..8]));
     if dir.join(&name).is_file() {
         return Ok(Some(name));
     }
     std::fs::create_dir_all(dir)?;
     let scratch = dir.join(format!(".{name}.partial-{}", std::process::id()));
     let packed = scratch.join(&name);
-    let made = make_api_jar(&jdk.home.join("bin/jar"), &ct_sym, letter, &packed);
+    let made = make_api_jar(&jdk.home.join("bin/jar"), &ct_sym, letter, module, &packed);
     let result = match made {
         Ok(true) => std::fs::rename(&packed, dir.join(&name)).map(|_| Some(name)),
         Ok(false) => Ok(None),
@@ -469,8 +513,15 @@ fn trusted_tool(program: &Path, args: Vec<String>, cwd: &Path) -> avrlab_exec::R
 }
 
 /// Extracts `ct_sym` beside `packed`, gathers the signatures of the folders named with `letter`
-/// as class files, and packs them into `packed`; false when none was found.
-fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::io::Result<bool> {
+/// (of module `only`, where one is given) as class files, and packs them into `packed`; false
+/// when none was found.
+fn make_api_jar(
+    jar: &Path,
+    ct_sym: &Path,
+    letter: char,
+    only: Option<&str>,
+    packed: &Path,
+) -> std::io::Result<bool> {
     let scratch = packed.parent().unwrap_or(Path::new("."));
     let extracted = scratch.join("ct");
     let classes = scratch.join("api");
@@ -507,7 +558,10 @@ fn make_api_jar(jar: &Path, ct_sym: &Path, letter: char, packed: &Path) -> std::
         .collect();
     folders.sort();
     for folder in folders {
-        for module in std::fs::read_dir(&folder)?.filter_map(Result::ok) {
+        for module in std::fs::read_dir(&folder)?
+            .filter_map(Result::ok)
+            .filter(|m| only.is_none_or(|wanted| m.file_name() == wanted))
+        {
             for file in walkdir::WalkDir::new(module.path())
                 .into_iter()
                 .filter_map(Result::ok)
@@ -791,11 +845,17 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let scripts = dir.path().join("scripts");
-        let name = javac_script(&scripts, &build.home.join("bin/javac"), 8, 7, None).unwrap();
+        let unsupported = unsupported_jar(&scripts, &build)
+            .unwrap()
+            .expect("ct.sym has jdk.unsupported for release 9");
+        let unsupported = scripts.join(unsupported);
+        let javac = build.home.join("bin/javac");
+        let name = javac_script(&scripts, &javac, 8, 7, None, Some(&unsupported)).unwrap();
         assert_eq!(
-            javac_script(&scripts, &build.home.join("bin/javac"), 8, 7, None).unwrap(),
+            javac_script(&scripts, &javac, 8, 7, None, Some(&unsupported)).unwrap(),
             name
         );
+        let without = javac_script(&scripts, &javac, 8, 7, None, None).unwrap();
         let src = dir.path().join("src");
         write(
             &src,
@@ -808,6 +868,12 @@ mod tests {
             "package q;\nimport p.*;\nimport java.security.acl.Acl;\n\
              public class Use { Module m; Acl acl; }\n",
         );
+        // What JDK 8's javac compiled and release 8's API lacks.
+        write(
+            &src,
+            "r/Raw.java",
+            "package r;\npublic class Raw { sun.misc.Unsafe unsafe; }\n",
+        );
         let out = dir.path().join("out");
         std::fs::create_dir_all(&out).unwrap();
         let args = dir.path().join("args");
@@ -815,32 +881,68 @@ mod tests {
             &args,
             format!(
                 // An option value over several lines, with quotes, as Struts' pom gives one.
-                "\"-d\"\n\"{}\"\n\"-source\"\n\"1.5\"\n\"-target\"\n\"1.5\"\n\"-Werror\"\n\
-                 \"-Adescription=\"To make it easier; and\n      the rest.\"\"\n\"{}\"\n\"{}\"\n",
+                "\"-d\"\n\"{}\"\n\"-classpath\"\n\"{}\"\n\"-source\"\n\"1.5\"\n\"-target\"\n\"1.5\"\n\
+                 \"-Werror\"\n\"-Adescription=\"To make it easier; and\n      the rest.\"\"\n\
+                 \"{}\"\n\"{}\"\n",
+                out.display(),
                 out.display(),
                 src.join("p/Module.java").display(),
-                src.join("q/Use.java").display()
+                src.join("q/Use.java").display(),
             ),
         )
         .unwrap();
-        let run = |extra: &[&str]| {
+        // JDK 8's javac warns about internal classes too: this one has no -Werror.
+        let raw_args = dir.path().join("raw-args");
+        std::fs::write(
+            &raw_args,
+            format!(
+                "\"-d\"\n\"{}\"\n\"-classpath\"\n\"{}\"\n\"{}\"\n",
+                out.display(),
+                out.display(),
+                src.join("r/Raw.java").display()
+            ),
+        )
+        .unwrap();
+        let run_with = |script: &str, args: &Path, extra: &[&str]| {
             let arguments = extra
                 .iter()
                 .map(|a| (*a).to_owned())
                 .chain([format!("@{}", args.display())])
                 .collect();
-            let spec = trusted_tool(&scripts.join(&name), arguments, dir.path());
+            let spec = trusted_tool(&scripts.join(script), arguments, dir.path());
             avrlab_exec::run(&spec).unwrap()
         };
-        let result = run(&["-source", "11", "-target", "11"]);
+        let run = |script: &str, extra: &[&str]| run_with(script, &raw_args, extra);
+        let failed = run(&without, &["-source", "11", "-target", "11"]);
+        assert!(!failed.exit.success());
         assert!(
-            result.exit.success(),
+            crate::maven::combined_log(&failed).contains("package sun.misc does not exist"),
             "{}",
-            crate::maven::combined_log(&result)
+            crate::maven::combined_log(&failed)
         );
+        for args in [&args, &raw_args] {
+            let result = run_with(&name, args, &["-source", "11", "-target", "11"]);
+            assert!(
+                result.exit.success(),
+                "{}",
+                crate::maven::combined_log(&result)
+            );
+        }
         // Class files of Java 8 (major version 52).
-        let class = std::fs::read(out.join("q/Use.class")).unwrap();
-        assert_eq!(u16::from_be_bytes([class[6], class[7]]), 52);
+        for class in ["q/Use.class", "r/Raw.class"] {
+            let class = std::fs::read(out.join(class)).unwrap();
+            assert_eq!(u16::from_be_bytes([class[6], class[7]]), 52);
+        }
+        // On the command line too.
+        let plain = dir.path().join("plain-args");
+        std::fs::write(&plain, src.join("r/Raw.java").display().to_string()).unwrap();
+        let out = out.display().to_string();
+        let on_command_line = run_with(&name, &plain, &["-classpath", &out, "-d", &out]);
+        assert!(
+            on_command_line.exit.success(),
+            "{}",
+            crate::maven::combined_log(&on_command_line)
+        );
     }
 
     /// A level the build writes below the release that the JDK still compiles is kept, against
@@ -873,6 +975,7 @@ mod tests {
             8,
             7,
             Some(&scripts.join(&api)),
+            None,
         )
         .unwrap();
         let src = dir.path().join("src");
