@@ -3,8 +3,9 @@
 //! (`target/classes` precedes everything else) and would replace it: a candidate could then pass
 //! the proof-of-vulnerability test without fixing anything. So every top-level type a candidate's
 //! files declare must either already be a main type of the task state, or be new, in one of the
-//! project's own packages (those that already hold main sources), and not share its name with any
-//! other type of the task state (its tests).
+//! project's own packages (those that already hold main sources) or in a new package below one of
+//! them that no test uses, and not share its name with any other type of the task state (its
+//! tests).
 //!
 //! Dependencies are covered too: once the warm-up has resolved the test classpath,
 //! [`ClassPolicy::with_library`] reads the class names of its jars and folders in the project's own
@@ -31,6 +32,8 @@ pub struct ClassPolicy {
     main_types: BTreeSet<String>,
     /// Fully qualified top-level types of every other source (tests, other source roots).
     other_types: BTreeSet<String>,
+    /// The packages of those other sources.
+    other_packages: BTreeSet<String>,
     /// Top-level types of the test classpath's dependencies in the own packages, with the
     /// classpath entry (file name) that holds each; empty until [`Self::with_library`].
     library_types: BTreeMap<String, String>,
@@ -89,6 +92,8 @@ impl ClassPolicy {
         let declared = declared_types(text);
         if main {
             self.own_packages.insert(declared.package.clone());
+        } else {
+            self.other_packages.insert(declared.package.clone());
         }
         for name in &declared.types {
             let set = if main {
@@ -111,7 +116,7 @@ impl ClassPolicy {
             );
             for class_file in class_files(entry)? {
                 if let Some(name) = top_level_type(&class_file)
-                    && self.own_packages.contains(package_of(&name))
+                    && self.may_hold_new_types(package_of(&name))
                     && !self.main_types.contains(&name)
                 {
                     self.library_types
@@ -121,6 +126,22 @@ impl ClassPolicy {
             }
         }
         Ok(self)
+    }
+
+    /// Whether a candidate may add a type to `package`: one of the project's own packages, or a
+    /// new package below one of them (`com.ctrip.framework.apollo.adminservice.filter` below
+    /// `…adminservice`: Apollo-1's fix adds it) that holds no test source. An own package of one
+    /// segment (`org`) or the default package opens nothing below it, so a new class can never
+    /// take a test framework's package.
+    fn may_hold_new_types(&self, package: &str) -> bool {
+        self.own_packages.contains(package)
+            || (!self.other_packages.contains(package)
+                && self.own_packages.iter().any(|own| {
+                    own.contains('.')
+                        && package
+                            .strip_prefix(own.as_str())
+                            .is_some_and(|rest| rest.starts_with('.'))
+                }))
     }
 
     /// How many dependency classes lie in the project's own packages.
@@ -139,7 +160,7 @@ impl ClassPolicy {
             if self.main_types.contains(&qualified) {
                 continue;
             }
-            if !self.own_packages.contains(&declared.package) {
+            if !self.may_hold_new_types(&declared.package) {
                 return Err(PolicyViolation::ForeignPackage {
                     path: path.to_owned(),
                     class: qualified,
@@ -205,6 +226,14 @@ fn class_files(entry: &Path) -> std::io::Result<Vec<String>> {
             }
         }
         return Ok(names);
+    }
+    // A dependency of type `pom` (an aggregator such as `apache-jena-libs`) is on the classpath
+    // Maven prints as its `.pom` file, which holds no class.
+    if entry
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pom"))
+    {
+        return Ok(Vec::new());
     }
     let archive = zip::ZipArchive::new(std::fs::File::open(entry)?).map_err(|e| {
         std::io::Error::new(
@@ -446,6 +475,13 @@ mod tests {
                 .is_ok()
         );
         assert!(policy.check_source("README.md", "class X {}").is_ok());
+        // A new package below an own one, which no test uses (Apollo-1's fix adds one).
+        let below = "package com.example.filter;\npublic class AuthFilter {}\n";
+        assert!(
+            policy
+                .check_source("src/main/java/com/example/filter/AuthFilter.java", below)
+                .is_ok()
+        );
         for (text, shadow) in [
             (
                 "package org.junit.jupiter.api;\npublic class Assertions {}",
@@ -453,6 +489,7 @@ mod tests {
             ),
             ("package com.example.util;\npublic class Fixtures {}", false),
             ("package com.example.util;\npublic class Other {}", false),
+            ("package com;\npublic class Above {}", false),
             ("public class Default {}", false),
             ("package com.example;\nclass ATest {}", true),
             ("package com.example;\nclass A {}\nclass ATest {}", true),
@@ -484,6 +521,7 @@ mod tests {
             "META-INF/versions/11/com/example/Versioned.class",
             "com/example/package-info.class",
             "com/example/A.class",
+            "com/example/filter/Chain.class",
             "org/other/Elsewhere.class",
             "module-info.class",
         ] {
@@ -493,20 +531,30 @@ mod tests {
         let classes = dir.path().join("sibling/target/classes/com/example");
         std::fs::create_dir_all(&classes).unwrap();
         std::fs::write(classes.join("FromFolder.class"), b"").unwrap();
+        // An aggregator dependency's pom, as dependency:build-classpath prints it (OpenRefine).
+        let pom = dir.path().join("apache-jena-libs-3.6.0.pom");
+        std::fs::write(&pom, "<project/>").unwrap();
         let classpath = [
             jar,
             dir.path().join("sibling/target/classes"),
             dir.path().join("gone.jar"),
+            pom,
         ];
         let policy = policy().with_library(&classpath).unwrap();
-        // Only own packages are kept, and the project's own main types are not library types.
-        assert_eq!(policy.library_type_count(), 3);
+        // Only own packages and new ones below them are kept, and the project's own main types
+        // are not library types.
+        assert_eq!(policy.library_type_count(), 4);
         for (class, library) in [
             ("Shared", "lib-1.0.jar"),
             ("Versioned", "lib-1.0.jar"),
             ("FromFolder", "classes"),
+            ("filter.Chain", "lib-1.0.jar"),
         ] {
-            let text = format!("package com.example;\nclass {class} {{}}");
+            let (package, class) = match class.split_once('.') {
+                Some((below, class)) => (format!("com.example.{below}"), class),
+                None => ("com.example".to_owned(), class),
+            };
+            let text = format!("package {package};\nclass {class} {{}}");
             let err = policy
                 .check_source("src/main/java/com/example/New.java", &text)
                 .unwrap_err();
