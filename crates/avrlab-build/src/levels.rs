@@ -115,6 +115,7 @@ pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut replaced = Vec::new();
+    let mut properties: Vec<String> = Vec::new();
     while let Some(at) = rest.find("<dependency>") {
         let Some(len) = rest[at..].find("</dependency>") else {
             break;
@@ -142,11 +143,33 @@ pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
                 out.push_str(JUNIT3_SUBSTITUTE);
                 out.push_str(&block[end..]);
             }
-            _ => out.push_str(block),
+            _ => {
+                // A version written through a property (`${version.junit}`, XStream): the
+                // property is replaced where this pom sets it to a 3.x.
+                if is_junit
+                    && let Some(name) = between(&own, "<version>${", "}</version>")
+                    && !properties.iter().any(|p| p == name)
+                {
+                    properties.push(name.to_owned());
+                }
+                out.push_str(block);
+            }
         }
         rest = &rest[at + len..];
     }
     out.push_str(rest);
+    for name in properties {
+        let open = format!("<{name}>3.");
+        let Some(at) = out.find(&open) else {
+            continue;
+        };
+        let start = at + open.len() - "3.".len();
+        let Some(end) = out[start..].find('<').map(|e| start + e) else {
+            continue;
+        };
+        replaced.push(out[start..end].trim().to_owned());
+        out.replace_range(start..end, JUNIT3_SUBSTITUTE);
+    }
     let notes = replaced
         .first()
         .map(|old| {
@@ -156,6 +179,13 @@ pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
         })
         .unwrap_or_default();
     (out, notes)
+}
+
+/// The text between the first `open` and the `close` after it.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = text.find(open)? + open.len();
+    let end = start + text[start..].find(close)?;
+    Some(&text[start..end])
 }
 
 /// Replaces JUnit 3 by [`JUNIT3_SUBSTITUTE`] in every `pom.xml` of `project`, whatever the JDK.
@@ -446,7 +476,7 @@ pub fn add_nashorn_to_antrun(project: &Path, repository: &Path) -> std::io::Resu
 
 /// Rewrites every `pom.xml` of `project` (build output and version-control folders aside) with
 /// `adapt`; returns one note per changed file, relative to `project`.
-fn adapt_poms(
+pub(crate) fn adapt_poms(
     project: &Path,
     adapt: impl Fn(&str) -> (String, Vec<String>),
 ) -> std::io::Result<Vec<String>> {
@@ -471,6 +501,87 @@ fn adapt_poms(
         notes.push(format!("{}: {}", relative.display(), changes.join("; ")));
     }
     Ok(notes)
+}
+
+/// The modules JDK 11 removed (JEP 320): their APIs are on every JVM's boot class path again
+/// under a substitution (see `access::REMOVED_PLATFORM_APIS`), but a JVM asked to add one of them
+/// as a module does not start ("Module java.xml.bind not found").
+const REMOVED_MODULES: [&str; 9] = [
+    "java.activation",
+    "java.corba",
+    "java.se.ee",
+    "java.transaction",
+    "java.xml.bind",
+    "java.xml.ws",
+    "java.xml.ws.annotation",
+    "jdk.xml.bind",
+    "jdk.xml.ws",
+];
+
+/// [`drop_removed_modules_in`] for every `pom.xml` of `project`: for a JDK 11 or newer standing in
+/// for an older one, whose JVMs would not start with a pom's `--add-modules java.xml.bind` (written
+/// for JDK 9 and 10, as XStream's test `argLine` has it).
+pub fn drop_removed_modules(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, drop_removed_modules_in)
+}
+
+/// The pom with the [`REMOVED_MODULES`] taken out of every `--add-modules` list (the option
+/// dropped where none is left), and a note naming them.
+fn drop_removed_modules_in(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut dropped: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("--add-modules") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "--add-modules".len()..];
+        let separator = match after.chars().next() {
+            Some('=') => "=",
+            Some(' ') => " ",
+            _ => {
+                out.push_str("--add-modules");
+                rest = after;
+                continue;
+            }
+        };
+        let list_start = separator.len();
+        let list_len = after[list_start..]
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | ',' | '_' | '-')))
+            .unwrap_or(after.len() - list_start);
+        let list = &after[list_start..list_start + list_len];
+        let (removed, kept): (Vec<&str>, Vec<&str>) = list
+            .split(',')
+            .filter(|m| !m.is_empty())
+            .partition(|m| REMOVED_MODULES.contains(m));
+        rest = &after[list_start + list_len..];
+        if removed.is_empty() {
+            out.push_str("--add-modules");
+            out.push_str(separator);
+            out.push_str(list);
+            continue;
+        }
+        dropped.extend(removed.iter().map(|m| (*m).to_owned()));
+        if kept.is_empty() {
+            // The option goes, with one space beside it.
+            if rest.starts_with(' ') {
+                rest = &rest[1..];
+            } else if out.ends_with(' ') {
+                out.pop();
+            }
+        } else {
+            out.push_str("--add-modules");
+            out.push_str(separator);
+            out.push_str(&kept.join(","));
+        }
+    }
+    out.push_str(rest);
+    let notes = match dropped.is_empty() {
+        true => Vec::new(),
+        false => vec![format!(
+            "--add-modules {} dropped (modules JDK 11 removed; their APIs are on the boot class path)",
+            dropped.join(",")
+        )],
+    };
+    (out, notes)
 }
 
 /// Raises the language levels below `floor` in every `pom.xml` of `project` (build output and
@@ -541,6 +652,10 @@ const BUILD_DOWNLOADERS: [&str; 1] = ["download-maven-plugin"];
 /// write its tag library descriptors, and the Codehaus one.
 const APT_DRIVERS: [&str; 2] = ["maven-apt-plugin", "apt-maven-plugin"];
 
+/// Plug-ins that start `rmic`, the RMI stub compiler JDK 15 removed. Since Java 5 the JVM makes
+/// RMI stubs itself, so tests rarely need what it would write.
+const RMIC_DRIVERS: [&str; 1] = ["rmic-maven-plugin"];
+
 /// Binds every execution of a [`BUILD_DOWNLOADERS`] plug-in in one pom to the phase `none`, so
 /// that it does not run (the plug-in's own `skip` exists only in some releases). Returns the text
 /// and one note per plug-in whose executions were unbound.
@@ -559,6 +674,16 @@ pub fn skip_apt_in(text: &str) -> (String, Vec<String>) {
         text,
         &APT_DRIVERS,
         "it starts apt, which JDK 8 and newer do not have; what it would generate is missing",
+    )
+}
+
+/// Binds every execution of an [`RMIC_DRIVERS`] plug-in in one pom to the phase `none`: from
+/// JDK 15 on there is no `rmic` for it to run. Returns the text and one note per plug-in.
+pub fn skip_rmic_in(text: &str) -> (String, Vec<String>) {
+    unbind_plugins_in(
+        text,
+        &RMIC_DRIVERS,
+        "it runs rmic, which JDK 15 and newer do not have; the JVM makes RMI stubs itself since Java 5",
     )
 }
 
@@ -639,6 +764,11 @@ pub fn skip_build_downloads(project: &Path) -> std::io::Result<Vec<String>> {
 /// [`skip_apt_in`] for every `pom.xml` of `project`; one note per changed file.
 pub fn skip_apt(project: &Path) -> std::io::Result<Vec<String>> {
     adapt_poms(project, skip_apt_in)
+}
+
+/// [`skip_rmic_in`] for every `pom.xml` of `project`; one note per changed file.
+pub fn skip_rmic(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, skip_rmic_in)
 }
 
 /// The Surefire release that first passes an empty `<systemPropertyVariables>` entry to the
@@ -862,6 +992,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn modules_jdk_11_removed_leave_add_modules_lists() {
+        let pom = "<surefire.argline>--add-modules java.activation,java.xml.bind --illegal-access=permit</surefire.argline>\
+                   <argLine>--add-modules=java.xml.ws,jdk.incubator.foo -Xmx1g</argLine>\
+                   <arg>--add-modules</arg><arg>java.sql</arg>";
+        let (out, notes) = drop_removed_modules_in(pom);
+        assert_eq!(
+            out,
+            "<surefire.argline>--illegal-access=permit</surefire.argline>\
+             <argLine>--add-modules=jdk.incubator.foo -Xmx1g</argLine>\
+             <arg>--add-modules</arg><arg>java.sql</arg>"
+        );
+        assert_eq!(
+            notes,
+            [
+                "--add-modules java.activation,java.xml.bind,java.xml.ws dropped (modules JDK 11 removed; their APIs are on the boot class path)"
+            ]
+        );
+        assert_eq!(drop_removed_modules_in(&out), (out.clone(), Vec::new()));
+    }
+
+    #[test]
     fn a_build_time_download_is_bound_to_no_phase() {
         let pom = "<plugins><plugin><artifactId>download-maven-plugin</artifactId><version>1.2.0</version>\
             <executions><execution><id>psl</id><phase>generate-sources</phase><goals><goal>wget</goal></goals>\
@@ -911,6 +1062,26 @@ mod tests {
         assert!(!out.contains("generate-resources"), "{out}");
         assert_eq!(skip_apt_in(&out), (out.clone(), Vec::new()));
         assert_eq!(skip_build_downloads_in(pom), (pom.to_owned(), Vec::new()));
+        assert_eq!(skip_rmic_in(pom), (pom.to_owned(), Vec::new()));
+    }
+
+    #[test]
+    fn an_rmic_driver_is_bound_to_no_phase() {
+        // Quartz's core pom (VJBench Quartz-1), cut down.
+        let pom = "<plugin><groupId>org.codehaus.mojo</groupId><artifactId>rmic-maven-plugin</artifactId>\
+            <version>1.1</version><executions><execution><id>rmic-process-classes</id>\
+            <goals><goal>rmic</goal></goals></execution></executions></plugin>";
+        let (out, notes) = skip_rmic_in(pom);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("rmic-maven-plugin: 1 execution(s)"),
+            "{notes:?}"
+        );
+        assert!(
+            out.contains("<execution><phase>none</phase><id>rmic-process-classes</id>"),
+            "{out}"
+        );
+        assert_eq!(skip_apt_in(pom), (pom.to_owned(), Vec::new()));
     }
 
     /// Santuario's pom (VUL4J-21), cut down: Surefire 2.17 in `<pluginManagement>`, a system
@@ -1175,6 +1346,20 @@ mod tests {
                          <exclusions><exclusion><groupId>junit</groupId>\
                          <artifactId>junit</artifactId></exclusion></exclusions></dependency>";
         assert_eq!(replace_junit3_in(excluding), (excluding.to_owned(), vec![]));
+        // Written through a property the same pom sets (XStream's `${version.junit}`).
+        let through = "<properties><version.junit>3.8.1</version.junit><version.x>3.1</version.x>\
+                       </properties><dependencyManagement><dependencies><dependency>\
+                       <groupId>junit</groupId><artifactId>junit</artifactId>\
+                       <version>${version.junit}</version></dependency></dependencies>\
+                       </dependencyManagement>";
+        let (out, notes) = replace_junit3_in(through);
+        assert_eq!(out, through.replacen("3.8.1", "4.13.2", 1));
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with("junit:junit 3.8.1 replaced by 4.13.2"),
+            "{notes:?}"
+        );
+        assert_eq!(replace_junit3_in(&out), (out.clone(), vec![]));
     }
 
     /// plexus-utils (VUL4J-42) names no JUnit; its parent in the repository gives it 3.8.2. The

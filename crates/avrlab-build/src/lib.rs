@@ -20,6 +20,7 @@ mod maven;
 mod older_api;
 mod pom_versions;
 mod reactor;
+mod self_installs;
 mod snapshots;
 mod surefire;
 mod tools;

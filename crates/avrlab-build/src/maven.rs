@@ -446,7 +446,12 @@ pub fn adapt_build_files(
     notes.extend(crate::levels::leave_empty_properties_unset(project).map_err(io)?);
     // Whatever the JDK: other projects' snapshots whose releases a warm-up fetched.
     notes.extend(crate::snapshots::release_snapshots(project, repository).map_err(io)?);
-    if let (_, Some(substitute)) = build_jdk(task_jdk)? {
+    // Whatever the JDK: jars the project installs itself are installed by the warm-up.
+    notes.extend(crate::self_installs::unbind_self_installs(project).map_err(io)?);
+    if let (jdk, Some(substitute)) = build_jdk(task_jdk)? {
+        if jdk.major >= 11 && task_jdk < 11 {
+            notes.extend(crate::levels::drop_removed_modules(project).map_err(io)?);
+        }
         notes.extend(
             crate::levels::raise_language_levels(
                 project,
@@ -462,14 +467,16 @@ pub fn adapt_build_files(
 /// The environment repairs that are kept only where they make more of the suite count (the
 /// caller compares baselines with and without each): library and plug-in substitutions under a
 /// substitute JDK, and, whatever the JDK, plug-ins that download from the web at build time
-/// left unbound, and on JDK 8 or newer plug-ins that start `apt` (gone from those JDKs).
-pub const OPTIONAL_REPAIRS: [&str; 6] = [
+/// left unbound, on JDK 8 or newer plug-ins that start `apt`, and on JDK 15 or newer plug-ins
+/// that run `rmic` (gone from those JDKs).
+pub const OPTIONAL_REPAIRS: [&str; 7] = [
     "byte-buddy",
     "bundle-plugin",
     "nashorn",
     "lombok",
     "build-downloads",
     "apt",
+    "rmic",
 ];
 
 /// Applies the [`OPTIONAL_REPAIRS`] that fit the project, except those in `skip`, to its poms
@@ -495,6 +502,8 @@ pub fn apply_optional_repairs(
             "build-downloads" => crate::levels::skip_build_downloads(project),
             "apt" if jdk.major >= 8 => crate::levels::skip_apt(project),
             "apt" => Ok(Vec::new()),
+            "rmic" if jdk.major >= 15 => crate::levels::skip_rmic(project),
+            "rmic" => Ok(Vec::new()),
             _ if !substituted => Ok(Vec::new()),
             "byte-buddy" => crate::levels::pin_byte_buddy(project, repository),
             "bundle-plugin" => crate::levels::pin_bundle_plugin(project, repository),
@@ -857,6 +866,16 @@ impl Maven {
             format!("-Dmaven.repo.local={}", repository.display()),
         ];
         all.extend(self.extra_args.iter().cloned());
+        // A task state is a tree without `.git`: the plug-ins that read the commit into the build
+        // (git-commit-id's `revision`, buildnumber's `create`) would fail it, and a candidate's
+        // verdict does not depend on what they write.
+        all.extend(
+            [
+                "-Dmaven.gitcommitid.skip=true",
+                "-Dmaven.buildNumber.skip=true",
+            ]
+            .map(str::to_owned),
+        );
         // Coverage agents hook the test JVM through `${argLine}`, which their own goal sets
         // (JaCoCo's prepare-agent). Old agents crash JDK 17's JVM, and a test phase that runs
         // Surefire alone leaves the placeholder unresolved, so unless the project sets `argLine`
@@ -1226,6 +1245,12 @@ impl Maven {
         std::fs::create_dir_all(&marker_dir).map_err(|e| io(&marker_dir, e))?;
         self.fetch_removed_apis(&project_copy.join(".avrlab-removed-apis"))?;
         self.fetch_snapshot_releases(project_copy)?;
+        let limits = Limits {
+            wall: Duration::from_secs(1800),
+            processes: self.settings.limits.processes.max(WARM_UP_PROCESSES),
+            ..self.settings.limits
+        };
+        self.install_kept_jars(project_copy, limits)?;
         let classpath_file = project_copy
             .join(&self.module)
             .join("target")
@@ -1250,11 +1275,6 @@ impl Maven {
         .to_vec();
         args.push(format!("-Dmdep.outputFile={}", classpath_file.display()));
         args.extend(self.unrelayed_test_jvm());
-        let limits = Limits {
-            wall: Duration::from_secs(1800),
-            processes: self.settings.limits.processes.max(WARM_UP_PROCESSES),
-            ..self.settings.limits
-        };
         let reactor = self.reactor(project_copy);
         if let Some(reactor) = &reactor {
             // Through the reactor, Surefire runs in every module built: the siblings' tests
@@ -1321,6 +1341,40 @@ impl Maven {
             ran: true,
             classpath: self.classpath_entries(&text),
         })
+    }
+
+    /// Puts the jars the project keeps in its tree into the repository (writable during a
+    /// warm-up) by running its own `install-file` executions, by id, in each pom's folder: the
+    /// task state has them bound to no phase (see `self_installs`).
+    fn install_kept_jars(&self, project: &Path, limits: Limits) -> Result<(), BuildError> {
+        for install in crate::self_installs::self_installs(project) {
+            let goals = install
+                .ids
+                .iter()
+                .map(|id| {
+                    format!("org.apache.maven.plugins:maven-install-plugin:install-file@{id}")
+                })
+                .collect();
+            let policy = SandboxPolicy {
+                mounts: vec![
+                    self.repository_mount(true),
+                    Mount::ReadOnly(project.to_owned()),
+                ],
+                network: true,
+            };
+            let mut spec = self.spec(project, goals, policy, limits);
+            spec.cwd = project.join(&install.module);
+            let result = run(&spec)?;
+            if !result.exit.success() {
+                return Err(warm_up_failure(
+                    project,
+                    &result,
+                    limits,
+                    crate::build_log::maven_failure,
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The host paths of a classpath as the sandboxed build printed it.

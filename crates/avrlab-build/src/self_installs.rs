@@ -1,0 +1,184 @@
+//! Jars a project keeps in its own tree and installs into the local repository itself.
+//!
+//! Some projects keep dependencies that no repository serves as jars in their tree (OpenRefine's
+//! `main/lib-local`) and bind `maven-install-plugin:install-file` executions to an early phase to
+//! put them into the local repository. Maven resolves a module's dependencies before it runs any
+//! of its plug-ins, so a plain build fails on those very jars (the project's own script runs
+//! `mvn process-resources` first), and a later offline build would write into a read-only
+//! repository. So the task state has those executions bound to no phase (one build note), and
+//! the warm-up, whose repository is writable, runs each by its id first
+//! (`install-file@install-marc4j`: an execution's configuration whatever its phase).
+
+use std::path::{Path, PathBuf};
+
+/// The `install-file` executions of one pom, by id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SelfInstall {
+    /// The pom's folder, relative to the project.
+    pub(crate) module: PathBuf,
+    pub(crate) ids: Vec<String>,
+}
+
+/// Every pom of `project` that has `install-file` executions, with their ids.
+pub(crate) fn self_installs(project: &Path) -> Vec<SelfInstall> {
+    crate::build_tool::build_files(project, |name| name == "pom.xml")
+        .into_iter()
+        .filter_map(|pom| {
+            let text = std::fs::read_to_string(project.join(&pom)).ok()?;
+            let ids: Vec<String> = install_file_executions(&text)
+                .into_iter()
+                .filter_map(|(_, id)| id)
+                .collect();
+            (!ids.is_empty()).then(|| SelfInstall {
+                module: pom.parent().map(Path::to_owned).unwrap_or_default(),
+                ids,
+            })
+        })
+        .collect()
+}
+
+/// Binds every `install-file` execution of every pom of `project` to no phase; one note per
+/// changed pom.
+pub(crate) fn unbind_self_installs(project: &Path) -> std::io::Result<Vec<String>> {
+    crate::levels::adapt_poms(project, |text| {
+        let (text, count) = unbind_install_files(text);
+        let notes = match count {
+            0 => Vec::new(),
+            n => vec![format!(
+                "maven-install-plugin: {n} install-file execution(s) bound to no phase (they put jars the project keeps into the local repository; the warm-up runs them first, by id)"
+            )],
+        };
+        (text, notes)
+    })
+}
+
+/// The spans (start, end in `text`) of the `install-file` executions of `maven-install-plugin`,
+/// each with its id.
+fn install_file_executions(text: &str) -> Vec<((usize, usize), Option<String>)> {
+    let marker = "<artifactId>maven-install-plugin</artifactId>";
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(marker).map(|a| from + a) {
+        let end = text[at..].find("</plugin>").map_or(text.len(), |e| at + e);
+        let mut cursor = at;
+        while let Some(start) = text[cursor..end].find("<execution>").map(|s| cursor + s) {
+            let Some(stop) = text[start..end]
+                .find("</execution>")
+                .map(|s| start + s + "</execution>".len())
+            else {
+                break;
+            };
+            let execution = &text[start..stop];
+            if execution.contains("<goal>install-file</goal>") {
+                let id = between(execution, "<id>", "</id>").map(|id| id.trim().to_owned());
+                found.push(((start, stop), id));
+            }
+            cursor = stop;
+        }
+        from = end;
+    }
+    found
+}
+
+/// `text` with each `install-file` execution's phase `none`, and how many were bound before.
+fn unbind_install_files(text: &str) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut count = 0;
+    let mut last = 0;
+    for ((start, stop), _) in install_file_executions(text) {
+        out.push_str(&text[last..start]);
+        let execution = &text[start..stop];
+        match between(execution, "<phase>", "</phase>") {
+            Some(phase) if phase.trim() == "none" => out.push_str(execution),
+            Some(phase) => {
+                let at = execution.find("<phase>").unwrap_or(0) + "<phase>".len();
+                out.push_str(&execution[..at]);
+                out.push_str("none");
+                out.push_str(&execution[at + phase.len()..]);
+                count += 1;
+            }
+            None => {
+                out.push_str("<execution><phase>none</phase>");
+                out.push_str(&execution["<execution>".len()..]);
+                count += 1;
+            }
+        }
+        last = stop;
+    }
+    out.push_str(&text[last..]);
+    (out, count)
+}
+
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = text.find(open)? + open.len();
+    let end = start + text[start..].find(close)?;
+    Some(&text[start..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POM: &str = "<project><build><plugins>\
+        <plugin><artifactId>maven-jar-plugin</artifactId><executions><execution><id>jar</id>\
+        <phase>package</phase><goals><goal>install-file</goal></goals></execution></executions></plugin>\
+        <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-install-plugin</artifactId>\
+        <version>2.5.2</version><executions>\
+        <execution><id>install-marc4j</id><phase>process-resources</phase>\
+        <configuration><file>${basedir}/lib-local/marc4j-2.4.jar</file></configuration>\
+        <goals><goal>install-file</goal></goals></execution>\
+        <execution><id>install-vicino</id>\
+        <configuration><file>${basedir}/lib-local/vicino-1.1.jar</file></configuration>\
+        <goals><goal>install-file</goal></goals></execution>\
+        <execution><id>deploy</id><phase>install</phase><goals><goal>install</goal></goals></execution>\
+        </executions></plugin></plugins></build></project>";
+
+    #[test]
+    fn install_file_executions_are_unbound_and_named_by_id() {
+        let found = install_file_executions(POM);
+        let ids: Vec<Option<String>> = found.into_iter().map(|(_, id)| id).collect();
+        assert_eq!(
+            ids,
+            [
+                Some("install-marc4j".to_owned()),
+                Some("install-vicino".to_owned())
+            ]
+        );
+        let (unbound, count) = unbind_install_files(POM);
+        assert_eq!(count, 2);
+        assert!(
+            unbound.contains("<id>install-marc4j</id><phase>none</phase>"),
+            "{unbound}"
+        );
+        assert!(
+            unbound.contains("<execution><phase>none</phase><id>install-vicino</id>"),
+            "{unbound}"
+        );
+        // The other plug-in's execution and the install plug-in's own install goal stay.
+        assert!(unbound.contains("<id>jar</id><phase>package</phase>"));
+        assert!(unbound.contains("<id>deploy</id><phase>install</phase>"));
+        // Once unbound, nothing more to do.
+        assert_eq!(unbind_install_files(&unbound), (unbound.clone(), 0));
+    }
+
+    #[test]
+    fn the_poms_with_executions_are_found_by_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("main")).unwrap();
+        std::fs::write(dir.path().join("pom.xml"), "<project/>").unwrap();
+        std::fs::write(dir.path().join("main/pom.xml"), POM).unwrap();
+        let installs = self_installs(dir.path());
+        assert_eq!(
+            installs,
+            [SelfInstall {
+                module: PathBuf::from("main"),
+                ids: vec!["install-marc4j".into(), "install-vicino".into()],
+            }]
+        );
+        let notes = unbind_self_installs(dir.path()).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("2 install-file execution(s) bound to no phase"));
+        // The ids are still there for the warm-up.
+        assert_eq!(self_installs(dir.path()), installs);
+    }
+}
