@@ -337,6 +337,16 @@ pub fn avrlab_as(uid: Option<u32>, base: &Path, args: &[&str]) -> Output {
     avrlab_command_as(uid, base).args(args).output().unwrap()
 }
 
+/// The first column of every row `sql` selects from the store, as text.
+pub fn strings(store: &Path, sql: &str) -> Vec<String> {
+    let db = rusqlite::Connection::open(store).unwrap();
+    let mut stmt = db.prepare(sql).unwrap();
+    stmt.query_map([], |row| row.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 /// Candidate → outcome of every verdict of run `run` in the store, by candidate id.
 pub fn run_outcomes(store: &Path, run: &str) -> Vec<(String, String)> {
     let db = rusqlite::Connection::open(store).unwrap();

@@ -5,7 +5,7 @@
 //! suite, naming both files and the first one's compile error. A second check of the same state
 //! reads what was left out from the record, and says the same.
 
-use crate::common::{avrlab_with_own_cache as avrlab, fixtures, heavy_one_core, text};
+use crate::common::{avrlab_with_own_cache as avrlab, fixtures, heavy_one_core, strings, text};
 
 const ROW: &str = "| demo-left-out | yes | yes | yes | 0 of 3 | JDK 17 |";
 
@@ -48,14 +48,7 @@ fn test_sources_that_do_not_compile_here_are_left_out_and_the_rest_counts() {
         assert!(stdout.contains("cannot find symbol"), "{stdout}");
         assert!(stdout.contains("; and 1 more)"), "{stdout}");
         // Every compile of the task says so in its log.
-        let db = rusqlite::Connection::open(&store).unwrap();
-        let logs: Vec<String> = db
-            .prepare("SELECT log FROM phases WHERE phase = 'compile'")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let logs = strings(&store, "SELECT log FROM phases WHERE phase = 'compile'");
         assert_eq!(logs.len(), 2, "the vulnerable state and the reference fix");
         for log in logs {
             assert!(log.contains("left out 2 test source files"), "{log}");

@@ -4,7 +4,7 @@
 //! Maven plug-in the project builds itself (as CXF's `cxf-codegen-plugin`), which each test run
 //! resolves from the reactor.
 
-use crate::common::{avrlab, heavy_one_core, text};
+use crate::common::{avrlab, heavy_one_core, strings, text};
 
 #[test]
 fn a_sibling_modules_fix_is_validated_through_the_reactor_with_both_engines() {
@@ -38,26 +38,16 @@ fn a_sibling_modules_fix_is_validated_through_the_reactor_with_both_engines() {
         assert_eq!(check["vulnerable_failing_pov"], 1, "{engine}: {stdout}");
         assert_eq!(check["reference_plausible"], 1, "{engine}: {stdout}");
 
-        let db = rusqlite::Connection::open(&store).unwrap();
         // Only the tested module's tests ran: never the sibling's.
-        let classes: Vec<String> = db
-            .prepare("SELECT DISTINCT class FROM test_results ORDER BY class")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let classes: Vec<String> = strings(
+            &store,
+            "SELECT DISTINCT class FROM test_results ORDER BY class",
+        );
         assert_eq!(classes, ["com.example.service.UploadStoreTest"], "{engine}");
         if engine == "fast" {
             // The fast path hands the whole task to Maven, saying why (a task's fallback, so the
             // reference stays Plausible).
-            let fallbacks: Vec<String> = db
-                .prepare("SELECT fallback FROM engines")
-                .unwrap()
-                .query_map([], |row| row.get(0))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
+            let fallbacks: Vec<String> = strings(&store, "SELECT fallback FROM engines");
             assert_eq!(fallbacks.len(), 2);
             for fallback in fallbacks {
                 assert!(
@@ -67,13 +57,7 @@ fn a_sibling_modules_fix_is_validated_through_the_reactor_with_both_engines() {
             }
         }
         // The phase logs record why Maven ran from the project root.
-        let logs: Vec<String> = db
-            .prepare("SELECT log FROM phases WHERE phase = 'compile'")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let logs: Vec<String> = strings(&store, "SELECT log FROM phases WHERE phase = 'compile'");
         assert_eq!(logs.len(), 2, "{engine}");
         for log in logs {
             assert!(
@@ -83,13 +67,7 @@ fn a_sibling_modules_fix_is_validated_through_the_reactor_with_both_engines() {
         }
         // The codec module runs a plug-in the project builds (no repository has it): every test
         // run resolved it from the reactor, which it can only once the plug-in's jar is made.
-        let runs: Vec<String> = db
-            .prepare("SELECT log FROM phases WHERE phase = 'pov'")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let runs: Vec<String> = strings(&store, "SELECT log FROM phases WHERE phase = 'pov'");
         assert_eq!(runs.len(), 2, "{engine}");
         for log in runs {
             assert!(

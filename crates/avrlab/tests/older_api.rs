@@ -4,7 +4,7 @@
 //! temporary folder outside `/tmp`, with JDK 8's JAXB and SAAJ on its boot class path; the vulnerable
 //! state fails its PoV, the reference fix is Plausible, and every phase record says why.
 
-use crate::common::{avrlab, heavy_one_core, text};
+use crate::common::{avrlab, heavy_one_core, strings, text};
 
 #[test]
 fn a_removed_api_is_compiled_at_its_release_and_tested_on_an_older_runtime() {
@@ -40,15 +40,7 @@ fn a_removed_api_is_compiled_at_its_release_and_tested_on_an_older_runtime() {
     assert_eq!(check["vulnerable_failing_pov"], 1, "{stdout}");
     assert_eq!(check["reference_plausible"], 1, "{stdout}");
 
-    let db = rusqlite::Connection::open(&store).unwrap();
-    let column = |sql: &str| -> Vec<String> {
-        db.prepare(sql)
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
+    let column = |sql: &str| strings(&store, sql);
     // The fast path hands the task to Maven, saying why.
     let fallbacks = column("SELECT fallback FROM engines");
     assert_eq!(fallbacks.len(), 2);
