@@ -27,6 +27,13 @@ fn describe(case: &TestCaseResult) -> String {
     )
 }
 
+/// A report of a whole class failing before its tests ran: JUnit 4's `initializationError`,
+/// errored or failed.
+fn class_level_failure(case: &TestCaseResult) -> bool {
+    case.method == "initializationError"
+        && matches!(case.status, TestStatus::Failed | TestStatus::Errored)
+}
+
 /// The first line of a test's message, cut to 200 characters; `None` when it has none.
 fn first_line(message: &str) -> Option<String> {
     let line = message.lines().next().unwrap_or("").trim();
@@ -177,11 +184,16 @@ pub(crate) fn judge_run(
             ),
         );
     }
+    // A class that failed before any of its tests ran (JUnit 4's `initializationError`: its
+    // runner or rule could not start) reports itself, not the selected methods: those methods
+    // errored there, and the failure below says why.
+    let failed_whole =
+        |c: &TestCaseResult| class_level_failure(c) && wanted.iter().any(|t| t.class == c.class);
     if !wanted.is_empty()
         && let Some(stray) = run
             .cases
             .iter()
-            .find(|c| !wanted.iter().any(|t| t.covers(&c.class, &c.method)))
+            .find(|c| !wanted.iter().any(|t| t.covers(&c.class, &c.method)) && !failed_whole(c))
     {
         return decided(
             Outcome::Indeterminate,
@@ -192,7 +204,11 @@ pub(crate) fn judge_run(
         );
     }
     for test in wanted {
-        if !run.cases.iter().any(|c| test.matches(&c.class, &c.method)) {
+        if !run
+            .cases
+            .iter()
+            .any(|c| test.matches(&c.class, &c.method) || failed_whole(c) && c.class == test.class)
+        {
             return decided(Outcome::Indeterminate, format!("{test} did not run"));
         }
     }
@@ -563,6 +579,43 @@ mod tests {
             judged,
             PhaseJudgement::Decided(Outcome::Indeterminate, "a.T#pov2 did not run".into())
         );
+    }
+
+    /// A PoV class whose runner cannot start (PowerMock's Objenesis on a newer JDK, Jooby-1)
+    /// reports `initializationError` instead of the selected methods: they errored, the PoV fails,
+    /// and the reason is the class's failure. Another class's report is still a stray.
+    #[test]
+    fn a_selected_class_that_fails_whole_fails_its_tests() {
+        let pov = names(&["a.T#pov"]);
+        let mut failed = case("a.T", "initializationError", TestStatus::Errored);
+        failed.message = "org.objenesis.ObjenesisException: InvocationTargetException".into();
+        let judged = judge_run(
+            &run(ExitKind::Code(1), vec![failed.clone()]),
+            &pov,
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::AsOnReference(&[]),
+        );
+        let PhaseJudgement::Decided(Outcome::PovFailing, why) = judged else {
+            panic!("{judged:?}");
+        };
+        assert!(
+            why.contains("a.T#initializationError errored: org.objenesis"),
+            "{why}"
+        );
+        let mut other = failed;
+        other.class = "a.U".into();
+        let judged = judge_run(
+            &run(ExitKind::Code(1), vec![other]),
+            &pov,
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::AsOnReference(&[]),
+        );
+        let PhaseJudgement::Decided(Outcome::Indeterminate, why) = judged else {
+            panic!("{judged:?}");
+        };
+        assert!(why.contains("which this run did not select"), "{why}");
     }
 
     #[test]
