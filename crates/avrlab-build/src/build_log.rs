@@ -286,10 +286,13 @@ pub fn compile_error_files(log: &str, project: &Path) -> Vec<(String, String)> {
         if line.starts_with("[WARNING]") || line.starts_with("[INFO]") || !is_compiler_error(line) {
             continue;
         }
-        // Maven prints a forked javac's errors as `[ERROR] /p/A.java:[3,8] error: …`, its own
-        // as `[ERROR] /p/A.java:[3,8] …`; Gradle and Ant as `/p/A.java:3: error: …`.
+        // Maven prints a forked javac's errors as `[ERROR] /p/A.java:[3,8] error: …` (or
+        // without the level, in its error block), its own as `[ERROR] /p/A.java:[3,8] …`, and a
+        // forked javac's warnings bare (`/p/A.java:[20,15] Unsafe is internal proprietary API`);
+        // Gradle and Ant as `/p/A.java:3: error: …`.
+        let flagged = line.starts_with("[ERROR]");
         let line = line.strip_prefix("[ERROR]").map_or(line, str::trim_start);
-        if !line.contains("error:") && !line.contains(".java:[") {
+        if !flagged && !line.contains("] error:") && !line.contains(": error:") {
             continue;
         }
         let Some(rest) = line.strip_prefix(&prefix) else {
@@ -401,6 +404,8 @@ mod tests {
                    [ERROR] /w/p/src/test/java/a/FxTest.java:[40,9] cannot find symbol\n\
                    \u{1b}[1;31m[ERROR] /w/p/src/test/java/a/Plain.java:[7,1] cannot find symbol\n\
                    /w/other/src/A.java:[1,1] error: outside\n\
+                   /w/p/src/main/java/a/Raw.java:[20,15] Unsafe is internal proprietary API and may be removed\n\
+                   /w/p/src/test/java/a/Old.java:[35,12] [deprecation] X in a has been deprecated\n\
                    /w/p/sub/src/test/java/b/G.java:12: error: cannot find symbol\n\
                    [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.5.1:testCompile";
         let files = compile_error_files(log, project);
