@@ -21,18 +21,16 @@ pub(crate) struct SelfInstall {
 
 /// Every pom of `project` that has `install-file` executions, with their ids.
 pub(crate) fn self_installs(project: &Path) -> Vec<SelfInstall> {
-    crate::build_tool::build_files(project, |name| name == "pom.xml")
+    crate::reactor::walk_poms(project)
         .into_iter()
         .filter_map(|pom| {
-            let text = std::fs::read_to_string(project.join(&pom)).ok()?;
+            let text = std::fs::read_to_string(&pom).ok()?;
             let ids: Vec<String> = install_file_executions(&text)
                 .into_iter()
                 .filter_map(|(_, id)| id)
                 .collect();
-            (!ids.is_empty()).then(|| SelfInstall {
-                module: pom.parent().map(Path::to_owned).unwrap_or_default(),
-                ids,
-            })
+            let module = pom.parent()?.strip_prefix(project).ok()?.to_owned();
+            (!ids.is_empty()).then_some(SelfInstall { module, ids })
         })
         .collect()
 }
