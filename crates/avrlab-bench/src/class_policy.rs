@@ -3,9 +3,8 @@
 //! (`target/classes` precedes everything else) and would replace it: a candidate could then pass
 //! the proof-of-vulnerability test without fixing anything. So every top-level type a candidate's
 //! files declare must either already be a main type of the task state, or be new, in one of the
-//! project's own packages (those that already hold main sources) or in a new package below one of
-//! them that no test uses, and not share its name with any other type of the task state (its
-//! tests).
+//! project's own packages (those that already hold main sources) or in a package below one of
+//! them, and not share its name with any other type of the task state (its tests).
 //!
 //! Dependencies are covered too: once the warm-up has resolved the test classpath,
 //! [`ClassPolicy::with_library`] reads the class names of its jars and folders in the project's own
@@ -32,8 +31,6 @@ pub struct ClassPolicy {
     main_types: BTreeSet<String>,
     /// Fully qualified top-level types of every other source (tests, other source roots).
     other_types: BTreeSet<String>,
-    /// The packages of those other sources.
-    other_packages: BTreeSet<String>,
     /// Top-level types of the test classpath's dependencies in the own packages, with the
     /// classpath entry (file name) that holds each; empty until [`Self::with_library`].
     library_types: BTreeMap<String, String>,
@@ -92,8 +89,6 @@ impl ClassPolicy {
         let declared = declared_types(text);
         if main {
             self.own_packages.insert(declared.package.clone());
-        } else {
-            self.other_packages.insert(declared.package.clone());
         }
         for name in &declared.types {
             let set = if main {
@@ -129,19 +124,19 @@ impl ClassPolicy {
     }
 
     /// Whether a candidate may add a type to `package`: one of the project's own packages, or a
-    /// new package below one of them (`com.ctrip.framework.apollo.adminservice.filter` below
-    /// `…adminservice`: Apollo-1's fix adds it) that holds no test source. An own package of one
-    /// segment (`org`) or the default package opens nothing below it, so a new class can never
-    /// take a test framework's package.
+    /// package below one of them (`com.ctrip.framework.apollo.adminservice.filter` below
+    /// `…adminservice`: Apollo-1's fix adds its first main class, beside the tests it adds). An
+    /// own package of one segment (`org`) or the default package opens nothing below it, so a
+    /// new class can never take a test framework's package; its name is checked against the
+    /// tests' and the libraries' classes as in an own package.
     fn may_hold_new_types(&self, package: &str) -> bool {
         self.own_packages.contains(package)
-            || (!self.other_packages.contains(package)
-                && self.own_packages.iter().any(|own| {
-                    own.contains('.')
-                        && package
-                            .strip_prefix(own.as_str())
-                            .is_some_and(|rest| rest.starts_with('.'))
-                }))
+            || self.own_packages.iter().any(|own| {
+                own.contains('.')
+                    && package
+                        .strip_prefix(own.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+            })
     }
 
     /// How many dependency classes lie in the project's own packages.
@@ -475,20 +470,25 @@ mod tests {
                 .is_ok()
         );
         assert!(policy.check_source("README.md", "class X {}").is_ok());
-        // A new package below an own one, which no test uses (Apollo-1's fix adds one).
-        let below = "package com.example.filter;\npublic class AuthFilter {}\n";
-        assert!(
-            policy
-                .check_source("src/main/java/com/example/filter/AuthFilter.java", below)
-                .is_ok()
-        );
+        // A package below an own one, new or holding tests only (Apollo-1's fix adds one).
+        for (path, text) in [
+            (
+                "src/main/java/com/example/filter/AuthFilter.java",
+                "package com.example.filter;\npublic class AuthFilter {}\n",
+            ),
+            (
+                "src/main/java/com/example/util/Other.java",
+                "package com.example.util;\npublic class Other {}\n",
+            ),
+        ] {
+            assert!(policy.check_source(path, text).is_ok(), "{text}");
+        }
         for (text, shadow) in [
             (
                 "package org.junit.jupiter.api;\npublic class Assertions {}",
                 false,
             ),
-            ("package com.example.util;\npublic class Fixtures {}", false),
-            ("package com.example.util;\npublic class Other {}", false),
+            ("package com.example.util;\npublic class Fixtures {}", true),
             ("package com;\npublic class Above {}", false),
             ("public class Default {}", false),
             ("package com.example;\nclass ATest {}", true),
