@@ -652,6 +652,25 @@ const BUILD_DOWNLOADERS: [&str; 1] = ["download-maven-plugin"];
 /// write its tag library descriptors, and the Codehaus one.
 const APT_DRIVERS: [&str; 2] = ["maven-apt-plugin", "apt-maven-plugin"];
 
+/// Plug-ins that write a pom for installing and deploying beside the project's own pom
+/// (`.flattened-pom.xml`): a test run, whose project is read-only outside `target/`, fails on
+/// them (Apollo-1), and nothing a test run does reads what they write.
+const POM_WRITERS: [&str; 1] = ["flatten-maven-plugin"];
+
+/// [`skip_pom_writers_in`] for every `pom.xml` of `project`; one note per changed file.
+pub fn skip_pom_writers(project: &Path) -> std::io::Result<Vec<String>> {
+    adapt_poms(project, skip_pom_writers_in)
+}
+
+/// Binds every execution of a [`POM_WRITERS`] plug-in in one pom to the phase `none`.
+pub fn skip_pom_writers_in(text: &str) -> (String, Vec<String>) {
+    unbind_plugins_in(
+        text,
+        &POM_WRITERS,
+        "it writes a pom for installing beside the project's pom, which test runs keep read-only and do not need",
+    )
+}
+
 /// Plug-ins that start `rmic`, the RMI stub compiler JDK 15 removed. Since Java 5 the JVM makes
 /// RMI stubs itself, so tests rarely need what it would write.
 const RMIC_DRIVERS: [&str; 1] = ["rmic-maven-plugin"];
@@ -1063,6 +1082,23 @@ mod tests {
         assert_eq!(skip_apt_in(&out), (out.clone(), Vec::new()));
         assert_eq!(skip_build_downloads_in(pom), (pom.to_owned(), Vec::new()));
         assert_eq!(skip_rmic_in(pom), (pom.to_owned(), Vec::new()));
+    }
+
+    #[test]
+    fn a_pom_writer_is_bound_to_no_phase() {
+        // Apollo's root pom, cut down.
+        let pom = "<plugin><groupId>org.codehaus.mojo</groupId><artifactId>flatten-maven-plugin</artifactId>\
+            <version>1.1.0</version><executions><execution><id>flatten</id><phase>process-resources</phase>\
+            <goals><goal>flatten</goal></goals></execution><execution><id>flatten.clean</id>\
+            <phase>clean</phase><goals><goal>clean</goal></goals></execution></executions></plugin>";
+        let (out, notes) = skip_pom_writers_in(pom);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("flatten-maven-plugin: 2 execution(s)"),
+            "{notes:?}"
+        );
+        assert!(!out.contains("process-resources"), "{out}");
+        assert_eq!(skip_pom_writers_in(&out), (out.clone(), Vec::new()));
     }
 
     #[test]

@@ -448,6 +448,8 @@ pub fn adapt_build_files(
     notes.extend(crate::snapshots::release_snapshots(project, repository).map_err(io)?);
     // Whatever the JDK: jars the project installs itself are installed by the warm-up.
     notes.extend(crate::self_installs::unbind_self_installs(project).map_err(io)?);
+    // Whatever the JDK: no plug-in writes a pom beside the project's own.
+    notes.extend(crate::levels::skip_pom_writers(project).map_err(io)?);
     if let (jdk, Some(substitute)) = build_jdk(task_jdk)? {
         if jdk.major >= 11 && task_jdk < 11 {
             notes.extend(crate::levels::drop_removed_modules(project).map_err(io)?);
