@@ -458,15 +458,21 @@ fn not_compiled(cause: Option<&str>) -> Baseline {
     }
 }
 
+/// Whether a reported case is its class's own (JUnit 4's `initializationError`, a set-up or
+/// runner reported without a method, or under the class's name) rather than a method's.
+pub(crate) fn names_the_class_only(case: &TestCaseResult) -> bool {
+    let simple = case.class.rsplit(['.', '$']).next().unwrap_or(&case.class);
+    case.method.is_empty()
+        || case.method == "initializationError"
+        || case.method == case.class
+        || case.method == simple
+}
+
 /// The name a reported case is excluded under: its method, or its class where the report is the
 /// class's own failure (JUnit 4's `initializationError`, a set-up reported without a method) or
 /// names no Java method.
 fn reported_name(case: &TestCaseResult) -> Option<TestName> {
-    let simple = case.class.rsplit(['.', '$']).next().unwrap_or(&case.class);
-    let class_level = case.method.is_empty()
-        || case.method == "initializationError"
-        || case.method == case.class
-        || case.method == simple;
+    let class_level = names_the_class_only(case);
     let method = (!class_level)
         .then(|| TestName::parse(&format!("{}#{}", case.class, case.method)).ok())
         .flatten();

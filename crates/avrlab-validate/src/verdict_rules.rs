@@ -27,10 +27,11 @@ fn describe(case: &TestCaseResult) -> String {
     )
 }
 
-/// A report of a whole class failing before its tests ran: JUnit 4's `initializationError`,
-/// errored or failed.
+/// A report of a whole class failing before its tests ran, errored or failed: JUnit 4's
+/// `initializationError`, or a case that names the class and no method (a runner such as
+/// Mockito's that failed as a whole: `ConsumerAuthenticationFilterTest » Mockito`, Apollo-1).
 fn class_level_failure(case: &TestCaseResult) -> bool {
-    case.method == "initializationError"
+    crate::baseline::names_the_class_only(case)
         && matches!(case.status, TestStatus::Failed | TestStatus::Errored)
 }
 
@@ -602,6 +603,20 @@ mod tests {
         assert!(
             why.contains("a.T#initializationError errored: org.objenesis"),
             "{why}"
+        );
+        // A runner that failed as a whole reports the class without a method.
+        let mut runner = failed.clone();
+        runner.method = String::new();
+        let judged = judge_run(
+            &run(ExitKind::Code(1), vec![runner]),
+            &pov,
+            &[],
+            Outcome::PovFailing,
+            SkippedTests::AsOnReference(&[]),
+        );
+        assert!(
+            matches!(judged, PhaseJudgement::Decided(Outcome::PovFailing, _)),
+            "{judged:?}"
         );
         let mut other = failed;
         other.class = "a.U".into();
