@@ -182,7 +182,7 @@ pub fn replace_junit3_in(text: &str) -> (String, Vec<String>) {
 }
 
 /// The text between the first `open` and the `close` after it.
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+pub(crate) fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     let start = text.find(open)? + open.len();
     let end = start + text[start..].find(close)?;
     Some(&text[start..end])
@@ -726,6 +726,16 @@ fn unbind_plugins_in(text: &str, plugins: &[&str], why: &str) -> (String, Vec<St
 /// The pom with every `<execution>` of the plug-in `artifact` bound to the phase `none` (its
 /// `<phase>` rewritten, or one added), and how many there were.
 fn unbind_executions(text: &str, artifact: &str) -> (String, usize) {
+    unbind_executions_where(text, artifact, |_| true)
+}
+
+/// [`unbind_executions`] for the executions (their text, `<execution>…`) that `chosen` accepts;
+/// the others are left as they are.
+pub(crate) fn unbind_executions_where(
+    text: &str,
+    artifact: &str,
+    chosen: impl Fn(&str) -> bool,
+) -> (String, usize) {
     let marker = format!("<artifactId>{artifact}</artifactId>");
     let mut out = String::with_capacity(text.len());
     let mut count = 0;
@@ -751,6 +761,7 @@ fn unbind_executions(text: &str, artifact: &str) -> (String, usize) {
             let execution = &executions[start..start + len];
             out.push_str(&executions[..start]);
             match (execution.find("<phase>"), execution.find("</phase>")) {
+                _ if !chosen(execution) => out.push_str(execution),
                 (Some(p), Some(q)) if execution[p + "<phase>".len()..q].trim() == "none" => {
                     out.push_str(execution);
                 }

@@ -11,6 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::levels::between;
+
 /// The `install-file` executions of one pom, by id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SelfInstall {
@@ -25,10 +27,7 @@ pub(crate) fn self_installs(project: &Path) -> Vec<SelfInstall> {
         .into_iter()
         .filter_map(|pom| {
             let text = std::fs::read_to_string(&pom).ok()?;
-            let ids: Vec<String> = install_file_executions(&text)
-                .into_iter()
-                .filter_map(|(_, id)| id)
-                .collect();
+            let ids = install_file_ids(&text);
             let module = pom.parent()?.strip_prefix(project).ok()?.to_owned();
             (!ids.is_empty()).then_some(SelfInstall { module, ids })
         })
@@ -50,67 +49,33 @@ pub(crate) fn unbind_self_installs(project: &Path) -> std::io::Result<Vec<String
     })
 }
 
-/// The spans (start, end in `text`) of the `install-file` executions of `maven-install-plugin`,
-/// each with its id.
-fn install_file_executions(text: &str) -> Vec<((usize, usize), Option<String>)> {
+/// The ids of the `install-file` executions of `maven-install-plugin` in one pom.
+fn install_file_ids(text: &str) -> Vec<String> {
     let marker = "<artifactId>maven-install-plugin</artifactId>";
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find(marker).map(|a| from + a) {
-        let end = text[at..].find("</plugin>").map_or(text.len(), |e| at + e);
-        let mut cursor = at;
-        while let Some(start) = text[cursor..end].find("<execution>").map(|s| cursor + s) {
-            let Some(stop) = text[start..end]
-                .find("</execution>")
-                .map(|s| start + s + "</execution>".len())
-            else {
-                break;
-            };
-            let execution = &text[start..stop];
-            if execution.contains("<goal>install-file</goal>") {
-                let id = between(execution, "<id>", "</id>").map(|id| id.trim().to_owned());
-                found.push(((start, stop), id));
+    let mut ids = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(marker) {
+        let block = &rest[at..];
+        let block = &block[..block.find("</plugin>").unwrap_or(block.len())];
+        for execution in block.split("<execution>").skip(1) {
+            if is_install_file(execution)
+                && let Some(id) = between(execution, "<id>", "</id>")
+            {
+                ids.push(id.trim().to_owned());
             }
-            cursor = stop;
         }
-        from = end;
+        rest = &rest[at + block.len()..];
     }
-    found
+    ids
+}
+
+fn is_install_file(execution: &str) -> bool {
+    execution.contains("<goal>install-file</goal>")
 }
 
 /// `text` with each `install-file` execution's phase `none`, and how many were bound before.
 fn unbind_install_files(text: &str) -> (String, usize) {
-    let mut out = String::with_capacity(text.len());
-    let mut count = 0;
-    let mut last = 0;
-    for ((start, stop), _) in install_file_executions(text) {
-        out.push_str(&text[last..start]);
-        let execution = &text[start..stop];
-        match between(execution, "<phase>", "</phase>") {
-            Some(phase) if phase.trim() == "none" => out.push_str(execution),
-            Some(phase) => {
-                let at = execution.find("<phase>").unwrap_or(0) + "<phase>".len();
-                out.push_str(&execution[..at]);
-                out.push_str("none");
-                out.push_str(&execution[at + phase.len()..]);
-                count += 1;
-            }
-            None => {
-                out.push_str("<execution><phase>none</phase>");
-                out.push_str(&execution["<execution>".len()..]);
-                count += 1;
-            }
-        }
-        last = stop;
-    }
-    out.push_str(&text[last..]);
-    (out, count)
-}
-
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = text.find(open)? + open.len();
-    let end = start + text[start..].find(close)?;
-    Some(&text[start..end])
+    crate::levels::unbind_executions_where(text, "maven-install-plugin", is_install_file)
 }
 
 #[cfg(test)]
@@ -133,15 +98,7 @@ mod tests {
 
     #[test]
     fn install_file_executions_are_unbound_and_named_by_id() {
-        let found = install_file_executions(POM);
-        let ids: Vec<Option<String>> = found.into_iter().map(|(_, id)| id).collect();
-        assert_eq!(
-            ids,
-            [
-                Some("install-marc4j".to_owned()),
-                Some("install-vicino".to_owned())
-            ]
-        );
+        assert_eq!(install_file_ids(POM), ["install-marc4j", "install-vicino"]);
         let (unbound, count) = unbind_install_files(POM);
         assert_eq!(count, 2);
         assert!(
