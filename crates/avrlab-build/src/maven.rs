@@ -2111,6 +2111,30 @@ mod tests {
         assert_eq!(all_except.excluded_patterns(), ["c/D.class"]);
     }
 
+    /// A task state has no `.git`: every Maven command skips the plug-ins that read the commit.
+    #[test]
+    fn every_maven_command_skips_the_plugins_that_read_the_commit() {
+        let repository = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let maven = unsandboxed(17, ".", repository.path()).unwrap();
+        let spec = maven.spec(
+            project.path(),
+            vec!["test-compile".into()],
+            SandboxPolicy::default(),
+            Limits::default(),
+        );
+        for flag in [
+            "-Dmaven.gitcommitid.skip=true",
+            "-Dmaven.buildNumber.skip=true",
+        ] {
+            assert!(
+                spec.args.iter().any(|a| a == flag),
+                "{flag}: {:?}",
+                spec.args
+            );
+        }
+    }
+
     /// Struts 2.3's TestNG 5.1 has no `IMethodSelectorContext`; a newer TestNG has, and runs
     /// JUnit classes whole all the same. Read from the classpath the warm-up of the project's
     /// build files recorded; no warm-up, no finding.
