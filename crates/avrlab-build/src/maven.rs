@@ -591,10 +591,18 @@ impl Maven {
             };
             // A level the build writes below the release compiles against the release's API.
             let api = crate::older_api::api_jar(&dir, &jdk, older.release).map_err(io)?;
-            // Release 8's API lacks the internal classes JDK 8's compiler showed.
-            let unsupported = match older.release {
-                8 => crate::older_api::unsupported_jar(&dir, &jdk).map_err(io)?,
-                _ => None,
+            // Release 8's API lacks the internal classes JDK 8's compiler showed: the signatures
+            // of `jdk.unsupported`'s, then the compiling JDK's own.
+            let extra_jars: Vec<PathBuf> = match older.release {
+                8 => [
+                    crate::older_api::unsupported_jar(&dir, &jdk).map_err(io)?,
+                    crate::older_api::internal_jar(&dir, &jdk).map_err(io)?,
+                ]
+                .into_iter()
+                .flatten()
+                .map(|name| seen(&name))
+                .collect(),
+                _ => Vec::new(),
             };
             let name = crate::older_api::javac_script(
                 &dir,
@@ -602,7 +610,7 @@ impl Maven {
                 older.release,
                 lowest,
                 api.as_deref().map(seen).as_deref(),
-                unsupported.as_deref().map(seen).as_deref(),
+                &extra_jars,
             )
             .map_err(io)?;
             let api_note = match &api {

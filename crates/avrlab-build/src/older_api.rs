@@ -83,12 +83,13 @@ pub(crate) const JAVAC_VIEW: &str = "/avrlab/javac-release";
 ///
 /// JDK 8's javac compiled against its internal classes too (with a warning); `ct.sym` has none
 /// for release 8, so `--release 8` cannot see `sun.misc.Unsafe`, which serialization libraries
-/// use (XStream, Objenesis) and every newer runtime still carries (module `jdk.unsupported`).
-/// UNSUPPORTED, when set, is a jar of those classes' signatures (see [`unsupported_jar`]),
+/// use (XStream, Objenesis) and every newer runtime still carries (module `jdk.unsupported`),
+/// nor `sun.security.x509`, which Netty's self-signed certificates use. EXTRA_JARS, when set,
+/// is a class path of jars with such classes (see [`unsupported_jar`] and [`internal_jar`]),
 /// appended to the class path the build gives, on the command line or in an argument file.
 const JAVAC_SCRIPT: &str = r#"#!/bin/sh
 # javac at --release RELEASE for avrlab (crates/avrlab-build/src/older_api.rs).
-extra='UNSUPPORTED'
+extra='EXTRA_JARS'
 dir=$(mktemp -d) || exit 1
 n=0
 skip=
@@ -400,15 +401,17 @@ fn scan_project(project: &Path) -> std::io::Result<ProjectScan> {
 /// [`JAVAC_VIEW`]). Returns its file name.
 /// `api` is RELEASE's API as the sandbox sees it (see [`api_jar`]), for a build that writes a
 /// level from `lowest` (the lowest this javac compiles) up to below `release`; without it such a
-/// build compiles at `--release` too.
+/// build compiles at `--release` too. `extra_jars` (as the sandbox sees them) join every class
+/// path the build gives, last.
 pub(crate) fn javac_script(
     dir: &Path,
     javac: &Path,
     release: u32,
     lowest: u32,
     api: Option<&Path>,
-    unsupported: Option<&Path>,
+    extra_jars: &[PathBuf],
 ) -> std::io::Result<String> {
+    let extra_jars: Vec<String> = extra_jars.iter().map(|p| p.display().to_string()).collect();
     let text = JAVAC_SCRIPT
         .replace("RELEASE", &release.to_string())
         .replace("LOWEST", &lowest.to_string())
@@ -417,12 +420,7 @@ pub(crate) fn javac_script(
             &api.map(|p| p.display().to_string()).unwrap_or_default(),
         )
         .replace("JAVAC", &javac.display().to_string())
-        .replace(
-            "UNSUPPORTED",
-            &unsupported
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-        );
+        .replace("EXTRA_JARS", &extra_jars.join(":"));
     let mut hasher = Sha256::new();
     hasher.update(text.as_bytes());
     let name = format!("javac-{release}-{}", hex::encode(&hasher.finalize()[..8]));
@@ -496,6 +494,92 @@ fn signature_jar(
     result
 }
 
+/// The compiling JDK's own internal classes (its packages `sun.*`, `com.sun.*` and
+/// `jdk.internal.*`, of every module), as JDK 8's compiler saw its own: one jar made once into
+/// `dir` from the JDK's `lib/modules` with its `jimage` and `jar` tools. A project built for JDK 8
+/// that uses one (Netty's `sun.security.x509` for self-signed certificates) compiles at
+/// `--release 8` with it on the class path after the project's own; its tests run with every
+/// package of the JDK opened to them (`access`). Returns its file name; `None` when the JDK has
+/// no `jimage` (a runtime image only).
+pub(crate) fn internal_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<String>> {
+    let modules = jdk.home.join("lib/modules");
+    let jimage = jdk.home.join("bin/jimage");
+    let (Ok(meta), true) = (std::fs::metadata(&modules), jimage.is_file()) else {
+        return Ok(None);
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(modules.display().to_string().as_bytes());
+    hasher.update(meta.len().to_le_bytes());
+    hasher.update(format!("{:?}", meta.modified().ok()).as_bytes());
+    let name = format!(
+        "internal-{}-{}.jar",
+        jdk.major,
+        hex::encode(&hasher.finalize()[..8])
+    );
+    if dir.join(&name).is_file() {
+        return Ok(Some(name));
+    }
+    std::fs::create_dir_all(dir)?;
+    let scratch = dir.join(format!(".{name}.partial-{}", std::process::id()));
+    let extracted = scratch.join("modules");
+    std::fs::create_dir_all(&extracted)?;
+    let packed = scratch.join(&name);
+    let made = (|| {
+        run_trusted(
+            &jimage,
+            vec![
+                "extract".to_owned(),
+                "--include".to_owned(),
+                "regex:/[^/]+/(sun|com/sun|jdk/internal)/.*".to_owned(),
+                "--dir".to_owned(),
+                extracted.display().to_string(),
+                modules.display().to_string(),
+            ],
+            &scratch,
+        )?;
+        // One folder a module; no package is in two modules.
+        let mut args = vec![
+            "--create".to_owned(),
+            "--no-manifest".to_owned(),
+            "--file".to_owned(),
+            packed.display().to_string(),
+        ];
+        let mut folders: Vec<PathBuf> = std::fs::read_dir(&extracted)?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        folders.sort();
+        for folder in folders {
+            args.extend([
+                "-C".to_owned(),
+                folder.display().to_string(),
+                ".".to_owned(),
+            ]);
+        }
+        run_trusted(&jdk.home.join("bin/jar"), args, &scratch)?;
+        std::fs::rename(&packed, dir.join(&name))
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    made.map(|()| Some(name))
+}
+
+/// Runs a JDK tool with [`trusted_tool`]; an error says what failed and what it printed.
+fn run_trusted(program: &Path, args: Vec<String>, cwd: &Path) -> std::io::Result<()> {
+    let spec = trusted_tool(program, args, cwd);
+    let result = avrlab_exec::run(&spec).map_err(std::io::Error::other)?;
+    if result.exit.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} {:?} failed: {}",
+            program.display(),
+            spec.args,
+            result.stderr.text().trim()
+        )))
+    }
+}
+
 /// How a JDK tool (`jar`, the javac script) runs on the JDK's own files and avrlab's: outside the
 /// sandbox, since nothing of a project runs in it, with the default limits (memory is a cgroup
 /// limit on what the tree uses, not an address-space limit a JVM could trip over).
@@ -527,20 +611,7 @@ fn make_api_jar(
     let classes = scratch.join("api");
     std::fs::create_dir_all(&extracted)?;
     std::fs::create_dir_all(&classes)?;
-    let run = |args: Vec<String>, cwd: &Path| -> std::io::Result<()> {
-        let spec = trusted_tool(jar, args, cwd);
-        let result = avrlab_exec::run(&spec).map_err(std::io::Error::other)?;
-        if result.exit.success() {
-            Ok(())
-        } else {
-            Err(std::io::Error::other(format!(
-                "{} {:?} failed: {}",
-                jar.display(),
-                spec.args,
-                result.stderr.text().trim()
-            )))
-        }
-    };
+    let run = |args: Vec<String>, cwd: &Path| run_trusted(jar, args, cwd);
     run(
         vec!["xf".to_owned(), ct_sym.display().to_string()],
         &extracted,
@@ -848,14 +919,21 @@ mod tests {
         let unsupported = unsupported_jar(&scripts, &build)
             .unwrap()
             .expect("ct.sym has jdk.unsupported for release 9");
-        let unsupported = scripts.join(unsupported);
-        let javac = build.home.join("bin/javac");
-        let name = javac_script(&scripts, &javac, 8, 7, None, Some(&unsupported)).unwrap();
+        let internal = internal_jar(&scripts, &build)
+            .unwrap()
+            .expect("a JDK has jimage and lib/modules");
         assert_eq!(
-            javac_script(&scripts, &javac, 8, 7, None, Some(&unsupported)).unwrap(),
+            internal_jar(&scripts, &build).unwrap(),
+            Some(internal.clone())
+        );
+        let extra = [scripts.join(unsupported), scripts.join(internal)];
+        let javac = build.home.join("bin/javac");
+        let name = javac_script(&scripts, &javac, 8, 7, None, &extra).unwrap();
+        assert_eq!(
+            javac_script(&scripts, &javac, 8, 7, None, &extra).unwrap(),
             name
         );
-        let without = javac_script(&scripts, &javac, 8, 7, None, None).unwrap();
+        let without = javac_script(&scripts, &javac, 8, 7, None, &[]).unwrap();
         let src = dir.path().join("src");
         write(
             &src,
@@ -872,7 +950,8 @@ mod tests {
         write(
             &src,
             "r/Raw.java",
-            "package r;\npublic class Raw { sun.misc.Unsafe unsafe; }\n",
+            "package r;\npublic class Raw { sun.misc.Unsafe unsafe; \
+             Object name() throws java.io.IOException { return new sun.security.x509.X500Name(\"CN=r\"); } }\n",
         );
         let out = dir.path().join("out");
         std::fs::create_dir_all(&out).unwrap();
@@ -975,7 +1054,7 @@ mod tests {
             8,
             7,
             Some(&scripts.join(&api)),
-            None,
+            &[],
         )
         .unwrap();
         let src = dir.path().join("src");
