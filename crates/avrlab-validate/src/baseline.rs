@@ -200,6 +200,15 @@ impl Baseline {
         }
         let flaky = self.excluded.iter().filter(|e| e.is_flaky()).count();
         let failing = self.excluded.len() - flaky;
+        let and_check = if self
+            .excluded
+            .iter()
+            .any(|e| e.statuses.len() > BASELINE_RUNS)
+        {
+            " and the reference check"
+        } else {
+            ""
+        };
         let named: Vec<String> = self
             .excluded
             .iter()
@@ -224,12 +233,52 @@ impl Baseline {
         };
         format!(
             "baseline: {} tests excluded ({failing} failing on the reference fix, {flaky} flaky \
-             over {BASELINE_RUNS} runs), {}; only these are left out (a class only where the class \
+             over {BASELINE_RUNS} runs{and_check}), {}; only these are left out (a class only where the class \
              itself failed, a method for an invocation m[3]): {}{more}",
             self.excluded.len(),
             self.share(),
             named.join(", ")
         )
+    }
+
+    /// Adds the regression tests that the reference check found flaky on the reference fix:
+    /// each of `failed` (as its first regression run reported it) failed there and passed when
+    /// the phase ran again, after passing in both baseline runs. They are excluded as flaky, with
+    /// the four statuses, as any test that passed in one run and not in another; `counted` drops
+    /// by one for each. False when every one was excluded already. PoV tests are never excluded.
+    pub(crate) fn add_flaky_on_reference(
+        &mut self,
+        failed: &[TestCaseResult],
+        pov: &[TestName],
+    ) -> bool {
+        let mut added = false;
+        for case in failed {
+            let Some(test) = reported_name(case) else {
+                continue;
+            };
+            let covered = self.tests().iter().any(|t| match &test.method {
+                Some(method) => t.covers(&test.class, method),
+                None => *t == test,
+            });
+            let is_pov = pov.iter().any(|p| match &test.method {
+                Some(method) => p.covers(&test.class, method),
+                None => p.class == test.class,
+            });
+            if covered || is_pov {
+                continue;
+            }
+            let mut statuses = vec![TestStatus::Passed.as_str().to_owned(); BASELINE_RUNS];
+            statuses.push(case.status.as_str().to_owned());
+            statuses.push(TestStatus::Passed.as_str().to_owned());
+            self.excluded.push(Exclusion {
+                test,
+                statuses,
+                cause: first_line(case),
+            });
+            self.counted = self.counted.saturating_sub(1);
+            added = true;
+        }
+        added
     }
 
     fn to_text(&self) -> String {
@@ -281,7 +330,9 @@ impl Baseline {
                     let (statuses, rest) = rest.split_once(' ')?;
                     let (test, cause) = rest.split_once('\t')?;
                     let statuses: Vec<String> = statuses.split(',').map(str::to_owned).collect();
-                    if statuses.len() != BASELINE_RUNS {
+                    // The baseline's runs, and for a test found flaky by the reference check
+                    // the two runs of its regression phase after them.
+                    if statuses.len() != BASELINE_RUNS && statuses.len() != BASELINE_RUNS + 2 {
                         return None;
                     }
                     baseline.excluded.push(Exclusion {
@@ -1059,6 +1110,48 @@ mod tests {
                 tests: 40
             }]
         );
+    }
+
+    /// Tests the reference check found flaky on the reference fix join the exclusions as flaky,
+    /// with the baseline's two statuses and the check's two, once each; a PoV test never does;
+    /// the file keeps them.
+    #[test]
+    fn tests_flaky_in_the_reference_check_are_excluded_once_and_kept() {
+        let mut baseline = judge(
+            &[ok("a.T", "x"), ok("a.T", "y"), ok("a.P", "pov")],
+            &[ok("a.T", "x"), ok("a.T", "y"), ok("a.P", "pov")],
+            &[TestName::parse("a.P#pov").unwrap()],
+        );
+        assert_eq!(baseline.counted, 2);
+        let pov = [TestName::parse("a.P#pov").unwrap()];
+        let flaky = [
+            case(
+                "a.T",
+                "y",
+                TestStatus::Errored,
+                "java.net.ConnectException: refused",
+            ),
+            case("a.P", "pov", TestStatus::Failed, "boom"),
+        ];
+        assert!(baseline.add_flaky_on_reference(&flaky, &pov));
+        assert!(!baseline.add_flaky_on_reference(&flaky, &pov), "once");
+        assert_eq!(baseline.counted, 1);
+        assert_eq!(baseline.tests(), [TestName::parse("a.T#y").unwrap()]);
+        let exclusion = &baseline.excluded[0];
+        assert!(exclusion.is_flaky());
+        assert_eq!(
+            exclusion.statuses,
+            ["passed", "passed", "errored", "passed"]
+        );
+        assert_eq!(exclusion.cause, "java.net.ConnectException: refused");
+        assert!(
+            baseline
+                .describe()
+                .contains("1 flaky over 2 runs and the reference check"),
+            "{}",
+            baseline.describe()
+        );
+        assert_eq!(Baseline::from_text(&baseline.to_text()), Some(baseline));
     }
 
     /// A file of the first format is not read as this one: the baseline is taken again.

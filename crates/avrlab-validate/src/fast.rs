@@ -1154,6 +1154,15 @@ impl Oracle for FastOracle {
             .insert(task.to_owned(), count);
     }
 
+    fn record_flaky_on_reference(
+        &self,
+        prepared: &PreparedTask,
+        failed: &[avrlab_build::TestCaseResult],
+    ) -> Result<bool, ValidateError> {
+        // The baselines are the build tool's, shared by both engines.
+        self.maven.record_flaky_on_reference(prepared, failed)
+    }
+
     fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
         self.maven.materialize(task)
     }

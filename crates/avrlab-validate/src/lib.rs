@@ -43,3 +43,4 @@ pub use outcome::{
     CheckKind, CrossCheck, EngineRecord, Outcome, Phase, PhaseRecord, TestRecord, Verdict,
 };
 pub use validator::{BuildToolOracle, ValidatorConfig};
+pub use verdict_rules::FLAKY_REASON;

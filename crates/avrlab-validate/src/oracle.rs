@@ -182,6 +182,18 @@ pub trait Oracle: Sync {
         slot: &str,
     ) -> Result<Verdict, ValidateError>;
 
+    /// Records regression tests that the reference check found flaky on the task's reference fix
+    /// (`failed`: each as its first regression run reported it; it passed when the phase ran
+    /// again) in the baseline of the task state, so that they no longer decide a verdict of it.
+    /// Returns whether the baseline changed; an oracle that keeps no baselines changes nothing.
+    fn record_flaky_on_reference(
+        &self,
+        _prepared: &PreparedTask,
+        _failed: &[avrlab_build::TestCaseResult],
+    ) -> Result<bool, ValidateError> {
+        Ok(false)
+    }
+
     /// Materializes and warms up in one go.
     fn prepare(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
         let prepared = self.materialize(task)?;

@@ -286,6 +286,24 @@ impl Oracle for BuildToolOracle {
         )
     }
 
+    fn record_flaky_on_reference(
+        &self,
+        prepared: &PreparedTask,
+        failed: &[avrlab_build::TestCaseResult],
+    ) -> Result<bool, ValidateError> {
+        let task = &prepared.task;
+        let tool = self.tool(task)?;
+        let path = self.baseline_path(task, prepared.pristine(), tool.jdk().major)?;
+        let Some(mut known) = baseline::load(&path) else {
+            return Ok(false);
+        };
+        if !known.add_flaky_on_reference(failed, &task.oracle.pov_tests) {
+            return Ok(false);
+        }
+        baseline::store(&path, &known).map_err(Self::workspace_err(&path))?;
+        Ok(true)
+    }
+
     /// Warms the shared dependency cache by building a copy of the pristine state once per
     /// build-file fingerprint. A warm-up that failed is said again at once for a while (see
     /// `failed_warm_up`).

@@ -32,6 +32,10 @@ pub(crate) struct FakeOracle {
     /// How many validations still to come back errored, as when a test JVM is killed from
     /// outside.
     killed: std::sync::atomic::AtomicUsize,
+    /// Tasks whose reference fix a regression test is flaky on, until that test was recorded in
+    /// the task's baseline (`record_flaky_on_reference`), with the tests recorded so far.
+    flaky_reference: Vec<String>,
+    recorded_flaky: Mutex<Vec<(String, String)>>,
     pub calls: Mutex<Vec<Call>>,
 }
 
@@ -45,8 +49,22 @@ impl FakeOracle {
             unbuildable: Vec::new(),
             harness_broken: Vec::new(),
             killed: std::sync::atomic::AtomicUsize::new(0),
+            flaky_reference: Vec::new(),
+            recorded_flaky: Mutex::new(Vec::new()),
             calls: Mutex::new(Vec::new()),
         }
+    }
+
+    /// A regression test of `task` fails once on its reference fix and passes when run again,
+    /// until the reference check records it in the task's baseline.
+    pub(crate) fn with_flaky_reference(mut self, task: &str) -> Self {
+        self.flaky_reference.push(task.to_owned());
+        self
+    }
+
+    /// The tests recorded as flaky on a reference fix, as `(task, Class#method)`.
+    pub(crate) fn recorded_flaky(&self) -> Vec<(String, String)> {
+        self.recorded_flaky.lock().expect("not poisoned").clone()
     }
 
     /// The warm-up of `task` fails.
@@ -153,9 +171,61 @@ pub(crate) fn fake_verdict(outcome: Outcome) -> Verdict {
     }
 }
 
+/// The fake's flaky regression test: `a.FlakyTest#sometimes`.
+const FLAKY_TEST: (&str, &str) = ("a.FlakyTest", "sometimes");
+
+/// A verdict left undecided by [`FLAKY_TEST`]: failed in the regression phase, passed again.
+fn flaky_verdict() -> Verdict {
+    let record = |phase, status, message: &str| avrlab_validate::TestRecord {
+        phase,
+        class: FLAKY_TEST.0.into(),
+        method: FLAKY_TEST.1.into(),
+        status,
+        seconds: 0.1,
+        message: message.into(),
+    };
+    let mut verdict = fake_verdict(Outcome::Indeterminate);
+    verdict.reason = format!(
+        "{}: a.FlakyTest#sometimes failed, then passed when the regression phase ran again",
+        avrlab_validate::FLAKY_REASON
+    );
+    verdict.tests = vec![
+        record(
+            avrlab_validate::Phase::Regression,
+            avrlab_core::TestStatus::Errored,
+            "java.net.ConnectException: Connection refused",
+        ),
+        record(
+            avrlab_validate::Phase::RegressionRerun,
+            avrlab_core::TestStatus::Passed,
+            "",
+        ),
+    ];
+    verdict
+}
+
 impl Oracle for FakeOracle {
     fn name(&self) -> &str {
         "fake"
+    }
+
+    fn record_flaky_on_reference(
+        &self,
+        prepared: &PreparedTask,
+        failed: &[avrlab_build::TestCaseResult],
+    ) -> Result<bool, ValidateError> {
+        let mut recorded = self.recorded_flaky.lock().expect("not poisoned");
+        let before = recorded.len();
+        for case in failed {
+            let entry = (
+                prepared.task.id.clone(),
+                format!("{}#{}", case.class, case.method),
+            );
+            if !recorded.contains(&entry) {
+                recorded.push(entry);
+            }
+        }
+        Ok(recorded.len() > before)
     }
 
     fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {
@@ -218,6 +288,12 @@ impl Oracle for FakeOracle {
             let mut verdict = fake_verdict(Outcome::Indeterminate);
             verdict.errored = Some(avrlab_core::ErrorCause::Killed);
             return Ok(verdict);
+        }
+        let id = &prepared.task.id;
+        let recorded = self.recorded_flaky().iter().any(|(task, _)| task == id);
+        if self.flaky_reference.contains(id) && !recorded && matches!(candidate, Candidate::Diff(_))
+        {
+            return Ok(flaky_verdict());
         }
         match (self.rule)(&prepared.task, candidate) {
             Some(outcome) => Ok(fake_verdict(outcome)),

@@ -5,6 +5,7 @@
 pub(crate) mod command_runner;
 #[cfg(test)]
 pub(crate) mod fake_oracle;
+pub(crate) mod flaky_reference;
 pub(crate) mod generations;
 pub(crate) mod input;
 pub(crate) mod merge;

@@ -903,7 +903,7 @@ pub fn execute(
         oracle,
         config,
     };
-    let tally = validate_warmed(
+    let mut tally = validate_warmed(
         store,
         &run_id,
         &mine,
@@ -912,11 +912,84 @@ pub fn execute(
         &unprepared,
         progress,
     )?;
+    if request.mode == RunMode::Reference {
+        let again = reference_fixes_again(store, &run_id, &mine, &workshop, &unprepared, progress)?;
+        tally.validated += again.validated;
+        tally.duplicates += again.duplicates;
+        tally.wall += again.wall;
+    }
     clock.lap("validate");
     let counts = (mine.len(), decided.len());
     Ok(RunReport::new(
         run_id, counts, &tally, started, clock, unprepared,
     ))
+}
+
+/// The reference check's reference fixes that a test flaky on them left `Indeterminate`,
+/// validated again once those tests joined their baseline (`flaky_reference`): their tasks are
+/// warmed up anew (which reads the baseline again) and the new verdict takes the place of the
+/// first, which is kept as an earlier attempt.
+fn reference_fixes_again(
+    store: &mut Store,
+    run_id: &str,
+    planned: &[PlannedCandidate],
+    workshop: &Workshop<'_>,
+    unprepared: &Unprepared,
+    progress: &dyn Progress,
+) -> Result<ValidationTally, RunError> {
+    let again = crate::run::flaky_reference::record_flaky_reference_tests(
+        store,
+        run_id,
+        workshop.prepared,
+        workshop.oracle,
+    )?;
+    let none = ValidationTally {
+        validated: 0,
+        duplicates: 0,
+        wall: Duration::ZERO,
+        workers: workshop.config.workers,
+    };
+    if again.is_empty() {
+        return Ok(none);
+    }
+    let mut chosen = Vec::new();
+    for (candidate, tests) in &again {
+        progress.message(&format!(
+            "{candidate}: {} flaky on the reference fix in the reference check; excluded as \
+             flaky from its baseline, the reference fix is validated again",
+            tests.join(", ")
+        ));
+        store.supersede_verdict(run_id, candidate)?;
+        chosen.extend(planned.iter().filter(|p| &p.id == candidate).cloned());
+    }
+    let tasks: Vec<&Task> = chosen
+        .iter()
+        .filter_map(|p| workshop.prepared.get(&p.task).map(|t| &t.task))
+        .collect();
+    let prepared = materialize_tasks(workshop.oracle, &tasks)?;
+    // The tasks not warmed up before stay so: the run is finished only when there are none.
+    let mut unprepared = unprepared.clone();
+    unprepared.extend(warm_up_tasks(
+        workshop.oracle,
+        &prepared,
+        workshop.config.workers,
+        progress,
+    )?);
+    let fresh = Workshop {
+        prepared: &prepared,
+        oracle: workshop.oracle,
+        config: workshop.config,
+    };
+    let decided = store.decided(run_id)?;
+    validate_warmed(
+        store,
+        run_id,
+        &chosen,
+        &decided,
+        &fresh,
+        &unprepared,
+        progress,
+    )
 }
 
 /// Registers a new run: under its id when the request names one, else under the first free id
@@ -1686,6 +1759,81 @@ mod tests {
         );
         assert!(rows.contains(&first) && rows.contains(&second), "{rows}");
         assert!(rows.contains("warm-up failed"), "{rows}");
+    }
+
+    /// A reference check whose reference fix a regression test is flaky on records that test
+    /// in the task's baseline and validates the reference fix again: the new verdict counts, the
+    /// first is kept as an earlier attempt, and no other candidate is validated again. A check of
+    /// candidates (not the reference check) leaves the flaky verdict as it is.
+    #[test]
+    fn a_test_flaky_on_the_reference_fix_joins_its_baseline_and_the_fix_is_validated_again() {
+        let benchmark = demo();
+        let planned = reference_candidates(&benchmark);
+        let flaky = planned[1].task.clone();
+        let oracle = FakeOracle::new(|_, candidate| {
+            Some(match candidate {
+                Candidate::Unchanged => Outcome::PovFailing,
+                _ => Outcome::Plausible,
+            })
+        })
+        .with_flaky_reference(&flaky);
+        let (_dir, mut checked) = store();
+        let mut check = request(&benchmark, planned.clone());
+        check.mode = RunMode::Reference;
+        let messages = crate::run::fake_oracle::Messages::default();
+        let report =
+            execute(&mut checked, check, &config(2), &oracle, &messages).expect("the check ends");
+        assert_eq!(
+            oracle.recorded_flaky(),
+            vec![(flaky.clone(), "a.FlakyTest#sometimes".to_owned())]
+        );
+        assert_eq!(report.validated, planned.len() + 1);
+        let reference = format!("{flaky}/reference");
+        let verdicts = outcomes(&checked);
+        assert!(
+            verdicts.contains(&(reference.clone(), Outcome::Plausible)),
+            "{verdicts:?}"
+        );
+        assert!(
+            verdicts
+                .iter()
+                .all(|(_, o)| matches!(o, Outcome::Plausible | Outcome::PovFailing)),
+            "{verdicts:?}"
+        );
+        assert!(
+            checked
+                .previous_attempt("r1", &reference)
+                .expect("the store answers")
+                .is_some(),
+            "the first verdict is kept"
+        );
+        let said = messages.lines().join("\n");
+        assert!(
+            said.contains(&format!(
+                "{reference}: a.FlakyTest#sometimes flaky on the reference fix in the reference check"
+            )),
+            "{said}"
+        );
+        assert!(checked.run("r1").unwrap().unwrap().finished_at.is_some());
+
+        // The same fix as a candidate of a run of predictions: its verdict stays.
+        let oracle = FakeOracle::new(|_, _| Some(Outcome::Plausible)).with_flaky_reference(&flaky);
+        let (_other, mut store) = store();
+        let candidates: Vec<PlannedCandidate> = planned
+            .iter()
+            .filter(|p| p.label == "reference")
+            .cloned()
+            .collect();
+        execute(
+            &mut store,
+            request(&benchmark, candidates),
+            &config(1),
+            &oracle,
+            &Quiet,
+        )
+        .expect("the run ends");
+        assert!(oracle.recorded_flaky().is_empty());
+        assert!(outcomes(&store).contains(&(reference, Outcome::Indeterminate)));
     }
 
     #[test]
