@@ -239,8 +239,11 @@ pub const BYTE_BUDDY_SUBSTITUTE: &str = "1.14.12";
 
 /// Under a substitute JDK, pins `net.bytebuddy:byte-buddy` and `byte-buddy-agent` to
 /// [`BYTE_BUDDY_SUBSTITUTE`] in the root pom's `<dependencyManagement>` (which overrides what a
-/// parent pom or Mockito's own pom asks for), where a pom of the project or one of its parents in
-/// `repository` names Mockito or Byte Buddy and the root pom does not manage Byte Buddy itself. Returns the note, if it did.
+/// parent pom or Mockito's own pom asks for), where the project uses Mockito or Byte Buddy and the
+/// root pom does not manage Byte Buddy itself. The project uses them where a pom of it or of one
+/// of its parents in `repository` names them, or where its Java sources import them: Mockito
+/// often comes with another dependency (Spring Boot's `spring-boot-starter-test`, PowerMock),
+/// which no pom of the project names. Returns the note, if it did.
 pub fn pin_byte_buddy(project: &Path, repository: &Path) -> std::io::Result<Vec<String>> {
     let root = project.join("pom.xml");
     let Ok(text) = std::fs::read_to_string(&root) else {
@@ -256,7 +259,8 @@ pub fn pin_byte_buddy(project: &Path, repository: &Path) -> std::io::Result<Vec<
         .any(|pom| std::fs::read_to_string(pom).is_ok_and(|t| names_it(&t)))
         || crate::older_api::ancestor_poms(&text, repository)
             .iter()
-            .any(|(_, pom)| names_it(pom));
+            .any(|(_, pom)| names_it(pom))
+        || sources_import(project, &["org.mockito.", "net.bytebuddy."]);
     if !uses_it || text.contains("<groupId>net.bytebuddy</groupId>") {
         return Ok(Vec::new());
     }
@@ -269,6 +273,36 @@ pub fn pin_byte_buddy(project: &Path, repository: &Path) -> std::io::Result<Vec<
          in <dependencyManagement> (the Byte Buddy that Mockito brings for the task's JDK cannot \
          define classes on the substitute JDK, so no mock could be made)"
     )])
+}
+
+/// Whether a Java source of `project` (outside build output and hidden folders) names a package
+/// that starts with one of `packages` in an import.
+fn sources_import(project: &Path, packages: &[&str]) -> bool {
+    walkdir::WalkDir::new(project)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(name.starts_with('.') || (e.file_type().is_dir() && name == "target"))
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "java"))
+        .any(|e| {
+            std::fs::read_to_string(e.path()).is_ok_and(|text| {
+                text.lines().any(|line| {
+                    let line = line.trim_start();
+                    let Some(rest) = line.strip_prefix("import ") else {
+                        return false;
+                    };
+                    let name = rest
+                        .trim_start()
+                        .strip_prefix("static ")
+                        .unwrap_or(rest)
+                        .trim_start();
+                    packages.iter().any(|p| name.starts_with(p))
+                })
+            })
+        })
 }
 
 /// The root pom's text with Byte Buddy pinned in its top-level `<dependencyManagement>` (made
@@ -1282,6 +1316,43 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    /// Mockito that another dependency brings (Spring Boot's test starter): no pom names it, the
+    /// tests import it. A comment or a string that names it is no import.
+    #[test]
+    fn byte_buddy_is_pinned_where_the_tests_import_mockito() {
+        let dir = tempfile::tempdir().unwrap();
+        let repository = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("pom.xml"),
+            "<project><dependencies><dependency><groupId>org.springframework.boot</groupId>\
+             <artifactId>spring-boot-starter-test</artifactId></dependency></dependencies></project>",
+        )
+        .unwrap();
+        let test = dir.path().join("src/test/java/a/ServiceTest.java");
+        std::fs::create_dir_all(test.parent().unwrap()).unwrap();
+        std::fs::write(
+            &test,
+            "package a;\n// uses org.mockito.Mockito elsewhere\nclass ServiceTest { String s = \"import org.mockito.Mock;\"; }\n",
+        )
+        .unwrap();
+        // Build output is not the project's source.
+        let output = dir.path().join("target/generated-test-sources/B.java");
+        std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+        std::fs::write(&output, "import org.mockito.Mock;\n").unwrap();
+        assert!(
+            pin_byte_buddy(dir.path(), repository.path())
+                .unwrap()
+                .is_empty()
+        );
+        std::fs::write(
+            &test,
+            "package a;\n\nimport static org.mockito.Mockito.mock;\n\nclass ServiceTest {}\n",
+        )
+        .unwrap();
+        let notes = pin_byte_buddy(dir.path(), repository.path()).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]
