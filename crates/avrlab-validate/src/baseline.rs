@@ -24,6 +24,25 @@ const HEADER: &str = "avrlab-baseline 3";
 /// other is flaky, and cannot decide a verdict either way.
 pub const BASELINE_RUNS: usize = 2;
 
+/// The most regression tests the reference check may add to a baseline at once: a twentieth of
+/// those that count, or ten. More failing on the reference fix says more of the fix than of
+/// the suite, and the check's verdict stands.
+fn most_failing_on_reference(counted: usize) -> usize {
+    (counted / 20).max(10)
+}
+
+/// A regression test that did not pass on the reference fix in the reference check's regression
+/// phase (see [`Baseline::add_reference_failures`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceFailure {
+    /// As the first run of the phase that did not pass it reported it.
+    pub case: TestCaseResult,
+    /// Its status in each run of the phase: the first, then the run in a fresh JVM where the
+    /// phase ran again (`passed`, `failed`, `errored`, `skipped`, or `absent` where a run did not
+    /// report it).
+    pub statuses: Vec<String>,
+}
+
 /// The longest failure line kept for a test (the rest of a long message adds nothing to a group).
 const MAX_CAUSE_CHARS: usize = 200;
 
@@ -241,19 +260,23 @@ impl Baseline {
         )
     }
 
-    /// Adds the regression tests that the reference check found flaky on the reference fix:
-    /// each of `failed` (as its first regression run reported it) failed there and passed when
-    /// the phase ran again, after passing in both baseline runs. They are excluded as flaky, with
-    /// the four statuses, as any test that passed in one run and not in another; `counted` drops
-    /// by one for each. False when every one was excluded already. PoV tests are never excluded.
-    pub(crate) fn add_flaky_on_reference(
+    /// Adds the regression tests that did not pass on the reference fix in the reference check's
+    /// regression phase, after passing in both baseline runs (a test that fails now and then, or
+    /// one that fails only when the tests the baseline left out are left out: a test that needs
+    /// another's side effects). Each is excluded with the baseline's statuses and the check's,
+    /// flaky like any test that passed in one run and not in another; `counted` drops by one for
+    /// each. Nothing is added, and false returned, when every one is excluded already, when one is
+    /// a PoV test (those are never excluded: the reference fix then breaks its own PoV), or when
+    /// they are more than [`most_failing_on_reference`] (the fix, not the suite, is then the
+    /// question).
+    pub(crate) fn add_reference_failures(
         &mut self,
-        failed: &[TestCaseResult],
+        failures: &[ReferenceFailure],
         pov: &[TestName],
     ) -> bool {
-        let mut added = false;
-        for case in failed {
-            let Some(test) = reported_name(case) else {
+        let mut new = Vec::new();
+        for failure in failures {
+            let Some(test) = reported_name(&failure.case) else {
                 continue;
             };
             let covered = self.tests().iter().any(|t| match &test.method {
@@ -264,21 +287,26 @@ impl Baseline {
                 Some(method) => p.covers(&test.class, method),
                 None => p.class == test.class,
             });
-            if covered || is_pov {
+            if is_pov {
+                return false;
+            }
+            if covered || new.iter().any(|e: &Exclusion| e.test == test) {
                 continue;
             }
             let mut statuses = vec![TestStatus::Passed.as_str().to_owned(); BASELINE_RUNS];
-            statuses.push(case.status.as_str().to_owned());
-            statuses.push(TestStatus::Passed.as_str().to_owned());
-            self.excluded.push(Exclusion {
+            statuses.extend(failure.statuses.iter().take(2).cloned());
+            new.push(Exclusion {
                 test,
                 statuses,
-                cause: first_line(case),
+                cause: first_line(&failure.case),
             });
-            self.counted = self.counted.saturating_sub(1);
-            added = true;
         }
-        added
+        if new.is_empty() || new.len() > most_failing_on_reference(self.counted) {
+            return false;
+        }
+        self.counted = self.counted.saturating_sub(new.len());
+        self.excluded.extend(new);
+        true
     }
 
     fn to_text(&self) -> String {
@@ -330,9 +358,9 @@ impl Baseline {
                     let (statuses, rest) = rest.split_once(' ')?;
                     let (test, cause) = rest.split_once('\t')?;
                     let statuses: Vec<String> = statuses.split(',').map(str::to_owned).collect();
-                    // The baseline's runs, and for a test found flaky by the reference check
-                    // the two runs of its regression phase after them.
-                    if statuses.len() != BASELINE_RUNS && statuses.len() != BASELINE_RUNS + 2 {
+                    // The baseline's runs, and for a test the reference check found failing
+                    // the runs of its regression phase after them.
+                    if !(BASELINE_RUNS..=BASELINE_RUNS + 2).contains(&statuses.len()) {
                         return None;
                     }
                     baseline.excluded.push(Exclusion {
@@ -1112,11 +1140,11 @@ mod tests {
         );
     }
 
-    /// Tests the reference check found flaky on the reference fix join the exclusions as flaky,
-    /// with the baseline's two statuses and the check's two, once each; a PoV test never does;
-    /// the file keeps them.
+    /// Tests that did not pass on the reference fix in the reference check join the exclusions,
+    /// with the baseline's two statuses and the check's, once each; a PoV test among them adds
+    /// nothing, nor do more than a twentieth of the suite; the file keeps them.
     #[test]
-    fn tests_flaky_in_the_reference_check_are_excluded_once_and_kept() {
+    fn tests_failing_in_the_reference_check_are_excluded_once_and_kept() {
         let mut baseline = judge(
             &[ok("a.T", "x"), ok("a.T", "y"), ok("a.P", "pov")],
             &[ok("a.T", "x"), ok("a.T", "y"), ok("a.P", "pov")],
@@ -1124,17 +1152,27 @@ mod tests {
         );
         assert_eq!(baseline.counted, 2);
         let pov = [TestName::parse("a.P#pov").unwrap()];
-        let flaky = [
-            case(
-                "a.T",
-                "y",
+        let failure = |class: &str, method: &str, statuses: &[&str]| ReferenceFailure {
+            case: case(
+                class,
+                method,
                 TestStatus::Errored,
                 "java.net.ConnectException: refused",
             ),
-            case("a.P", "pov", TestStatus::Failed, "boom"),
+            statuses: statuses.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let with_pov = [
+            failure("a.T", "y", &["errored", "passed"]),
+            failure("a.P", "pov", &["failed", "failed"]),
         ];
-        assert!(baseline.add_flaky_on_reference(&flaky, &pov));
-        assert!(!baseline.add_flaky_on_reference(&flaky, &pov), "once");
+        assert!(
+            !baseline.add_reference_failures(&with_pov, &pov),
+            "a PoV test"
+        );
+        assert_eq!(baseline.counted, 2);
+        let flaky = [failure("a.T", "y", &["errored", "passed"])];
+        assert!(baseline.add_reference_failures(&flaky, &pov));
+        assert!(!baseline.add_reference_failures(&flaky, &pov), "once");
         assert_eq!(baseline.counted, 1);
         assert_eq!(baseline.tests(), [TestName::parse("a.T#y").unwrap()]);
         let exclusion = &baseline.excluded[0];
@@ -1151,7 +1189,19 @@ mod tests {
             "{}",
             baseline.describe()
         );
-        assert_eq!(Baseline::from_text(&baseline.to_text()), Some(baseline));
+        assert_eq!(
+            Baseline::from_text(&baseline.to_text()),
+            Some(baseline.clone())
+        );
+        // A class that failed in both runs of the phase (its set-up), named without a method.
+        let class = [failure("a.U", "", &["errored", "errored"])];
+        assert!(baseline.add_reference_failures(&class, &pov));
+        assert_eq!(baseline.tests()[1], TestName::parse("a.U").unwrap());
+        // Eleven at once in a suite of one counted test: more than ten.
+        let many: Vec<ReferenceFailure> = (0..11)
+            .map(|i| failure("a.V", &format!("m{i}"), &["failed", "failed"]))
+            .collect();
+        assert!(!baseline.add_reference_failures(&many, &pov));
     }
 
     /// A file of the first format is not read as this one: the baseline is taken again.

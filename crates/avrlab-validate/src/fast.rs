@@ -1154,13 +1154,13 @@ impl Oracle for FastOracle {
             .insert(task.to_owned(), count);
     }
 
-    fn record_flaky_on_reference(
+    fn record_reference_failures(
         &self,
         prepared: &PreparedTask,
-        failed: &[avrlab_build::TestCaseResult],
+        failures: &[crate::ReferenceFailure],
     ) -> Result<bool, ValidateError> {
         // The baselines are the build tool's, shared by both engines.
-        self.maven.record_flaky_on_reference(prepared, failed)
+        self.maven.record_reference_failures(prepared, failures)
     }
 
     fn materialize(&self, task: &Task) -> Result<PreparedTask, ValidateError> {

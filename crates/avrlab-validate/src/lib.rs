@@ -24,7 +24,7 @@ mod test_impact;
 mod validator;
 mod verdict_rules;
 
-pub use baseline::Baseline;
+pub use baseline::{Baseline, ReferenceFailure};
 pub use cache_seal::{CacheAlarm, CacheSeal, TAMPERED_MARKER, seal_tree};
 pub use candidate::{
     Candidate, CandidateError, CandidateIdentity, ProjectDigest, ReplacementTarget,

@@ -182,14 +182,14 @@ pub trait Oracle: Sync {
         slot: &str,
     ) -> Result<Verdict, ValidateError>;
 
-    /// Records regression tests that the reference check found flaky on the task's reference fix
-    /// (`failed`: each as its first regression run reported it; it passed when the phase ran
-    /// again) in the baseline of the task state, so that they no longer decide a verdict of it.
-    /// Returns whether the baseline changed; an oracle that keeps no baselines changes nothing.
-    fn record_flaky_on_reference(
+    /// Records regression tests that did not pass on the task's reference fix in the reference
+    /// check's regression phase in the baseline of the task state, so that they no longer decide
+    /// a verdict of it (see `Baseline::add_reference_failures`, which may refuse them). Returns
+    /// whether the baseline changed; an oracle that keeps no baselines changes nothing.
+    fn record_reference_failures(
         &self,
         _prepared: &PreparedTask,
-        _failed: &[avrlab_build::TestCaseResult],
+        _failures: &[crate::ReferenceFailure],
     ) -> Result<bool, ValidateError> {
         Ok(false)
     }

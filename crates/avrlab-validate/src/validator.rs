@@ -286,10 +286,10 @@ impl Oracle for BuildToolOracle {
         )
     }
 
-    fn record_flaky_on_reference(
+    fn record_reference_failures(
         &self,
         prepared: &PreparedTask,
-        failed: &[avrlab_build::TestCaseResult],
+        failures: &[crate::ReferenceFailure],
     ) -> Result<bool, ValidateError> {
         let task = &prepared.task;
         let tool = self.tool(task)?;
@@ -297,7 +297,7 @@ impl Oracle for BuildToolOracle {
         let Some(mut known) = baseline::load(&path) else {
             return Ok(false);
         };
-        if !known.add_flaky_on_reference(failed, &task.oracle.pov_tests) {
+        if !known.add_reference_failures(failures, &task.oracle.pov_tests) {
             return Ok(false);
         }
         baseline::store(&path, &known).map_err(Self::workspace_err(&path))?;

@@ -33,8 +33,11 @@ pub(crate) struct FakeOracle {
     /// outside.
     killed: std::sync::atomic::AtomicUsize,
     /// Tasks whose reference fix a regression test is flaky on, until that test was recorded in
-    /// the task's baseline (`record_flaky_on_reference`), with the tests recorded so far.
+    /// the task's baseline (`record_reference_failures`), with the tests recorded so far.
     flaky_reference: Vec<String>,
+    /// Tasks whose reference fix a regression test fails in both runs of the phase, until the
+    /// test was recorded in the task's baseline.
+    broken_reference: Vec<String>,
     recorded_flaky: Mutex<Vec<(String, String)>>,
     pub calls: Mutex<Vec<Call>>,
 }
@@ -50,6 +53,7 @@ impl FakeOracle {
             harness_broken: Vec::new(),
             killed: std::sync::atomic::AtomicUsize::new(0),
             flaky_reference: Vec::new(),
+            broken_reference: Vec::new(),
             recorded_flaky: Mutex::new(Vec::new()),
             calls: Mutex::new(Vec::new()),
         }
@@ -62,7 +66,14 @@ impl FakeOracle {
         self
     }
 
-    /// The tests recorded as flaky on a reference fix, as `(task, Class#method)`.
+    /// A regression test of `task` fails on its reference fix in both runs of the phase, until
+    /// the reference check records it in the task's baseline.
+    pub(crate) fn with_broken_reference(mut self, task: &str) -> Self {
+        self.broken_reference.push(task.to_owned());
+        self
+    }
+
+    /// The tests recorded as failing on a reference fix, as `(task, Class#method)`.
     pub(crate) fn recorded_flaky(&self) -> Vec<(String, String)> {
         self.recorded_flaky.lock().expect("not poisoned").clone()
     }
@@ -174,8 +185,9 @@ pub(crate) fn fake_verdict(outcome: Outcome) -> Verdict {
 /// The fake's flaky regression test: `a.FlakyTest#sometimes`.
 const FLAKY_TEST: (&str, &str) = ("a.FlakyTest", "sometimes");
 
-/// A verdict left undecided by [`FLAKY_TEST`]: failed in the regression phase, passed again.
-fn flaky_verdict() -> Verdict {
+/// A verdict decided by [`FLAKY_TEST`]: failed in the regression phase, then passed again
+/// (`Indeterminate`), or failed again when `broken` (`RegressionBroken`).
+fn failing_verdict(broken: bool) -> Verdict {
     let record = |phase, status, message: &str| avrlab_validate::TestRecord {
         phase,
         class: FLAKY_TEST.0.into(),
@@ -184,22 +196,40 @@ fn flaky_verdict() -> Verdict {
         seconds: 0.1,
         message: message.into(),
     };
-    let mut verdict = fake_verdict(Outcome::Indeterminate);
-    verdict.reason = format!(
-        "{}: a.FlakyTest#sometimes failed, then passed when the regression phase ran again",
-        avrlab_validate::FLAKY_REASON
-    );
+    let refused = "java.net.ConnectException: Connection refused";
+    let (outcome, reason, again) = if broken {
+        (
+            Outcome::RegressionBroken,
+            format!("a.FlakyTest#sometimes errored: {refused}"),
+            record(
+                avrlab_validate::Phase::RegressionRerun,
+                avrlab_core::TestStatus::Errored,
+                refused,
+            ),
+        )
+    } else {
+        (
+            Outcome::Indeterminate,
+            format!(
+                "{}: a.FlakyTest#sometimes failed, then passed when the regression phase ran again",
+                avrlab_validate::FLAKY_REASON
+            ),
+            record(
+                avrlab_validate::Phase::RegressionRerun,
+                avrlab_core::TestStatus::Passed,
+                "",
+            ),
+        )
+    };
+    let mut verdict = fake_verdict(outcome);
+    verdict.reason = reason;
     verdict.tests = vec![
         record(
             avrlab_validate::Phase::Regression,
             avrlab_core::TestStatus::Errored,
-            "java.net.ConnectException: Connection refused",
+            refused,
         ),
-        record(
-            avrlab_validate::Phase::RegressionRerun,
-            avrlab_core::TestStatus::Passed,
-            "",
-        ),
+        again,
     ];
     verdict
 }
@@ -209,17 +239,17 @@ impl Oracle for FakeOracle {
         "fake"
     }
 
-    fn record_flaky_on_reference(
+    fn record_reference_failures(
         &self,
         prepared: &PreparedTask,
-        failed: &[avrlab_build::TestCaseResult],
+        failures: &[avrlab_validate::ReferenceFailure],
     ) -> Result<bool, ValidateError> {
         let mut recorded = self.recorded_flaky.lock().expect("not poisoned");
         let before = recorded.len();
-        for case in failed {
+        for failure in failures {
             let entry = (
                 prepared.task.id.clone(),
-                format!("{}#{}", case.class, case.method),
+                format!("{}#{}", failure.case.class, failure.case.method),
             );
             if !recorded.contains(&entry) {
                 recorded.push(entry);
@@ -291,9 +321,13 @@ impl Oracle for FakeOracle {
         }
         let id = &prepared.task.id;
         let recorded = self.recorded_flaky().iter().any(|(task, _)| task == id);
-        if self.flaky_reference.contains(id) && !recorded && matches!(candidate, Candidate::Diff(_))
-        {
-            return Ok(flaky_verdict());
+        if !recorded && matches!(candidate, Candidate::Diff(_)) {
+            if self.flaky_reference.contains(id) {
+                return Ok(failing_verdict(false));
+            }
+            if self.broken_reference.contains(id) {
+                return Ok(failing_verdict(true));
+            }
         }
         match (self.rule)(&prepared.task, candidate) {
             Some(outcome) => Ok(fake_verdict(outcome)),

@@ -5,11 +5,11 @@
 pub(crate) mod command_runner;
 #[cfg(test)]
 pub(crate) mod fake_oracle;
-pub(crate) mod flaky_reference;
 pub(crate) mod generations;
 pub(crate) mod input;
 pub(crate) mod merge;
 pub(crate) mod progress;
+pub(crate) mod reference_failures;
 pub(crate) mod run_loop;
 pub(crate) mod setup;
 pub(crate) mod shard;

@@ -925,10 +925,11 @@ pub fn execute(
     ))
 }
 
-/// The reference check's reference fixes that a test flaky on them left `Indeterminate`,
-/// validated again once those tests joined their baseline (`flaky_reference`): their tasks are
-/// warmed up anew (which reads the baseline again) and the new verdict takes the place of the
-/// first, which is kept as an earlier attempt.
+/// The reference check's reference fixes that regression tests failed (`RegressionBroken`, or
+/// `Indeterminate` as flaky), validated again once those tests joined their baseline
+/// (`reference_failures`), for a few rounds at most: their tasks are warmed up anew (which reads
+/// the baseline again) and each new verdict takes the place of the last, which is kept as an
+/// earlier attempt.
 fn reference_fixes_again(
     store: &mut Store,
     run_id: &str,
@@ -937,59 +938,65 @@ fn reference_fixes_again(
     unprepared: &Unprepared,
     progress: &dyn Progress,
 ) -> Result<ValidationTally, RunError> {
-    let again = crate::run::flaky_reference::record_flaky_reference_tests(
-        store,
-        run_id,
-        workshop.prepared,
-        workshop.oracle,
-    )?;
-    let none = ValidationTally {
+    let mut tally = ValidationTally {
         validated: 0,
         duplicates: 0,
         wall: Duration::ZERO,
         workers: workshop.config.workers,
     };
-    if again.is_empty() {
-        return Ok(none);
+    for _ in 0..crate::run::reference_failures::MAX_ROUNDS {
+        let again = crate::run::reference_failures::record_reference_failures(
+            store,
+            run_id,
+            workshop.prepared,
+            workshop.oracle,
+        )?;
+        if again.is_empty() {
+            break;
+        }
+        let mut chosen = Vec::new();
+        for (candidate, tests) in &again {
+            progress.message(&format!(
+                "{candidate}: {} did not pass on the reference fix in the reference check; \
+                 excluded from its baseline, the reference fix is validated again",
+                tests.join(", ")
+            ));
+            store.supersede_verdict(run_id, candidate)?;
+            chosen.extend(planned.iter().filter(|p| &p.id == candidate).cloned());
+        }
+        let tasks: Vec<&Task> = chosen
+            .iter()
+            .filter_map(|p| workshop.prepared.get(&p.task).map(|t| &t.task))
+            .collect();
+        let prepared = materialize_tasks(workshop.oracle, &tasks)?;
+        // The tasks not warmed up before stay so: the run is finished only when there are none.
+        let mut unprepared = unprepared.clone();
+        unprepared.extend(warm_up_tasks(
+            workshop.oracle,
+            &prepared,
+            workshop.config.workers,
+            progress,
+        )?);
+        let fresh = Workshop {
+            prepared: &prepared,
+            oracle: workshop.oracle,
+            config: workshop.config,
+        };
+        let decided = store.decided(run_id)?;
+        let round = validate_warmed(
+            store,
+            run_id,
+            &chosen,
+            &decided,
+            &fresh,
+            &unprepared,
+            progress,
+        )?;
+        tally.validated += round.validated;
+        tally.duplicates += round.duplicates;
+        tally.wall += round.wall;
     }
-    let mut chosen = Vec::new();
-    for (candidate, tests) in &again {
-        progress.message(&format!(
-            "{candidate}: {} flaky on the reference fix in the reference check; excluded as \
-             flaky from its baseline, the reference fix is validated again",
-            tests.join(", ")
-        ));
-        store.supersede_verdict(run_id, candidate)?;
-        chosen.extend(planned.iter().filter(|p| &p.id == candidate).cloned());
-    }
-    let tasks: Vec<&Task> = chosen
-        .iter()
-        .filter_map(|p| workshop.prepared.get(&p.task).map(|t| &t.task))
-        .collect();
-    let prepared = materialize_tasks(workshop.oracle, &tasks)?;
-    // The tasks not warmed up before stay so: the run is finished only when there are none.
-    let mut unprepared = unprepared.clone();
-    unprepared.extend(warm_up_tasks(
-        workshop.oracle,
-        &prepared,
-        workshop.config.workers,
-        progress,
-    )?);
-    let fresh = Workshop {
-        prepared: &prepared,
-        oracle: workshop.oracle,
-        config: workshop.config,
-    };
-    let decided = store.decided(run_id)?;
-    validate_warmed(
-        store,
-        run_id,
-        &chosen,
-        &decided,
-        &fresh,
-        &unprepared,
-        progress,
-    )
+    Ok(tally)
 }
 
 /// Registers a new run: under its id when the request names one, else under the first free id
@@ -1761,33 +1768,41 @@ mod tests {
         assert!(rows.contains("warm-up failed"), "{rows}");
     }
 
-    /// A reference check whose reference fix a regression test is flaky on records that test
-    /// in the task's baseline and validates the reference fix again: the new verdict counts, the
-    /// first is kept as an earlier attempt, and no other candidate is validated again. A check of
-    /// candidates (not the reference check) leaves the flaky verdict as it is.
+    /// A reference check whose reference fix a regression test is flaky on (or fails in both
+    /// runs of the phase) records that test in the task's baseline and validates the reference
+    /// fix again: the new verdict counts, the first is kept as an earlier attempt, and no other
+    /// candidate is validated again. A check of candidates (not the reference check) leaves the
+    /// verdict as it is.
     #[test]
     fn a_test_flaky_on_the_reference_fix_joins_its_baseline_and_the_fix_is_validated_again() {
         let benchmark = demo();
         let planned = reference_candidates(&benchmark);
         let flaky = planned[1].task.clone();
+        let broken = planned[3].task.clone();
         let oracle = FakeOracle::new(|_, candidate| {
             Some(match candidate {
                 Candidate::Unchanged => Outcome::PovFailing,
                 _ => Outcome::Plausible,
             })
         })
-        .with_flaky_reference(&flaky);
+        .with_flaky_reference(&flaky)
+        .with_broken_reference(&broken);
         let (_dir, mut checked) = store();
         let mut check = request(&benchmark, planned.clone());
         check.mode = RunMode::Reference;
         let messages = crate::run::fake_oracle::Messages::default();
         let report =
             execute(&mut checked, check, &config(2), &oracle, &messages).expect("the check ends");
-        assert_eq!(
-            oracle.recorded_flaky(),
-            vec![(flaky.clone(), "a.FlakyTest#sometimes".to_owned())]
-        );
-        assert_eq!(report.validated, planned.len() + 1);
+        let mut recorded = oracle.recorded_flaky();
+        recorded.sort();
+        let mut expected = vec![
+            (flaky.clone(), "a.FlakyTest#sometimes".to_owned()),
+            (broken.clone(), "a.FlakyTest#sometimes".to_owned()),
+        ];
+        expected.sort();
+        assert_eq!(recorded, expected);
+        assert_eq!(report.validated, planned.len() + 2);
+        assert!(outcomes(&checked).contains(&(format!("{broken}/reference"), Outcome::Plausible)));
         let reference = format!("{flaky}/reference");
         let verdicts = outcomes(&checked);
         assert!(
@@ -1810,7 +1825,7 @@ mod tests {
         let said = messages.lines().join("\n");
         assert!(
             said.contains(&format!(
-                "{reference}: a.FlakyTest#sometimes flaky on the reference fix in the reference check"
+                "{reference}: a.FlakyTest#sometimes did not pass on the reference fix in the reference check"
             )),
             "{said}"
         );

@@ -1,0 +1,166 @@
+//! The reference check's second look at a reference fix that regression tests failed.
+//!
+//! The baseline counts a regression test only if it passes on the reference fix in two whole-suite
+//! runs. Two runs miss a test that fails now and then (a server socket not listening yet), and a
+//! whole suite hides a test that needs another's side effects, which fails once the baseline's
+//! exclusions are left out (Quartz's Derby tests need the tables an excluded test made). The
+//! reference check runs the regression phase as every verdict does; where the reference fix
+//! comes out `RegressionBroken`, or `Indeterminate` because a test was flaky on it, the tests that
+//! did not pass there fail on the task's own fix in the verdicts' own configuration: they join
+//! the baseline's exclusions, recorded with the check's statuses and their failure, and the
+//! reference fix is validated again without them (a few rounds at most; the baseline refuses a
+//! PoV test, and more than a small share of the suite). Only the reference check does this, after
+//! its own verdicts: the baseline of a study's candidates is fixed before any of them runs.
+
+use std::collections::HashMap;
+
+use avrlab_build::TestCaseResult;
+use avrlab_core::{Outcome, Phase, TestStatus};
+use avrlab_store::{Store, TestRow};
+use avrlab_validate::{FLAKY_REASON, Oracle, PreparedTask, ReferenceFailure};
+
+use crate::run::run_loop::RunError;
+
+/// The reference fix's candidate label in a reference check.
+const REFERENCE_LABEL: &str = "reference";
+
+/// How many times the reference check records failures and validates a reference fix again.
+pub(crate) const MAX_ROUNDS: usize = 3;
+
+/// The reference fixes of `run_id` that regression tests left `RegressionBroken`, or
+/// `Indeterminate` as flaky, with those tests: recorded in the baseline of each task state by
+/// `oracle`. Returns the candidates whose baseline changed, to be validated again, each with the
+/// tests' names for the progress line.
+pub(crate) fn record_reference_failures(
+    store: &Store,
+    run_id: &str,
+    prepared: &HashMap<String, PreparedTask>,
+    oracle: &dyn Oracle,
+) -> Result<Vec<(String, Vec<String>)>, RunError> {
+    let mut again = Vec::new();
+    for verdict in store.verdicts(run_id)? {
+        let failed_regression = verdict.outcome == Outcome::RegressionBroken
+            || (verdict.outcome == Outcome::Indeterminate
+                && verdict.reason.starts_with(FLAKY_REASON));
+        if verdict.label != REFERENCE_LABEL || !failed_regression {
+            continue;
+        }
+        let Some(task) = prepared.get(&verdict.task) else {
+            continue;
+        };
+        let failures = regression_failures(&store.test_results(run_id, &verdict.candidate_id)?);
+        if failures.is_empty() || !oracle.record_reference_failures(task, &failures)? {
+            continue;
+        }
+        let names = failures
+            .iter()
+            .map(|f| match f.case.method.as_str() {
+                "" => f.case.class.clone(),
+                method => format!("{}#{method}", f.case.class),
+            })
+            .collect();
+        again.push((verdict.candidate_id, names));
+    }
+    Ok(again)
+}
+
+/// The tests that failed or errored in a run of the regression phase (the first, or the one in
+/// a fresh JVM), each with its status in every run of the phase and its first failing report.
+fn regression_failures(rows: &[TestRow]) -> Vec<ReferenceFailure> {
+    let phases = [Phase::Regression, Phase::RegressionRerun];
+    let ran: Vec<Phase> = phases
+        .into_iter()
+        .filter(|phase| rows.iter().any(|r| r.phase == *phase))
+        .collect();
+    let mut failures: Vec<ReferenceFailure> = Vec::new();
+    for row in rows {
+        let failing = matches!(row.status, TestStatus::Failed | TestStatus::Errored);
+        let same = |r: &TestRow| r.class == row.class && r.method == row.method;
+        if !failing
+            || !phases.contains(&row.phase)
+            || failures
+                .iter()
+                .any(|f| f.case.class == row.class && f.case.method == row.method)
+        {
+            continue;
+        }
+        let statuses = ran
+            .iter()
+            .map(|phase| {
+                rows.iter()
+                    .find(|r| r.phase == *phase && same(r))
+                    .map_or_else(|| "absent".to_owned(), |r| r.status.as_str().to_owned())
+            })
+            .collect();
+        failures.push(ReferenceFailure {
+            case: TestCaseResult {
+                class: row.class.clone(),
+                method: row.method.clone(),
+                status: row.status,
+                seconds: row.seconds,
+                message: row.message.clone(),
+            },
+            statuses,
+        });
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(phase: Phase, method: &str, status: TestStatus) -> TestRow {
+        TestRow {
+            phase,
+            class: "a.T".into(),
+            method: method.into(),
+            status,
+            seconds: 0.1,
+            message: format!("{method} {status}"),
+        }
+    }
+
+    /// Each test that failed in either run of the phase, once, with its status in each run and
+    /// the report of its first failure; the PoV phase and passing tests are not read.
+    #[test]
+    fn each_failing_regression_test_is_read_with_its_statuses() {
+        use Phase::{Pov, Regression, RegressionRerun};
+        use TestStatus::{Errored, Failed, Passed};
+        let rows = [
+            row(Pov, "pov", Failed),
+            row(Regression, "ok", Passed),
+            row(Regression, "flaky", Errored),
+            row(Regression, "broken", Failed),
+            row(RegressionRerun, "ok", Passed),
+            row(RegressionRerun, "flaky", Passed),
+            row(RegressionRerun, "broken", Failed),
+            row(RegressionRerun, "later", Errored),
+        ];
+        let found: Vec<(String, Vec<String>, String)> = regression_failures(&rows)
+            .into_iter()
+            .map(|f| (f.case.method, f.statuses, f.case.message))
+            .collect();
+        let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            found,
+            [
+                (
+                    "flaky".to_owned(),
+                    words(&["errored", "passed"]),
+                    "flaky errored".to_owned()
+                ),
+                (
+                    "broken".to_owned(),
+                    words(&["failed", "failed"]),
+                    "broken failed".to_owned()
+                ),
+                (
+                    "later".to_owned(),
+                    words(&["absent", "errored"]),
+                    "later errored".to_owned()
+                ),
+            ]
+        );
+    }
+}
