@@ -403,3 +403,89 @@ fn a_test_failing_every_second_run_leaves_the_candidate_indeterminate_and_is_lis
         );
     }
 }
+
+/// In `demo-order-dependent`, `SizesTest#b_needsTheTable` passes only after `a_…`, which fails on
+/// the reference fix: the baseline leaves `a_…` out and counts `b_…`, which then fails whenever
+/// the suite runs as verdicts run it. The reference check finds it failing on the reference fix
+/// in both runs of the regression phase, records it in the baseline (the check's statuses after
+/// the baseline's) and validates the reference fix again: `Plausible`, the first verdict kept as
+/// an earlier attempt. A second check reads the stored baseline and needs no second look.
+#[test]
+fn a_test_that_needs_an_excluded_tests_side_effect_is_left_out_by_the_reference_check() {
+    let _lock = heavy_one_core();
+    let dir = tempfile::tempdir().unwrap();
+    let benchmark = fixtures().join("baseline");
+    let check = |store: &str| {
+        let store = dir.path().join(store);
+        let output = avrlab(
+            dir.path(),
+            &[
+                "bench",
+                "--benchmark",
+                benchmark.to_str().unwrap(),
+                "check",
+                "--tasks",
+                "demo-order-dependent",
+                "--workers",
+                "1",
+                "--store",
+                store.to_str().unwrap(),
+            ],
+        );
+        let (stdout, stderr) = text(&output);
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        (stdout, stderr, store)
+    };
+    let candidate = "demo-order-dependent/reference";
+    let needs = "com.example.names.SizesTest#b_needsTheTable";
+
+    let (stdout, stderr, store) = check("first.sqlite");
+    assert!(
+        stderr.contains(&format!(
+            "{candidate}: {needs} did not pass on the reference fix in the reference check; \
+             excluded from its baseline, the reference fix is validated again"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("| demo-order-dependent | yes | yes | yes | 2 of 3 | JDK 17 |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "demo-order-dependent: counts 1 of 3 tests (33%)\n  1 test: java.lang.AssertionError: \
+             rounds up expected:<2> but was:<1>\n  1 test: flaky (not passing in one baseline \
+             run, passing in another)\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        regression_tests(&store, candidate, "%.SizesTest"),
+        ["com.example.names.SizesTest#c_roundsDown passed"]
+    );
+    let log = regression_log(&store, candidate);
+    assert!(
+        log.contains(&format!("{needs} (flaky: passed, passed, failed, failed)"))
+            && log.contains("flaky over 2 runs and the reference check"),
+        "{log}"
+    );
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let earlier: String = db
+        .query_row(
+            "SELECT outcome FROM verdict_attempts WHERE candidate_id = ?1",
+            [candidate],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(earlier, "RegressionBroken");
+
+    let (stdout, stderr, _) = check("second.sqlite");
+    assert!(
+        !stderr.contains("did not pass on the reference fix"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("| demo-order-dependent | yes | yes | yes | 2 of 3 | JDK 17 |"),
+        "{stdout}"
+    );
+}
