@@ -982,12 +982,13 @@ fn reference_fixes_again(
             oracle: workshop.oracle,
             config: workshop.config,
         };
-        let decided = store.decided(run_id)?;
+        // Only the chosen are validated, and none of them is decided (their verdicts were
+        // superseded): the progress counts them alone.
         let round = validate_warmed(
             store,
             run_id,
             &chosen,
-            &decided,
+            &HashSet::new(),
             &fresh,
             &unprepared,
             progress,
