@@ -495,7 +495,8 @@ fn signature_jar(
 }
 
 /// The compiling JDK's own internal classes (its packages `sun.*`, `com.sun.*` and
-/// `jdk.internal.*`, of every module), as JDK 8's compiler saw its own: one jar made once into
+/// `jdk.internal.*`, of every module but javac's, the serviceability agent's and the locale
+/// data's), as JDK 8's compiler saw its own: one jar made once into
 /// `dir` from the JDK's `lib/modules` with its `jimage` and `jar` tools. A project built for JDK 8
 /// that uses one (Netty's `sun.security.x509` for self-signed certificates) compiles at
 /// `--release 8` with it on the class path after the project's own; its tests run with every
@@ -530,7 +531,10 @@ pub(crate) fn internal_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<Stri
             vec![
                 "extract".to_owned(),
                 "--include".to_owned(),
-                "regex:/[^/]+/(sun|com/sun|jdk/internal)/.*".to_owned(),
+                // Not the tools' own (javac, the serviceability agent) nor the locale data:
+                // none was on JDK 8's class path, and they are a third of the whole.
+                "regex:/(?!jdk\\.compiler/|jdk\\.hotspot\\.agent/|jdk\\.localedata/)[^/]+/(sun|com/sun|jdk/internal)/.*"
+                    .to_owned(),
                 "--dir".to_owned(),
                 extracted.display().to_string(),
                 modules.display().to_string(),
