@@ -12,14 +12,10 @@
 //! PoV test, and more than a small share of the suite). Only the reference check does this, after
 //! its own verdicts: the baseline of a study's candidates is fixed before any of them runs.
 
-use std::collections::HashMap;
-
 use avrlab_build::TestCaseResult;
 use avrlab_core::{Outcome, Phase, TestStatus};
-use avrlab_store::{Store, TestRow};
-use avrlab_validate::{FLAKY_REASON, Oracle, PreparedTask, ReferenceFailure};
-
-use crate::run::run_loop::RunError;
+use avrlab_store::{TestRow, VerdictSummary};
+use avrlab_validate::{FLAKY_REASON, ReferenceFailure};
 
 /// The reference fix's candidate label in a reference check.
 const REFERENCE_LABEL: &str = "reference";
@@ -27,46 +23,27 @@ const REFERENCE_LABEL: &str = "reference";
 /// How many times the reference check records failures and validates a reference fix again.
 pub(crate) const MAX_ROUNDS: usize = 3;
 
-/// The reference fixes of `run_id` that regression tests left `RegressionBroken`, or
-/// `Indeterminate` as flaky, with those tests: recorded in the baseline of each task state by
-/// `oracle`. Returns the candidates whose baseline changed, to be validated again, each with the
-/// tests' names for the progress line.
-pub(crate) fn record_reference_failures(
-    store: &Store,
-    run_id: &str,
-    prepared: &HashMap<String, PreparedTask>,
-    oracle: &dyn Oracle,
-) -> Result<Vec<(String, Vec<String>)>, RunError> {
-    let mut again = Vec::new();
-    for verdict in store.verdicts(run_id)? {
-        let failed_regression = verdict.outcome == Outcome::RegressionBroken
+/// Whether a stored verdict is a reference fix that regression tests failed in the reference
+/// check: `RegressionBroken`, or `Indeterminate` as flaky.
+pub(crate) fn failed_regression_tests(verdict: &VerdictSummary) -> bool {
+    verdict.label == REFERENCE_LABEL
+        && (verdict.outcome == Outcome::RegressionBroken
             || (verdict.outcome == Outcome::Indeterminate
-                && verdict.reason.starts_with(FLAKY_REASON));
-        if verdict.label != REFERENCE_LABEL || !failed_regression {
-            continue;
-        }
-        let Some(task) = prepared.get(&verdict.task) else {
-            continue;
-        };
-        let failures = regression_failures(&store.test_results(run_id, &verdict.candidate_id)?);
-        if failures.is_empty() || !oracle.record_reference_failures(task, &failures)? {
-            continue;
-        }
-        let names = failures
-            .iter()
-            .map(|f| match f.case.method.as_str() {
-                "" => f.case.class.clone(),
-                method => format!("{}#{method}", f.case.class),
-            })
-            .collect();
-        again.push((verdict.candidate_id, names));
+                && verdict.reason.starts_with(FLAKY_REASON)))
+}
+
+/// How the progress line names a failed test: `Class#method`, or the class where the class
+/// itself failed.
+pub(crate) fn test_name(failure: &ReferenceFailure) -> String {
+    match failure.case.method.as_str() {
+        "" => failure.case.class.clone(),
+        method => format!("{}#{method}", failure.case.class),
     }
-    Ok(again)
 }
 
 /// The tests that failed or errored in a run of the regression phase (the first, or the one in
 /// a fresh JVM), each with its status in every run of the phase and its first failing report.
-fn regression_failures(rows: &[TestRow]) -> Vec<ReferenceFailure> {
+pub(crate) fn regression_failures(rows: &[TestRow]) -> Vec<ReferenceFailure> {
     let phases = [Phase::Regression, Phase::RegressionRerun];
     let ran: Vec<Phase> = phases
         .into_iter()

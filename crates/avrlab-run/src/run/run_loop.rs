@@ -945,12 +945,7 @@ fn reference_fixes_again(
         workers: workshop.config.workers,
     };
     for _ in 0..crate::run::reference_failures::MAX_ROUNDS {
-        let again = crate::run::reference_failures::record_reference_failures(
-            store,
-            run_id,
-            workshop.prepared,
-            workshop.oracle,
-        )?;
+        let again = record_reference_failures(store, run_id, workshop)?;
         if again.is_empty() {
             break;
         }
@@ -998,6 +993,36 @@ fn reference_fixes_again(
         tally.wall += round.wall;
     }
     Ok(tally)
+}
+
+/// The reference fixes of `run_id` that regression tests failed in the reference check, with
+/// those tests (`reference_failures`): recorded in the baseline of each task state by the
+/// oracle. Returns the candidates whose baseline changed, to be validated again, each with the
+/// tests' names for the progress line.
+fn record_reference_failures(
+    store: &Store,
+    run_id: &str,
+    workshop: &Workshop<'_>,
+) -> Result<Vec<(String, Vec<String>)>, RunError> {
+    use crate::run::reference_failures::{failed_regression_tests, regression_failures, test_name};
+    let mut again = Vec::new();
+    for verdict in store.verdicts(run_id)? {
+        if !failed_regression_tests(&verdict) {
+            continue;
+        }
+        let Some(task) = workshop.prepared.get(&verdict.task) else {
+            continue;
+        };
+        let failures = regression_failures(&store.test_results(run_id, &verdict.candidate_id)?);
+        if failures.is_empty() || !workshop.oracle.record_reference_failures(task, &failures)? {
+            continue;
+        }
+        again.push((
+            verdict.candidate_id,
+            failures.iter().map(test_name).collect(),
+        ));
+    }
+    Ok(again)
 }
 
 /// Registers a new run: under its id when the request names one, else under the first free id
