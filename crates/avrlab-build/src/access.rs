@@ -275,7 +275,7 @@ pub(crate) fn make_legacy_access_file(
             )),
         });
     }
-    let partial = crate::partial_path(file);
+    let partial = avrlab_core::partial_path(file);
     std::fs::write(&partial, lines.join("\n") + "\n").map_err(io(&partial))?;
     std::fs::rename(&partial, file).map_err(io(file))?;
     Ok(())

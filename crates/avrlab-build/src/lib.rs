@@ -46,17 +46,3 @@ pub use maven::{
 };
 pub use surefire::{ReportError, TestCaseResult, TestStatus, read_reports};
 pub use tools::build_tool;
-
-/// A name beside `target` that no other thread or process uses: where a file or a folder is made
-/// before it is renamed into place, so that no reader sees half of it and two warm-ups making the
-/// same shared file at once (the workers of one run are threads of one process) do not write
-/// into, or remove, each other's.
-pub(crate) fn partial_path(target: &std::path::Path) -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let name = target
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.partial-{}-{n}", std::process::id()))
-}

@@ -792,7 +792,7 @@ impl Maven {
             }
             let parent = jar.parent().unwrap_or(jar);
             std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-            let partial = crate::partial_path(jar);
+            let partial = avrlab_core::partial_path(jar);
             std::fs::copy(&fetched, &partial).map_err(|e| io(&partial, e))?;
             std::fs::rename(&partial, jar).map_err(|e| io(jar, e))?;
         }
@@ -819,7 +819,7 @@ impl Maven {
                 log: None,
             });
         }
-        let partial = crate::partial_path(jar);
+        let partial = avrlab_core::partial_path(jar);
         std::fs::copy(&made, &partial).map_err(|e| io(&partial, e))?;
         std::fs::rename(&partial, jar).map_err(|e| io(jar, e))?;
         Ok(())

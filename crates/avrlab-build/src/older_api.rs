@@ -427,7 +427,7 @@ pub(crate) fn javac_script(
     let file = dir.join(&name);
     if !file.is_file() {
         std::fs::create_dir_all(dir)?;
-        let partial = crate::partial_path(&file);
+        let partial = avrlab_core::partial_path(&file);
         std::fs::write(&partial, text)?;
         std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o555))?;
         std::fs::rename(&partial, &file)?;
@@ -482,7 +482,7 @@ fn signature_jar(
         return Ok(Some(name));
     }
     std::fs::create_dir_all(dir)?;
-    let scratch = crate::partial_path(&dir.join(&name));
+    let scratch = avrlab_core::partial_path(&dir.join(&name));
     let packed = scratch.join(&name);
     let made = make_api_jar(&jdk.home.join("bin/jar"), &ct_sym, letter, module, &packed);
     let result = match made {
@@ -521,7 +521,7 @@ pub(crate) fn internal_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<Stri
         return Ok(Some(name));
     }
     std::fs::create_dir_all(dir)?;
-    let scratch = crate::partial_path(&dir.join(&name));
+    let scratch = avrlab_core::partial_path(&dir.join(&name));
     let extracted = scratch.join("modules");
     std::fs::create_dir_all(&extracted)?;
     let packed = scratch.join(&name);

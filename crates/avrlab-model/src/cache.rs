@@ -96,7 +96,7 @@ impl ResponseCache {
             generation: generation.clone(),
         };
         let json = serde_json::to_vec_pretty(&entry).map_err(|e| Self::error(&path, e))?;
-        let temporary = path.with_extension(format!("tmp{}", std::process::id()));
+        let temporary = avrlab_core::partial_path(&path);
         std::fs::write(&temporary, json).map_err(|e| Self::error(&temporary, e))?;
         std::fs::rename(&temporary, &path).map_err(|e| Self::error(&path, e))
     }

@@ -73,7 +73,7 @@ impl ClassDependence {
             ));
         }
         text.push_str(&format!("end\t{}\n", self.test_classes.len()));
-        let partial = path.with_extension(format!("partial-{}", std::process::id()));
+        let partial = avrlab_core::partial_path(path);
         std::fs::write(&partial, text)?;
         std::fs::rename(&partial, path)
     }
