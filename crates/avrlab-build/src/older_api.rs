@@ -470,28 +470,9 @@ fn signature_jar(
     module: Option<&str>,
 ) -> std::io::Result<Option<String>> {
     let ct_sym = jdk.home.join("lib/ct.sym");
-    let Ok(meta) = std::fs::metadata(&ct_sym) else {
-        return Ok(None);
-    };
-    let mut hasher = Sha256::new();
-    hasher.update(ct_sym.display().to_string().as_bytes());
-    hasher.update(meta.len().to_le_bytes());
-    hasher.update(format!("{:?}", meta.modified().ok()).as_bytes());
-    let name = format!("{stem}-{}.jar", hex::encode(&hasher.finalize()[..8]));
-    if dir.join(&name).is_file() {
-        return Ok(Some(name));
-    }
-    std::fs::create_dir_all(dir)?;
-    let scratch = avrlab_core::partial_path(&dir.join(&name));
-    let packed = scratch.join(&name);
-    let made = make_api_jar(&jdk.home.join("bin/jar"), &ct_sym, letter, module, &packed);
-    let result = match made {
-        Ok(true) => std::fs::rename(&packed, dir.join(&name)).map(|_| Some(name)),
-        Ok(false) => Ok(None),
-        Err(e) => Err(e),
-    };
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
+    made_once(dir, stem, &ct_sym, |_, packed| {
+        make_api_jar(&jdk.home.join("bin/jar"), &ct_sym, letter, module, packed)
+    })
 }
 
 /// The compiling JDK's own internal classes (its packages `sun.*`, `com.sun.*` and
@@ -505,27 +486,13 @@ fn signature_jar(
 pub(crate) fn internal_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<String>> {
     let modules = jdk.home.join("lib/modules");
     let jimage = jdk.home.join("bin/jimage");
-    let (Ok(meta), true) = (std::fs::metadata(&modules), jimage.is_file()) else {
+    if !jimage.is_file() {
         return Ok(None);
-    };
-    let mut hasher = Sha256::new();
-    hasher.update(modules.display().to_string().as_bytes());
-    hasher.update(meta.len().to_le_bytes());
-    hasher.update(format!("{:?}", meta.modified().ok()).as_bytes());
-    let name = format!(
-        "internal-{}-{}.jar",
-        jdk.major,
-        hex::encode(&hasher.finalize()[..8])
-    );
-    if dir.join(&name).is_file() {
-        return Ok(Some(name));
     }
-    std::fs::create_dir_all(dir)?;
-    let scratch = avrlab_core::partial_path(&dir.join(&name));
-    let extracted = scratch.join("modules");
-    std::fs::create_dir_all(&extracted)?;
-    let packed = scratch.join(&name);
-    let made = (|| {
+    let stem = format!("internal-{}", jdk.major);
+    made_once(dir, &stem, &modules, |scratch, packed| {
+        let extracted = scratch.join("modules");
+        std::fs::create_dir_all(&extracted)?;
         run_trusted(
             &jimage,
             vec![
@@ -539,7 +506,7 @@ pub(crate) fn internal_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<Stri
                 extracted.display().to_string(),
                 modules.display().to_string(),
             ],
-            &scratch,
+            scratch,
         )?;
         // One folder a module; no package is in two modules.
         let mut args = vec![
@@ -561,11 +528,43 @@ pub(crate) fn internal_jar(dir: &Path, jdk: &Jdk) -> std::io::Result<Option<Stri
                 ".".to_owned(),
             ]);
         }
-        run_trusted(&jdk.home.join("bin/jar"), args, &scratch)?;
-        std::fs::rename(&packed, dir.join(&name))
-    })();
+        run_trusted(&jdk.home.join("bin/jar"), args, scratch)?;
+        Ok(true)
+    })
+}
+
+/// A jar made once into `dir` from a file of the JDK (`source`): `<stem>-<hash>.jar`, the hash of
+/// the source's path, size and time, so a changed JDK gets a new one. `make` packs it at the path
+/// it is given, in a scratch folder of its own (two warm-ups may make it at once), and says
+/// whether there was anything to pack. Returns its file name; `None` when the JDK has no such
+/// source or nothing was packed.
+fn made_once(
+    dir: &Path,
+    stem: &str,
+    source: &Path,
+    make: impl FnOnce(&Path, &Path) -> std::io::Result<bool>,
+) -> std::io::Result<Option<String>> {
+    let Ok(meta) = std::fs::metadata(source) else {
+        return Ok(None);
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(source.display().to_string().as_bytes());
+    hasher.update(meta.len().to_le_bytes());
+    hasher.update(format!("{:?}", meta.modified().ok()).as_bytes());
+    let name = format!("{stem}-{}.jar", hex::encode(&hasher.finalize()[..8]));
+    if dir.join(&name).is_file() {
+        return Ok(Some(name));
+    }
+    let scratch = avrlab_core::partial_path(&dir.join(&name));
+    std::fs::create_dir_all(&scratch)?;
+    let packed = scratch.join(&name);
+    let result = match make(&scratch, &packed) {
+        Ok(true) => std::fs::rename(&packed, dir.join(&name)).map(|()| Some(name)),
+        Ok(false) => Ok(None),
+        Err(e) => Err(e),
+    };
     let _ = std::fs::remove_dir_all(&scratch);
-    made.map(|()| Some(name))
+    result
 }
 
 /// Runs a JDK tool with [`trusted_tool`]; an error says what failed and what it printed.
