@@ -38,9 +38,8 @@ pub struct ReferenceFailure {
     /// As the first run of the phase that did not pass it reported it.
     pub case: TestCaseResult,
     /// Its status in each run of the phase: the first, then the run in a fresh JVM where the
-    /// phase ran again (`passed`, `failed`, `errored`, `skipped`, or `absent` where a run did not
-    /// report it).
-    pub statuses: Vec<String>,
+    /// phase ran again (`None` where a run did not report it).
+    pub statuses: Vec<Option<TestStatus>>,
 }
 
 /// The longest failure line kept for a test (the rest of a long message adds nothing to a group).
@@ -294,7 +293,13 @@ impl Baseline {
                 continue;
             }
             let mut statuses = vec![TestStatus::Passed.as_str().to_owned(); BASELINE_RUNS];
-            statuses.extend(failure.statuses.iter().take(2).cloned());
+            statuses.extend(
+                failure
+                    .statuses
+                    .iter()
+                    .take(2)
+                    .map(|status| status.map_or(ABSENT, TestStatus::as_str).to_owned()),
+            );
             new.push(Exclusion {
                 test,
                 statuses,
@@ -1159,7 +1164,10 @@ mod tests {
                 TestStatus::Errored,
                 "java.net.ConnectException: refused",
             ),
-            statuses: statuses.iter().map(|s| (*s).to_owned()).collect(),
+            statuses: statuses
+                .iter()
+                .map(|s| Some(TestStatus::parse(s).unwrap()))
+                .collect(),
         };
         let with_pov = [
             failure("a.T", "y", &["errored", "passed"]),

@@ -38,7 +38,7 @@ pub(crate) struct FakeOracle {
     /// Tasks whose reference fix a regression test fails in both runs of the phase, until the
     /// test was recorded in the task's baseline.
     broken_reference: Vec<String>,
-    recorded_flaky: Mutex<Vec<(String, String)>>,
+    recorded_failures: Mutex<Vec<(String, String)>>,
     pub calls: Mutex<Vec<Call>>,
 }
 
@@ -54,7 +54,7 @@ impl FakeOracle {
             killed: std::sync::atomic::AtomicUsize::new(0),
             flaky_reference: Vec::new(),
             broken_reference: Vec::new(),
-            recorded_flaky: Mutex::new(Vec::new()),
+            recorded_failures: Mutex::new(Vec::new()),
             calls: Mutex::new(Vec::new()),
         }
     }
@@ -74,8 +74,8 @@ impl FakeOracle {
     }
 
     /// The tests recorded as failing on a reference fix, as `(task, Class#method)`.
-    pub(crate) fn recorded_flaky(&self) -> Vec<(String, String)> {
-        self.recorded_flaky.lock().expect("not poisoned").clone()
+    pub(crate) fn recorded_failures(&self) -> Vec<(String, String)> {
+        self.recorded_failures.lock().expect("not poisoned").clone()
     }
 
     /// The warm-up of `task` fails.
@@ -200,7 +200,7 @@ fn failing_verdict(broken: bool) -> Verdict {
     let (outcome, reason, again) = if broken {
         (
             Outcome::RegressionBroken,
-            format!("a.FlakyTest#sometimes errored: {refused}"),
+            format!("{}#{} errored: {refused}", FLAKY_TEST.0, FLAKY_TEST.1),
             record(
                 avrlab_validate::Phase::RegressionRerun,
                 avrlab_core::TestStatus::Errored,
@@ -211,8 +211,10 @@ fn failing_verdict(broken: bool) -> Verdict {
         (
             Outcome::Indeterminate,
             format!(
-                "{}: a.FlakyTest#sometimes failed, then passed when the regression phase ran again",
-                avrlab_validate::FLAKY_REASON
+                "{}: {}#{} failed, then passed when the regression phase ran again",
+                avrlab_validate::FLAKY_REASON,
+                FLAKY_TEST.0,
+                FLAKY_TEST.1
             ),
             record(
                 avrlab_validate::Phase::RegressionRerun,
@@ -244,7 +246,7 @@ impl Oracle for FakeOracle {
         prepared: &PreparedTask,
         failures: &[avrlab_validate::ReferenceFailure],
     ) -> Result<bool, ValidateError> {
-        let mut recorded = self.recorded_flaky.lock().expect("not poisoned");
+        let mut recorded = self.recorded_failures.lock().expect("not poisoned");
         let before = recorded.len();
         for failure in failures {
             let entry = (
@@ -320,7 +322,7 @@ impl Oracle for FakeOracle {
             return Ok(verdict);
         }
         let id = &prepared.task.id;
-        let recorded = self.recorded_flaky().iter().any(|(task, _)| task == id);
+        let recorded = self.recorded_failures().iter().any(|(task, _)| task == id);
         if !recorded && matches!(candidate, Candidate::Diff(_)) {
             if self.flaky_reference.contains(id) {
                 return Ok(failing_verdict(false));

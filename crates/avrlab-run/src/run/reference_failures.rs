@@ -66,7 +66,7 @@ pub(crate) fn regression_failures(rows: &[TestRow]) -> Vec<ReferenceFailure> {
             .map(|phase| {
                 rows.iter()
                     .find(|r| r.phase == *phase && same(r))
-                    .map_or_else(|| "absent".to_owned(), |r| r.status.as_str().to_owned())
+                    .map(|r| r.status)
             })
             .collect();
         failures.push(ReferenceFailure {
@@ -114,27 +114,26 @@ mod tests {
             row(RegressionRerun, "broken", Failed),
             row(RegressionRerun, "later", Errored),
         ];
-        let found: Vec<(String, Vec<String>, String)> = regression_failures(&rows)
+        let found: Vec<(String, Vec<Option<TestStatus>>, String)> = regression_failures(&rows)
             .into_iter()
             .map(|f| (f.case.method, f.statuses, f.case.message))
             .collect();
-        let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(
             found,
             [
                 (
                     "flaky".to_owned(),
-                    words(&["errored", "passed"]),
+                    vec![Some(Errored), Some(Passed)],
                     "flaky errored".to_owned()
                 ),
                 (
                     "broken".to_owned(),
-                    words(&["failed", "failed"]),
+                    vec![Some(Failed), Some(Failed)],
                     "broken failed".to_owned()
                 ),
                 (
                     "later".to_owned(),
-                    words(&["absent", "errored"]),
+                    vec![None, Some(Errored)],
                     "later errored".to_owned()
                 ),
             ]

@@ -1819,7 +1819,7 @@ mod tests {
         let messages = crate::run::fake_oracle::Messages::default();
         let report =
             execute(&mut checked, check, &config(2), &oracle, &messages).expect("the check ends");
-        let mut recorded = oracle.recorded_flaky();
+        let mut recorded = oracle.recorded_failures();
         recorded.sort();
         let mut expected = vec![
             (flaky.clone(), "a.FlakyTest#sometimes".to_owned()),
@@ -1873,7 +1873,7 @@ mod tests {
             &Quiet,
         )
         .expect("the run ends");
-        assert!(oracle.recorded_flaky().is_empty());
+        assert!(oracle.recorded_failures().is_empty());
         assert!(outcomes(&store).contains(&(reference, Outcome::Indeterminate)));
     }
 
