@@ -37,6 +37,29 @@ fn regression_tests(store: &Path, candidate: &str, classes: &str) -> Vec<String>
         .collect()
 }
 
+/// `avrlab bench check` of one task with one worker (sandboxed, Maven), which must succeed: its
+/// standard output and error.
+fn bench_check(dir: &Path, benchmark: &Path, task: &str, store: &Path) -> (String, String) {
+    let output = avrlab(
+        dir,
+        &[
+            "bench",
+            "--benchmark",
+            benchmark.to_str().unwrap(),
+            "check",
+            "--tasks",
+            task,
+            "--workers",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
 fn regression_log(store: &Path, candidate: &str) -> String {
     let db = rusqlite::Connection::open(store).unwrap();
     db.query_row(
@@ -115,23 +138,7 @@ fn the_baseline_excludes_single_tests_and_finds_the_flaky_one() {
 
     // The reference check, sandboxed, with the baseline from the cache: explained per cause.
     let store = dir.path().join("check.sqlite");
-    let output = avrlab(
-        dir.path(),
-        &[
-            "bench",
-            "--benchmark",
-            benchmark,
-            "check",
-            "--tasks",
-            "demo-baseline",
-            "--workers",
-            "1",
-            "--store",
-            store.to_str().unwrap(),
-        ],
-    );
-    let (stdout, stderr) = text(&output);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (stdout, _) = bench_check(dir.path(), Path::new(benchmark), "demo-baseline", &store);
     assert!(
         stdout.contains("| demo-baseline | yes | yes | yes | 2 of 7 | JDK 17 |"),
         "{stdout}"
@@ -417,23 +424,7 @@ fn a_test_that_needs_an_excluded_tests_side_effect_is_left_out_by_the_reference_
     let benchmark = fixtures().join("baseline");
     let check = |store: &str| {
         let store = dir.path().join(store);
-        let output = avrlab(
-            dir.path(),
-            &[
-                "bench",
-                "--benchmark",
-                benchmark.to_str().unwrap(),
-                "check",
-                "--tasks",
-                "demo-order-dependent",
-                "--workers",
-                "1",
-                "--store",
-                store.to_str().unwrap(),
-            ],
-        );
-        let (stdout, stderr) = text(&output);
-        assert!(output.status.success(), "{stdout}\n{stderr}");
+        let (stdout, stderr) = bench_check(dir.path(), &benchmark, "demo-order-dependent", &store);
         (stdout, stderr, store)
     };
     let candidate = "demo-order-dependent/reference";
