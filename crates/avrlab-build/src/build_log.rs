@@ -135,11 +135,15 @@ pub(crate) fn maven_failure(log: &str) -> String {
         .filter(|&at| details[at].contains("Enforcer rules have failed"))
         .and_then(|_| enforcer_rule(log));
     let cause = compiler.or(after_header).or(named);
+    let cause_text = |at: usize| match compiler {
+        Some(error) if error == at => with_missing_name(&details[at], log),
+        _ => details[at].clone(),
+    };
     let summary = match (cause, goal) {
         (Some(cause), Some(goal)) if cause != goal => {
-            format!("{} ({})", details[cause], details[goal])
+            format!("{} ({})", cause_text(cause), details[goal])
         }
-        (Some(cause), _) => details[cause].clone(),
+        (Some(cause), _) => cause_text(cause),
         (None, Some(goal)) => match enforcer {
             Some(rule) => format!("{rule} ({})", details[goal]),
             // The cause is printed before the goal line (a compiler message) or after it (the
@@ -274,6 +278,59 @@ fn is_compiler_error(line: &str) -> bool {
     line.contains(".java:[") || (line.contains(".java:") && line.contains(": error:"))
 }
 
+/// A compiler error with what javac prints under it for a missing name: `A.java:[3,8] cannot find
+/// symbol` becomes `A.java:[3,8] cannot find symbol (symbol: class ConstantPool, location:
+/// package sun.reflect)`. A missing name in one of the JDK's own internal packages (`sun.*`,
+/// `jdk.internal.*`, `com.sun.*.internal.*`) is said to be one: no repair of the project brings
+/// it back, the JDK the project was written for has it.
+fn with_missing_name(error: &str, log: &str) -> String {
+    let lines: Vec<String> = log
+        .lines()
+        .map(|l| {
+            let l = without_ansi(l);
+            let l = l.trim();
+            let l = ["[ERROR]", "[javac]"]
+                .iter()
+                .find_map(|p| l.strip_prefix(p))
+                .unwrap_or(l);
+            l.trim().to_owned()
+        })
+        .collect();
+    let Some(at) = lines.iter().position(|l| l.starts_with(error)) else {
+        return error.to_owned();
+    };
+    let details: Vec<&str> = lines[at + 1..]
+        .iter()
+        // javac prints the source line and a caret first, Maven's compiler plug-in does not.
+        .take(5)
+        .map(String::as_str)
+        .filter(|l| l.starts_with("symbol:") || l.starts_with("location:"))
+        .collect();
+    let named = details
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>();
+    // `com.sun.` alone would take in libraries (`com.sun.mail`, `com.sun.xml.bind`).
+    let internal = |text: &str| {
+        text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+            .any(|word| {
+                word.starts_with("sun.")
+                    || word.starts_with("jdk.internal.")
+                    || (word.starts_with("com.sun.") && word.contains(".internal."))
+            })
+    };
+    let mut out = error.to_owned();
+    if !named.is_empty() {
+        out.push_str(&format!(" ({})", named.join(", ")));
+    }
+    if internal(&out) {
+        out.push_str(
+            ": a JDK-internal API that the JDK here does not have; the build needs the older JDK the project was written for",
+        );
+    }
+    out
+}
+
 /// The Java files of `project` that a failed build's compiler named in its errors, each with its
 /// first error (`A.java:[3,8] cannot find symbol`), in the order of the log; relative to
 /// `project`. Warnings are not errors, and a file outside the project is not its source.
@@ -316,7 +373,7 @@ pub fn compile_error_files(log: &str, project: &Path) -> Vec<(String, String)> {
 pub(crate) fn gradle_failure(log: &str) -> String {
     let lines: Vec<&str> = log.lines().map(str::trim).collect();
     if let Some(error) = lines.iter().find(|l| is_compiler_error(l)) {
-        return capped(error);
+        return capped(&with_missing_name(error, log));
     }
     let section = |title: &str| -> Vec<&str> {
         let Some(at) = lines.iter().position(|l| *l == title) else {
@@ -359,9 +416,10 @@ pub(crate) fn ant_failure(log: &str) -> String {
         .iter()
         .map(|l| l.trim_start_matches("[javac]").trim())
         .find(|l| is_compiler_error(l));
+    let compiler = compiler.map(|error| with_missing_name(error, log));
     let summary = match (compiler, failed) {
         (Some(error), Some(failed)) => format!("{error} ({failed})"),
-        (Some(error), None) => error.to_owned(),
+        (Some(error), None) => error,
         (None, Some(failed)) => failed,
         (None, None) => last_line(log),
     };
@@ -597,6 +655,47 @@ mod tests {
         for (log, expected) in cases {
             assert_eq!(ant_failure(log), expected, "for:\n{log}");
         }
+    }
+
+    #[test]
+    fn a_missing_name_is_named_and_a_missing_jdk_internal_one_is_said_to_be_one() {
+        // Maven (compiler plug-in 3.3 prints the details without a level), as Spark's build
+        // at its CVE-2016-9177 fix, on JDK 17.
+        let maven = "[ERROR] COMPILATION ERROR : \n\
+                     [ERROR] /w/src/main/java/spark/route/RouteOverview.java:[29,19] cannot find symbol\n  \
+                     symbol:   class ConstantPool\n  \
+                     location: package sun.reflect\n\
+                     [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.3:compile (default-compile) on project spark-core: Compilation failure\n";
+        assert_eq!(
+            maven_failure(maven),
+            "/w/src/main/java/spark/route/RouteOverview.java:[29,19] cannot find symbol (symbol: \
+             class ConstantPool, location: package sun.reflect): a JDK-internal API that the JDK \
+             here does not have; the build needs the older JDK the project was written for \
+             (Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.3:compile \
+             (default-compile) on project spark-core: Compilation failure)"
+        );
+        // A project's own missing name is named, and nothing more is said.
+        let gradle = "> Task :compileJava\n\
+                      /w/src/main/java/a/A.java:12: error: cannot find symbol\n        \
+                      Helper.run();\n        ^\n  \
+                      symbol:   variable Helper\n  \
+                      location: class A\n";
+        assert_eq!(
+            gradle_failure(gradle),
+            "/w/src/main/java/a/A.java:12: error: cannot find symbol (symbol: variable Helper, \
+             location: class A)"
+        );
+        let ant = "    [javac] /w/src/a/A.java:3: error: package sun.misc does not exist\n\
+                   \x20   [javac] import sun.misc.BASE64Encoder;\n\n\
+                   BUILD FAILED\n\
+                   /w/build.xml:20: Compile failed; see the compiler error output for details.\n";
+        assert_eq!(
+            ant_failure(ant),
+            "/w/src/a/A.java:3: error: package sun.misc does not exist: a JDK-internal API that \
+             the JDK here does not have; the build needs the older JDK the project was written \
+             for (BUILD FAILED: /w/build.xml:20: Compile failed; see the compiler error output \
+             for details.)"
+        );
     }
 
     #[test]
