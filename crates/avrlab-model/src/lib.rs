@@ -11,6 +11,7 @@ mod baseline;
 mod cache;
 mod command;
 mod cost;
+mod llama;
 mod local;
 mod model;
 mod openai;

@@ -15,9 +15,12 @@ use std::time::{Duration, Instant};
 
 use avrlab_prompt::{Prompt, Role};
 use candle_core::quantized::{GgmlDType, QTensor, gguf_file};
-use candle_core::{Device, Tensor};
-use candle_transformers::generation::{LogitsProcessor, Sampling};
-use candle_transformers::models::quantized_llama::{MAX_SEQ_LEN, ModelWeights};
+use candle_core::{D, DType, Device, Tensor};
+use candle_nn::ops::softmax_last_dim;
+use rand::SeedableRng;
+use rand::distr::Distribution;
+use rand::distr::weighted::WeightedIndex;
+use rand::rngs::StdRng;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::BPE;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
@@ -25,6 +28,7 @@ use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::{AddedToken, Tokenizer};
 
+use crate::llama::{Llama, MAX_POSITIONS};
 use crate::model::{FinishReason, GenParams, Generation, Model, ModelError, Request};
 
 /// The file name `scripts/fetch-model` gives the weights.
@@ -88,7 +92,7 @@ impl Default for LocalModelConfig {
 #[derive(Debug)]
 pub struct LocalModel {
     identity: String,
-    weights: ModelWeights,
+    weights: Llama,
     tokenizer: Tokenizer,
     /// Tokens that end a sample: `<|im_end|>` (the GGUF's eos) and `<|endoftext|>`.
     end_tokens: Vec<u32>,
@@ -147,8 +151,8 @@ impl LocalModel {
         let tokenizer = build_tokenizer(&content.metadata).map_err(load_error)?;
         let file_context_length =
             metadata_u32(&content.metadata, "llama.context_length").map_err(load_error)? as usize;
-        // candle's llama precomputes its rotary embeddings for MAX_SEQ_LEN positions only.
-        let context_length = file_context_length.min(MAX_SEQ_LEN);
+        // The decoder's rotary table holds MAX_POSITIONS positions.
+        let context_length = file_context_length.min(MAX_POSITIONS);
         let token_id = |key: &str| metadata_u32(&content.metadata, key).ok();
         let mut end_tokens: Vec<u32> = token_id("tokenizer.ggml.eos_token_id")
             .into_iter()
@@ -163,13 +167,13 @@ impl LocalModel {
         let weights = pool
             .install(|| match config.weights {
                 WeightFormat::AsStored => {
-                    ModelWeights::from_gguf(content, &mut reader, &device).map_err(BoxError::from)
+                    Llama::from_gguf(content, &mut reader, &device).map_err(BoxError::from)
                 }
                 WeightFormat::Q8_0 => {
                     let image = requantized_gguf(&content, &mut reader, &device)?;
                     let mut image = Cursor::new(image);
                     gguf_file::Content::read(&mut image)
-                        .and_then(|content| ModelWeights::from_gguf(content, &mut image, &device))
+                        .and_then(|content| Llama::from_gguf(content, &mut image, &device))
                         .map_err(BoxError::from)
                 }
             })
@@ -193,7 +197,7 @@ impl LocalModel {
     }
 
     /// How many tokens prompt and answer may hold together: the GGUF's `llama.context_length`, capped
-    /// by candle's llama implementation (4096 positions).
+    /// by the decoder's rotary table (4096 positions).
     pub fn context_length(&self) -> usize {
         self.context_length
     }
@@ -251,7 +255,7 @@ impl LocalModel {
     /// Generates one sample from the state after the prompt.
     fn sample(
         &self,
-        prompt_state: &ModelWeights,
+        prompt_state: &Llama,
         prompt_logits: &Tensor,
         prompt_len: usize,
         params: &GenParams,
@@ -259,13 +263,13 @@ impl LocalModel {
     ) -> Result<(String, FinishReason, usize), ModelError> {
         let mut state = prompt_state.clone();
         let mut logits = prompt_logits.clone();
-        let mut processor = LogitsProcessor::from_sampling(seed, sampling(params));
+        let mut sampler = Sampler::new(seed, sampling(params));
         // The context bounds the answer as much as max_tokens does.
         let budget = (params.max_tokens as usize).min(self.context_length - prompt_len);
         let mut ids: Vec<u32> = Vec::new();
         let mut text = String::new();
         while ids.len() < budget {
-            let next = processor.sample(&logits).map_err(inference)?;
+            let next = sampler.next(&logits).map_err(inference)?;
             if self.end_tokens.contains(&next) {
                 return Ok((text, FinishReason::Stop, ids.len()));
             }
@@ -313,7 +317,7 @@ impl Model for LocalModel {
 
 impl LocalModel {
     /// The log-probability of each token of `continuation` after `prefix`: the prefix is read at
-    /// once, then the continuation token by token (candle's llama gives the logits of the last
+    /// once, then the continuation token by token (the decoder gives the logits of the last
     /// position only), each token's log-softmax read before it is fed. Both texts are tokenized
     /// together, so a token that straddles their border counts for the continuation.
     fn score(&self, prefix: &str, continuation: &str) -> Result<Vec<f64>, ModelError> {
@@ -375,7 +379,7 @@ impl LocalModel {
             return Err(ModelError::ContextLengthExceeded {
                 message: format!(
                     "the prompt has {prompt_len} tokens; the local model reads at most {} \
-                     (the GGUF file says {}, candle's llama caps it at {MAX_SEQ_LEN})",
+                     (the GGUF file says {}, the decoder's rotary table holds {MAX_POSITIONS})",
                     self.context_length - 1,
                     self.file_context_length,
                 ),
@@ -420,7 +424,7 @@ impl LocalModel {
 /// The log-softmax of one position's logits, computed in f64 from the f32 values.
 fn log_softmax(logits: &Tensor) -> Result<Vec<f64>, ModelError> {
     let values: Vec<f32> = logits
-        .to_dtype(candle_core::DType::F32)
+        .to_dtype(DType::F32)
         .and_then(|t| t.flatten_all())
         .and_then(|t| t.to_vec1())
         .map_err(inference)?;
@@ -439,19 +443,73 @@ fn inference(source: candle_core::Error) -> ModelError {
     }
 }
 
+/// How the next token is picked from a position's logits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Sampling {
+    /// The most likely token.
+    Greedy,
+    /// Any token, by its probability at `temperature`.
+    All { temperature: f64 },
+    /// One of the most likely tokens whose probabilities (at `temperature`) first reach `p`, by
+    /// its probability.
+    Nucleus { p: f32, temperature: f64 },
+}
+
 /// The sampling rule of `params`: greedy at temperature 0, nucleus sampling when top_p < 1.
 fn sampling(params: &GenParams) -> Sampling {
     let temperature = f64::from(params.temperature);
-    let top_p = f64::from(params.top_p);
+    let top_p = params.top_p;
     if temperature <= 0.0 || temperature.is_nan() {
-        Sampling::ArgMax
+        Sampling::Greedy
     } else if top_p > 0.0 && top_p < 1.0 {
-        Sampling::TopP {
+        Sampling::Nucleus {
             p: top_p,
             temperature,
         }
     } else {
         Sampling::All { temperature }
+    }
+}
+
+/// Picks a sample's tokens by its rule, with a generator seeded by the sample's seed: the same
+/// seed and logits give the same tokens.
+struct Sampler {
+    rng: StdRng,
+    sampling: Sampling,
+}
+
+impl Sampler {
+    fn new(seed: u64, sampling: Sampling) -> Self {
+        Self {
+            rng: StdRng::seed_from_u64(seed),
+            sampling,
+        }
+    }
+
+    /// The next token after `logits` (one position's, over the vocabulary).
+    fn next(&mut self, logits: &Tensor) -> candle_core::Result<u32> {
+        let logits = logits.to_dtype(DType::F32)?;
+        let (temperature, nucleus) = match self.sampling {
+            Sampling::Greedy => return logits.argmax(D::Minus1)?.to_scalar::<u32>(),
+            Sampling::All { temperature } => (temperature, None),
+            Sampling::Nucleus { p, temperature } => (temperature, Some(p)),
+        };
+        let mut probabilities: Vec<f32> = softmax_last_dim(&(logits / temperature)?)?.to_vec1()?;
+        if let Some(p) = nucleus {
+            // The most likely first; once their mass reaches p, the rest are left out.
+            let mut order: Vec<usize> = (0..probabilities.len()).collect();
+            order.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
+            let mut mass = 0.0;
+            for index in order {
+                if mass >= p {
+                    probabilities[index] = 0.0;
+                } else {
+                    mass += probabilities[index];
+                }
+            }
+        }
+        let choice = WeightedIndex::new(&probabilities).map_err(candle_core::Error::wrap)?;
+        Ok(choice.sample(&mut self.rng) as u32)
     }
 }
 
@@ -602,8 +660,8 @@ mod tests {
             temperature: 0.0,
             ..GenParams::default()
         };
-        assert_eq!(sampling(&greedy), Sampling::ArgMax);
+        assert_eq!(sampling(&greedy), Sampling::Greedy);
         let nucleus = GenParams::default();
-        assert!(matches!(sampling(&nucleus), Sampling::TopP { .. }));
+        assert!(matches!(sampling(&nucleus), Sampling::Nucleus { .. }));
     }
 }
