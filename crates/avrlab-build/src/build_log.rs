@@ -299,17 +299,13 @@ fn with_missing_name(error: &str, log: &str) -> String {
     let Some(at) = lines.iter().position(|l| l.starts_with(error)) else {
         return error.to_owned();
     };
-    let details: Vec<&str> = lines[at + 1..]
+    let named: Vec<String> = lines[at + 1..]
         .iter()
         // javac prints the source line and a caret first, Maven's compiler plug-in does not.
         .take(5)
-        .map(String::as_str)
         .filter(|l| l.starts_with("symbol:") || l.starts_with("location:"))
-        .collect();
-    let named = details
-        .iter()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>();
+        .collect();
     // `com.sun.` alone would take in libraries (`com.sun.mail`, `com.sun.xml.bind`).
     let internal = |text: &str| {
         text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
@@ -325,7 +321,8 @@ fn with_missing_name(error: &str, log: &str) -> String {
     }
     if internal(&out) {
         out.push_str(
-            ": a JDK-internal API that the JDK here does not have; the build needs the older JDK the project was written for",
+            ": a JDK-internal API that the JDK here does not have; the build needs the older JDK \
+             the project was written for",
         );
     }
     out

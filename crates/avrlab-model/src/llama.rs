@@ -278,6 +278,49 @@ fn causal_mask(length: usize, first: usize, device: &Device) -> Result<Tensor> {
 mod tests {
     use super::*;
 
+    /// A GGUF image holding only `metadata`, no tensors.
+    fn metadata_only(metadata: &[(&str, gguf_file::Value)]) -> Result<Llama> {
+        let pairs: Vec<(&str, &gguf_file::Value)> = metadata.iter().map(|(k, v)| (*k, v)).collect();
+        let mut image = std::io::Cursor::new(Vec::new());
+        gguf_file::write(&mut image, &pairs, &[])?;
+        image.set_position(0);
+        let content = gguf_file::Content::read(&mut image)?;
+        Llama::from_gguf(content, &mut image, &Device::Cpu)
+    }
+
+    #[test]
+    fn another_architecture_and_heads_that_do_not_share_evenly_are_refused_by_name() {
+        use gguf_file::Value;
+        let error = metadata_only(&[("general.architecture", Value::String("qwen2".into()))])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("the GGUF file's architecture is qwen2; the local model runs llama"),
+            "{error}"
+        );
+        let llama = |kv_heads: u32| {
+            vec![
+                ("general.architecture", Value::String("llama".into())),
+                ("llama.attention.head_count", Value::U32(9)),
+                ("llama.attention.head_count_kv", Value::U32(kv_heads)),
+                ("llama.block_count", Value::U32(1)),
+                ("llama.embedding_length", Value::U32(576)),
+                ("llama.rope.dimension_count", Value::U32(64)),
+                ("llama.attention.layer_norm_rms_epsilon", Value::F32(1e-5)),
+            ]
+        };
+        let error = metadata_only(&llama(4)).unwrap_err().to_string();
+        assert!(
+            error.contains("with 9 query and 4 key heads; the local model rotates whole heads"),
+            "{error}"
+        );
+        let error = metadata_only(&llama(0)).unwrap_err().to_string();
+        assert!(error.contains("has 9 query and 0 key heads"), "{error}");
+        // Heads that share evenly get past the checks to the tensors, which this image lacks.
+        let error = metadata_only(&llama(3)).unwrap_err().to_string();
+        assert!(error.contains("token_embd.weight"), "{error}");
+    }
+
     #[test]
     fn a_query_sees_every_earlier_position_and_itself() {
         let mask = causal_mask(3, 2, &Device::Cpu).unwrap();
