@@ -182,3 +182,80 @@ fn missing_weights_name_the_fetch_script() {
     assert!(matches!(error, ModelError::LocalWeightsMissing { .. }));
     assert!(error.to_string().contains("scripts/fetch-model"), "{error}");
 }
+
+/// What the decoder gave when it was candle-transformers' `quantized_llama` (at 2d06100, on this
+/// kind of machine): its own decoder and sampler must give the same log-likelihoods and the same
+/// greedy and seeded samples. A decoder that differs even in the order of a norm's sum moves these
+/// log-likelihoods by hundredths, since the matrices quantize each activation.
+#[test]
+fn the_decoder_and_sampler_give_what_candle_transformers_gave() {
+    let likelihoods = model()
+        .log_likelihood(
+            "public File open(String name) {\n    return new File(root, ",
+            "name);\n}\n",
+        )
+        .unwrap()
+        .unwrap();
+    let candle = [
+        -0.6178376781528634,
+        -0.083871504549343,
+        -0.12386250460712489,
+        -0.019345976990564395,
+        -0.014597046099126487,
+    ];
+    assert_eq!(likelihoods.len(), candle.len());
+    for (ours, theirs) in likelihoods.iter().zip(candle) {
+        assert!(
+            (ours - theirs).abs() < 1e-6,
+            "{likelihoods:?} against {candle:?}"
+        );
+    }
+    let cases: [(f32, f32, u64, [&str; 2]); 3] = [
+        (
+            0.0,
+            1.0,
+            1,
+            [
+                "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
+                "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
+            ],
+        ),
+        (
+            0.8,
+            0.9,
+            7,
+            [
+                "```java\npublic File open(String name) {\n    if (name.endsWith(\"\\\\\\\\\")) {\n       ",
+                "Here's a Java implementation of the above code:\n\n```java\nimport java.util.File;\nimport",
+            ],
+        ),
+        (
+            0.7,
+            1.0,
+            9,
+            [
+                "```java\npublic File open(String name) {\n    return new File(new File(name), \"./\");",
+                "```java\npublic File open(String name) {\n    return new File(new File(name), \"project.",
+            ],
+        ),
+    ];
+    for (temperature, top_p, seed, expected) in cases {
+        let params = GenParams {
+            n: 2,
+            temperature,
+            top_p,
+            max_tokens: 24,
+            seed: Some(seed),
+            stop: Vec::new(),
+        };
+        let texts: Vec<String> = generate(&repair_chat(), &params)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.text)
+            .collect();
+        assert_eq!(
+            texts, expected,
+            "temperature {temperature}, top_p {top_p}, seed {seed}"
+        );
+    }
+}
