@@ -265,14 +265,24 @@ pub fn dirs_repository() -> PathBuf {
 }
 
 /// Copies a tree of folders and regular files (a repository for another user).
+/// A file that goes away while the tree is walked (Maven renames its partial downloads into
+/// place) is left out.
 pub fn copy_tree(from: &Path, to: &Path) {
+    let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
     for entry in walkdir::WalkDir::new(from).follow_links(false) {
-        let entry = entry.unwrap();
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) if e.io_error().is_some_and(gone) => continue,
+            Err(e) => panic!("{e}"),
+        };
         let dest = to.join(entry.path().strip_prefix(from).unwrap());
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&dest).unwrap();
         } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &dest).unwrap();
+            match std::fs::copy(entry.path(), &dest) {
+                Err(e) if !gone(&e) => panic!("{}: {e}", entry.path().display()),
+                _ => {}
+            }
         }
     }
 }
