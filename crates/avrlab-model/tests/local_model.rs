@@ -183,12 +183,76 @@ fn missing_weights_name_the_fetch_script() {
     assert!(error.to_string().contains("scripts/fetch-model"), "{error}");
 }
 
-/// What the decoder gave when it was candle-transformers' `quantized_llama` (at 2d06100, on this
-/// kind of machine): its own decoder and sampler must give the same log-likelihoods and the same
-/// greedy and seeded samples. A decoder that differs even in the order of a norm's sum moves these
-/// log-likelihoods by hundredths, since the matrices quantize each activation.
+/// What the decoder gave on one kind of CPU: gemm picks its matrix kernels at run time by the
+/// vector width, and the sums they take in another order move the log-likelihoods by tenths (the
+/// matrices quantize each activation), so each kind has its own record.
+struct Recorded {
+    likelihoods: [f64; 5],
+    /// Two samples each for greedy (seed 1), nucleus 0.9 at 0.8 (seed 7), all tokens at 0.7 (seed 9).
+    samples: [[&'static str; 2]; 3],
+}
+
+/// With AVX-512: what candle-transformers' `quantized_llama` gave at 2d06100, which the own
+/// decoder and sampler were shown to give bit for bit.
+const WITH_AVX512: Recorded = Recorded {
+    likelihoods: [
+        -0.6178376781528634,
+        -0.083871504549343,
+        -0.12386250460712489,
+        -0.019345976990564395,
+        -0.014597046099126487,
+    ],
+    samples: [
+        [
+            "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
+            "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
+        ],
+        [
+            "```java\npublic File open(String name) {\n    if (name.endsWith(\"\\\\\\\\\")) {\n       ",
+            "Here's a Java implementation of the above code:\n\n```java\nimport java.util.File;\nimport",
+        ],
+        [
+            "```java\npublic File open(String name) {\n    return new File(new File(name), \"./\");",
+            "```java\npublic File open(String name) {\n    return new File(new File(name), \"project.",
+        ],
+    ],
+};
+
+/// With AVX2 alone (an AMD EPYC): what the own decoder gave at 5477518.
+const WITH_AVX2: Recorded = Recorded {
+    likelihoods: [
+        -0.7755693654993081,
+        -0.10039333741254808,
+        -0.1556534365590494,
+        -0.015954960520581096,
+        -0.01640692078868966,
+    ],
+    samples: [
+        [
+            "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
+            "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
+        ],
+        [
+            "```java\npublic File open(String name) {\n    if (name.endsWith(\"\\\\\\\\\")) {\n       ",
+            "```java\npublic String open(String name) {\n    return new File(new FilePathString(name));",
+        ],
+        [
+            "```java\npublic File open(String name) {\n    return new File(new File(name), \"./\" +",
+            "```java\npublic File open(String name) {\n    return new File(\n      new File(name,\n      \"",
+        ],
+    ],
+};
+
+/// The decoder and sampler give the recorded log-likelihoods and the same greedy and seeded
+/// samples. A decoder that differs even in the order of a norm's sum moves these log-likelihoods
+/// by hundredths.
 #[test]
 fn the_decoder_and_sampler_give_what_candle_transformers_gave() {
+    let recorded = if std::arch::is_x86_feature_detected!("avx512f") {
+        WITH_AVX512
+    } else {
+        WITH_AVX2
+    };
     let likelihoods = model()
         .log_likelihood(
             "public File open(String name) {\n    return new File(root, ",
@@ -196,49 +260,18 @@ fn the_decoder_and_sampler_give_what_candle_transformers_gave() {
         )
         .unwrap()
         .unwrap();
-    let candle = [
-        -0.6178376781528634,
-        -0.083871504549343,
-        -0.12386250460712489,
-        -0.019345976990564395,
-        -0.014597046099126487,
-    ];
-    assert_eq!(likelihoods.len(), candle.len());
-    for (ours, theirs) in likelihoods.iter().zip(candle) {
+    assert_eq!(likelihoods.len(), recorded.likelihoods.len());
+    for (ours, theirs) in likelihoods.iter().zip(recorded.likelihoods) {
         assert!(
             (ours - theirs).abs() < 1e-6,
-            "{likelihoods:?} against {candle:?}"
+            "{likelihoods:?} against {:?}",
+            recorded.likelihoods
         );
     }
-    let cases: [(f32, f32, u64, [&str; 2]); 3] = [
-        (
-            0.0,
-            1.0,
-            1,
-            [
-                "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
-                "```java\npublic File open(String name) {\n    return new File(new File(root, name));",
-            ],
-        ),
-        (
-            0.8,
-            0.9,
-            7,
-            [
-                "```java\npublic File open(String name) {\n    if (name.endsWith(\"\\\\\\\\\")) {\n       ",
-                "Here's a Java implementation of the above code:\n\n```java\nimport java.util.File;\nimport",
-            ],
-        ),
-        (
-            0.7,
-            1.0,
-            9,
-            [
-                "```java\npublic File open(String name) {\n    return new File(new File(name), \"./\");",
-                "```java\npublic File open(String name) {\n    return new File(new File(name), \"project.",
-            ],
-        ),
-    ];
+    let cases = [(0.0, 1.0, 1), (0.8, 0.9, 7), (0.7, 1.0, 9)]
+        .into_iter()
+        .zip(recorded.samples)
+        .map(|((temperature, top_p, seed), expected)| (temperature, top_p, seed, expected));
     for (temperature, top_p, seed, expected) in cases {
         let params = GenParams {
             n: 2,
